@@ -1,0 +1,127 @@
+import type { Resource } from './resource.js';
+
+/** Size limits for what enters the model's context. Whichever is hit first wins. */
+export interface TruncationLimits {
+  /** Lines kept at most (default 2,000). */
+  maxLines: number;
+  /** UTF-8 bytes kept at most (default 51,200 = 50 KiB). */
+  maxBytes: number;
+}
+
+/** What a head or tail truncation kept, and of how much. Sizes are UTF-8 bytes. */
+export interface TruncationResult {
+  content: string;
+  truncated: boolean;
+  truncatedBy: 'lines' | 'bytes' | null;
+  /** Lines in the input. A trailing newline does not start an extra line; "" has 0 lines. */
+  totalLines: number;
+  totalBytes: number;
+  outputLines: number;
+  outputBytes: number;
+  /** tail mode only: the kept text starts inside the last line, which alone exceeded maxBytes. */
+  lastLinePartial: boolean;
+  /** head mode only: the first line alone exceeds maxBytes, so nothing was kept. */
+  firstLineExceedsLimit: boolean;
+  maxLines: number;
+  maxBytes: number;
+}
+
+/** A rolling tail of a stream of any size, in bounded memory (bash output, logs). */
+export interface TailAccumulator {
+  /** Feed raw bytes (decoded as UTF-8 across chunk boundaries) or already-decoded text. */
+  push(chunk: Uint8Array | string): void;
+  /** The tail as it stands, truncated to the limits. Cheap enough to call on every update. */
+  snapshot(): TruncationResult;
+  /** Flush the decoder and return the final tail. Further pushes are errors. */
+  end(): TruncationResult;
+  readonly totalBytes: number;
+  readonly totalLines: number;
+}
+
+/** Truncation helpers bound to the context's limits, so extensions need no runtime kernel import. */
+export interface TruncationService {
+  head(text: string, limits?: Partial<TruncationLimits>): TruncationResult;
+  tail(text: string, limits?: Partial<TruncationLimits>): TruncationResult;
+  stream(limits?: Partial<TruncationLimits>): TailAccumulator;
+}
+
+/** A file in the session's spill folder, holding a full output that was cut for the model. */
+export interface SpillInfo {
+  path: string;
+  /** Bytes written to the file. */
+  bytes: number;
+  /** Bytes offered. More than `bytes` when the session's spill budget forced a cap. */
+  offeredBytes: number;
+  /** The file holds less than was offered (the budget ran out); it keeps the beginning. */
+  capped: boolean;
+}
+
+/** An open spill file for streamed output. Writes past the budget are counted and dropped. */
+export interface SpillWriter {
+  readonly path: string;
+  write(chunk: Uint8Array | string): void;
+  close(): Promise<SpillInfo>;
+  /** Close and delete the file (the output turned out small enough to need no spill). */
+  discard(): Promise<void>;
+}
+
+export interface SpillOptions {
+  /** A short label that goes into the file name, e.g. the tool name. */
+  name?: string;
+  /** File extension without the dot (default "txt"). */
+  ext?: string;
+}
+
+/** Dialogs a tool or handler may open. The no-op implementation answers "no" to everything. */
+export interface ToolUI {
+  /** False for the no-op UI: there is nobody to ask. */
+  readonly interactive: boolean;
+  confirm(title: string, message?: string, options?: DialogOptions): Promise<boolean>;
+  select(title: string, choices: readonly string[], options?: DialogOptions): Promise<string | undefined>;
+  input(title: string, options?: DialogOptions & { placeholder?: string }): Promise<string | undefined>;
+}
+
+export interface DialogOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface Logger {
+  debug(message: string, data?: unknown): void;
+  info(message: string, data?: unknown): void;
+  warn(message: string, data?: unknown): void;
+  error(message: string, data?: unknown): void;
+}
+
+/**
+ * Everything a tool needs from the host, without importing it. Tools take runtime services from
+ * here (never from a runtime import of @airlock/kernel), so there is exactly one mutation queue
+ * and one spill store per kernel.
+ */
+export interface ToolContext {
+  /** The working folder relative paths resolve against. */
+  cwd: string;
+  /** The agent session this call belongs to (spill folders and audit records use it). */
+  sessionId: string;
+  /** The id of the call being executed. */
+  toolCallId: string;
+  limits: TruncationLimits;
+  truncate: TruncationService;
+  /** Save a full output to the session's spill folder; the result's path goes in the notice. */
+  spill(data: string | Uint8Array, options?: SpillOptions): Promise<SpillInfo>;
+  /** Open a spill file for streamed output. */
+  openSpill(options?: SpillOptions): SpillWriter;
+  /**
+   * Run `fn` while holding the lock for the real path of `path`: calls on the same file run one
+   * at a time in call order, other files in parallel. edit and write must use it.
+   */
+  withFileMutation<T>(path: string, fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  ui: ToolUI;
+  log: Logger;
+  /** The environment the host allows tools to see. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Whether the model can take images; tools may skip producing them when it cannot. */
+  imageInput: boolean;
+}
+
+export type { Resource };

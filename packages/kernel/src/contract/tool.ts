@@ -1,0 +1,59 @@
+import type { Static, TSchema } from 'typebox';
+import type { AgentToolResult } from './content.js';
+import type { ToolContext } from './context.js';
+import type { Resource } from './resource.js';
+
+export type ToolUpdateCallback<D = unknown> = (partial: AgentToolResult<D>) => void;
+
+/**
+ * A tool: a TypeBox schema (the static type and the runtime JSON Schema at once) plus `execute`.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo', label: 'Echo', description: 'Repeat the text back.',
+ *   parameters: Type.Object({ text: Type.String() }),
+ *   async execute(_id, { text }) { return { content: [{ type: 'text', text }] }; },
+ * });
+ */
+export interface AgentTool<P extends TSchema = TSchema, D = unknown> {
+  /** Unique in the registry; lowercase letters, digits and `_ : - /`. */
+  name: string;
+  /** Human name for UIs. */
+  label: string;
+  /** Goes to the model: say what the tool does, its limits, and when to use it. */
+  description: string;
+  parameters: P;
+  /**
+   * A compatibility shim run on the raw arguments before validation (old argument shapes, JSON
+   * sent as a string). Return the arguments to validate. If it throws, the outcome is `invalid`.
+   */
+  prepareArguments?: (args: unknown) => unknown;
+  /**
+   * Do the work. Throw on failure: the kernel turns the throw into an `isError` result. Honour
+   * `signal` early. `onUpdate` streams partial results; updates after the promise settles are dropped.
+   */
+  execute(
+    toolCallId: string,
+    params: Static<P>,
+    signal?: AbortSignal,
+    onUpdate?: ToolUpdateCallback<D>,
+    ctx?: ToolContext,
+  ): Promise<AgentToolResult<D>>;
+  /** May a recorded call be executed again when a session is replayed? Default "never". */
+  replay?: 'never' | 'safe';
+  /** "sequential" makes every batch that contains a call to this tool run one call at a time. */
+  executionMode?: 'parallel' | 'sequential';
+  /** What a call touches, for policy. Computed on the final, validated arguments. */
+  resources?: (params: Static<P>, ctx: ToolContext) => Resource[];
+  /** Replace a tool of the same name that is already registered, instead of failing. */
+  override?: boolean;
+}
+
+/** Identity helper that infers `params` from the schema. */
+export function defineTool<P extends TSchema, D = unknown>(tool: AgentTool<P, D>): AgentTool<P, D> {
+  return tool;
+}
+
+/** Any tool, whatever its schema: the registry's element type. */
+// biome-ignore lint: the registry must accept every tool's params type.
+export type AnyAgentTool = AgentTool<any, any>;
