@@ -1,0 +1,348 @@
+import { Compile } from 'typebox/compile';
+import Type from 'typebox';
+import { Content } from '../contract/content.js';
+import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks.js';
+import type { CallState, ResultDraft } from '../call/state.js';
+import { isStopped, stop } from '../call/state.js';
+import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual } from '../values.js';
+import type { DeadlineQueue } from './deadlines.js';
+import { isEffect } from './votes.js';
+import { toolCallView, toolResultView } from './views.js';
+
+/**
+ * Per-handler policy, applied in one place: the phase's skip rule, the time limit, the failure
+ * mode, the frozen view, and checking and applying what the handler returned. Handlers stay plain
+ * functions; everything they may and may not do is enforced here.
+ */
+
+export interface ResolvedHandler {
+  hook: HookName;
+  phase: string;
+  name: string;
+  failure: FailureMode;
+  timeoutMs: number;
+  fn: (event: never) => unknown;
+}
+
+/** tapable's callback for a tapAsync tap: calling it with nothing keeps the waterfall value. */
+type Done = (error?: Error | null) => void;
+export type PolicedTap = (state: CallState, done: Done) => void;
+
+/** A streamed partial result on its way through the redact handlers. */
+export interface UpdateState {
+  call: CallState;
+  partial: { content: ResultDraft['content']; details: unknown };
+  /** A redactor failed on this partial: it must not be forwarded. */
+  withheld: boolean;
+}
+export type PolicedUpdateTap = (state: UpdateState, done: Done) => void;
+
+const ContentArray = Compile(Type.Array(Content));
+
+export function policeHandler(handler: ResolvedHandler, deadlines: DeadlineQueue): PolicedTap {
+  const apply = APPLY[handler.hook][handler.phase];
+  const skip = SKIP[handler.hook][handler.phase];
+  if (apply === undefined || skip === undefined) throw new Error(`no policy for ${handler.hook}/${handler.phase}`);
+  const mayAbort = handler.hook === 'tool_call' && handler.phase !== 'observe';
+
+  return (state, done) => {
+    if (skip(state)) return done();
+    if (mayAbort && state.signal.aborted) {
+      stop(state, 'aborted', abortedText(state));
+      return done();
+    }
+    const event = handler.hook === 'tool_call' ? toolCallView(state, handler.phase) : toolResultView(state, handler.phase);
+    let value: unknown;
+    try {
+      value = (handler.fn as (e: unknown) => unknown)(event);
+    } catch (error) {
+      fail(handler, state, error, false);
+      return done();
+    }
+    if (!isThenable(value)) {
+      settle(handler, state, value, apply);
+      return done();
+    }
+    awaitHandler(handler, state, value, deadlines, mayAbort, (outcome) => {
+      if (outcome.kind === 'value') settle(handler, state, outcome.value, apply);
+      else if (outcome.kind === 'aborted') stop(state, 'aborted', abortedText(state));
+      else if (outcome.kind === 'error') fail(handler, state, outcome.error, false);
+      else fail(handler, state, undefined, true);
+      done();
+    });
+  };
+}
+
+/** The redact handlers also see every streamed partial, so secrets never leak through updates. */
+export function policeUpdateRedactor(handler: ResolvedHandler, deadlines: DeadlineQueue): PolicedUpdateTap {
+  return (update, done) => {
+    if (update.withheld) return done();
+    const state = update.call;
+    const draft: ResultDraft = {
+      outcome: 'ok',
+      content: update.partial.content,
+      details: update.partial.details,
+      usage: undefined,
+      isError: false,
+      terminate: false,
+      patches: [],
+    };
+    const view = toolResultView({ ...state, result: draft }, 'redact', true);
+    const accept = (value: unknown): void => {
+      const patch = checkPatch(value, REDACT_FIELDS);
+      if (typeof patch === 'string') throw new Error(patch);
+      if (patch === undefined) return;
+      if ('content' in patch) update.partial.content = deepFreeze(cloneValue(patch.content!));
+      if ('details' in patch) update.partial.details = deepFreeze(cloneValue(patch.details));
+    };
+    const failed = (error: unknown, timedOut: boolean): void => {
+      update.withheld = true;
+      report(handler, state, error, timedOut);
+    };
+    let value: unknown;
+    try {
+      value = (handler.fn as (e: unknown) => unknown)(view);
+    } catch (error) {
+      failed(error, false);
+      return done();
+    }
+    const finish = (v: unknown): void => {
+      try {
+        accept(v);
+      } catch (error) {
+        failed(error, false);
+      }
+    };
+    if (!isThenable(value)) {
+      finish(value);
+      return done();
+    }
+    awaitHandler(handler, state, value, deadlines, false, (outcome) => {
+      if (outcome.kind === 'value') finish(outcome.value);
+      else failed(outcome.kind === 'error' ? outcome.error : undefined, outcome.kind !== 'error');
+      done();
+    });
+  };
+}
+
+type Awaited =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+function awaitHandler(
+  handler: ResolvedHandler,
+  state: CallState,
+  pending: PromiseLike<unknown>,
+  deadlines: DeadlineQueue,
+  mayAbort: boolean,
+  finish: (outcome: Awaited) => void,
+): void {
+  let settled = false;
+  const end = (outcome: Awaited): void => {
+    if (settled) return;
+    settled = true;
+    deadline?.cancel();
+    if (mayAbort) state.signal.removeEventListener('abort', onAbort);
+    finish(outcome);
+  };
+  const onAbort = (): void => end({ kind: 'aborted' });
+  const deadline = handler.timeoutMs > 0 ? deadlines.after(handler.timeoutMs, () => end({ kind: 'timeout' })) : undefined;
+  // A pending approval prompt must give way to an abort at once, not at its time limit.
+  if (mayAbort) state.signal.addEventListener('abort', onAbort, { once: true });
+  pending.then(
+    (value) => end({ kind: 'value', value }),
+    (error: unknown) => end({ kind: 'error', error }),
+  );
+}
+
+function settle(handler: ResolvedHandler, state: CallState, value: unknown, apply: Apply): void {
+  let problem: string | undefined;
+  try {
+    problem = apply(state, value, handler);
+  } catch (error) {
+    problem = errorMessage(error);
+  }
+  if (problem !== undefined) fail(handler, state, new Error(problem), false);
+}
+
+function fail(handler: ResolvedHandler, state: CallState, error: unknown, timedOut: boolean): void {
+  const why = report(handler, state, error, timedOut);
+  if (handler.failure === 'open') return;
+  if (handler.hook === 'tool_call') {
+    stop(
+      state,
+      'denied',
+      `Not run: the ${handler.phase} handler "${handler.name}" failed (${why}), and it fails closed, so the call was blocked. ` +
+        'Retrying will not help until that handler is fixed; tell the user.',
+      { kind: 'handler-failure', handler: handler.name, phase: handler.phase },
+    );
+  } else if (handler.phase === 'redact') {
+    withhold(state, handler, why);
+  }
+}
+
+/** Report a failure as an event and return its one-line description. */
+function report(handler: ResolvedHandler, state: CallState, error: unknown, timedOut: boolean): string {
+  const why = timedOut
+    ? `no answer within ${handler.timeoutMs} ms; a promise that never settles? raise its timeoutMs if it needs longer`
+    : errorMessage(error) + frozenHint(error);
+  state.emit({
+    type: 'hook_failure',
+    toolCallId: state.call.id,
+    hook: handler.hook,
+    phase: handler.phase,
+    handler: handler.name,
+    failure: handler.failure,
+    error: why,
+    timedOut,
+  });
+  return why;
+}
+
+function frozenHint(error: unknown): string {
+  return error instanceof TypeError && /read[- ]only|not extensible|frozen/i.test(error.message)
+    ? ' — handlers get frozen values: return new arguments or a patch instead of changing them in place'
+    : '';
+}
+
+function withhold(state: CallState, handler: ResolvedHandler, why: string): void {
+  const result = state.result!;
+  const ran = result.outcome === 'ok' ? 'The call ran, but its' : `The call ended as "${result.outcome}" and its`;
+  result.content = deepFreeze([
+    {
+      type: 'text',
+      text: `${ran} output is withheld: the redaction handler "${handler.name}" failed (${why}), so nothing from it may be shown. Tell the user.`,
+    },
+  ]);
+  result.details = undefined;
+  result.isError = true;
+  result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError'] });
+}
+
+function abortedText(state: CallState): string {
+  return `Not run: the batch was aborted before "${state.call.name}" could start.`;
+}
+
+/** Apply a handler's return value; return a problem description if it is not allowed. */
+type Apply = (state: CallState, value: unknown, handler: ResolvedHandler) => string | undefined;
+
+const NO_VALUE_EXPECTED: Apply = () => undefined;
+
+const REDACT_FIELDS = ['content', 'details'] as const;
+const TRANSFORM_FIELDS = ['content', 'details', 'isError', 'terminate'] as const;
+
+const APPLY: Record<HookName, Record<string, Apply>> = {
+  tool_call: {
+    transform(state, value, handler) {
+      if (value === undefined) return undefined;
+      if (!isPlainObject(value)) {
+        return `it returned ${describe(value)}; a transform handler returns the new arguments object, or undefined to keep them`;
+      }
+      const before = state.args!;
+      if (value === before || jsonEqual(before, value)) return undefined;
+      const after = deepFreeze(cloneValue(value));
+      state.provenance.push(Object.freeze({ handler: handler.name, before, after }));
+      state.args = after;
+      return undefined;
+    },
+    authorize(state, value, handler) {
+      if (value === undefined) return undefined;
+      if (!isPlainObject(value) || !isEffect(value.effect) || !optionalString(value.reason) || !optionalString(value.rule)) {
+        return `it returned ${describe(value)}; an authorize handler returns {effect: "allow" | "ask" | "deny", reason?, rule?}, or undefined to abstain`;
+      }
+      const vote: Vote = { effect: value.effect, handler: handler.name };
+      if (typeof value.reason === 'string') vote.reason = value.reason;
+      if (typeof value.rule === 'string') vote.rule = value.rule;
+      state.votes.push(Object.freeze(vote));
+      return undefined;
+    },
+    approve(state, value, handler) {
+      if (value === undefined) return undefined;
+      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason)) {
+        return `it returned ${describe(value)}; an approve handler returns {effect: "allow" | "deny", reason?, by?, scope?}, or undefined to pass`;
+      }
+      const scope = value.scope;
+      if (scope !== undefined && scope !== 'once' && scope !== 'session' && scope !== 'persisted') {
+        return `its scope ${describe(scope)} is not one of "once", "session", "persisted"`;
+      }
+      state.approval = Object.freeze({ ...(value as object), handler: handler.name }) as CallState['approval'];
+      return undefined;
+    },
+    observe: NO_VALUE_EXPECTED,
+  },
+  tool_result: {
+    redact: (state, value, handler) => applyPatch(state, value, handler, REDACT_FIELDS),
+    transform: (state, value, handler) => applyPatch(state, value, handler, TRANSFORM_FIELDS),
+    observe: NO_VALUE_EXPECTED,
+  },
+};
+
+const SKIP: Record<HookName, Record<string, (state: CallState) => boolean>> = {
+  tool_call: {
+    transform: isStopped,
+    authorize: isStopped,
+    approve: (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined,
+    observe: () => false,
+  },
+  tool_result: {
+    redact: () => false,
+    transform: () => false,
+    observe: () => false,
+  },
+};
+
+function applyPatch(state: CallState, value: unknown, handler: ResolvedHandler, fields: readonly string[]): string | undefined {
+  const patch = checkPatch(value, fields);
+  if (typeof patch === 'string') return patch;
+  if (patch === undefined) return undefined;
+  const result = state.result!;
+  const changed: string[] = [];
+  if ('content' in patch) {
+    result.content = deepFreeze(cloneValue(patch.content!));
+    changed.push('content');
+  }
+  // `in`, not `??`: a handler may clear details by returning {details: undefined}.
+  if ('details' in patch) {
+    result.details = deepFreeze(cloneValue(patch.details));
+    changed.push('details');
+  }
+  if ('isError' in patch) {
+    result.isError = patch.isError!;
+    changed.push('isError');
+  }
+  if ('terminate' in patch) {
+    result.terminate = patch.terminate!;
+    changed.push('terminate');
+  }
+  if (changed.length > 0) result.patches.push({ handler: handler.name, phase: handler.phase, fields: changed });
+  return undefined;
+}
+
+function checkPatch(value: unknown, fields: readonly string[]): ResultPatch | string | undefined {
+  if (value === undefined) return undefined;
+  const expected = `{${fields.map((f) => `${f}?`).join(', ')}}, or undefined to keep the result`;
+  if (!isPlainObject(value)) return `it returned ${describe(value)}; expected ${expected}`;
+  const extra = Object.keys(value).filter((k) => !fields.includes(k));
+  if (extra.length > 0) return `it returned the field(s) ${extra.join(', ')}, which this phase may not change; expected ${expected}`;
+  if ('content' in value && !ContentArray.Check(value.content)) {
+    return 'its content is not an array of {type: "text", text} and {type: "image", data, mimeType} blocks';
+  }
+  for (const flag of ['isError', 'terminate']) {
+    if (flag in value && typeof value[flag] !== 'boolean') return `its ${flag} is ${describe(value[flag])}, not a boolean`;
+  }
+  return value as ResultPatch;
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'object') return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`;
+  return `${typeof value} ${String(value)}`;
+}

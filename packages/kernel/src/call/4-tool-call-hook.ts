@@ -1,0 +1,157 @@
+import { Compile } from 'typebox/compile';
+import Type from 'typebox';
+import type { Vote } from '../contract/hooks.js';
+import type { Resource } from '../contract/resource.js';
+import type { HookBus, KernelSteps } from '../bus/hooks.js';
+import { combineVotes } from '../bus/votes.js';
+import { deepFreeze, errorMessage, jsonEqual } from '../values.js';
+import { invalidArgumentsText, validateArguments } from './3-validate-arguments.js';
+import type { CallState } from './state.js';
+import { isStopped, stop } from './state.js';
+
+/**
+ * Stage 4: the tool_call waterfall. Its phases and the kernel's steps between them:
+ *
+ *   transform → [kernel: re-validate, resources()] → authorize → [kernel: combine votes]
+ *             → approve → [kernel: settle the decision] → observe
+ *
+ * The steps below are tapped into the hook at their stages by the bus; this file only says what
+ * each one does. When the hook returns, `state.decision` says allow or deny.
+ */
+export async function runToolCallHook(state: CallState, bus: HookBus): Promise<void> {
+  await bus.hooks.toolCall.promise(state);
+  state.emit({
+    type: 'tool_decision',
+    toolCallId: state.call.id,
+    toolName: state.call.name,
+    decision: state.decision!,
+    provenance: state.provenance,
+    resources: state.resources,
+  });
+}
+
+const ResourceList = Compile(
+  Type.Array(
+    Type.Union([
+      Type.Object({ kind: Type.Literal('fs.read'), path: Type.String() }),
+      Type.Object({ kind: Type.Literal('fs.write'), path: Type.String() }),
+      Type.Object({ kind: Type.Literal('exec'), command: Type.String(), argv: Type.Optional(Type.Array(Type.String())), cwd: Type.Optional(Type.String()) }),
+      Type.Object({ kind: Type.Literal('net'), host: Type.String(), port: Type.Optional(Type.Number()), url: Type.Optional(Type.String()) }),
+    ]),
+  ),
+);
+
+export function createKernelSteps(options: { revalidate: boolean }): KernelSteps {
+  return {
+    revalidate(state) {
+      if (isStopped(state)) return;
+      const tool = state.tool!.tool;
+      // Pi runs whatever a hook left in the arguments; here a transform cannot smuggle an
+      // invalid shape past the schema (unless `revalidate: false` asks for Pi's behaviour).
+      if (options.revalidate && state.provenance.length > 0) {
+        const checked = validateArguments(tool.parameters, state.args);
+        if (!checked.ok) {
+          const by = [...new Set(state.provenance.map((p) => `"${p.handler}"`))].join(', ');
+          stop(
+            state,
+            'invalid',
+            `${invalidArgumentsText(state.call.name, checked.problems, state.args, `after the transform handler(s) ${by} changed them`)}\n` +
+              'Your own arguments were valid; the change was made by a handler. Tell the user if the problem persists.',
+          );
+          return;
+        }
+        if (!jsonEqual(checked.value, state.args)) state.args = checked.value;
+      }
+      if (tool.resources === undefined) return;
+      let resources: Resource[];
+      try {
+        resources = tool.resources(state.args as never, state.ctx!);
+      } catch (error) {
+        stop(state, 'error', `Not run: could not work out what the call touches (the tool's resources() threw: ${errorMessage(error)}).`, {
+          kind: 'kernel',
+          reason: 'resources',
+        });
+        return;
+      }
+      if (!ResourceList.Check(resources)) {
+        stop(state, 'error', `Not run: the tool "${state.call.name}" declared its resources in a shape policy cannot read; this is a bug in the tool.`, {
+          kind: 'kernel',
+          reason: 'resources',
+        });
+        return;
+      }
+      state.resources = deepFreeze(resources.map((r) => ({ ...r })));
+    },
+
+    combineVotes(state) {
+      if (isStopped(state)) return;
+      const { effect, deciding } = combineVotes(state.votes);
+      state.effect = effect;
+      if (effect === 'deny') {
+        const first = deciding[0]!;
+        stop(state, 'denied', deniedText(state.call.name, deciding), {
+          kind: 'vote',
+          handler: first.handler,
+          ...(first.rule === undefined ? {} : { rule: first.rule }),
+        });
+      }
+    },
+
+    settle(state) {
+      if (isStopped(state)) return;
+      if (state.effect === 'ask') {
+        const approval = state.approval;
+        if (approval === undefined) {
+          stop(state, 'denied', noApproverText(state.call.name, state.votes.filter((v) => v.effect === 'ask')), { kind: 'no-approver' });
+          return;
+        }
+        const source = {
+          kind: 'approval' as const,
+          handler: approval.handler,
+          ...(approval.by === undefined ? {} : { by: approval.by }),
+          ...(approval.scope === undefined ? {} : { scope: approval.scope }),
+        };
+        if (approval.effect === 'deny') {
+          const who = approval.by === undefined ? 'the approver' : approval.by === 'user' ? 'the user' : approval.by;
+          stop(
+            state,
+            'denied',
+            `Denied by ${who}${approval.reason ? `: ${approval.reason}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`,
+            source,
+          );
+          return;
+        }
+        state.decision = { effect: 'allow', outcome: 'ok', source, votes: state.votes, ...(approval.reason ? { reason: approval.reason } : {}) };
+        return;
+      }
+      const allow = state.votes.find((v) => v.effect === 'allow');
+      state.decision = {
+        effect: 'allow',
+        outcome: 'ok',
+        source: allow === undefined ? { kind: 'default' } : { kind: 'vote', handler: allow.handler, ...(allow.rule ? { rule: allow.rule } : {}) },
+        votes: state.votes,
+        ...(allow?.reason ? { reason: allow.reason } : {}),
+      };
+    },
+  };
+}
+
+function who(vote: Vote): string {
+  return vote.rule === undefined ? `handler "${vote.handler}"` : `rule "${vote.rule}" (${vote.handler})`;
+}
+
+function deniedText(tool: string, votes: readonly Vote[]): string {
+  const reasons = votes.map((v) => `${v.reason ?? 'no reason given'} [${who(v)}]`);
+  return (
+    `Denied by policy: the call to "${tool}" was not run. ${reasons.length === 1 ? `Reason: ${reasons[0]}` : `Reasons: ${reasons.join('; ')}`}. ` +
+    'Do not retry the same call; choose another approach, or ask the user to change the policy.'
+  );
+}
+
+function noApproverText(tool: string, asks: readonly Vote[]): string {
+  const reasons = asks.map((v) => `${v.reason ?? 'approval required'} [${who(v)}]`).join('; ');
+  return (
+    `Not run: the call to "${tool}" needs approval (${reasons}), and no approver is available (non-interactive mode). ` +
+    'Ask the user to allow it (for example with an allow rule in the settings), or choose another approach.'
+  );
+}

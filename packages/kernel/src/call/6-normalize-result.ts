@@ -1,0 +1,129 @@
+import type { Content, ImageContent, TextContent } from '../contract/content.js';
+import type { SpillInfo, SpillOptions, TruncationLimits } from '../contract/context.js';
+import { describeImage, imageDataProblem, imageNote } from '../output/images.js';
+import { countLines, formatSize, truncateHead, utf8ByteLength } from '../output/truncate.js';
+import { deepFreeze, errorMessage } from '../values.js';
+import type { CallState } from './state.js';
+
+/**
+ * Stage 6: make any tool's result safe to put in front of the model.
+ *
+ * - Images are checked by their bytes (a wrong MIME type is corrected, non-images become a note),
+ *   dropped for a model without image input or when `images.blockImages` is on, and handed to the
+ *   host's resize step otherwise.
+ * - Text over the limits is cut (head, whole lines) and the full text spilled to the session's
+ *   spill folder, so a careless third-party tool cannot flood the context.
+ * - An empty result becomes "(no output)", so the model never has to guess.
+ */
+export interface ImagePolicy {
+  /** `images.blockImages`: replace every image with a note. */
+  block: boolean;
+  /** The model accepts image input. */
+  imageInput: boolean;
+  /** The host's resize step (the kernel ships none; the host brings a library for it). */
+  resize?: (image: ImageContent, signal: AbortSignal) => Promise<ImageContent | TextContent>;
+}
+
+export interface NormalizeOptions {
+  limits: TruncationLimits;
+  images: ImagePolicy;
+  spill: (text: string, options: SpillOptions) => Promise<SpillInfo>;
+}
+
+export async function normalizeResult(state: CallState, options: NormalizeOptions): Promise<void> {
+  const result = state.result!;
+  let content = result.content;
+  if (content.some((block) => block.type === 'image')) content = await normalizeImages(content, options.images, state.signal);
+  content = await backstop(content, options, state.call.name);
+  if (content.every((block) => block.type === 'text' && block.text.trim() === '')) {
+    content = [{ type: 'text', text: '(no output)' }];
+  }
+  if (content !== result.content) result.content = deepFreeze(content);
+}
+
+async function normalizeImages(content: Content[], policy: ImagePolicy, signal: AbortSignal): Promise<Content[]> {
+  const out: Content[] = [];
+  for (const block of content) {
+    if (block.type !== 'image') {
+      out.push(block);
+      continue;
+    }
+    const info = describeImage(block);
+    const problem = imageDataProblem(info);
+    if (problem === 'not-an-image') {
+      out.push({ type: 'text', text: imageNote('not-an-image', info) });
+      continue;
+    }
+    // The bytes are an image; a wrong label is the tool's slip, and providers reject mismatches.
+    const image: ImageContent = problem === 'mime-mismatch' ? { ...block, mimeType: info.mime! } : block;
+    if (policy.block) out.push({ type: 'text', text: imageNote('blocked', info) });
+    else if (!policy.imageInput) out.push({ type: 'text', text: imageNote('no-image-input', info) });
+    else if (policy.resize === undefined) out.push(image);
+    else {
+      try {
+        out.push(await policy.resize(image, signal));
+      } catch (error) {
+        out.push({ type: 'text', text: `[Image omitted: it could not be resized to fit the image limits (${errorMessage(error)}).]` });
+      }
+    }
+  }
+  return out;
+}
+
+async function backstop(content: Content[], options: NormalizeOptions, toolName: string): Promise<Content[]> {
+  const { maxBytes, maxLines } = options.limits;
+  let chars = 0;
+  for (const block of content) if (block.type === 'text') chars += block.text.length;
+  // A UTF-16 unit is at most 3 UTF-8 bytes and a line needs at least one unit, so small text is
+  // provably within both limits without measuring it.
+  if (chars <= Math.min(maxBytes / 3, maxLines)) return content;
+
+  const texts = content.filter((b): b is TextContent => b.type === 'text').map((b) => b.text);
+  let bytes = 0;
+  let lines = 0;
+  for (const text of texts) {
+    bytes += utf8ByteLength(text);
+    lines += countLines(text);
+  }
+  if (bytes <= maxBytes && lines <= maxLines) return content;
+
+  const full = texts.join('\n');
+  let path: string | undefined;
+  try {
+    path = (await options.spill(full, { name: toolName })).path;
+  } catch {
+    path = undefined;
+  }
+  let budgetBytes = maxBytes;
+  let budgetLines = maxLines;
+  let cut = false;
+  const out: Content[] = [];
+  let shownLines = 0;
+  for (const block of content) {
+    if (block.type !== 'text') {
+      out.push(block);
+      continue;
+    }
+    if (cut) continue;
+    const kept = truncateHead(block.text, { maxBytes: budgetBytes, maxLines: Math.max(budgetLines, 0) });
+    if (!kept.truncated) {
+      out.push(block);
+      budgetBytes -= kept.outputBytes + 1;
+      budgetLines -= kept.outputLines;
+      shownLines += kept.outputLines;
+      continue;
+    }
+    cut = true;
+    shownLines += kept.outputLines;
+    if (kept.content.length > 0) out.push({ type: 'text', text: kept.content });
+  }
+  out.push({ type: 'text', text: backstopNotice(shownLines, lines, options.limits, path) });
+  return out;
+}
+
+function backstopNotice(shown: number, total: number, limits: TruncationLimits, path: string | undefined): string {
+  const limit = `${limits.maxLines} lines / ${formatSize(limits.maxBytes)}`;
+  const full = path === undefined ? 'The full output could not be saved.' : `Full output: ${path} (read it with offset=${shown + 1} to continue).`;
+  if (shown === 0) return `[The output's first line alone exceeds the ${limit} limit for tool output, so none of it is shown. ${full}]`;
+  return `[Showing lines 1-${shown} of ${total}: tool output is limited to ${limit}. ${full}]`;
+}

@@ -1,0 +1,79 @@
+import type { AgentToolResult } from '../contract/content.js';
+import type { HookBus } from '../bus/hooks.js';
+import type { UpdateState } from '../bus/handler-policy.js';
+import { cloneValue, deepFreeze } from '../values.js';
+import type { CallState } from './state.js';
+
+/**
+ * Streams a tool's partial results to observers: throttled (the first at once, then at most one
+ * per interval, the latest winning), redacted when redactors are loaded, and never after the call
+ * settled. Observers are called synchronously and never awaited, so a slow UI cannot slow the tool.
+ */
+export interface UpdateForwarder {
+  push(partial: AgentToolResult): void;
+  /** The call settled: drop whatever is pending and ignore later pushes. */
+  close(): void;
+}
+
+export function createUpdateForwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateForwarder {
+  let closed = false;
+  let lastSent = -Infinity;
+  let pending: AgentToolResult | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+
+  const send = (partial: AgentToolResult): void => {
+    lastSent = performance.now();
+    const snapshot = { content: deepFreeze(cloneValue(partial.content)), details: deepFreeze(cloneValue(partial.details)) };
+    if (!bus.hasRedactors()) {
+      emit(snapshot);
+      return;
+    }
+    // Redaction may be async; keep the partials in order and re-check `closed` when each is ready.
+    const update: UpdateState = { call: state, partial: snapshot, withheld: false };
+    chain = chain
+      .then(async () => {
+        await bus.hooks.toolUpdate.promise(update);
+        if (!update.withheld) emit(update.partial);
+      })
+      // A partial that cannot be redacted is not forwarded; the final result still is checked.
+      .catch(() => {});
+  };
+
+  const emit = (partial: { content: AgentToolResult['content']; details: unknown }): void => {
+    if (closed) return;
+    state.emit({
+      type: 'tool_execution_update',
+      toolCallId: state.call.id,
+      toolName: state.call.name,
+      partial: partial as AgentToolResult,
+    });
+  };
+
+  const flush = (): void => {
+    timer = undefined;
+    if (closed || pending === undefined) return;
+    const next = pending;
+    pending = undefined;
+    send(next);
+  };
+
+  return {
+    push(partial) {
+      if (closed || partial === null || typeof partial !== 'object' || !Array.isArray(partial.content)) return;
+      const wait = lastSent + throttleMs - performance.now();
+      if (wait <= 0 && timer === undefined) {
+        send(partial);
+        return;
+      }
+      pending = partial;
+      timer ??= setTimeout(flush, Math.max(0, wait));
+    },
+    close() {
+      closed = true;
+      pending = undefined;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { Content, Usage } from '../contract/content.js';
+import type { ToolContext } from '../contract/context.js';
+import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, EventSink, Vote } from '../contract/hooks.js';
+import type { Outcome, ToolCall } from '../contract/outcome.js';
+import type { Resource } from '../contract/resource.js';
+import type { RegisteredTool } from '../registry.js';
+
+/** The result as it moves through normalization and the tool_result hook. */
+export interface ResultDraft {
+  outcome: Outcome;
+  content: Content[];
+  details: unknown;
+  usage: Usage | undefined;
+  isError: boolean;
+  terminate: boolean;
+  /** Which handlers patched the result, and which fields. */
+  patches: { handler: string; phase: string; fields: string[] }[];
+}
+
+/**
+ * One call on its way through the stages. Created when the call enters the pipeline, it is the
+ * waterfall value of both hooks; every stage reads and writes it, nothing else holds call state.
+ */
+export interface CallState {
+  readonly call: ToolCall;
+  /** This call's own controller: the batch's abort reaches it, and so does the call's time limit. */
+  readonly controller: AbortController;
+  readonly signal: AbortSignal;
+  readonly emit: EventSink;
+  readonly startedAt: number;
+  tool: RegisteredTool | undefined;
+  ctx: ToolContext | undefined;
+  /** The current arguments: deep-frozen, validated (and re-validated after transforms). */
+  args: Args | undefined;
+  /** The arguments as validated, before any transform. */
+  proposedArgs: Args | undefined;
+  provenance: ArgsChange[];
+  resources: Resource[];
+  votes: Vote[];
+  /** The combined vote, once authorize is over. */
+  effect: Effect | undefined;
+  approval: (ApprovalInput & { handler: string }) | undefined;
+  /** Set as soon as the call's fate is known; a deny decision means execute never runs. */
+  decision: Decision | undefined;
+  result: ResultDraft | undefined;
+  /** Why the call ended before execute, worded for the model. */
+  stopText: string | undefined;
+  /** Frozen handler views, rebuilt when the arguments or the phase change. */
+  view: { key: string; value: unknown } | undefined;
+}
+
+export function createCallState(call: ToolCall, controller: AbortController, emit: EventSink): CallState {
+  return {
+    call,
+    controller,
+    signal: controller.signal,
+    emit,
+    startedAt: performance.now(),
+    tool: undefined,
+    ctx: undefined,
+    args: undefined,
+    proposedArgs: undefined,
+    provenance: [],
+    resources: [],
+    votes: [],
+    effect: undefined,
+    approval: undefined,
+    decision: undefined,
+    result: undefined,
+    stopText: undefined,
+    view: undefined,
+  };
+}
+
+/** End the call before execute with an outcome other than ok. The first stop wins. */
+export function stop(state: CallState, outcome: Outcome, text: string, source?: DecisionSource): void {
+  if (state.stopText !== undefined) return;
+  state.stopText = text;
+  state.decision = {
+    effect: 'deny',
+    outcome,
+    reason: text,
+    source: source ?? { kind: 'kernel', reason: outcome },
+    votes: state.votes,
+  };
+}
+
+export function isStopped(state: CallState): boolean {
+  return state.stopText !== undefined;
+}

@@ -1,0 +1,187 @@
+import type { AgentToolResult, Content, Usage } from './content.js';
+import type { Outcome } from './outcome.js';
+import type { Resource } from './resource.js';
+
+/**
+ * The hook bus as extensions see it. Both hooks are waterfalls run in phases; the phase decides
+ * what a handler receives and what it may return, so a misuse does not compile.
+ */
+
+export type ToolCallPhase = 'transform' | 'authorize' | 'approve' | 'observe';
+export type ToolResultPhase = 'redact' | 'transform' | 'observe';
+export type HookName = 'tool_call' | 'tool_result';
+export type PhaseOf<H extends HookName> = H extends 'tool_call' ? ToolCallPhase : ToolResultPhase;
+
+/** What a handler does when it throws or times out. */
+export type FailureMode = 'open' | 'closed';
+
+export interface HandlerOptions<P extends string = string> {
+  /** `extension/purpose`, e.g. `path-policy/deny-rules`. Shown in every decision and failure. */
+  name: string;
+  phase: P;
+  /** Default per phase: closed for transform, authorize, approve and redact; open otherwise. */
+  failure?: FailureMode;
+  /** Milliseconds before the handler counts as failed. Default per phase; 0 means no limit. */
+  timeoutMs?: number;
+}
+
+/** Plain JSON-like arguments, deep-frozen while handlers look at them. */
+export type Args = Readonly<Record<string, unknown>>;
+
+/** A transform handler replaced the arguments: who, and what they were before and after. */
+export interface ArgsChange {
+  handler: string;
+  before: Args;
+  after: Args;
+}
+
+export type Effect = 'allow' | 'ask' | 'deny';
+
+/** What an authorize handler returns. Return undefined to abstain. */
+export interface VoteInput {
+  effect: Effect;
+  /** Said to the model (deny) or to the person asked (ask). */
+  reason?: string;
+  /** The id of the rule that decided, for audit and `policy explain`. */
+  rule?: string;
+}
+
+export interface Vote extends VoteInput {
+  /** The handler that cast it. */
+  handler: string;
+}
+
+/** What an approve handler returns for a pending ask. Return undefined to leave it to the next. */
+export interface ApprovalInput {
+  effect: 'allow' | 'deny';
+  reason?: string;
+  /** Who decided: "user", "rpc", "rule" … */
+  by?: string;
+  /** How far the answer reaches: this call, the session, or a saved rule. */
+  scope?: 'once' | 'session' | 'persisted';
+}
+
+export type DecisionSource =
+  | { kind: 'default' }
+  | { kind: 'vote'; handler: string; rule?: string }
+  | { kind: 'approval'; handler: string; by?: string; scope?: ApprovalInput['scope'] }
+  | { kind: 'no-approver' }
+  | { kind: 'handler-failure'; handler: string; phase: string }
+  | { kind: 'kernel'; reason: Outcome | 'resources' };
+
+/** The final word on whether a call runs. */
+export interface Decision {
+  effect: 'allow' | 'deny';
+  /** Outcome the call gets when denied here (`denied`, `invalid`, `aborted` or `error`). */
+  outcome: Outcome;
+  reason?: string;
+  source: DecisionSource;
+  votes: readonly Vote[];
+}
+
+/** What every tool_call handler sees. Frozen: change arguments by returning new ones. */
+export interface ToolCallEvent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** Where the tool came from: builtin, extension or sdk. */
+  readonly toolSource: string;
+  /** The current arguments (after earlier transforms). */
+  readonly args: Args;
+  /** The arguments as the model sent them, after validation and before any transform. */
+  readonly proposedArgs: Args;
+  readonly provenance: readonly ArgsChange[];
+  /** What the call touches, computed by the kernel after transforms (empty in transform). */
+  readonly resources: readonly Resource[];
+  /** Votes cast so far (complete from approve on). */
+  readonly votes: readonly Vote[];
+  /** The combined vote (approve and observe). */
+  readonly effect?: Effect;
+  /** The final decision (observe only). */
+  readonly decision?: Decision;
+  readonly signal: AbortSignal;
+}
+
+/** A change to a result, returned by redact and transform handlers. Present keys replace. */
+export interface ResultPatch<D = unknown> {
+  content?: Content[];
+  details?: D;
+  isError?: boolean;
+  terminate?: boolean;
+}
+
+/** What every tool_result handler sees. Frozen: change the result by returning a patch. */
+export interface ToolResultEvent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly args: Args | undefined;
+  readonly outcome: Outcome;
+  readonly content: readonly Content[];
+  readonly details: unknown;
+  readonly usage: Usage | undefined;
+  readonly isError: boolean;
+  readonly terminate: boolean;
+  readonly decision: Decision | undefined;
+  readonly provenance: readonly ArgsChange[];
+  readonly durationMs: number;
+  /** True while redacting a streamed partial result (tool_execution_update), not the final one. */
+  readonly partial: boolean;
+  readonly signal: AbortSignal;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface ToolCallHandlers {
+  transform: (event: ToolCallEvent) => MaybePromise<Record<string, unknown> | undefined | void>;
+  authorize: (event: ToolCallEvent) => MaybePromise<VoteInput | undefined | void>;
+  approve: (event: ToolCallEvent) => MaybePromise<ApprovalInput | undefined | void>;
+  observe: (event: ToolCallEvent) => MaybePromise<void>;
+}
+
+export interface ToolResultHandlers {
+  redact: (event: ToolResultEvent) => MaybePromise<Pick<ResultPatch, 'content' | 'details'> | undefined | void>;
+  transform: (event: ToolResultEvent) => MaybePromise<ResultPatch | undefined | void>;
+  observe: (event: ToolResultEvent) => MaybePromise<void>;
+}
+
+export type HandlerFor<H extends HookName, P extends PhaseOf<H>> = H extends 'tool_call'
+  ? P extends keyof ToolCallHandlers
+    ? ToolCallHandlers[P]
+    : never
+  : P extends keyof ToolResultHandlers
+    ? ToolResultHandlers[P]
+    : never;
+
+/** Registration only: nothing an extension holds can fire the bus. */
+export interface HookRegistrar {
+  on<H extends HookName, P extends PhaseOf<H>>(
+    hook: H,
+    handler: HandlerFor<H, P>,
+    options: HandlerOptions<P>,
+  ): () => void;
+}
+
+/** Events for observers: never block, never change anything. */
+export type KernelEvent =
+  | { type: 'tool_execution_start'; toolCallId: string; toolName: string; args: unknown }
+  | { type: 'tool_execution_update'; toolCallId: string; toolName: string; partial: AgentToolResult }
+  | { type: 'tool_execution_end'; toolCallId: string; toolName: string; result: import('./outcome.js').ToolResultMessage }
+  | {
+      type: 'tool_decision';
+      toolCallId: string;
+      toolName: string;
+      decision: Decision;
+      provenance: readonly ArgsChange[];
+      resources: readonly Resource[];
+    }
+  | {
+      type: 'hook_failure';
+      toolCallId: string;
+      hook: HookName;
+      phase: string;
+      handler: string;
+      failure: FailureMode;
+      error: string;
+      timedOut: boolean;
+    };
+
+export type EventSink = (event: KernelEvent) => void;

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import type { HookRegistrar } from './contract/hooks.js';
+import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
+import { createKernelSteps } from './call/4-tool-call-hook.js';
+import type { ImagePolicy } from './call/6-normalize-result.js';
+import type { CallState } from './call/state.js';
+import { FileMutationQueue } from './file-mutation-queue.js';
+import { SpillStore } from './output/spill-store.js';
+import { createTruncationService } from './output/truncation-service.js';
+import { resolveLimits } from './output/truncate.js';
+import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
+import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
+import type { KernelRuntime } from './run-tool-call.js';
+
+/** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
+export const KERNEL_VERSION = '1.0.0';
+
+export interface KernelOptions {
+  /** Where relative paths resolve. Default: process.cwd(). */
+  cwd?: string;
+  /** Names the spill folder and goes into every ToolContext. Default: a random UUID. */
+  sessionId?: string;
+  /** Limits for what enters the model's context (default 2,000 lines / 50 KiB). */
+  limits?: Partial<TruncationLimits>;
+  spill?: { dir?: string; budgetBytes?: number; retentionMs?: number };
+  /** Re-validate arguments after transform handlers changed them (default true; false = Pi's behaviour). */
+  revalidate?: boolean;
+  images?: { blockImages?: boolean; imageInput?: boolean; resize?: ImagePolicy['resize'] };
+  /** Defaults for batches. */
+  execution?: { mode?: 'parallel' | 'sequential'; maxConcurrency?: number; timeoutMs?: number; graceMs?: number };
+  /** Minimum interval between forwarded tool_execution_update events per call (default 100 ms). */
+  updateThrottleMs?: number;
+  ui?: ToolUI;
+  log?: Logger;
+  /** The environment tools may see (default: an empty object; the host decides what to pass). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onEvent?: BatchOptions['onEvent'];
+  /** The enabled set (default: every registered tool). */
+  tools?: ToolSelection | SelectOptions;
+  timeoutMs?: number;
+}
+
+export type KernelBatchOptions = Omit<BatchOptions, never> & { tools?: ToolSelection | SelectOptions };
+
+/**
+ * One kernel: a registry, a hook bus, one file mutation queue and one spill store, shared by every
+ * call it runs.
+ *
+ * @example
+ * const kernel = createKernel({ cwd: process.cwd() });
+ * kernel.registry.register(echoTool, { source: 'sdk' });
+ * kernel.on('tool_call', (e) => (e.toolName === 'bash' ? { effect: 'ask' } : undefined), { name: 'me/ask-bash', phase: 'authorize' });
+ * const { messages } = await kernel.executeBatch([{ id: '1', name: 'echo', arguments: { text: 'hi' } }]);
+ */
+export class Kernel {
+  readonly version = KERNEL_VERSION;
+  readonly registry = new ToolRegistry();
+  readonly fileMutations = new FileMutationQueue();
+  readonly spillStore: SpillStore;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly limits: TruncationLimits;
+  readonly #bus: HookBus;
+  readonly #runtime: KernelRuntime;
+  readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
+  #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
+
+  constructor(options: KernelOptions = {}) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.sessionId = options.sessionId ?? randomUUID();
+    this.limits = resolveLimits(options.limits);
+    this.spillStore = new SpillStore({
+      sessionId: this.sessionId,
+      ...(options.spill?.dir === undefined ? {} : { root: options.spill.dir }),
+      ...(options.spill?.budgetBytes === undefined ? {} : { budgetBytes: options.spill.budgetBytes }),
+      ...(options.spill?.retentionMs === undefined ? {} : { retentionMs: options.spill.retentionMs }),
+      onWarning: (message) => this.#log.warn(message),
+    });
+    this.#bus = createHookBus(createKernelSteps({ revalidate: options.revalidate ?? true }));
+    this.#execution = {
+      mode: options.execution?.mode ?? 'parallel',
+      maxConcurrency: options.execution?.maxConcurrency ?? 8,
+      timeoutMs: options.execution?.timeoutMs ?? 0,
+    };
+    this.#log = options.log ?? SILENT;
+    const truncate = createTruncationService(this.limits);
+    const ui = options.ui ?? NO_UI;
+    const env = Object.freeze({ ...(options.env ?? {}) });
+    const imageInput = options.images?.imageInput ?? true;
+    const base = {
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      limits: this.limits,
+      truncate,
+      spill: (data: string | Uint8Array, o?: Parameters<ToolContext['spill']>[1]) => this.spillStore.spill(data, o),
+      openSpill: (o?: Parameters<ToolContext['openSpill']>[0]) => this.spillStore.open(o),
+      withFileMutation: <T>(path: string, fn: () => Promise<T>, o?: { signal?: AbortSignal }) =>
+        this.fileMutations.run(path, fn, { cwd: this.cwd, ...(o?.signal === undefined ? {} : { signal: o.signal }) }),
+      ui,
+      log: this.#log,
+      env,
+      imageInput,
+    };
+    this.#runtime = {
+      bus: this.#bus,
+      normalize: {
+        limits: this.limits,
+        images: { block: options.images?.blockImages ?? false, imageInput, ...(options.images?.resize ? { resize: options.images.resize } : {}) },
+        spill: (text, o) => this.spillStore.spill(text, o),
+      },
+      updateThrottleMs: options.updateThrottleMs ?? 100,
+      graceMs: options.execution?.graceMs ?? 2000,
+      contextFor: (state: CallState): ToolContext => ({ ...base, toolCallId: state.call.id }),
+    };
+  }
+
+  readonly #log: Logger;
+
+  /**
+   * Add a handler to a hook phase. Returns a function that removes it.
+   *
+   * @example
+   * kernel.on('tool_result', (e) => ({ content: scrub(e.content) }), { name: 'acme/scrub', phase: 'redact' });
+   */
+  readonly on: HookRegistrar['on'] = (hook, handler, options) => this.#bus.on(hook, handler, options);
+
+  /** The handlers registered, in registration order. */
+  handlers(): HandlerInfo[] {
+    return this.#bus.handlers();
+  }
+
+  /** The enabled set for these selection options (see ToolRegistry.select). */
+  selectTools(options: SelectOptions = {}): ToolSelection {
+    return this.registry.select(options);
+  }
+
+  /** Run one call through every stage. Never throws: every outcome is a result message. */
+  async executeToolCall(call: ToolCall, options: CallOptions = {}): Promise<ToolResultMessage> {
+    const { messages } = await this.executeBatch([call], { ...options, executionMode: 'sequential' });
+    return messages[0]!;
+  }
+
+  /** Run one assistant message's calls (see run-batch.ts for the ordering guarantees). */
+  executeBatch(calls: readonly ToolCall[], options: KernelBatchOptions = {}): Promise<BatchResult> {
+    return runBatch(this.#runtime, this.#selection(options.tools), Array.isArray(calls) ? calls : [], {
+      ...options,
+      defaultConcurrency: this.#execution.maxConcurrency,
+      defaultMode: this.#execution.mode,
+      defaultTimeoutMs: this.#execution.timeoutMs,
+    });
+  }
+
+  /** Remove this session's spill folder (full outputs the model was pointed to become unreadable). */
+  async dispose(): Promise<void> {
+    await this.spillStore.dispose();
+  }
+
+  #selection(tools: ToolSelection | SelectOptions | undefined): ToolSelection {
+    if (tools !== undefined) return isSelection(tools) ? tools : this.registry.select(tools);
+    const revision = this.registry.revision;
+    if (this.#defaultSelection?.revision !== revision) this.#defaultSelection = { revision, selection: this.registry.select({}) };
+    return this.#defaultSelection.selection;
+  }
+}
+
+/** Create a kernel. See {@link Kernel}. */
+export function createKernel(options?: KernelOptions): Kernel {
+  return new Kernel(options);
+}
+
+function isSelection(value: ToolSelection | SelectOptions): value is ToolSelection {
+  return typeof (value as ToolSelection).get === 'function' && Array.isArray((value as ToolSelection).enabled);
+}
+
+const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Nobody to ask: every dialog answers no. */
+export const NO_UI: ToolUI = Object.freeze({
+  interactive: false,
+  confirm: async () => false,
+  select: async () => undefined,
+  input: async () => undefined,
+});

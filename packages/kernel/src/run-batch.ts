@@ -1,0 +1,130 @@
+import type { EventSink, KernelEvent } from './contract/hooks.js';
+import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import type { ToolSelection } from './registry.js';
+import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
+import { isStopped } from './call/state.js';
+
+/**
+ * One assistant message's tool calls.
+ *
+ * - Preflight (stages 1–4) runs one call at a time in source order, so approval prompts never
+ *   overlap and each decision is made in the order the model wrote the calls.
+ * - Then the calls that may run execute concurrently, at most `maxConcurrency` at once, unless the
+ *   options or any of the batch's tools ask for "sequential": then each call is preflighted and run
+ *   before the next one starts, so a decision sees the effects of the calls before it.
+ * - `tool_execution_end` events arrive in completion order; the result messages come back in
+ *   source order, one per call, whatever happened — an abort included.
+ * - `terminate` ends the run only when every result sets it.
+ */
+export interface BatchOptions {
+  signal?: AbortSignal;
+  /** Receives every event. Called synchronously and never awaited; a throwing sink is ignored. */
+  onEvent?: EventSink;
+  executionMode?: 'parallel' | 'sequential';
+  /** Default 8. */
+  maxConcurrency?: number;
+  /** Time limit for each call's execute, in ms; 0 = none. */
+  timeoutMs?: number;
+}
+
+export interface BatchResult {
+  /** One per call, in source order. */
+  messages: ToolResultMessage[];
+  /** Every result asked to end the run (and there was at least one). */
+  terminate: boolean;
+}
+
+export async function runBatch(
+  kernel: KernelRuntime,
+  selection: ToolSelection,
+  rawCalls: readonly unknown[],
+  options: BatchOptions & { defaultConcurrency: number; defaultMode: 'parallel' | 'sequential'; defaultTimeoutMs: number },
+): Promise<BatchResult> {
+  const calls = rawCalls.map(toToolCall);
+  const link = linkAbort(options.signal);
+  const run: RunContext = {
+    selection,
+    emit: safeSink(options.onEvent),
+    timeoutMs: options.timeoutMs ?? options.defaultTimeoutMs,
+    controller: link.controller,
+  };
+  const messages: ToolResultMessage[] = new Array(calls.length);
+  try {
+    const mode = options.executionMode ?? options.defaultMode;
+    const sequential = mode === 'sequential' || calls.some((c) => selection.get(c.name)?.tool.executionMode === 'sequential');
+    if (sequential) {
+      for (let i = 0; i < calls.length; i++) messages[i] = await runToolCall(kernel, calls[i]!, run);
+    } else {
+      const ready: { index: number; state: Awaited<ReturnType<typeof preflight>> }[] = [];
+      for (let i = 0; i < calls.length; i++) {
+        const state = await preflight(kernel, calls[i]!, run);
+        if (isStopped(state)) messages[i] = await finish(kernel, state);
+        else ready.push({ index: i, state });
+      }
+      const limit = Math.max(1, Math.floor(options.maxConcurrency ?? options.defaultConcurrency));
+      await pool(ready, limit, async ({ index, state }) => {
+        await runPrepared(kernel, state, run);
+        messages[index] = await finish(kernel, state);
+      });
+    }
+  } finally {
+    link.release();
+  }
+  return { messages, terminate: messages.length > 0 && messages.every((m) => m.terminate === true) };
+}
+
+/** Run `work` over `items`, at most `limit` at a time, starting them in order. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * One listener on the caller's signal fans the abort out to every call's own controller. Adding a
+ * listener per call to the caller's signal is what makes Node warn (MaxListenersExceededWarning)
+ * past ten concurrent calls.
+ */
+function linkAbort(signal: AbortSignal | undefined): { controller: () => AbortController; release: () => void } {
+  const controllers = new Set<AbortController>();
+  const onAbort = (): void => {
+    for (const c of controllers) c.abort(signal!.reason);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    controller() {
+      const c = new AbortController();
+      if (signal?.aborted) c.abort(signal.reason);
+      else controllers.add(c);
+      return c;
+    },
+    release() {
+      signal?.removeEventListener('abort', onAbort);
+      controllers.clear();
+    },
+  };
+}
+
+function safeSink(sink: EventSink | undefined): EventSink {
+  if (sink === undefined) return () => {};
+  return (event: KernelEvent) => {
+    try {
+      const r = sink(event) as unknown;
+      if (r instanceof Promise) r.catch(() => {});
+    } catch {
+      // A broken observer must not break the call it observes.
+    }
+  };
+}
+
+/** Whatever the caller passed, each call gets an id and a name, so it can get a result. */
+function toToolCall(raw: unknown, index: number): ToolCall {
+  const value = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return {
+    id: typeof value.id === 'string' && value.id !== '' ? value.id : `call_${index}`,
+    name: typeof value.name === 'string' ? value.name : '',
+    arguments: 'arguments' in value ? value.arguments : {},
+  };
+}

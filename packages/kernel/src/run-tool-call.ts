@@ -1,0 +1,108 @@
+import type { ToolContext } from './contract/context.js';
+import type { EventSink } from './contract/hooks.js';
+import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import type { HookBus } from './bus/hooks.js';
+import type { ToolSelection } from './registry.js';
+import { findTool } from './call/1-find-tool.js';
+import { prepareArguments } from './call/2-prepare-arguments.js';
+import { invalidArgumentsText, validateArguments } from './call/3-validate-arguments.js';
+import { runToolCallHook } from './call/4-tool-call-hook.js';
+import { execute, failure } from './call/5-execute.js';
+import { normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
+import { runToolResultHook } from './call/7-tool-result-hook.js';
+import { toResultMessage } from './call/8-result-message.js';
+import { type CallState, createCallState, isStopped, stop } from './call/state.js';
+import { errorMessage } from './values.js';
+
+/**
+ * One tool call, stage by stage. Start reading here.
+ *
+ *   1 find the tool → 2 prepare arguments → 3 validate → 4 tool_call hook (transform, re-validate,
+ *   authorize, approve, observe) → 5 execute → 6 normalize → 7 tool_result hook → 8 result message
+ *
+ * The invariant: whatever happens — an unknown tool, bad arguments, a deny, an abort, a throw, a
+ * timeout, even a bug in the kernel — the call ends as one ToolResultMessage that went through the
+ * tool_result hook. Stages 1–4 are the preflight a batch runs in source order; 5–6 may run
+ * concurrently; 7–8 finish every call, ran or not.
+ */
+
+/** What the kernel gives every call (one per kernel instance). */
+export interface KernelRuntime {
+  readonly bus: HookBus;
+  readonly normalize: NormalizeOptions;
+  readonly updateThrottleMs: number;
+  /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */
+  readonly graceMs: number;
+  contextFor(state: CallState): ToolContext;
+}
+
+/** What one run (a batch or a single call) shares among its calls. */
+export interface RunContext {
+  readonly selection: ToolSelection;
+  readonly emit: EventSink;
+  /** 0 = no time limit for execute. */
+  readonly timeoutMs: number;
+  /** A controller for one call, already linked to the run's abort signal. */
+  controller(): AbortController;
+}
+
+export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<ToolResultMessage> {
+  const state = await preflight(kernel, call, run);
+  if (!isStopped(state)) await runPrepared(kernel, state, run);
+  return finish(kernel, state);
+}
+
+/** Stages 1–4: decide whether the call may run, and with which arguments. */
+export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
+  const state = createCallState(call, run.controller(), run.emit);
+  state.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
+  try {
+    if (state.signal.aborted) stop(state, 'aborted', `Not run: the batch was aborted before "${call.name}" could start.`);
+    if (!isStopped(state)) findTool(state, run.selection);
+    if (isStopped(state)) return state;
+    const prepared = prepareArguments(state);
+    if (isStopped(state)) return state;
+    const checked = validateArguments(state.tool!.tool.parameters, prepared);
+    if (!checked.ok) {
+      stop(state, 'invalid', invalidArgumentsText(call.name, checked.problems, call.arguments));
+      return state;
+    }
+    state.args = state.proposedArgs = checked.value;
+    state.ctx = kernel.contextFor(state);
+    await runToolCallHook(state, kernel.bus);
+  } catch (error) {
+    stop(state, 'error', internalError('preparing', call, error));
+  }
+  return state;
+}
+
+/** Stages 5–6: run the tool and make its result safe for the model. */
+export async function runPrepared(kernel: KernelRuntime, state: CallState, run: RunContext): Promise<void> {
+  try {
+    if (state.signal.aborted) {
+      state.result = failure('aborted', `Not run: the batch was aborted before "${state.call.name}" started.`);
+      return;
+    }
+    await execute(state, { bus: kernel.bus, updateThrottleMs: kernel.updateThrottleMs, timeoutMs: run.timeoutMs, graceMs: kernel.graceMs });
+    await normalizeResult(state, kernel.normalize);
+  } catch (error) {
+    state.result = failure('error', internalError('running', state.call, error));
+  }
+}
+
+/** Stages 7–8: every call, ran or not, becomes a result message through the tool_result hook. */
+export async function finish(kernel: KernelRuntime, state: CallState): Promise<ToolResultMessage> {
+  state.result ??= failure(state.decision?.outcome ?? 'error', state.stopText ?? 'The call ended without a result.');
+  try {
+    await runToolResultHook(state, kernel.bus);
+  } catch (error) {
+    state.result = failure('error', internalError('finishing', state.call, error));
+  }
+  const message = toResultMessage(state);
+  state.emit({ type: 'tool_execution_end', toolCallId: message.toolCallId, toolName: message.toolName, result: message });
+  return message;
+}
+
+function internalError(doing: string, call: ToolCall, error: unknown): string {
+  return `Internal error in Airlock while ${doing} the call to "${call.name}": ${errorMessage(error)}. This is a bug in Airlock or a host component, not in your call; tell the user.`;
+}

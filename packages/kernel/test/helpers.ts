@@ -1,0 +1,60 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Type from 'typebox';
+import { createKernel, defineTool, type KernelEvent, type KernelOptions } from '../src/index.js';
+
+/** A kernel whose spill folder lives in a fresh temp dir, so tests never share state. */
+export function testKernel(options: KernelOptions = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'airlock-kernel-test-'));
+  return createKernel({ cwd: root, spill: { dir: join(root, 'spill') }, ...options });
+}
+
+export const echo = defineTool({
+  name: 'echo',
+  label: 'Echo',
+  description: 'Repeat the text back.',
+  parameters: Type.Object({ text: Type.String(), times: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
+  async execute(_id, { text, times }) {
+    return { content: [{ type: 'text', text: text.repeat(times ?? 1) }], details: { length: text.length } };
+  },
+});
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A tool that waits `ms` (honouring abort) and reports when it ran. */
+export function delayTool(log: string[] = []) {
+  return defineTool({
+    name: 'delay',
+    label: 'Delay',
+    description: 'Wait a while.',
+    parameters: Type.Object({ ms: Type.Number(), tag: Type.String() }),
+    async execute(_id, { ms, tag }, signal) {
+      log.push(`start ${tag}`);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, ms);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new Error(`${tag} stopped`));
+        });
+      });
+      log.push(`end ${tag}`);
+      return { content: [{ type: 'text', text: `done ${tag}` }] };
+    },
+  });
+}
+
+export function collect(): { events: KernelEvent[]; sink: (e: KernelEvent) => void; of: <T extends KernelEvent['type']>(t: T) => Extract<KernelEvent, { type: T }>[] } {
+  const events: KernelEvent[] = [];
+  return {
+    events,
+    sink: (e) => events.push(e),
+    of: (t) => events.filter((e) => e.type === t) as never,
+  };
+}
+
+export function text(message: { content: readonly { type: string; text?: string }[] }): string {
+  return message.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}

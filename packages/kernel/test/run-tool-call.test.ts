@@ -1,0 +1,338 @@
+import { readFileSync } from 'node:fs';
+import Type from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { defineTool, type ToolContext } from '../src/index.js';
+import { collect, echo, testKernel, text } from './helpers.js';
+
+describe('executeToolCall: every outcome becomes a result message', () => {
+  it('ok: runs the tool and returns its content and details', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const msg = await kernel.executeToolCall({ id: 'c1', name: 'echo', arguments: { text: 'hi', times: 2 } });
+    expect(msg).toMatchObject({ role: 'toolResult', toolCallId: 'c1', toolName: 'echo', outcome: 'ok', isError: false, details: { length: 2 } });
+    expect(text(msg)).toBe('hihi');
+    expect(typeof msg.timestamp).toBe('number');
+  });
+
+  it('not_found: names the closest enabled tools and lists what is available', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const msg = await kernel.executeToolCall({ id: 'c1', name: 'ecoh', arguments: {} });
+    expect(msg.outcome).toBe('not_found');
+    expect(msg.isError).toBe(true);
+    expect(text(msg)).toContain('Tool "ecoh" not found');
+    expect(text(msg)).toContain('Did you mean: echo?');
+    expect(text(msg)).toContain('Available tools: echo.');
+  });
+
+  it('not_found: a registered but excluded tool says why it is not available', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'builtin' });
+    const msg = await kernel.executeToolCall({ id: 'c1', name: 'echo', arguments: { text: 'x' } }, { tools: { excludeTools: ['echo'] } });
+    expect(msg.outcome).toBe('not_found');
+    expect(text(msg)).toMatch(/not available in this session/);
+    expect(text(msg)).toContain('No tools are enabled');
+  });
+
+  it('invalid: names every bad path and echoes the arguments received', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const msg = await kernel.executeToolCall({ id: 'c1', name: 'echo', arguments: { times: 0, extra: true } });
+    expect(msg.outcome).toBe('invalid');
+    const t = text(msg);
+    expect(t).toContain('Invalid arguments for tool "echo"');
+    expect(t).toContain('text: is required');
+    expect(t).toContain('times: must be >= 1');
+    expect(t).toContain('extra: is not a known parameter (known: text, times)');
+    expect(t).toContain('"extra": true');
+  });
+
+  it('invalid: reports every bad item, past the schema library’s default cap of 8', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({
+        name: 'tags',
+        label: 'Tags',
+        description: 'd',
+        parameters: Type.Object({ tags: Type.Array(Type.String()) }),
+        execute: async () => ({ content: [] }),
+      }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'tags', arguments: { tags: Array.from({ length: 12 }, (_, i) => ({ i })) } });
+    for (let i = 0; i < 12; i++) expect(text(msg)).toContain(`tags[${i}]: must be string`);
+  });
+
+  it('invalid: literal unions list the allowed values', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({
+        name: 'mode',
+        label: 'Mode',
+        description: 'd',
+        parameters: Type.Object({ mode: Type.Union([Type.Literal('fast'), Type.Literal('slow')]) }),
+        execute: async () => ({ content: [] }),
+      }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'mode', arguments: { mode: 'medium' } });
+    expect(text(msg)).toContain('mode: must be one of "fast", "slow" (got "medium")');
+  });
+
+  it('coerces on a copy: "2" becomes 2 for the tool, the model’s message is untouched', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const args = { text: 'a', times: '3' };
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: args });
+    expect(text(msg)).toBe('aaa');
+    expect(args.times).toBe('3');
+  });
+
+  it('applies schema defaults', async () => {
+    const kernel = testKernel();
+    let seen: unknown;
+    kernel.registry.register(
+      defineTool({
+        name: 'd',
+        label: 'D',
+        description: 'd',
+        parameters: Type.Object({ limit: Type.Optional(Type.Integer({ default: 100 })) }),
+        execute: async (_id, params) => {
+          seen = params;
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      }),
+      { source: 'sdk' },
+    );
+    await kernel.executeToolCall({ id: 'c', name: 'd', arguments: {} });
+    expect(seen).toEqual({ limit: 100 });
+  });
+
+  it('accepts arguments sent as a JSON string, and says so when the string is not JSON', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    expect(text(await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: '{"text":"j"}' }))).toBe('j');
+    const bad = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: '{"text":' });
+    expect(bad.outcome).toBe('invalid');
+    expect(text(bad)).toContain('not valid JSON');
+  });
+
+  it('prepareArguments runs before validation; if it throws the outcome is invalid', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({
+        name: 'legacy',
+        label: 'L',
+        description: 'd',
+        parameters: Type.Object({ items: Type.Array(Type.String()) }),
+        prepareArguments(raw) {
+          const r = raw as Record<string, unknown>;
+          if (r.boom) throw new Error('cannot read boom');
+          return typeof r.item === 'string' ? { items: [r.item] } : r;
+        },
+        execute: async (_id, { items }) => ({ content: [{ type: 'text', text: items.join(',') }] }),
+      }),
+      { source: 'sdk' },
+    );
+    const raw = { item: 'x' };
+    expect(text(await kernel.executeToolCall({ id: 'c', name: 'legacy', arguments: raw }))).toBe('x');
+    expect(raw).toEqual({ item: 'x' });
+    const bad = await kernel.executeToolCall({ id: 'c', name: 'legacy', arguments: { boom: 1 } });
+    expect(bad.outcome).toBe('invalid');
+    expect(text(bad)).toContain('cannot read boom');
+  });
+
+  it('error: a throw becomes an isError result carrying the message', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({ name: 'boom', label: 'B', description: 'd', parameters: Type.Object({}), execute: async () => { throw new Error('disk full'); } }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'boom', arguments: {} });
+    expect(msg).toMatchObject({ outcome: 'error', isError: true });
+    expect(text(msg)).toBe('disk full');
+  });
+
+  it('error: a tool that returns a malformed result gets a clear error, not a corrupt transcript', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({ name: 'bad', label: 'B', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: 5 }] }) as never }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'bad', arguments: {} });
+    expect(msg.outcome).toBe('error');
+    expect(text(msg)).toContain('content[0] is not');
+  });
+
+  it('a result with isError: true and no throw is an error outcome', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({ name: 'soft', label: 'S', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: 'nope' }], isError: true }) }),
+      { source: 'sdk' },
+    );
+    expect(await kernel.executeToolCall({ id: 'c', name: 'soft', arguments: {} })).toMatchObject({ outcome: 'error', isError: true });
+  });
+
+  it('empty content becomes "(no output)"', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(
+      defineTool({ name: 'quiet', label: 'Q', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: '  ' }] }) }),
+      { source: 'sdk' },
+    );
+    expect(text(await kernel.executeToolCall({ id: 'c', name: 'quiet', arguments: {} }))).toBe('(no output)');
+  });
+
+  it('timeout: a call over its time limit is aborted and reported as timeout', async () => {
+    const kernel = testKernel();
+    let sawAbort = false;
+    kernel.registry.register(
+      defineTool({
+        name: 'slow',
+        label: 'S',
+        description: 'd',
+        parameters: Type.Object({}),
+        execute: (_id, _p, signal) =>
+          new Promise((_, reject) =>
+            signal!.addEventListener('abort', () => {
+              sawAbort = true;
+              reject(new Error('stopped'));
+            }),
+          ),
+      }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'slow', arguments: {} }, { timeoutMs: 30 });
+    expect(sawAbort).toBe(true);
+    expect(msg).toMatchObject({ outcome: 'timeout', isError: true });
+    expect(text(msg)).toMatch(/longer than 30 ms/);
+  });
+
+  it('a tool that ignores abort still yields a result after the grace period', async () => {
+    const kernel = testKernel({ execution: { graceMs: 20 } });
+    kernel.registry.register(
+      defineTool({ name: 'stuck', label: 'S', description: 'd', parameters: Type.Object({}), execute: () => new Promise(() => {}) }),
+      { source: 'sdk' },
+    );
+    const controller = new AbortController();
+    const pending = kernel.executeToolCall({ id: 'c', name: 'stuck', arguments: {} }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 10);
+    const msg = await pending;
+    expect(msg.outcome).toBe('aborted');
+    expect(text(msg)).toMatch(/may still be running/);
+  });
+
+  it('aborted before start: the tool never runs', async () => {
+    const kernel = testKernel();
+    let ran = false;
+    kernel.registry.register(
+      defineTool({ name: 't', label: 'T', description: 'd', parameters: Type.Object({}), execute: async () => { ran = true; return { content: [] }; } }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 't', arguments: {} }, { signal: AbortSignal.abort() });
+    expect(msg.outcome).toBe('aborted');
+    expect(ran).toBe(false);
+  });
+
+  it('hands tools a context with cwd, limits, spill, the mutation queue and truncation helpers', async () => {
+    const kernel = testKernel({ sessionId: 'sess-1' });
+    let ctx: ToolContext | undefined;
+    kernel.registry.register(
+      defineTool({
+        name: 'ctx',
+        label: 'C',
+        description: 'd',
+        parameters: Type.Object({}),
+        execute: async (_id, _p, _s, _u, c) => {
+          ctx = c;
+          const info = await c!.spill('full text', { name: 'ctx' });
+          const inQueue = await c!.withFileMutation('a.txt', async () => 'locked');
+          return { content: [{ type: 'text', text: `${info.path}\n${inQueue}\n${c!.truncate.head('a\nb\nc', { maxLines: 2 }).content}` }] };
+        },
+      }),
+      { source: 'sdk' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'call-9', name: 'ctx', arguments: {} });
+    const [path, locked, head] = text(msg).split('\n');
+    expect(readFileSync(path!, 'utf8')).toBe('full text');
+    expect(locked).toBe('locked');
+    expect(head).toBe('a');
+    expect(ctx).toMatchObject({ cwd: kernel.cwd, sessionId: 'sess-1', toolCallId: 'call-9', limits: { maxLines: 2000, maxBytes: 51200 } });
+    expect(ctx!.ui.interactive).toBe(false);
+  });
+
+  it('backstop: oversized text from any tool is cut to the limits and the full output spilled', async () => {
+    const kernel = testKernel({ limits: { maxLines: 10, maxBytes: 1000 } });
+    const full = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n');
+    kernel.registry.register(
+      defineTool({ name: 'flood', label: 'F', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: full }] }) }),
+      { source: 'extension' },
+    );
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'flood', arguments: {} });
+    const t = text(msg);
+    expect(t.startsWith('line 1\n')).toBe(true);
+    expect(t).toContain('line 10');
+    expect(t).not.toContain('line 11\n');
+    const notice = msg.content.at(-1) as { text: string };
+    expect(notice.text).toMatch(/^\[Showing lines 1-10 of 50/);
+    const path = /Full output: (\S+) /.exec(notice.text)![1]!;
+    expect(readFileSync(path, 'utf8')).toBe(full);
+  });
+
+  it('images: sniffed by bytes; a wrong MIME label is corrected; non-images and blocked images become notes', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 2, 0, 0, 0, 3, 8, 6, 0, 0, 0]).toString('base64');
+    const tool = defineTool({
+      name: 'img',
+      label: 'I',
+      description: 'd',
+      parameters: Type.Object({}),
+      execute: async () => ({
+        content: [
+          { type: 'image', data: png, mimeType: 'image/jpeg' },
+          { type: 'image', data: Buffer.from('not an image at all').toString('base64'), mimeType: 'image/png' },
+        ],
+      }),
+    });
+    const open = testKernel();
+    open.registry.register(tool, { source: 'sdk' });
+    const a = await open.executeToolCall({ id: 'c', name: 'img', arguments: {} });
+    expect(a.content[0]).toEqual({ type: 'image', data: png, mimeType: 'image/png' });
+    expect(a.content[1]).toMatchObject({ type: 'text' });
+    expect(text(a)).toContain('not a PNG, JPEG, GIF or WebP image');
+
+    const blocked = testKernel({ images: { blockImages: true } });
+    blocked.registry.register(tool, { source: 'sdk' });
+    const b = await blocked.executeToolCall({ id: 'c', name: 'img', arguments: {} });
+    expect(b.content.every((c) => c.type === 'text')).toBe(true);
+    expect(text(b)).toContain('images.blockImages');
+
+    const blind = testKernel({ images: { imageInput: false } });
+    blind.registry.register(tool, { source: 'sdk' });
+    expect(text(await blind.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('does not accept images');
+  });
+
+  it('images: the host’s resize step is applied, and a failing resize becomes a note', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]).toString('base64');
+    const tool = defineTool({ name: 'img', label: 'I', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'image', data: png, mimeType: 'image/png' }] }) });
+    const resized = testKernel({ images: { resize: async (img) => ({ ...img, data: `${img.data}` }) } });
+    resized.registry.register(tool, { source: 'sdk' });
+    expect((await resized.executeToolCall({ id: 'c', name: 'img', arguments: {} })).content[0]).toMatchObject({ type: 'image' });
+    const failing = testKernel({ images: { resize: async () => { throw new Error('too big'); } } });
+    failing.registry.register(tool, { source: 'sdk' });
+    expect(text(await failing.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('could not be resized');
+  });
+
+  it('emits start, decision and end events for one call', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const { events, sink } = collect();
+    await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } }, { onEvent: sink });
+    expect(events.map((e) => e.type)).toEqual(['tool_execution_start', 'tool_decision', 'tool_execution_end']);
+  });
+
+  it('a broken event sink never breaks the call', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(echo, { source: 'sdk' });
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } }, { onEvent: () => { throw new Error('ui crashed'); } });
+    expect(msg.outcome).toBe('ok');
+  });
+});
