@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'] } },
     ],
     coverage: {
       provider: 'v8',

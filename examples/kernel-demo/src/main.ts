@@ -1,0 +1,3 @@
+import { main } from './demo.js';
+
+await main();

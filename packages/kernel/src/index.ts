@@ -1,0 +1,86 @@
+/**
+ * @airlock/kernel — the tool contract, the phased hook bus, and the call and batch pipeline.
+ * Start reading at run-tool-call.ts.
+ */
+
+// The contract: what tools and extensions import (types only, plus identity helpers).
+export type { AgentToolResult, Content, ImageContent, TextContent, Usage } from './contract/content.js';
+export { AgentToolResultSchema } from './contract/content.js';
+export type { AgentTool, AnyAgentTool, ToolUpdateCallback } from './contract/tool.js';
+export { defineTool } from './contract/tool.js';
+export type {
+  DialogOptions,
+  Logger,
+  SpillInfo,
+  SpillOptions,
+  SpillWriter,
+  TailAccumulator,
+  ToolContext,
+  ToolUI,
+  TruncationLimits,
+  TruncationResult,
+  TruncationService,
+} from './contract/context.js';
+export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
+export { OUTCOMES } from './contract/outcome.js';
+export type { Resource, ResourceKind } from './contract/resource.js';
+export { RESOURCE_KINDS } from './contract/resource.js';
+export type {
+  ApprovalInput,
+  Args,
+  ArgsChange,
+  Decision,
+  DecisionSource,
+  Effect,
+  EventSink,
+  FailureMode,
+  HandlerFor,
+  HandlerOptions,
+  HookName,
+  HookRegistrar,
+  KernelEvent,
+  PhaseOf,
+  ResultPatch,
+  ToolCallEvent,
+  ToolCallHandlers,
+  ToolCallPhase,
+  ToolResultEvent,
+  ToolResultHandlers,
+  ToolResultPhase,
+  Vote,
+  VoteInput,
+} from './contract/hooks.js';
+
+// The bus.
+export { KERNEL_STAGES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type PhaseRow } from './bus/phases.js';
+export { combineVotes } from './bus/votes.js';
+export type { HandlerInfo } from './bus/hooks.js';
+
+// Running calls.
+export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type KernelBatchOptions, type KernelOptions } from './kernel.js';
+export type { BatchOptions, BatchResult } from './run-batch.js';
+
+// The registry and provider schemas.
+export {
+  ToolRegistry,
+  type ExclusionCode,
+  type ExclusionReason,
+  type RegisteredTool,
+  type RegisterOptions,
+  type SelectOptions,
+  type ToolSelection,
+  type ToolSource,
+} from './registry.js';
+export * from './providers/index.js';
+
+// Output: truncation, spill, images.
+export { DEFAULT_LIMITS, countLines, formatSize, truncateHead, truncateTail, utf8ByteLength } from './output/truncate.js';
+export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice } from './output/notice.js';
+export { createTailAccumulator } from './output/tail-accumulator.js';
+export { createSpillStore, SpillStore } from './output/spill-store.js';
+export { describeImage, imageNote, sniffBase64ImageMime, sniffImageMime, type ImageMime } from './output/images.js';
+export { FileMutationQueue } from './file-mutation-queue.js';
+
+// Diagnostics.
+export { AirlockError, AirlockErrors, isAirlockError, type AirlockErrorCode } from './errors.js';
+export { closestNames } from './suggest.js';

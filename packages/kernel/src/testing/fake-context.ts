@@ -1,0 +1,76 @@
+import type { Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
+import { FileMutationQueue } from '../file-mutation-queue.js';
+import { NO_UI } from '../kernel.js';
+import { createTruncationService } from '../output/truncation-service.js';
+import { resolveLimits } from '../output/truncate.js';
+
+export interface TestContextOptions {
+  cwd?: string;
+  limits?: Partial<TruncationLimits>;
+  env?: Record<string, string | undefined>;
+  ui?: ToolContext['ui'];
+  imageInput?: boolean;
+}
+
+/** A ToolContext plus what the test can inspect: spilled files and log lines. */
+export interface TestContext extends ToolContext {
+  /** Spilled outputs by their (virtual) path. */
+  readonly spills: Map<string, string>;
+  readonly logs: { level: keyof Logger; message: string; data?: unknown }[];
+}
+
+/**
+ * A ToolContext for unit tests: a real mutation queue and truncation helpers, spills kept in
+ * memory, a UI that answers no, and a logger that records.
+ *
+ * @example
+ * const ctx = createTestContext({ cwd: tmp });
+ * const result = await myTool.execute('id', { path: 'a.txt' }, undefined, undefined, ctx);
+ */
+export function createTestContext(options: TestContextOptions = {}): TestContext {
+  const limits = resolveLimits(options.limits);
+  const spills = new Map<string, string>();
+  const logs: TestContext['logs'] = [];
+  const queue = new FileMutationQueue();
+  const cwd = options.cwd ?? process.cwd();
+  let counter = 0;
+  const store = (data: string | Uint8Array, o: SpillOptions = {}): SpillInfo => {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    const path = `/spill/test/${++counter}-${o.name ?? 'output'}.${o.ext ?? 'txt'}`;
+    spills.set(path, text);
+    const bytes = Buffer.byteLength(text);
+    return { path, bytes, offeredBytes: bytes, capped: false };
+  };
+  const log = (level: keyof Logger) => (message: string, data?: unknown) => void logs.push({ level, message, data });
+  return {
+    cwd,
+    sessionId: 'test-session',
+    toolCallId: 'test-call',
+    limits,
+    truncate: createTruncationService(limits),
+    spill: async (data, o) => store(data, o),
+    openSpill(o): SpillWriter {
+      const chunks: string[] = [];
+      const path = `/spill/test/${++counter}-${o?.name ?? 'stream'}.${o?.ext ?? 'txt'}`;
+      spills.set(path, '');
+      return {
+        path,
+        write: (chunk) => void chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')),
+        close: async () => {
+          const text = chunks.join('');
+          spills.set(path, text);
+          const bytes = Buffer.byteLength(text);
+          return { path, bytes, offeredBytes: bytes, capped: false };
+        },
+        discard: async () => void spills.delete(path),
+      };
+    },
+    withFileMutation: (path, fn, o) => queue.run(path, fn, { cwd, ...(o?.signal ? { signal: o.signal } : {}) }),
+    ui: options.ui ?? NO_UI,
+    log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    env: Object.freeze({ ...(options.env ?? {}) }),
+    imageInput: options.imageInput ?? true,
+    spills,
+    logs,
+  };
+}

@@ -1,0 +1,7 @@
+/**
+ * @airlock/kernel/testing — what tool authors need to test a tool without a host: a ToolContext
+ * with an in-memory spill store, and a harness that runs calls through a real kernel (validation,
+ * hooks, normalization), so tests see exactly what a model would.
+ */
+export { createTestContext, type TestContext, type TestContextOptions } from './fake-context.js';
+export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
