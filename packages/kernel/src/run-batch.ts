@@ -2,6 +2,7 @@ import type { EventSink, KernelEvent } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
+import { RunAbort } from './call/run-abort.js';
 import { isStopped } from './call/state.js';
 
 /**
@@ -41,12 +42,12 @@ export async function runBatch(
   options: BatchOptions & { defaultConcurrency: number; defaultMode: 'parallel' | 'sequential'; defaultTimeoutMs: number },
 ): Promise<BatchResult> {
   const calls = rawCalls.map(toToolCall);
-  const link = linkAbort(options.signal);
+  const abort = new RunAbort(options.signal);
   const run: RunContext = {
     selection,
     emit: safeSink(options.onEvent),
     timeoutMs: options.timeoutMs ?? options.defaultTimeoutMs,
-    controller: link.controller,
+    abort,
   };
   const messages: ToolResultMessage[] = new Array(calls.length);
   try {
@@ -68,7 +69,7 @@ export async function runBatch(
       });
     }
   } finally {
-    link.release();
+    abort.release();
   }
   return { messages, terminate: messages.length > 0 && messages.every((m) => m.terminate === true) };
 }
@@ -80,31 +81,6 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/**
- * One listener on the caller's signal fans the abort out to every call's own controller. Adding a
- * listener per call to the caller's signal is what makes Node warn (MaxListenersExceededWarning)
- * past ten concurrent calls.
- */
-function linkAbort(signal: AbortSignal | undefined): { controller: () => AbortController; release: () => void } {
-  const controllers = new Set<AbortController>();
-  const onAbort = (): void => {
-    for (const c of controllers) c.abort(signal!.reason);
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  return {
-    controller() {
-      const c = new AbortController();
-      if (signal?.aborted) c.abort(signal.reason);
-      else controllers.add(c);
-      return c;
-    },
-    release() {
-      signal?.removeEventListener('abort', onAbort);
-      controllers.clear();
-    },
-  };
 }
 
 function safeSink(sink: EventSink | undefined): EventSink {

@@ -11,6 +11,7 @@ import { execute, failure } from './call/5-execute.js';
 import { normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
 import { runToolResultHook } from './call/7-tool-result-hook.js';
 import { toResultMessage } from './call/8-result-message.js';
+import type { RunAbort } from './call/run-abort.js';
 import { type CallState, createCallState, isStopped, stop } from './call/state.js';
 import { errorMessage } from './values.js';
 
@@ -42,8 +43,7 @@ export interface RunContext {
   readonly emit: EventSink;
   /** 0 = no time limit for execute. */
   readonly timeoutMs: number;
-  /** A controller for one call, already linked to the run's abort signal. */
-  controller(): AbortController;
+  readonly abort: RunAbort;
 }
 
 export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<ToolResultMessage> {
@@ -54,7 +54,7 @@ export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: Ru
 
 /** Stages 1–4: decide whether the call may run, and with which arguments. */
 export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
-  const state = createCallState(call, run.controller(), run.emit);
+  const state = createCallState(call, run.abort, run.emit);
   state.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
   try {
     if (state.signal.aborted) stop(state, 'aborted', `Not run: the batch was aborted before "${call.name}" could start.`);

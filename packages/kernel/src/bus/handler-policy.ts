@@ -144,13 +144,13 @@ function awaitHandler(
     if (settled) return;
     settled = true;
     deadline?.cancel();
-    if (mayAbort) state.signal.removeEventListener('abort', onAbort);
+    unwatch?.();
     finish(outcome);
   };
-  const onAbort = (): void => end({ kind: 'aborted' });
   const deadline = handler.timeoutMs > 0 ? deadlines.after(handler.timeoutMs, () => end({ kind: 'timeout' })) : undefined;
   // A pending approval prompt must give way to an abort at once, not at its time limit.
-  if (mayAbort) state.signal.addEventListener('abort', onAbort, { once: true });
+  const unwatch = mayAbort ? state.watchAbort(() => end({ kind: 'aborted' })) : undefined;
+  if (mayAbort && state.signal.aborted) end({ kind: 'aborted' });
   pending.then(
     (value) => end({ kind: 'value', value }),
     (error: unknown) => end({ kind: 'error', error }),

@@ -32,22 +32,32 @@ export class CallTimeoutError extends Error {
 export async function execute(state: CallState, options: ExecuteOptions): Promise<void> {
   const tool = state.tool!.tool;
   const updates = createUpdateForwarder(state, options.bus, options.updateThrottleMs);
-  const timer = options.timeoutMs > 0 ? setTimeout(() => state.controller.abort(new CallTimeoutError(options.timeoutMs)), options.timeoutMs) : undefined;
+  const limit = options.timeoutMs > 0 ? callTimeLimit(state, options.timeoutMs) : undefined;
+  const signal = limit?.signal ?? state.signal;
 
   let settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
-  const running = (async () => tool.execute(state.call.id, state.args as never, state.signal, updates.push, state.ctx))().then(
-    (value) => (settled = { ok: true, value }),
-    (error: unknown) => (settled = { ok: false, error }),
-  );
-  try {
-    if (state.signal.aborted) await withGrace(running, options.graceMs);
-    else await Promise.race([running, abortedThenGrace(state.signal, running, options.graceMs)]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    updates.close();
-  }
+  let graceTimer: NodeJS.Timeout | undefined;
+  let unwatch: (() => void) | undefined;
+  await new Promise<void>((resolve) => {
+    const giveUp = (): void => {
+      graceTimer = setTimeout(resolve, options.graceMs);
+    };
+    Promise.resolve()
+      .then(() => tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx))
+      .then(
+        (value) => void (settled = { ok: true, value }),
+        (error: unknown) => void (settled = { ok: false, error }),
+      )
+      .finally(resolve);
+    if (signal.aborted) giveUp();
+    else unwatch = limit ? limit.onAbort(giveUp) : state.watchAbort(giveUp);
+  });
+  if (graceTimer !== undefined) clearTimeout(graceTimer);
+  unwatch?.();
+  limit?.release();
+  updates.close();
 
-  const reason = state.signal.aborted ? state.signal.reason : undefined;
+  const reason = signal.aborted ? signal.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
     const text = timedOut
@@ -56,14 +66,16 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
     state.result = failure(timedOut ? 'timeout' : 'aborted', text);
     return;
   }
-  if (!settled.ok) {
-    const message = errorMessage(settled.error);
+  // TypeScript cannot see the assignments inside the callbacks above.
+  const outcome = settled as { ok: true; value: unknown } | { ok: false; error: unknown };
+  if (!outcome.ok) {
+    const message = errorMessage(outcome.error);
     if (timedOut) state.result = failure('timeout', `Timed out: the call to "${state.call.name}" ran longer than ${options.timeoutMs} ms and was stopped. ${message}`);
     else if (reason !== undefined) state.result = failure('aborted', `Aborted: the call to "${state.call.name}" was cancelled before it finished. ${message}`);
     else state.result = failure('error', message);
     return;
   }
-  const value = settled.value;
+  const value = outcome.value;
   if (!ResultCheck.Check(value)) {
     state.result = failure(
       'error',
@@ -83,6 +95,29 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   };
 }
 
+/**
+ * A call with a time limit gets a signal of its own: aborted by the run, or by its timer with a
+ * CallTimeoutError as the reason. Calls without a limit share the run's signal.
+ */
+function callTimeLimit(state: CallState, ms: number) {
+  const controller = new AbortController();
+  const abort = (reason: unknown): void => controller.abort(reason);
+  const unwatchRun = state.watchAbort(() => abort(state.signal.reason));
+  if (state.signal.aborted) abort(state.signal.reason);
+  const timer = setTimeout(() => abort(new CallTimeoutError(ms)), ms);
+  return {
+    signal: controller.signal,
+    onAbort(fn: () => void): () => void {
+      controller.signal.addEventListener('abort', fn, { once: true });
+      return () => controller.signal.removeEventListener('abort', fn);
+    },
+    release(): void {
+      clearTimeout(timer);
+      unwatchRun();
+    },
+  };
+}
+
 export function failure(outcome: NonNullable<CallState['result']>['outcome'], text: string): NonNullable<CallState['result']> {
   return {
     outcome,
@@ -93,24 +128,6 @@ export function failure(outcome: NonNullable<CallState['result']>['outcome'], te
     terminate: false,
     patches: [],
   };
-}
-
-function abortedThenGrace(signal: AbortSignal, running: Promise<unknown>, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const onAbort = (): void => void withGrace(running, graceMs).then(resolve);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void running.finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function withGrace(running: Promise<unknown>, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, graceMs);
-    void running.finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 function describeMalformed(value: unknown): string {

@@ -4,6 +4,7 @@ import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect,
 import type { Outcome, ToolCall } from '../contract/outcome.js';
 import type { Resource } from '../contract/resource.js';
 import type { RegisteredTool } from '../registry.js';
+import type { RunAbort } from './run-abort.js';
 
 /** The result as it moves through normalization and the tool_result hook. */
 export interface ResultDraft {
@@ -23,9 +24,10 @@ export interface ResultDraft {
  */
 export interface CallState {
   readonly call: ToolCall;
-  /** This call's own controller: the batch's abort reaches it, and so does the call's time limit. */
-  readonly controller: AbortController;
+  /** The run's signal: aborted when the caller aborts the batch. */
   readonly signal: AbortSignal;
+  /** Call `fn` once when the run aborts (see RunAbort); returns the function that stops watching. */
+  readonly watchAbort: (fn: () => void) => () => void;
   readonly emit: EventSink;
   readonly startedAt: number;
   tool: RegisteredTool | undefined;
@@ -49,11 +51,11 @@ export interface CallState {
   view: { key: string; value: unknown } | undefined;
 }
 
-export function createCallState(call: ToolCall, controller: AbortController, emit: EventSink): CallState {
+export function createCallState(call: ToolCall, abort: RunAbort, emit: EventSink): CallState {
   return {
     call,
-    controller,
-    signal: controller.signal,
+    signal: abort.signal,
+    watchAbort: (fn) => abort.watch(fn),
     emit,
     startedAt: performance.now(),
     tool: undefined,

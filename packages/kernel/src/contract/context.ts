@@ -36,6 +36,8 @@ export interface TailAccumulator {
   end(): TruncationResult;
   readonly totalBytes: number;
   readonly totalLines: number;
+  /** UTF-8 size of the last line so far (its notice says how long an oversized last line is). */
+  readonly lastLineBytes: number;
 }
 
 /** Truncation helpers bound to the context's limits, so extensions need no runtime kernel import. */

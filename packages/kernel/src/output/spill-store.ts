@@ -1,0 +1,488 @@
+import { randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SpillInfo, SpillOptions, SpillWriter } from '../contract/context.js';
+
+/** Full outputs one session may keep on disk at once (256 MiB). */
+export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
+/** Other sessions' folders untouched this long are removed (7 days). */
+export const DEFAULT_SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface SpillStoreOptions {
+  /** Folder holding one sub-folder per session. Default `<os.tmpdir()>/airlock-spill`. */
+  root?: string;
+  /** Names this session's folder: 1-128 letters, digits, ".", "_" or "-". */
+  sessionId: string;
+  /** Bytes this session may keep; the oldest files are evicted to make room. */
+  budgetBytes?: number;
+  /** Age after which other sessions' folders are removed by the lazy cleanup. */
+  retentionMs?: number;
+  /** Told about background failures (cleanup, eviction) that must not fail a spill. */
+  onWarning?: (message: string, error: unknown) => void;
+}
+
+export interface SpillCleanupOptions {
+  /** Remove session folders whose newest modification is older than this. */
+  olderThanMs?: number;
+  /** Session ids never to remove (the caller's own). */
+  keep?: readonly string[];
+}
+
+export interface SpillCleanupResult {
+  removed: string[];
+  failed: string[];
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Whether `id` can name a session folder: no path separators, no "..", nothing hidden. */
+export function isValidSessionId(id: string): boolean {
+  return SESSION_ID.test(id) && !id.includes('..');
+}
+
+/** One file's share of the budget. A file is evictable once nothing writes to it any more. */
+interface Entry {
+  path: string;
+  bytes: number;
+  settled: boolean;
+}
+
+/**
+ * The session's spill folder: full outputs that were cut for the model, under a size budget.
+ *
+ * @example
+ * const store = createSpillStore({ sessionId: 's1' });
+ * const info = await store.spill(fullOutput, { name: 'bash', ext: 'log' });
+ * // info.path: /tmp/airlock-spill/s1/20250102T030405123Z-bash-1a2b3c4d.log
+ */
+export class SpillStore {
+  /**
+   * Remove session folders under `root` not modified for `olderThanMs` (a folder's age is that of
+   * its newest entry, so a session still appending to an old file is kept). Only folders named
+   * like sessions are touched; symlinks and files are left alone.
+   *
+   * @example await SpillStore.cleanup('/tmp/airlock-spill', { olderThanMs: 86_400_000 })
+   */
+  static async cleanup(root: string, options: SpillCleanupOptions = {}): Promise<SpillCleanupResult> {
+    const olderThanMs = options.olderThanMs ?? DEFAULT_SPILL_RETENTION_MS;
+    const keep = new Set(options.keep ?? []);
+    const result: SpillCleanupResult = { removed: [], failed: [] };
+    let entries;
+    try {
+      entries = await readdir(root, { withFileTypes: true });
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return result;
+      throw error;
+    }
+    const cutoff = Date.now() - olderThanMs;
+    for (const entry of entries) {
+      if (!entry.isDirectory() || keep.has(entry.name) || !isValidSessionId(entry.name)) continue;
+      const folder = join(root, entry.name);
+      try {
+        if ((await lastModified(folder)) >= cutoff) continue;
+        await rm(folder, { recursive: true, force: true });
+        result.removed.push(folder);
+      } catch {
+        result.failed.push(folder);
+      }
+    }
+    return result;
+  }
+
+  readonly root: string;
+  readonly sessionId: string;
+  /** This session's folder. */
+  readonly dir: string;
+  readonly budgetBytes: number;
+  readonly retentionMs: number;
+  readonly #onWarning: (message: string, error: unknown) => void;
+  /** Oldest first; the sum of `bytes` is what the budget has handed out. */
+  readonly #entries: Entry[] = [];
+  #usedBytes = 0;
+  readonly #pending = new Set<Promise<unknown>>();
+  readonly #writers = new Set<StreamSpillWriter>();
+  #ready: Promise<void> | undefined;
+  #disposed: Promise<void> | undefined;
+
+  constructor(options: SpillStoreOptions) {
+    if (!isValidSessionId(options.sessionId)) {
+      throw new Error(
+        `Invalid spill session id ${JSON.stringify(options.sessionId)}: use 1-128 letters, digits, ".", "_" or "-", ` +
+          'starting with a letter or digit, with no path separators and no "..".',
+      );
+    }
+    this.root = options.root ?? join(tmpdir(), 'airlock-spill');
+    this.sessionId = options.sessionId;
+    this.dir = join(this.root, this.sessionId);
+    this.budgetBytes = positiveInteger('budgetBytes', options.budgetBytes ?? DEFAULT_SPILL_BUDGET_BYTES);
+    this.retentionMs = options.retentionMs ?? DEFAULT_SPILL_RETENTION_MS;
+    if (!(this.retentionMs >= 0)) throw new RangeError(`Spill retentionMs must be 0 or more, got ${String(this.retentionMs)}.`);
+    this.#onWarning = options.onWarning ?? (() => {});
+  }
+
+  /** Bytes of this session's spill files, counting space reserved by writes still in flight. */
+  get usedBytes(): number {
+    return this.#usedBytes;
+  }
+
+  /**
+   * Save a full output. If the budget is short, the oldest files of this session are evicted; an
+   * output larger than the whole budget keeps its beginning (`capped: true`).
+   *
+   * @example const { path } = await store.spill(text, { name: 'read' });
+   */
+  async spill(data: string | Uint8Array, options: SpillOptions = {}): Promise<SpillInfo> {
+    this.#assertOpen();
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    await this.#init();
+    this.#assertOpen();
+    const entry = this.#add(this.#newPath(options));
+    const body = this.#reserve(entry, bytes);
+    const write = writeFile(entry.path, body, { mode: 0o600, flag: 'wx' });
+    this.#track(write);
+    try {
+      await write;
+    } catch (error) {
+      this.#release(entry);
+      throw writeError(entry.path, error);
+    }
+    entry.settled = true;
+    return { path: entry.path, bytes: body.length, offeredBytes: bytes.length, capped: body.length < bytes.length };
+  }
+
+  /**
+   * Open a spill file for streamed output. Writes are queued in order; past the budget they are
+   * counted in `offeredBytes` and dropped. Memory stays bounded by the budget.
+   *
+   * @example
+   * const file = store.open({ name: 'bash', ext: 'log' });
+   * child.stdout.on('data', (chunk) => file.write(chunk));
+   * const info = await file.close();
+   */
+  open(options: SpillOptions = {}): SpillWriter {
+    this.#assertOpen();
+    const writer: StreamSpillWriter = new StreamSpillWriter(this.#add(this.#newPath(options)), {
+      init: () => this.#init(),
+      reserve: (entry, data) => this.#reserve(entry, data),
+      release: (entry) => this.#release(entry),
+      track: (promise) => this.#track(promise),
+      done: () => this.#writers.delete(writer),
+    });
+    this.#writers.add(writer);
+    return writer;
+  }
+
+  /** Remove other sessions' folders older than `olderThanMs` (default: this store's retention). */
+  cleanup(options: { olderThanMs?: number } = {}): Promise<SpillCleanupResult> {
+    return SpillStore.cleanup(this.root, { olderThanMs: options.olderThanMs ?? this.retentionMs, keep: [this.sessionId] });
+  }
+
+  /** Stop accepting spills, let writes in flight finish, and delete this session's folder. */
+  dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      for (const writer of this.#writers) this.#track(writer.discard());
+      await this.idle();
+      await rm(this.dir, { recursive: true, force: true });
+    })();
+    return this.#disposed;
+  }
+
+  /** Resolves when background work (cleanup, evictions, queued writes) has settled. */
+  async idle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  /** Grant `data` (or its beginning) budget for `entry`, evicting older files as needed. */
+  #reserve(entry: Entry, data: Uint8Array): Uint8Array {
+    if (data.length > this.budgetBytes - this.#usedBytes) this.#evictFor(data.length, entry);
+    const granted = Math.max(0, Math.min(data.length, this.budgetBytes - this.#usedBytes));
+    const body = granted < data.length ? data.subarray(0, utf8Boundary(data, granted)) : data;
+    entry.bytes += body.length;
+    this.#usedBytes += body.length;
+    return body;
+  }
+
+  /** Forget a file that failed or was discarded; its bytes go back to the budget. */
+  #release(entry: Entry): void {
+    const index = this.#entries.indexOf(entry);
+    if (index !== -1) this.#entries.splice(index, 1);
+    this.#usedBytes -= entry.bytes;
+    entry.bytes = 0;
+  }
+
+  #assertOpen(): void {
+    if (this.#disposed !== undefined) {
+      throw new Error(`The spill store for session ${this.sessionId} was disposed; create a new one to spill again.`);
+    }
+  }
+
+  #add(path: string): Entry {
+    const entry: Entry = { path, bytes: 0, settled: false };
+    this.#entries.push(entry);
+    return entry;
+  }
+
+  #evictFor(wanted: number, keep?: Entry): void {
+    for (let i = 0; i < this.#entries.length && this.budgetBytes - this.#usedBytes < wanted; ) {
+      const entry = this.#entries[i];
+      if (entry === undefined || entry === keep || !entry.settled) {
+        i++;
+        continue;
+      }
+      this.#entries.splice(i, 1);
+      this.#usedBytes -= entry.bytes;
+      this.#track(
+        unlink(entry.path).catch((error: unknown) => {
+          if (errorCode(error) !== 'ENOENT') this.#onWarning(`Could not evict spill file ${entry.path}`, error);
+        }),
+      );
+    }
+  }
+
+  #init(): Promise<void> {
+    if (this.#ready === undefined) {
+      this.#ready = this.#prepare().catch((error: unknown) => {
+        this.#ready = undefined; // let the next spill retry, e.g. once the folder was fixed
+        throw error;
+      });
+      // Tracked so dispose() cannot remove the folder while it is still being created.
+      this.#track(this.#ready);
+    }
+    return this.#ready;
+  }
+
+  async #prepare(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      await mkdir(this.dir, { mode: 0o700 }).catch((error: unknown) => {
+        if (errorCode(error) !== 'EEXIST') throw error;
+      });
+    } catch (error) {
+      throw new Error(
+        `Cannot create the spill folder ${this.dir} (${describe(error)}). ` +
+          'Make it writable, or set limits.spillDir to a writable folder.',
+        { cause: error },
+      );
+    }
+    const info = await lstat(this.dir);
+    // A pre-planted symlink or foreign folder in a shared temp dir must not receive our outputs.
+    if (!info.isDirectory() || (process.getuid !== undefined && info.uid !== process.getuid())) {
+      throw new Error(
+        `The spill folder ${this.dir} is not a directory owned by this user. ` +
+          'Remove it, or set limits.spillDir to a private folder.',
+      );
+    }
+    await this.#adoptExisting();
+    this.#track(
+      this.cleanup()
+        .then(({ failed }) => {
+          if (failed.length > 0) this.#onWarning(`Could not remove old spill folders: ${failed.join(', ')}`, undefined);
+        })
+        .catch((error: unknown) => this.#onWarning(`Spill cleanup under ${this.root} failed`, error)),
+    );
+  }
+
+  /** Files left by an earlier run of this session count against the budget, oldest first. */
+  async #adoptExisting(): Promise<void> {
+    const names = await readdir(this.dir);
+    const found: { entry: Entry; mtimeMs: number }[] = [];
+    for (const name of names) {
+      const path = join(this.dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info?.isFile() !== true || this.#entries.some((entry) => entry.path === path)) continue;
+      found.push({ entry: { path, bytes: info.size, settled: true }, mtimeMs: info.mtimeMs });
+    }
+    found.sort((a, b) => a.mtimeMs - b.mtimeMs);
+    this.#entries.unshift(...found.map(({ entry }) => entry));
+    for (const { entry } of found) this.#usedBytes += entry.bytes;
+    if (this.#usedBytes > this.budgetBytes) this.#evictFor(0);
+  }
+
+  #newPath(options: SpillOptions): string {
+    const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+    const name = label(options.name, 'output', 40);
+    const ext = label(options.ext, 'txt', 16).replace(/[^A-Za-z0-9]/g, '') || 'txt';
+    return join(this.dir, `${stamp}-${name}-${randomBytes(4).toString('hex')}.${ext}`);
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#pending.add(promise);
+    const forget = (): void => {
+      this.#pending.delete(promise);
+    };
+    promise.then(forget, forget);
+    return promise;
+  }
+}
+
+/**
+ * Open a session's spill store. Nothing touches the disk until the first spill.
+ *
+ * @example const store = createSpillStore({ sessionId: ctx.sessionId, root: settings.limits.spillDir });
+ */
+export function createSpillStore(options: SpillStoreOptions): SpillStore {
+  return new SpillStore(options);
+}
+
+/** What a writer may ask of its store, without widening the store's public API. */
+interface WriterHost {
+  init(): Promise<void>;
+  reserve(entry: Entry, data: Uint8Array): Uint8Array;
+  release(entry: Entry): void;
+  track<T>(promise: Promise<T>): Promise<T>;
+  done(): void;
+}
+
+/** Bytes handed to one write call, so a burst of small chunks becomes few system calls. */
+const BATCH_BYTES = 1024 * 1024;
+
+/** Streams chunks to one file through a single ordered queue. */
+class StreamSpillWriter implements SpillWriter {
+  readonly path: string;
+  readonly #entry: Entry;
+  readonly #host: WriterHost;
+  #queue: Uint8Array[] = [];
+  #offered = 0;
+  #capped = false;
+  #closed = false;
+  #file: Promise<FileHandle> | undefined;
+  #pump: Promise<void> | undefined;
+  #error: unknown;
+  #result: Promise<SpillInfo> | undefined;
+  #discarding: Promise<void> | undefined;
+
+  constructor(entry: Entry, host: WriterHost) {
+    this.#entry = entry;
+    this.#host = host;
+    this.path = entry.path;
+  }
+
+  write(chunk: Uint8Array | string): void {
+    if (this.#closed) throw new Error(`Spill file ${this.path} is closed; open a new one to write more.`);
+    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    this.#offered += data.length;
+    if (this.#capped || this.#error !== undefined || data.length === 0) return;
+    const body = this.#host.reserve(this.#entry, data);
+    if (body.length < data.length) this.#capped = true;
+    if (body.length === 0) return;
+    // Copy: the caller may reuse its buffer as soon as write() returns.
+    this.#queue.push(typeof chunk === 'string' ? body : body.slice());
+    this.#pump ??= this.#host.track(this.#drain());
+  }
+
+  close(): Promise<SpillInfo> {
+    this.#closed = true;
+    this.#result ??= (async () => {
+      await this.#settle();
+      this.#host.done();
+      if (this.#error !== undefined) {
+        this.#host.release(this.#entry);
+        throw writeError(this.path, this.#error);
+      }
+      this.#entry.settled = true;
+      return { path: this.path, bytes: this.#entry.bytes, offeredBytes: this.#offered, capped: this.#capped };
+    })();
+    return this.#result;
+  }
+
+  discard(): Promise<void> {
+    this.#closed = true;
+    this.#queue = [];
+    this.#discarding ??= (async () => {
+      await this.#settle();
+      await unlink(this.path).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      });
+      this.#host.release(this.#entry);
+      this.#host.done();
+    })();
+    return this.#discarding;
+  }
+
+  /** Wait for queued chunks, make sure the file exists (even if empty), and close it. */
+  async #settle(): Promise<void> {
+    while (this.#pump !== undefined) await this.#pump;
+    try {
+      await (await this.#open()).close();
+    } catch (error) {
+      this.#error ??= error;
+    }
+  }
+
+  #open(): Promise<FileHandle> {
+    this.#file ??= this.#host.init().then(() => open(this.path, 'wx', 0o600));
+    return this.#file;
+  }
+
+  /** The only code that writes the file, so chunks land in the order they were queued. */
+  async #drain(): Promise<void> {
+    try {
+      const file = await this.#open();
+      while (this.#queue.length > 0) {
+        let count = 0;
+        let size = 0;
+        for (const chunk of this.#queue) {
+          if (count > 0 && size + chunk.length > BATCH_BYTES) break;
+          count++;
+          size += chunk.length;
+        }
+        const batch = this.#queue.splice(0, count);
+        const buffer = batch.length === 1 && batch[0] !== undefined ? batch[0] : Buffer.concat(batch, size);
+        for (let done = 0; done < buffer.length; ) {
+          done += (await file.write(buffer, done, buffer.length - done)).bytesWritten;
+        }
+      }
+    } catch (error) {
+      this.#error ??= error;
+      this.#queue = [];
+    } finally {
+      this.#pump = undefined;
+    }
+  }
+}
+
+/** Largest cut ≤ n that does not split a UTF-8 sequence (binary data loses at most 3 bytes). */
+function utf8Boundary(data: Uint8Array, n: number): number {
+  let cut = n;
+  for (let steps = 0; steps < 3 && cut > 0 && cut < data.length && ((data[cut] ?? 0) & 0xc0) === 0x80; steps++) cut--;
+  return cut;
+}
+
+async function lastModified(folder: string): Promise<number> {
+  let newest = (await lstat(folder)).mtimeMs;
+  for (const name of await readdir(folder)) {
+    const info = await lstat(join(folder, name)).catch(() => undefined);
+    if (info !== undefined) newest = Math.max(newest, info.mtimeMs);
+  }
+  return newest;
+}
+
+function label(value: string | undefined, fallback: string, max: number): string {
+  const clean = (value ?? '').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, max);
+  return clean.length > 0 ? clean : fallback;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`Spill ${name} must be a whole number of at least 1, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function writeError(path: string, error: unknown): Error {
+  const hint =
+    errorCode(error) === 'ENOSPC' || errorCode(error) === 'EDQUOT'
+      ? ' Free some disk space, or set limits.spillDir to a folder on another disk.'
+      : ' Check that the folder is writable, or set limits.spillDir to another folder.';
+  return new Error(`Could not write spill file ${path} (${describe(error)}).${hint}`, { cause: error });
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+function describe(error: unknown): string {
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}

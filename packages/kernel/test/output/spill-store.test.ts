@@ -1,0 +1,240 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SpillStore, createSpillStore, isValidSessionId } from '../../src/output/spill-store.js';
+
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'airlock-spill-test-'));
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const exists = (path: string): Promise<boolean> => stat(path).then(
+  () => true,
+  () => false,
+);
+const modeOf = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** A folder (and a file in it) last modified `ageMs` ago, as a past session would leave it. */
+async function oldSession(name: string, ageMs: number): Promise<string> {
+  const folder = join(root, name);
+  await mkdir(folder, { recursive: true });
+  const file = join(folder, 'out.txt');
+  await writeFile(file, 'old');
+  const when = new Date(Date.now() - ageMs);
+  await utimes(file, when, when);
+  await utimes(folder, when, when);
+  return folder;
+}
+
+describe('SpillStore.spill', () => {
+  it('writes a private file in a private per-session folder', async () => {
+    const store = createSpillStore({ root, sessionId: 'sess-1' });
+    const info = await store.spill('full output\n', { name: 'bash', ext: 'log' });
+    expect(info).toEqual({ path: info.path, bytes: 12, offeredBytes: 12, capped: false });
+    expect(info.path.startsWith(join(root, 'sess-1'))).toBe(true);
+    expect(basename(info.path)).toMatch(/^\d{8}T\d{9}Z-bash-[0-9a-f]{8}\.log$/);
+    expect(await readFile(info.path, 'utf8')).toBe('full output\n');
+    expect(await modeOf(info.path)).toBe(0o600);
+    expect(await modeOf(store.dir)).toBe(0o700);
+  });
+
+  it('defaults the root to the temp dir and touches nothing before the first spill', async () => {
+    expect(createSpillStore({ sessionId: 'x' }).dir).toBe(join(tmpdir(), 'airlock-spill', 'x'));
+    const store = createSpillStore({ root: join(root, 'lazy'), sessionId: 's' });
+    expect(await exists(store.root)).toBe(false);
+  });
+
+  it('makes labels safe for file names', async () => {
+    const store = createSpillStore({ root, sessionId: 's' });
+    const info = await store.spill(Uint8Array.of(1, 2), { name: 'mcp:git/diff ../x', ext: '.t/x' });
+    expect(basename(info.path)).toMatch(/^\d{8}T\d{9}Z-mcp_git_diff_x-[0-9a-f]{8}\.tx$/);
+    expect((await store.spill('')).path).toMatch(/-output-[0-9a-f]{8}\.txt$/);
+  });
+
+  it('evicts the oldest files of the session when the budget would be exceeded', async () => {
+    const store = createSpillStore({ root, sessionId: 's', budgetBytes: 100 });
+    const first = await store.spill('a'.repeat(40));
+    const second = await store.spill('b'.repeat(40));
+    const third = await store.spill('c'.repeat(40));
+    await store.idle();
+    expect(await exists(first.path)).toBe(false);
+    expect(await exists(second.path)).toBe(true);
+    expect(await exists(third.path)).toBe(true);
+    expect(store.usedBytes).toBe(80);
+    expect(third.capped).toBe(false);
+  });
+
+  it('caps a spill larger than the whole budget, keeping its beginning on a character boundary', async () => {
+    const store = createSpillStore({ root, sessionId: 's', budgetBytes: 101 });
+    const earlier = await store.spill('x'.repeat(50));
+    const info = await store.spill('é'.repeat(60)); // 120 bytes; 101 would split an "é"
+    await store.idle();
+    expect(info).toMatchObject({ bytes: 100, offeredBytes: 120, capped: true });
+    expect(await readFile(info.path, 'utf8')).toBe('é'.repeat(50));
+    expect(await exists(earlier.path)).toBe(false);
+    expect(store.usedBytes).toBe(100);
+  });
+
+  it('counts files left by an earlier run of the same session against the budget', async () => {
+    const before = createSpillStore({ root, sessionId: 's', budgetBytes: 100 });
+    const old = await before.spill('o'.repeat(70));
+    const again = createSpillStore({ root, sessionId: 's', budgetBytes: 100 });
+    const fresh = await again.spill('n'.repeat(50));
+    await again.idle();
+    expect(await exists(old.path)).toBe(false);
+    expect(await exists(fresh.path)).toBe(true);
+    expect(again.usedBytes).toBe(50);
+  });
+
+  it('rejects unsafe session ids with a clear error', () => {
+    for (const bad of ['', '..', '../x', 'a/b', 'a\\b', '.hidden', 'a..b', 'x'.repeat(129), 'a b']) {
+      expect(isValidSessionId(bad)).toBe(false);
+      expect(() => createSpillStore({ root, sessionId: bad })).toThrow(/Invalid spill session id .*no path separators/);
+    }
+    expect(isValidSessionId('2025-01-02_abc.1')).toBe(true);
+  });
+
+  it('rejects nonsense budgets', () => {
+    expect(() => createSpillStore({ root, sessionId: 's', budgetBytes: 0 })).toThrow(/budgetBytes must be a whole number/);
+    expect(() => createSpillStore({ root, sessionId: 's', retentionMs: -1 })).toThrow(/retentionMs must be 0 or more/);
+  });
+
+  it('names the folder and the setting when the root cannot be created', async () => {
+    const blocker = join(root, 'a-file');
+    await writeFile(blocker, '');
+    const store = createSpillStore({ root: join(blocker, 'spill'), sessionId: 's' });
+    const failure = store.spill('data');
+    await expect(failure).rejects.toThrow(/Cannot create the spill folder .*a-file.*spill.*limits\.spillDir/);
+  });
+});
+
+describe('SpillStore cleanup', () => {
+  it('removes other sessions untouched for longer than the retention, lazily on the first spill', async () => {
+    const stale = await oldSession('stale', 8 * DAY);
+    const recent = await oldSession('recent', 1 * DAY);
+    const stillWriting = await oldSession('still-writing', 8 * DAY);
+    await writeFile(join(stillWriting, 'new.txt'), 'fresh'); // newest entry is recent
+    await utimes(stillWriting, new Date(Date.now() - 8 * DAY), new Date(Date.now() - 8 * DAY));
+    const notASession = await oldSession('.not-a-session', 30 * DAY);
+    await writeFile(join(root, 'stray-file'), '');
+
+    const store = createSpillStore({ root, sessionId: 'me' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await exists(stale)).toBe(true); // construction alone cleans nothing
+
+    await store.spill('x');
+    await store.idle();
+    expect(await exists(stale)).toBe(false);
+    expect(await exists(recent)).toBe(true);
+    expect(await exists(stillWriting)).toBe(true);
+    expect(await exists(notASession)).toBe(true);
+    expect(await exists(join(root, 'stray-file'))).toBe(true);
+    expect(await exists(store.dir)).toBe(true);
+  });
+
+  it('never removes its own session and honours an explicit age', async () => {
+    const store = createSpillStore({ root, sessionId: 'me' });
+    await store.spill('x');
+    await store.idle();
+    const when = new Date(Date.now() - 30 * DAY);
+    await utimes(store.dir, when, when);
+    const other = await oldSession('other', 2 * DAY);
+    const result = await store.cleanup({ olderThanMs: DAY });
+    expect(result).toEqual({ removed: [other], failed: [] });
+    expect(await exists(store.dir)).toBe(true);
+  });
+
+  it('is a no-op for a root that does not exist', async () => {
+    expect(await SpillStore.cleanup(join(root, 'missing'))).toEqual({ removed: [], failed: [] });
+  });
+});
+
+describe('SpillStore.dispose', () => {
+  it('removes the session folder and refuses further spills', async () => {
+    const store = createSpillStore({ root, sessionId: 's' });
+    const info = await store.spill('data');
+    const writer = store.open();
+    writer.write('pending');
+    await store.dispose();
+    expect(await exists(store.dir)).toBe(false);
+    expect(await exists(info.path)).toBe(false);
+    await expect(store.spill('more')).rejects.toThrow(/disposed; create a new one/);
+    expect(() => store.open()).toThrow(/disposed/);
+    await store.dispose(); // idempotent
+  });
+});
+
+describe('SpillStore.open (streaming)', () => {
+  it('writes chunks in order and copies reused buffers', async () => {
+    const store = createSpillStore({ root, sessionId: 's' });
+    const writer = store.open({ name: 'bash', ext: 'log' });
+    const reused = new Uint8Array(2);
+    let expected = '';
+    for (let i = 0; i < 500; i++) {
+      if (i % 2 === 0) {
+        writer.write(`${i},`);
+        expected += `${i},`;
+      } else {
+        reused.set([0x61 + (i % 26), 0x3b]);
+        writer.write(reused);
+        expected += `${String.fromCharCode(0x61 + (i % 26))};`;
+      }
+      if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const info = await writer.close();
+    expect(await readFile(writer.path, 'utf8')).toBe(expected);
+    expect(info).toEqual({ path: writer.path, bytes: expected.length, offeredBytes: expected.length, capped: false });
+    expect(await modeOf(writer.path)).toBe(0o600);
+    expect(() => writer.write('late')).toThrow(/closed; open a new one/);
+  });
+
+  it('creates the file even when nothing was written', async () => {
+    const store = createSpillStore({ root, sessionId: 's' });
+    const writer = store.open();
+    expect(await writer.close()).toMatchObject({ bytes: 0, offeredBytes: 0, capped: false });
+    expect(await readFile(writer.path, 'utf8')).toBe('');
+  });
+
+  it('counts and drops writes past the budget', async () => {
+    const store = createSpillStore({ root, sessionId: 's', budgetBytes: 10 });
+    const writer = store.open();
+    writer.write('123456');
+    writer.write('789abc');
+    writer.write('def');
+    const info = await writer.close();
+    expect(info).toMatchObject({ bytes: 10, offeredBytes: 15, capped: true });
+    expect(await readFile(writer.path, 'utf8')).toBe('123456789a');
+  });
+
+  it('evicts closed files but never a file still being written', async () => {
+    const store = createSpillStore({ root, sessionId: 's', budgetBytes: 10 });
+    const open = store.open();
+    open.write('aaaa');
+    const closed = await store.spill('bbbb');
+    const next = await store.spill('cccccc');
+    await store.idle();
+    expect(await exists(closed.path)).toBe(false);
+    expect(next).toMatchObject({ bytes: 6, capped: false });
+    const info = await open.close();
+    expect(info.bytes).toBe(4);
+    expect(await readFile(open.path, 'utf8')).toBe('aaaa');
+  });
+
+  it('discard deletes the file and returns its bytes to the budget', async () => {
+    const store = createSpillStore({ root, sessionId: 's', budgetBytes: 100 });
+    const writer = store.open();
+    writer.write('x'.repeat(60));
+    await writer.discard();
+    expect(await exists(writer.path)).toBe(false);
+    expect(store.usedBytes).toBe(0);
+    expect(await readdir(store.dir)).toEqual([]);
+    expect(() => writer.write('y')).toThrow(/closed/);
+  });
+});
