@@ -2,14 +2,16 @@ import type { ToolCallEvent, ToolResultEvent } from '../contract/hooks.js';
 import type { CallState } from '../call/state.js';
 
 const NONE: readonly never[] = Object.freeze([]);
+const RESULT_PHASE: Record<string, string> = { redact: 'result:redact', transform: 'result:transform', observe: 'result:observe' };
 
 /**
  * The frozen objects handlers receive. One view is shared by every handler of a phase and is
  * rebuilt only when the arguments or the result change, so ten observers cost one allocation.
  */
 export function toolCallView(state: CallState, phase: string): ToolCallEvent {
-  const key = `${phase}:${state.provenance.length}`;
-  if (state.view?.key === key) return state.view.value as ToolCallEvent;
+  const version = state.provenance.length;
+  const cached = state.view;
+  if (cached !== undefined && cached.phase === phase && cached.version === version) return cached.value as ToolCallEvent;
   const late = phase === 'approve' || phase === 'observe';
   const value: ToolCallEvent = Object.freeze({
     toolCallId: state.call.id,
@@ -25,14 +27,17 @@ export function toolCallView(state: CallState, phase: string): ToolCallEvent {
     decision: phase === 'observe' ? state.decision : undefined,
     signal: state.signal,
   });
-  state.view = { key, value };
+  state.view = { phase, version, value };
   return value;
 }
 
 export function toolResultView(state: CallState, phase: string, partial = false): ToolResultEvent {
   const result = state.result!;
-  const key = `result:${phase}:${result.patches.length}`;
-  if (!partial && state.view?.key === key) return state.view.value as ToolResultEvent;
+  // Result phases are named apart from call phases ("transform" exists in both hooks).
+  const key = RESULT_PHASE[phase] ?? phase;
+  const version = result.patches.length;
+  const cached = state.view;
+  if (!partial && cached !== undefined && cached.phase === key && cached.version === version) return cached.value as ToolResultEvent;
   const value: ToolResultEvent = Object.freeze({
     toolCallId: state.call.id,
     toolName: state.call.name,
@@ -49,6 +54,6 @@ export function toolResultView(state: CallState, phase: string, partial = false)
     partial,
     signal: state.signal,
   });
-  if (!partial) state.view = { key, value };
+  if (!partial) state.view = { phase: key, version, value };
   return value;
 }

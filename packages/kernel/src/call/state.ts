@@ -47,8 +47,8 @@ export interface CallState {
   result: ResultDraft | undefined;
   /** Why the call ended before execute, worded for the model. */
   stopText: string | undefined;
-  /** Frozen handler views, rebuilt when the arguments or the phase change. */
-  view: { key: string; value: unknown } | undefined;
+  /** The frozen view handlers of one phase share; rebuilt when the phase or the value changes. */
+  view: { phase: string; version: number; value: unknown } | undefined;
 }
 
 export function createCallState(call: ToolCall, abort: RunAbort, emit: EventSink): CallState {
