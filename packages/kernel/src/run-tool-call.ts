@@ -5,7 +5,7 @@ import type { HookBus } from './bus/hooks.js';
 import type { ToolSelection } from './registry.js';
 import { findTool } from './call/1-find-tool.js';
 import { prepareArguments } from './call/2-prepare-arguments.js';
-import { invalidArgumentsText, validateArguments } from './call/3-validate-arguments.js';
+import { validateArguments } from './call/3-validate-arguments.js';
 import { runToolCallHook } from './call/4-tool-call-hook.js';
 import { execute, failure } from './call/5-execute.js';
 import { normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
@@ -13,6 +13,7 @@ import { runToolResultHook } from './call/7-tool-result-hook.js';
 import { toResultMessage } from './call/8-result-message.js';
 import type { RunAbort } from './call/run-abort.js';
 import { type CallState, createCallState, isStopped, stop } from './call/state.js';
+import { abortedBeforeStart, internalError as internalErrorText, invalidArguments } from './call/wording.js';
 import { errorMessage } from './values.js';
 
 /**
@@ -57,14 +58,14 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
   const state = createCallState(call, run.abort, run.emit);
   state.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
   try {
-    if (state.signal.aborted) stop(state, 'aborted', `Not run: the batch was aborted before "${call.name}" could start.`);
+    if (state.signal.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
     if (!isStopped(state)) findTool(state, run.selection);
     if (isStopped(state)) return state;
     const prepared = prepareArguments(state);
     if (isStopped(state)) return state;
     const checked = validateArguments(state.tool!.tool.parameters, prepared);
     if (!checked.ok) {
-      stop(state, 'invalid', invalidArgumentsText(call.name, checked.problems, call.arguments));
+      stop(state, 'invalid', invalidArguments(call.name, checked.problems, call.arguments));
       return state;
     }
     state.args = state.proposedArgs = checked.value;
@@ -80,7 +81,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
 export async function runPrepared(kernel: KernelRuntime, state: CallState, run: RunContext): Promise<void> {
   try {
     if (state.signal.aborted) {
-      state.result = failure('aborted', `Not run: the batch was aborted before "${state.call.name}" started.`);
+      state.result = failure('aborted', abortedBeforeStart(state.call.name));
       return;
     }
     await execute(state, { bus: kernel.bus, updateThrottleMs: kernel.updateThrottleMs, timeoutMs: run.timeoutMs, graceMs: kernel.graceMs });
@@ -104,5 +105,5 @@ export async function finish(kernel: KernelRuntime, state: CallState): Promise<T
 }
 
 function internalError(doing: string, call: ToolCall, error: unknown): string {
-  return `Internal error in Airlock while ${doing} the call to "${call.name}": ${errorMessage(error)}. This is a bug in Airlock or a host component, not in your call; tell the user.`;
+  return internalErrorText(doing, call.name, errorMessage(error));
 }

@@ -4,6 +4,7 @@ import { Content } from '../contract/content.js';
 import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks.js';
 import type { CallState, ResultDraft } from '../call/state.js';
 import { isStopped, stop } from '../call/state.js';
+import { abortedBeforeStart, handlerFailedClosed, withheld } from '../call/wording.js';
 import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual } from '../values.js';
 import type { DeadlineQueue } from './deadlines.js';
 import { isEffect } from './votes.js';
@@ -171,13 +172,7 @@ function fail(handler: ResolvedHandler, state: CallState, error: unknown, timedO
   const why = report(handler, state, error, timedOut);
   if (handler.failure === 'open') return;
   if (handler.hook === 'tool_call') {
-    stop(
-      state,
-      'denied',
-      `Not run: the ${handler.phase} handler "${handler.name}" failed (${why}), and it fails closed, so the call was blocked. ` +
-        'Retrying will not help until that handler is fixed; tell the user.',
-      { kind: 'handler-failure', handler: handler.name, phase: handler.phase },
-    );
+    stop(state, 'denied', handlerFailedClosed(handler.phase, handler.name, why), { kind: 'handler-failure', handler: handler.name, phase: handler.phase });
   } else if (handler.phase === 'redact') {
     withhold(state, handler, why);
   }
@@ -209,20 +204,14 @@ function frozenHint(error: unknown): string {
 
 function withhold(state: CallState, handler: ResolvedHandler, why: string): void {
   const result = state.result!;
-  const ran = result.outcome === 'ok' ? 'The call ran, but its' : `The call ended as "${result.outcome}" and its`;
-  result.content = deepFreeze([
-    {
-      type: 'text',
-      text: `${ran} output is withheld: the redaction handler "${handler.name}" failed (${why}), so nothing from it may be shown. Tell the user.`,
-    },
-  ]);
+  result.content = deepFreeze([{ type: 'text', text: withheld(result.outcome, handler.name, why) }]);
   result.details = undefined;
   result.isError = true;
   result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError'] });
 }
 
 function abortedText(state: CallState): string {
-  return `Not run: the batch was aborted before "${state.call.name}" could start.`;
+  return abortedBeforeStart(state.call.name);
 }
 
 /** Apply a handler's return value; return a problem description if it is not allowed. */

@@ -1,6 +1,7 @@
 import type { ToolSelection } from '../registry.js';
 import { closestNames } from '../suggest.js';
 import type { CallState } from './state.js';
+import { notFound } from './wording.js';
 import { stop } from './state.js';
 
 /**
@@ -17,23 +18,8 @@ export function findTool(state: CallState, selection: ToolSelection): void {
   stop(state, 'not_found', notFoundText(name, selection));
 }
 
-const MAX_LISTED = 40;
-
 function notFoundText(name: string, selection: ToolSelection): string {
   const enabled = selection.enabled.map((entry) => entry.tool.name);
-  const shown = typeof name === 'string' && name.length > 0 ? `"${name}"` : '(no name given)';
-  const lines: string[] = [];
-  if (selection.excluded.has(name)) {
-    lines.push(`Tool ${shown} is not available in this session: ${selection.explain(name)}`);
-  } else {
-    lines.push(`Tool ${shown} not found.`);
-  }
-  const close = closestNames(String(name ?? ''), enabled);
-  if (close.length > 0) lines.push(`Did you mean: ${close.join(', ')}?`);
-  if (enabled.length === 0) lines.push('No tools are enabled in this session; answer without tools.');
-  else {
-    const listed = enabled.slice(0, MAX_LISTED).join(', ');
-    lines.push(`Available tools: ${listed}${enabled.length > MAX_LISTED ? `, … (${enabled.length - MAX_LISTED} more)` : ''}.`);
-  }
-  return lines.join(' ');
+  const because = selection.excluded.has(name) ? selection.explain(name) : undefined;
+  return notFound(typeof name === 'string' ? name : '', because, closestNames(String(name ?? ''), enabled), enabled);
 }

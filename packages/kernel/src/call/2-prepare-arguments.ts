@@ -1,4 +1,5 @@
-import { errorMessage, previewJson } from '../values.js';
+import { errorMessage } from '../values.js';
+import { argumentsNotJson, argumentsUnreadable } from './wording.js';
 import type { CallState } from './state.js';
 import { stop } from './state.js';
 
@@ -14,12 +15,7 @@ export function prepareArguments(state: CallState): unknown {
     try {
       raw = raw.trim() === '' ? {} : JSON.parse(raw);
     } catch (error) {
-      stop(
-        state,
-        'invalid',
-        `Invalid arguments for tool "${state.call.name}": they are not valid JSON (${errorMessage(error)}).\n\n` +
-          `Received arguments:\n${previewJson(state.call.arguments)}\n\nSend the arguments as a JSON object and call the tool again.`,
-      );
+      stop(state, 'invalid', argumentsNotJson(state.call.name, errorMessage(error), state.call.arguments));
       return undefined;
     }
   }
@@ -28,12 +24,7 @@ export function prepareArguments(state: CallState): unknown {
   try {
     return shim(raw === state.call.arguments ? structuredCloneSafe(raw) : raw);
   } catch (error) {
-    stop(
-      state,
-      'invalid',
-      `Invalid arguments for tool "${state.call.name}": they could not be read (${errorMessage(error)}).\n\n` +
-        `Received arguments:\n${previewJson(raw)}\n\nFix the arguments and call the tool again.`,
-    );
+    stop(state, 'invalid', argumentsUnreadable(state.call.name, errorMessage(error), state.call.arguments));
     return undefined;
   }
 }

@@ -2,7 +2,7 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import System from 'typebox/system';
 import Value from 'typebox/value';
-import { cloneValue, deepFreeze, previewJson } from '../values.js';
+import { cloneValue, deepFreeze } from '../values.js';
 
 /**
  * Stage 3: check the arguments against the tool's schema.
@@ -157,17 +157,4 @@ function choices(schema: TSchema, pointer: string, value: unknown): string {
   if (consts.every((c) => c !== undefined)) return `must be one of ${consts.map((c) => JSON.stringify(c)).join(', ')} (${got})`;
   const types = branches.map((b) => String((b as Record<string, unknown>).type ?? 'a schema'));
   return `must be one of: ${[...new Set(types)].join(' | ')} (${got})`;
-}
-
-/** The message the model gets for invalid arguments. */
-export function invalidArgumentsText(toolName: string, problems: readonly string[], received: unknown, after?: string): string {
-  return [
-    `Invalid arguments for tool "${toolName}"${after ? ` ${after}` : ''}:`,
-    ...problems.map((p) => `  - ${p}`),
-    '',
-    'Received arguments:',
-    previewJson(received),
-    '',
-    'Fix the arguments and call the tool again.',
-  ].join('\n');
 }

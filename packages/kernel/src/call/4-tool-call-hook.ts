@@ -1,11 +1,11 @@
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
-import type { Vote } from '../contract/hooks.js';
 import type { Resource } from '../contract/resource.js';
 import type { HookBus, KernelSteps } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual } from '../values.js';
-import { invalidArgumentsText, validateArguments } from './3-validate-arguments.js';
+import { validateArguments } from './3-validate-arguments.js';
+import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew } from './wording.js';
 import type { CallState } from './state.js';
 import { isStopped, stop } from './state.js';
 
@@ -51,13 +51,8 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       if (options.revalidate && state.provenance.length > 0) {
         const checked = validateArguments(tool.parameters, state.args);
         if (!checked.ok) {
-          const by = [...new Set(state.provenance.map((p) => `"${p.handler}"`))].join(', ');
-          stop(
-            state,
-            'invalid',
-            `${invalidArgumentsText(state.call.name, checked.problems, state.args, `after the transform handler(s) ${by} changed them`)}\n` +
-              'Your own arguments were valid; the change was made by a handler. Tell the user if the problem persists.',
-          );
+          const handlers = [...new Set(state.provenance.map((p) => p.handler))];
+          stop(state, 'invalid', invalidAfterTransform(state.call.name, handlers, checked.problems, state.args));
           return;
         }
         if (!jsonEqual(checked.value, state.args)) state.args = checked.value;
@@ -67,14 +62,14 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       try {
         resources = tool.resources(state.args as never, state.ctx!);
       } catch (error) {
-        stop(state, 'error', `Not run: could not work out what the call touches (the tool's resources() threw: ${errorMessage(error)}).`, {
+        stop(state, 'error', resourcesThrew(errorMessage(error)), {
           kind: 'kernel',
           reason: 'resources',
         });
         return;
       }
       if (!ResourceList.Check(resources)) {
-        stop(state, 'error', `Not run: the tool "${state.call.name}" declared its resources in a shape policy cannot read; this is a bug in the tool.`, {
+        stop(state, 'error', resourcesMalformed(state.call.name), {
           kind: 'kernel',
           reason: 'resources',
         });
@@ -89,7 +84,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       state.effect = effect;
       if (effect === 'deny') {
         const first = deciding[0]!;
-        stop(state, 'denied', deniedText(state.call.name, deciding), {
+        stop(state, 'denied', deniedByPolicy(state.call.name, deciding), {
           kind: 'vote',
           handler: first.handler,
           ...(first.rule === undefined ? {} : { rule: first.rule }),
@@ -102,7 +97,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       if (state.effect === 'ask') {
         const approval = state.approval;
         if (approval === undefined) {
-          stop(state, 'denied', noApproverText(state.call.name, state.votes.filter((v) => v.effect === 'ask')), { kind: 'no-approver' });
+          stop(state, 'denied', noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask')), { kind: 'no-approver' });
           return;
         }
         const source = {
@@ -112,13 +107,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
           ...(approval.scope === undefined ? {} : { scope: approval.scope }),
         };
         if (approval.effect === 'deny') {
-          const who = approval.by === undefined ? 'the approver' : approval.by === 'user' ? 'the user' : approval.by;
-          stop(
-            state,
-            'denied',
-            `Denied by ${who}${approval.reason ? `: ${approval.reason}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`,
-            source,
-          );
+          stop(state, 'denied', deniedByApprover(approval.by, approval.reason), source);
           return;
         }
         state.decision = { effect: 'allow', outcome: 'ok', source, votes: state.votes, ...(approval.reason ? { reason: approval.reason } : {}) };
@@ -134,24 +123,4 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       };
     },
   };
-}
-
-function who(vote: Vote): string {
-  return vote.rule === undefined ? `handler "${vote.handler}"` : `rule "${vote.rule}" (${vote.handler})`;
-}
-
-function deniedText(tool: string, votes: readonly Vote[]): string {
-  const reasons = votes.map((v) => `${v.reason ?? 'no reason given'} [${who(v)}]`);
-  return (
-    `Denied by policy: the call to "${tool}" was not run. ${reasons.length === 1 ? `Reason: ${reasons[0]}` : `Reasons: ${reasons.join('; ')}`}. ` +
-    'Do not retry the same call; choose another approach, or ask the user to change the policy.'
-  );
-}
-
-function noApproverText(tool: string, asks: readonly Vote[]): string {
-  const reasons = asks.map((v) => `${v.reason ?? 'approval required'} [${who(v)}]`).join('; ');
-  return (
-    `Not run: the call to "${tool}" needs approval (${reasons}), and no approver is available (non-interactive mode). ` +
-    'Ask the user to allow it (for example with an allow rule in the settings), or choose another approach.'
-  );
 }

@@ -3,6 +3,7 @@ import { AgentToolResultSchema, type AgentToolResult } from '../contract/content
 import type { HookBus } from '../bus/hooks.js';
 import { deepFreeze, errorMessage } from '../values.js';
 import { createUpdateForwarder } from './forward-updates.js';
+import { abortedWhileRunning, didNotStop, malformedResult, timedOut as timedOutText } from './wording.js';
 import type { CallState } from './state.js';
 
 /**
@@ -60,27 +61,22 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   const reason = signal.aborted ? signal.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
-    const text = timedOut
-      ? `Timed out: the call to "${state.call.name}" ran longer than ${options.timeoutMs} ms and did not stop within ${options.graceMs} ms of being cancelled; it may still be running.`
-      : `Aborted: the call to "${state.call.name}" was cancelled and did not stop within ${options.graceMs} ms; it may still be running.`;
-    state.result = failure(timedOut ? 'timeout' : 'aborted', text);
+    const outcome = timedOut ? 'timeout' : 'aborted';
+    state.result = failure(outcome, didNotStop(outcome, state.call.name, options.timeoutMs, options.graceMs));
     return;
   }
   // TypeScript cannot see the assignments inside the callbacks above.
   const outcome = settled as { ok: true; value: unknown } | { ok: false; error: unknown };
   if (!outcome.ok) {
     const message = errorMessage(outcome.error);
-    if (timedOut) state.result = failure('timeout', `Timed out: the call to "${state.call.name}" ran longer than ${options.timeoutMs} ms and was stopped. ${message}`);
-    else if (reason !== undefined) state.result = failure('aborted', `Aborted: the call to "${state.call.name}" was cancelled before it finished. ${message}`);
+    if (timedOut) state.result = failure('timeout', timedOutText(state.call.name, options.timeoutMs, message));
+    else if (reason !== undefined) state.result = failure('aborted', abortedWhileRunning(state.call.name, message));
     else state.result = failure('error', message);
     return;
   }
   const value = outcome.value;
   if (!ResultCheck.Check(value)) {
-    state.result = failure(
-      'error',
-      `The tool "${state.call.name}" returned a malformed result (${describeMalformed(value)}); this is a bug in the tool, not in your call. Tell the user.`,
-    );
+    state.result = failure('error', malformedResult(state.call.name, describeMalformed(value)));
     return;
   }
   const result = value as AgentToolResult;

@@ -1,0 +1,139 @@
+import type { Vote } from '../contract/hooks.js';
+import type { Outcome } from '../contract/outcome.js';
+import { previewJson } from '../values.js';
+
+/**
+ * Every sentence the model reads about a call that did not simply succeed, in one place and in
+ * outcome order. Each says what happened, whose doing it was, and what to do next — the model
+ * should never have to guess whether to retry, fix its arguments, or ask the user.
+ */
+
+// ─── not_found ─────────────────────────────────────────────────────────────────────────────
+
+const MAX_LISTED = 40;
+
+export function notFound(name: string, unavailableBecause: string | undefined, closest: readonly string[], enabled: readonly string[]): string {
+  const shown = name.length > 0 ? `"${name}"` : '(no name given)';
+  const lines = [unavailableBecause === undefined ? `Tool ${shown} not found.` : `Tool ${shown} is not available in this session: ${unavailableBecause}`];
+  if (closest.length > 0) lines.push(`Did you mean: ${closest.join(', ')}?`);
+  if (enabled.length === 0) lines.push('No tools are enabled in this session; answer without tools.');
+  else {
+    const more = enabled.length > MAX_LISTED ? `, … (${enabled.length - MAX_LISTED} more)` : '';
+    lines.push(`Available tools: ${enabled.slice(0, MAX_LISTED).join(', ')}${more}.`);
+  }
+  return lines.join(' ');
+}
+
+// ─── invalid ───────────────────────────────────────────────────────────────────────────────
+
+export function invalidArguments(tool: string, problems: readonly string[], received: unknown): string {
+  return [
+    `Invalid arguments for tool "${tool}":`,
+    ...problems.map((p) => `  - ${p}`),
+    '',
+    'Received arguments:',
+    previewJson(received),
+    '',
+    'Fix the arguments and call the tool again.',
+  ].join('\n');
+}
+
+export function argumentsNotJson(tool: string, why: string, received: unknown): string {
+  return `Invalid arguments for tool "${tool}": they are not valid JSON (${why}).\n\nReceived arguments:\n${previewJson(received)}\n\nSend the arguments as a JSON object and call the tool again.`;
+}
+
+export function argumentsUnreadable(tool: string, why: string, received: unknown): string {
+  return `Invalid arguments for tool "${tool}": they could not be read (${why}).\n\nReceived arguments:\n${previewJson(received)}\n\nFix the arguments and call the tool again.`;
+}
+
+/** A transform handler, not the model, produced arguments the schema rejects. */
+export function invalidAfterTransform(tool: string, handlers: readonly string[], problems: readonly string[], args: unknown): string {
+  const by = handlers.map((h) => `"${h}"`).join(', ');
+  return [
+    `Invalid arguments for tool "${tool}" after the transform handler(s) ${by} changed them:`,
+    ...problems.map((p) => `  - ${p}`),
+    '',
+    'Arguments after the change:',
+    previewJson(args),
+    '',
+    'Your own arguments were valid; the change was made by a handler. Tell the user if the problem persists.',
+  ].join('\n');
+}
+
+// ─── denied ────────────────────────────────────────────────────────────────────────────────
+
+function who(vote: Vote): string {
+  return vote.rule === undefined ? `handler "${vote.handler}"` : `rule "${vote.rule}" (${vote.handler})`;
+}
+
+export function deniedByPolicy(tool: string, votes: readonly Vote[]): string {
+  const reasons = votes.map((v) => `${v.reason ?? 'no reason given'} [${who(v)}]`);
+  return (
+    `Denied by policy: the call to "${tool}" was not run. ${reasons.length === 1 ? `Reason: ${reasons[0]}` : `Reasons: ${reasons.join('; ')}`}. ` +
+    'Do not retry the same call; choose another approach, or ask the user to change the policy.'
+  );
+}
+
+export function noApprover(tool: string, asks: readonly Vote[]): string {
+  const reasons = asks.map((v) => `${v.reason ?? 'approval required'} [${who(v)}]`).join('; ');
+  return (
+    `Not run: the call to "${tool}" needs approval (${reasons}), and no approver is available (non-interactive mode). ` +
+    'Ask the user to allow it (for example with an allow rule in the settings), or choose another approach.'
+  );
+}
+
+export function deniedByApprover(by: string | undefined, reason: string | undefined): string {
+  const whom = by === undefined ? 'the approver' : by === 'user' ? 'the user' : by;
+  return `Denied by ${whom}${reason ? `: ${reason}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`;
+}
+
+export function handlerFailedClosed(phase: string, handler: string, why: string): string {
+  return (
+    `Not run: the ${phase} handler "${handler}" failed (${why}), and it fails closed, so the call was blocked. ` +
+    'Retrying will not help until that handler is fixed; tell the user.'
+  );
+}
+
+// ─── aborted and timeout ───────────────────────────────────────────────────────────────────
+
+export function abortedBeforeStart(tool: string): string {
+  return `Not run: the batch was aborted before "${tool}" could start.`;
+}
+
+export function abortedWhileRunning(tool: string, toolMessage: string): string {
+  return `Aborted: the call to "${tool}" was cancelled before it finished. ${toolMessage}`.trimEnd();
+}
+
+export function timedOut(tool: string, ms: number, toolMessage: string): string {
+  return `Timed out: the call to "${tool}" ran longer than ${ms} ms and was stopped. ${toolMessage}`.trimEnd();
+}
+
+/** The tool ignored its signal: the call ends anyway, and says the work may go on. */
+export function didNotStop(outcome: Extract<Outcome, 'aborted' | 'timeout'>, tool: string, limitMs: number, graceMs: number): string {
+  return outcome === 'timeout'
+    ? `Timed out: the call to "${tool}" ran longer than ${limitMs} ms and did not stop within ${graceMs} ms of being cancelled; it may still be running.`
+    : `Aborted: the call to "${tool}" was cancelled and did not stop within ${graceMs} ms; it may still be running.`;
+}
+
+// ─── error ─────────────────────────────────────────────────────────────────────────────────
+
+export function malformedResult(tool: string, what: string): string {
+  return `The tool "${tool}" returned a malformed result (${what}); this is a bug in the tool, not in your call. Tell the user.`;
+}
+
+export function resourcesThrew(why: string): string {
+  return `Not run: could not work out what the call touches (the tool's resources() threw: ${why}).`;
+}
+
+export function resourcesMalformed(tool: string): string {
+  return `Not run: the tool "${tool}" declared its resources in a shape policy cannot read; this is a bug in the tool.`;
+}
+
+export function withheld(outcome: Outcome, handler: string, why: string): string {
+  const ran = outcome === 'ok' ? 'The call ran, but its' : `The call ended as "${outcome}" and its`;
+  return `${ran} output is withheld: the redaction handler "${handler}" failed (${why}), so nothing from it may be shown. Tell the user.`;
+}
+
+export function internalError(doing: string, tool: string, why: string): string {
+  return `Internal error in Airlock while ${doing} the call to "${tool}": ${why}. This is a bug in Airlock or a host component, not in your call; tell the user.`;
+}
