@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { KERNEL_VERSION, TOOL_CALL_PHASES, TOOL_RESULT_PHASES } from '../src/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('the kernel stays a microkernel', () => {
+  it('has exactly two runtime dependencies, pinned: typebox and tapable', () => {
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['tapable', 'typebox']);
+    for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('imports nothing but node built-ins, its two dependencies and its own files', () => {
+    const offenders: string[] = [];
+    for (const file of sources(join(root, 'src'))) {
+      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+        if (!/^(node:|\.{1,2}\/|typebox(\/|$)|tapable$)/.test(spec!)) offenders.push(`${file}: ${spec}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('reports the version its package.json declares (extensions check their range against it)', () => {
+    expect(KERNEL_VERSION).toBe(pkg.version);
+  });
+
+  it('keeps phases in stage order with gaps, and every phase fully described', () => {
+    for (const table of [TOOL_CALL_PHASES, TOOL_RESULT_PHASES]) {
+      const stages = Object.values(table).map((row) => row.stage);
+      expect([...stages].sort((a, b) => a - b)).toEqual(stages);
+      for (const row of Object.values(table)) {
+        expect(row.may.length).toBeGreaterThan(0);
+        expect(row.onFailure.length).toBeGreaterThan(0);
+      }
+    }
+  });
+});
