@@ -8,7 +8,7 @@ import { prepareArguments } from './call/2-prepare-arguments.js';
 import { validateArguments } from './call/3-validate-arguments.js';
 import { runToolCallHook } from './call/4-tool-call-hook.js';
 import { execute, failure } from './call/5-execute.js';
-import { normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
+import { needsNormalizing, normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
 import { runToolResultHook } from './call/7-tool-result-hook.js';
 import { toResultMessage } from './call/8-result-message.js';
 import type { RunAbort } from './call/run-abort.js';
@@ -58,7 +58,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
   const state = createCallState(call, run.abort, run.emit);
   state.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
   try {
-    if (state.signal.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
+    if (state.abort.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
     if (!isStopped(state)) findTool(state, run.selection);
     if (isStopped(state)) return state;
     const prepared = prepareArguments(state);
@@ -80,12 +80,12 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
 /** Stages 5–6: run the tool and make its result safe for the model. */
 export async function runPrepared(kernel: KernelRuntime, state: CallState, run: RunContext): Promise<void> {
   try {
-    if (state.signal.aborted) {
+    if (state.abort.aborted) {
       state.result = failure('aborted', abortedBeforeStart(state.call.name));
       return;
     }
     await execute(state, { bus: kernel.bus, updateThrottleMs: kernel.updateThrottleMs, timeoutMs: run.timeoutMs, graceMs: kernel.graceMs });
-    await normalizeResult(state, kernel.normalize);
+    if (needsNormalizing(state, kernel.normalize.limits)) await normalizeResult(state, kernel.normalize);
   } catch (error) {
     state.result = failure('error', internalError('running', state.call, error));
   }

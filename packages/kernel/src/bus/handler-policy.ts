@@ -48,7 +48,7 @@ export function policeHandler(handler: ResolvedHandler, deadlines: DeadlineQueue
 
   return (state, done) => {
     if (skip(state)) return done();
-    if (mayAbort && state.signal.aborted) {
+    if (mayAbort && state.abort.aborted) {
       stop(state, 'aborted', abortedText(state));
       return done();
     }
@@ -150,8 +150,8 @@ function awaitHandler(
   };
   const deadline = handler.timeoutMs > 0 ? deadlines.after(handler.timeoutMs, () => end({ kind: 'timeout' })) : undefined;
   // A pending approval prompt must give way to an abort at once, not at its time limit.
-  const unwatch = mayAbort ? state.watchAbort(() => end({ kind: 'aborted' })) : undefined;
-  if (mayAbort && state.signal.aborted) end({ kind: 'aborted' });
+  const unwatch = mayAbort ? state.abort.watch(() => end({ kind: 'aborted' })) : undefined;
+  if (mayAbort && state.abort.aborted) end({ kind: 'aborted' });
   pending.then(
     (value) => end({ kind: 'value', value }),
     (error: unknown) => end({ kind: 'error', error }),

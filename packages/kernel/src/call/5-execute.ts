@@ -51,7 +51,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
       )
       .finally(resolve);
     if (signal.aborted) giveUp();
-    else unwatch = limit ? limit.onAbort(giveUp) : state.watchAbort(giveUp);
+    else unwatch = limit ? limit.onAbort(giveUp) : state.abort.watch(giveUp);
   });
   if (graceTimer !== undefined) clearTimeout(graceTimer);
   unwatch?.();
@@ -98,7 +98,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
 function callTimeLimit(state: CallState, ms: number) {
   const controller = new AbortController();
   const abort = (reason: unknown): void => controller.abort(reason);
-  const unwatchRun = state.watchAbort(() => abort(state.signal.reason));
+  const unwatchRun = state.abort.watch(() => abort(state.signal.reason));
   if (state.signal.aborted) abort(state.signal.reason);
   const timer = setTimeout(() => abort(new CallTimeoutError(ms)), ms);
   return {

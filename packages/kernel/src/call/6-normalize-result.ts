@@ -30,6 +30,20 @@ export interface NormalizeOptions {
   spill: (text: string, options: SpillOptions) => Promise<SpillInfo>;
 }
 
+/** Cheap check for the common case: small text, no images, not empty. */
+export function needsNormalizing(state: CallState, limits: TruncationLimits): boolean {
+  const content = state.result!.content;
+  if (content.length === 0) return true;
+  let chars = 0;
+  let blank = true;
+  for (const block of content) {
+    if (block.type !== 'text') return true;
+    chars += block.text.length;
+    if (blank && block.text.trim() !== '') blank = false;
+  }
+  return blank || chars > Math.min(limits.maxBytes / 3, limits.maxLines);
+}
+
 export async function normalizeResult(state: CallState, options: NormalizeOptions): Promise<void> {
   const result = state.result!;
   let content = result.content;

@@ -16,6 +16,23 @@ export interface UpdateForwarder {
 }
 
 export function createUpdateForwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateForwarder {
+  // Most calls never stream: build the forwarder on the first update, not for every call.
+  let inner: UpdateForwarder | undefined;
+  let closed = false;
+  return {
+    push(partial) {
+      if (closed) return;
+      inner ??= forwarder(state, bus, throttleMs);
+      inner.push(partial);
+    },
+    close() {
+      closed = true;
+      inner?.close();
+    },
+  };
+}
+
+function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateForwarder {
   let closed = false;
   let lastSent = -Infinity;
   let pending: AgentToolResult | undefined;

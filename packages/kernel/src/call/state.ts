@@ -26,8 +26,8 @@ export interface CallState {
   readonly call: ToolCall;
   /** The run's signal: aborted when the caller aborts the batch. */
   readonly signal: AbortSignal;
-  /** Call `fn` once when the run aborts (see RunAbort); returns the function that stops watching. */
-  readonly watchAbort: (fn: () => void) => () => void;
+  /** The run's abort: `aborted` to check it cheaply, `watch(fn)` to hear of it (see RunAbort). */
+  readonly abort: RunAbort;
   readonly emit: EventSink;
   readonly startedAt: number;
   tool: RegisteredTool | undefined;
@@ -55,7 +55,7 @@ export function createCallState(call: ToolCall, abort: RunAbort, emit: EventSink
   return {
     call,
     signal: abort.signal,
-    watchAbort: (fn) => abort.watch(fn),
+    abort,
     emit,
     startedAt: performance.now(),
     tool: undefined,
