@@ -42,7 +42,7 @@ export async function runBatch(
   options: BatchOptions & { defaultConcurrency: number; defaultMode: 'parallel' | 'sequential'; defaultTimeoutMs: number },
 ): Promise<BatchResult> {
   const calls = rawCalls.map(toToolCall);
-  const abort = new RunAbort(options.signal);
+  const abort = new RunAbort(options.signal, calls.length);
   const run: RunContext = {
     selection,
     emit: safeSink(options.onEvent),

@@ -211,6 +211,33 @@ describe('executeBatch: abort', () => {
   });
 });
 
+describe('executeBatch: which signal a tool gets', () => {
+  const probe = (seen: (AbortSignal | undefined)[]) =>
+    defineTool({ name: 'probe', label: 'P', description: 'd', parameters: Type.Object({}), execute: async (_id, _p, signal) => (seen.push(signal), { content: [{ type: 'text', text: 'ok' }] }) });
+
+  it('no caller signal: no signal (nothing can abort the run, and nothing leaks listeners)', async () => {
+    const kernel = testKernel();
+    const seen: (AbortSignal | undefined)[] = [];
+    kernel.registry.register(probe(seen), { source: 'sdk' });
+    await kernel.executeBatch(calls([['probe', {}], ['probe', {}]]));
+    expect(seen).toEqual([undefined, undefined]);
+  });
+
+  it('one call: the caller’s own signal; several calls: one shared internal signal that follows it', async () => {
+    const kernel = testKernel();
+    const seen: (AbortSignal | undefined)[] = [];
+    kernel.registry.register(probe(seen), { source: 'sdk' });
+    const controller = new AbortController();
+    await kernel.executeToolCall({ id: 'x', name: 'probe', arguments: {} }, { signal: controller.signal });
+    expect(seen[0]).toBe(controller.signal);
+    await kernel.executeBatch(calls([['probe', {}], ['probe', {}]]), { signal: controller.signal });
+    expect(seen[1]).not.toBe(controller.signal);
+    expect(seen[2]).toBe(seen[1]);
+    controller.abort();
+    expect(seen[1]!.aborted).toBe(false);
+  });
+});
+
 describe('executeBatch: terminate', () => {
   const stopper = defineTool({
     name: 'stop',

@@ -50,7 +50,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
         (error: unknown) => void (settled = { ok: false, error }),
       )
       .finally(resolve);
-    if (signal.aborted) giveUp();
+    if (signal?.aborted) giveUp();
     else unwatch = limit ? limit.onAbort(giveUp) : state.abort.watch(giveUp);
   });
   if (graceTimer !== undefined) clearTimeout(graceTimer);
@@ -58,7 +58,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   limit?.release();
   updates.close();
 
-  const reason = signal.aborted ? signal.reason : undefined;
+  const reason = signal?.aborted ? signal.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
     const outcome = timedOut ? 'timeout' : 'aborted';
@@ -98,8 +98,8 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
 function callTimeLimit(state: CallState, ms: number) {
   const controller = new AbortController();
   const abort = (reason: unknown): void => controller.abort(reason);
-  const unwatchRun = state.abort.watch(() => abort(state.signal.reason));
-  if (state.signal.aborted) abort(state.signal.reason);
+  const unwatchRun = state.abort.watch(() => abort(state.abort.reason));
+  if (state.abort.aborted) abort(state.abort.reason);
   const timer = setTimeout(() => abort(new CallTimeoutError(ms)), ms);
   return {
     signal: controller.signal,

@@ -21,7 +21,7 @@ export interface ImagePolicy {
   /** The model accepts image input. */
   imageInput: boolean;
   /** The host's resize step (the kernel ships none; the host brings a library for it). */
-  resize?: (image: ImageContent, signal: AbortSignal) => Promise<ImageContent | TextContent>;
+  resize?: (image: ImageContent, signal: AbortSignal | undefined) => Promise<ImageContent | TextContent>;
 }
 
 export interface NormalizeOptions {
@@ -55,7 +55,7 @@ export async function normalizeResult(state: CallState, options: NormalizeOption
   if (content !== result.content) result.content = deepFreeze(content);
 }
 
-async function normalizeImages(content: Content[], policy: ImagePolicy, signal: AbortSignal): Promise<Content[]> {
+async function normalizeImages(content: Content[], policy: ImagePolicy, signal: AbortSignal | undefined): Promise<Content[]> {
   const out: Content[] = [];
   for (const block of content) {
     if (block.type !== 'image') {

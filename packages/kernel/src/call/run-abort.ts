@@ -1,41 +1,57 @@
 import { setMaxListeners } from 'node:events';
 
 /**
- * The abort of one run (a batch), shared by all its calls.
+ * The abort of one run (a batch or a single call), shared by all its calls.
  *
- * Calls and hooks get the run's own signal. It is an internal one, linked to the caller's signal
- * by a single listener, with Node's listener warning lifted: tools add abort listeners to it, and
- * a hundred concurrent calls must not trip MaxListenersExceededWarning. The kernel itself never
- * adds a listener per call; it registers callbacks in a set, which costs nothing on the hot path
- * (creating an AbortController and adding a listener per call took a third of the kernel's time).
+ * An AbortController costs about 3 µs in Node 20 — more than the rest of a call's overhead — so a
+ * run makes one only when it must:
+ * - no caller signal: nothing can abort the run, and tools get no signal (the contract's
+ *   `signal?` is optional; a shared never-firing signal would leak every `once` listener);
+ * - a caller signal and one call: the call uses the caller's signal as it is;
+ * - a caller signal and several calls: the calls share one internal signal, linked to the caller's
+ *   by a single listener, with Node's listener warning lifted — tools add abort listeners to it,
+ *   and a hundred concurrent calls must not trip MaxListenersExceededWarning.
+ * The kernel itself never adds a listener per call: it registers callbacks in a set.
  */
 export class RunAbort {
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | undefined;
   /** Same as signal.aborted, without a trip through the native accessor on the hot path. */
   aborted = false;
-  readonly #controller = new AbortController();
+  readonly #controller: AbortController | undefined;
   readonly #watchers = new Set<() => void>();
   readonly #external: AbortSignal | undefined;
+  #listening = false;
   readonly #onExternal = (): void => this.abort(this.#external!.reason);
 
-  constructor(external?: AbortSignal) {
-    this.signal = this.#controller.signal;
-    setMaxListeners(0, this.signal);
+  constructor(external: AbortSignal | undefined, calls: number) {
     this.#external = external;
-    if (external?.aborted) this.abort(external.reason);
-    else external?.addEventListener('abort', this.#onExternal, { once: true });
+    if (external === undefined) return;
+    if (calls > 1) {
+      this.#controller = new AbortController();
+      setMaxListeners(0, this.#controller.signal);
+    }
+    this.signal = this.#controller?.signal ?? external;
+    if (external.aborted) this.abort(external.reason);
+    else if (this.#controller !== undefined) this.#listen();
   }
 
   /** Call `fn` once when the run aborts. Returns the function that stops watching. */
   watch(fn: () => void): () => void {
+    if (this.#external === undefined) return NOOP;
+    if (!this.#listening) this.#listen();
     this.#watchers.add(fn);
     return () => this.#watchers.delete(fn);
+  }
+
+  /** The reason the run was aborted with, if it was. */
+  get reason(): unknown {
+    return this.signal?.reason;
   }
 
   abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.#controller.abort(reason);
+    this.#controller?.abort(reason);
     const watchers = [...this.#watchers];
     this.#watchers.clear();
     for (const fn of watchers) fn();
@@ -43,7 +59,15 @@ export class RunAbort {
 
   /** The run is over: stop listening to the caller's signal. */
   release(): void {
-    this.#external?.removeEventListener('abort', this.#onExternal);
+    if (this.#listening) this.#external!.removeEventListener('abort', this.#onExternal);
+    this.#listening = false;
     this.#watchers.clear();
   }
+
+  #listen(): void {
+    this.#listening = true;
+    this.#external!.addEventListener('abort', this.#onExternal, { once: true });
+  }
 }
+
+const NOOP = (): void => {};

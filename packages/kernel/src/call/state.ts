@@ -24,8 +24,8 @@ export interface ResultDraft {
  */
 export interface CallState {
   readonly call: ToolCall;
-  /** The run's signal: aborted when the caller aborts the batch. */
-  readonly signal: AbortSignal;
+  /** The run's signal (undefined when the caller gave none: then nothing can abort the run). */
+  readonly signal: AbortSignal | undefined;
   /** The run's abort: `aborted` to check it cheaply, `watch(fn)` to hear of it (see RunAbort). */
   readonly abort: RunAbort;
   readonly emit: EventSink;

@@ -98,7 +98,8 @@ export interface ToolCallEvent {
   readonly effect?: Effect;
   /** The final decision (observe only). */
   readonly decision?: Decision;
-  readonly signal: AbortSignal;
+  /** The run's abort signal; undefined when the host gave none (then nothing can abort the call). */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** A change to a result, returned by redact and transform handlers. Present keys replace. */
@@ -125,7 +126,7 @@ export interface ToolResultEvent {
   readonly durationMs: number;
   /** True while redacting a streamed partial result (tool_execution_update), not the final one. */
   readonly partial: boolean;
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | undefined;
 }
 
 type MaybePromise<T> = T | Promise<T>;
