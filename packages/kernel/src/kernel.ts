@@ -156,17 +156,24 @@ export class Kernel {
 
   /** Run one call through every stage. Never throws: every outcome is a result message. */
   async executeToolCall(call: ToolCall, options: CallOptions = {}): Promise<ToolResultMessage> {
-    const { messages } = await this.executeBatch([call], { ...options, executionMode: 'sequential' });
+    const { messages } = await runBatch(this.#runtime, this.#selection(options.tools), [call], {
+      signal: options.signal,
+      onEvent: options.onEvent,
+      executionMode: 'sequential',
+      maxConcurrency: 1,
+      timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
+    });
     return messages[0]!;
   }
 
   /** Run one assistant message's calls (see run-batch.ts for the ordering guarantees). */
   executeBatch(calls: readonly ToolCall[], options: KernelBatchOptions = {}): Promise<BatchResult> {
     return runBatch(this.#runtime, this.#selection(options.tools), Array.isArray(calls) ? calls : [], {
-      ...options,
-      defaultConcurrency: this.#execution.maxConcurrency,
-      defaultMode: this.#execution.mode,
-      defaultTimeoutMs: this.#execution.timeoutMs,
+      signal: options.signal,
+      onEvent: options.onEvent,
+      executionMode: options.executionMode ?? this.#execution.mode,
+      maxConcurrency: options.maxConcurrency ?? this.#execution.maxConcurrency,
+      timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
     });
   }
 

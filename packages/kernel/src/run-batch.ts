@@ -28,6 +28,15 @@ export interface BatchOptions {
   timeoutMs?: number;
 }
 
+/** BatchOptions with the kernel's defaults filled in. */
+export interface ResolvedBatchOptions {
+  signal: AbortSignal | undefined;
+  onEvent: EventSink | undefined;
+  executionMode: 'parallel' | 'sequential';
+  maxConcurrency: number;
+  timeoutMs: number;
+}
+
 export interface BatchResult {
   /** One per call, in source order. */
   messages: ToolResultMessage[];
@@ -39,19 +48,19 @@ export async function runBatch(
   kernel: KernelRuntime,
   selection: ToolSelection,
   rawCalls: readonly unknown[],
-  options: BatchOptions & { defaultConcurrency: number; defaultMode: 'parallel' | 'sequential'; defaultTimeoutMs: number },
+  options: ResolvedBatchOptions,
 ): Promise<BatchResult> {
   const calls = rawCalls.map(toToolCall);
   const abort = new RunAbort(options.signal, calls.length);
   const run: RunContext = {
     selection,
     emit: safeSink(options.onEvent),
-    timeoutMs: options.timeoutMs ?? options.defaultTimeoutMs,
+    timeoutMs: options.timeoutMs,
     abort,
   };
   const messages: ToolResultMessage[] = new Array(calls.length);
   try {
-    const mode = options.executionMode ?? options.defaultMode;
+    const mode = options.executionMode;
     const sequential = mode === 'sequential' || calls.some((c) => selection.get(c.name)?.tool.executionMode === 'sequential');
     if (sequential) {
       for (let i = 0; i < calls.length; i++) messages[i] = await runToolCall(kernel, calls[i]!, run);
@@ -62,7 +71,7 @@ export async function runBatch(
         if (isStopped(state)) messages[i] = await finish(kernel, state);
         else ready.push({ index: i, state });
       }
-      const limit = Math.max(1, Math.floor(options.maxConcurrency ?? options.defaultConcurrency));
+      const limit = Math.max(1, Math.floor(options.maxConcurrency));
       await pool(ready, limit, async ({ index, state }) => {
         await runPrepared(kernel, state, run);
         messages[index] = await finish(kernel, state);
@@ -97,10 +106,18 @@ function safeSink(sink: EventSink | undefined): EventSink {
 
 /** Whatever the caller passed, each call gets an id and a name, so it can get a result. */
 function toToolCall(raw: unknown, index: number): ToolCall {
+  // The kernel never changes a call object, so a well-formed one is used as it is.
+  if (isWellFormed(raw)) return raw;
   const value = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   return {
     id: typeof value.id === 'string' && value.id !== '' ? value.id : `call_${index}`,
     name: typeof value.name === 'string' ? value.name : '',
     arguments: 'arguments' in value ? value.arguments : {},
   };
+}
+
+function isWellFormed(raw: unknown): raw is ToolCall {
+  if (raw === null || typeof raw !== 'object') return false;
+  const call = raw as Record<string, unknown>;
+  return typeof call.id === 'string' && call.id !== '' && typeof call.name === 'string' && 'arguments' in call;
 }

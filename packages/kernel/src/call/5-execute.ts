@@ -43,15 +43,29 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
     const giveUp = (): void => {
       graceTimer = setTimeout(resolve, options.graceMs);
     };
-    Promise.resolve()
-      .then(() => tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx))
-      .then(
-        (value) => void (settled = { ok: true, value }),
-        (error: unknown) => void (settled = { ok: false, error }),
-      )
-      .finally(resolve);
-    if (signal?.aborted) giveUp();
-    else unwatch = limit ? limit.onAbort(giveUp) : state.abort.watch(giveUp);
+    let running: Promise<unknown>;
+    try {
+      running = Promise.resolve(tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx));
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
+      (value) => {
+        settled = { ok: true, value };
+        resolve();
+      },
+      (error: unknown) => {
+        settled = { ok: false, error };
+        resolve();
+      },
+    );
+    // Most tools settle at once; only watch for an abort if this one is still running a tick
+    // later (the then-callbacks above run first), so fast calls never touch the signal.
+    queueMicrotask(() => {
+      if (settled !== undefined) return;
+      if (signal?.aborted) giveUp();
+      else unwatch = limit ? limit.onAbort(giveUp) : state.abort.watch(giveUp);
+    });
   });
   if (graceTimer !== undefined) clearTimeout(graceTimer);
   unwatch?.();
