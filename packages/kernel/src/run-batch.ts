@@ -1,7 +1,8 @@
-import type { EventSink, KernelEvent } from './contract/hooks.js';
+import type { EventSink } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
+import { EventChannel } from './call/event-channel.js';
 import { RunAbort } from './call/run-abort.js';
 import { isStopped } from './call/state.js';
 
@@ -54,7 +55,7 @@ export async function runBatch(
   const abort = new RunAbort(options.signal, calls.length);
   const run: RunContext = {
     selection,
-    emit: safeSink(options.onEvent),
+    events: new EventChannel(options.onEvent),
     timeoutMs: options.timeoutMs,
     abort,
   };
@@ -90,18 +91,6 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-function safeSink(sink: EventSink | undefined): EventSink {
-  if (sink === undefined) return () => {};
-  return (event: KernelEvent) => {
-    try {
-      const r = sink(event) as unknown;
-      if (r instanceof Promise) r.catch(() => {});
-    } catch {
-      // A broken observer must not break the call it observes.
-    }
-  };
 }
 
 /** Whatever the caller passed, each call gets an id and a name, so it can get a result. */

@@ -1,5 +1,4 @@
 import type { ToolContext } from './contract/context.js';
-import type { EventSink } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { HookBus } from './bus/hooks.js';
 import type { ToolSelection } from './registry.js';
@@ -11,6 +10,7 @@ import { execute, failure } from './call/5-execute.js';
 import { needsNormalizing, normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
 import { runToolResultHook } from './call/7-tool-result-hook.js';
 import { toResultMessage } from './call/8-result-message.js';
+import type { EventChannel } from './call/event-channel.js';
 import type { RunAbort } from './call/run-abort.js';
 import { type CallState, createCallState, isStopped, stop } from './call/state.js';
 import { abortedBeforeStart, internalError as internalErrorText, invalidArguments } from './call/wording.js';
@@ -41,7 +41,7 @@ export interface KernelRuntime {
 /** What one run (a batch or a single call) shares among its calls. */
 export interface RunContext {
   readonly selection: ToolSelection;
-  readonly emit: EventSink;
+  readonly events: EventChannel;
   /** 0 = no time limit for execute. */
   readonly timeoutMs: number;
   readonly abort: RunAbort;
@@ -55,8 +55,8 @@ export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: Ru
 
 /** Stages 1–4: decide whether the call may run, and with which arguments. */
 export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
-  const state = createCallState(call, run.abort, run.emit);
-  state.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
+  const state = createCallState(call, run.abort, run.events);
+  state.events.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
   try {
     if (state.abort.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
     if (!isStopped(state)) findTool(state, run.selection);
@@ -100,7 +100,7 @@ export async function finish(kernel: KernelRuntime, state: CallState): Promise<T
     state.result = failure('error', internalError('finishing', state.call, error));
   }
   const message = toResultMessage(state);
-  state.emit({ type: 'tool_execution_end', toolCallId: message.toolCallId, toolName: message.toolName, result: message });
+  state.events.emit({ type: 'tool_execution_end', toolCallId: message.toolCallId, toolName: message.toolName, result: message });
   return message;
 }
 

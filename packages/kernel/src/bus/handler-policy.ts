@@ -183,7 +183,7 @@ function report(handler: ResolvedHandler, state: CallState, error: unknown, time
   const why = timedOut
     ? `no answer within ${handler.timeoutMs} ms; a promise that never settles? raise its timeoutMs if it needs longer`
     : errorMessage(error) + frozenHint(error);
-  state.emit({
+  state.events.emit({
     type: 'hook_failure',
     toolCallId: state.call.id,
     hook: handler.hook,

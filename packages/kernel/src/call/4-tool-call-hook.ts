@@ -20,7 +20,7 @@ import { isStopped, stop } from './state.js';
  */
 export async function runToolCallHook(state: CallState, bus: HookBus): Promise<void> {
   await bus.hooks.toolCall.promise(state);
-  state.emit({
+  state.events.emit({
     type: 'tool_decision',
     toolCallId: state.call.id,
     toolName: state.call.name,

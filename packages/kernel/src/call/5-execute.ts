@@ -60,8 +60,9 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
       },
     );
     // Most tools settle at once; only watch for an abort if this one is still running a tick
-    // later (the then-callbacks above run first), so fast calls never touch the signal.
-    queueMicrotask(() => {
+    // later (the then-callbacks above run first), so fast calls never touch the signal. Not
+    // queueMicrotask: Node wraps each of those in an AsyncResource, which costs more than the call.
+    void Promise.resolve().then(() => {
       if (settled !== undefined) return;
       if (signal?.aborted) giveUp();
       else unwatch = limit ? limit.onAbort(giveUp) : state.abort.watch(giveUp);
@@ -72,7 +73,10 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   limit?.release();
   updates.close();
 
-  const reason = signal?.aborted ? signal.reason : undefined;
+  // Read the kernel's own flags, not the signal: touching a per-run AbortSignal on every call makes
+  // V8 embed it in optimized code, which is then thrown away at each major GC ("weak objects").
+  const aborted = limit === undefined ? state.abort.aborted : limit.aborted();
+  const reason = aborted ? signal!.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
     const outcome = timedOut ? 'timeout' : 'aborted';
@@ -117,6 +121,7 @@ function callTimeLimit(state: CallState, ms: number) {
   const timer = setTimeout(() => abort(new CallTimeoutError(ms)), ms);
   return {
     signal: controller.signal,
+    aborted: () => controller.signal.aborted,
     onAbort(fn: () => void): () => void {
       controller.signal.addEventListener('abort', fn, { once: true });
       return () => controller.signal.removeEventListener('abort', fn);

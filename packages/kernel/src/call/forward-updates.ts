@@ -59,7 +59,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
 
   const emit = (partial: { content: AgentToolResult['content']; details: unknown }): void => {
     if (closed) return;
-    state.emit({
+    state.events.emit({
       type: 'tool_execution_update',
       toolCallId: state.call.id,
       toolName: state.call.name,

@@ -1,9 +1,10 @@
 import type { Content, Usage } from '../contract/content.js';
 import type { ToolContext } from '../contract/context.js';
-import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, EventSink, Vote } from '../contract/hooks.js';
+import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, Vote } from '../contract/hooks.js';
 import type { Outcome, ToolCall } from '../contract/outcome.js';
 import type { Resource } from '../contract/resource.js';
 import type { RegisteredTool } from '../registry.js';
+import type { EventChannel } from './event-channel.js';
 import type { RunAbort } from './run-abort.js';
 
 /** The result as it moves through normalization and the tool_result hook. */
@@ -28,7 +29,7 @@ export interface CallState {
   readonly signal: AbortSignal | undefined;
   /** The run's abort: `aborted` to check it cheaply, `watch(fn)` to hear of it (see RunAbort). */
   readonly abort: RunAbort;
-  readonly emit: EventSink;
+  readonly events: EventChannel;
   readonly startedAt: number;
   tool: RegisteredTool | undefined;
   ctx: ToolContext | undefined;
@@ -51,12 +52,12 @@ export interface CallState {
   view: { phase: string; version: number; value: unknown } | undefined;
 }
 
-export function createCallState(call: ToolCall, abort: RunAbort, emit: EventSink): CallState {
+export function createCallState(call: ToolCall, abort: RunAbort, events: EventChannel): CallState {
   return {
     call,
     signal: abort.signal,
     abort,
-    emit,
+    events,
     startedAt: performance.now(),
     tool: undefined,
     ctx: undefined,
