@@ -126,7 +126,7 @@ export function policeUpdateRedactor(handler: ResolvedHandler, deadlines: Deadli
   };
 }
 
-type Awaited =
+type HandlerOutcome =
   | { kind: 'value'; value: unknown }
   | { kind: 'error'; error: unknown }
   | { kind: 'timeout' }
@@ -138,10 +138,10 @@ function awaitHandler(
   pending: PromiseLike<unknown>,
   deadlines: DeadlineQueue,
   mayAbort: boolean,
-  finish: (outcome: Awaited) => void,
+  finish: (outcome: HandlerOutcome) => void,
 ): void {
   let settled = false;
-  const end = (outcome: Awaited): void => {
+  const end = (outcome: HandlerOutcome): void => {
     if (settled) return;
     settled = true;
     deadline?.cancel();
