@@ -25,6 +25,13 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(msg)).toContain('Available tools: echo.');
   });
 
+  it('not_found: a huge or odd name from the model is echoed short and quoted', async () => {
+    const kernel = testKernel();
+    const msg = await kernel.executeToolCall({ id: 'c', name: `x"${'y'.repeat(5000)}`, arguments: {} });
+    expect(text(msg).length).toBeLessThan(300);
+    expect(text(msg)).toContain('Tool "x\\"yyy');
+  });
+
   it('not_found: a registered but excluded tool says why it is not available', async () => {
     const kernel = testKernel();
     kernel.registry.register(echo, { source: 'builtin' });

@@ -55,7 +55,11 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
           stop(state, 'invalid', invalidAfterTransform(state.call.name, handlers, checked.problems, state.args));
           return;
         }
-        if (!jsonEqual(checked.value, state.args)) state.args = checked.value;
+        // Coercion after a transform is a change too, and provenance says who made it.
+        if (!jsonEqual(checked.value, state.args)) {
+          state.provenance.push(Object.freeze({ handler: 'kernel/revalidate', before: state.args!, after: checked.value }));
+          state.args = checked.value;
+        }
       }
       if (tool.resources === undefined) return;
       let resources: Resource[];

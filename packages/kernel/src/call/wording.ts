@@ -13,7 +13,8 @@ import { previewJson } from '../values.js';
 const MAX_LISTED = 40;
 
 export function notFound(name: string, unavailableBecause: string | undefined, closest: readonly string[], enabled: readonly string[]): string {
-  const shown = name.length > 0 ? `"${name}"` : '(no name given)';
+  // The name comes from the model and may be anything, of any length.
+  const shown = name.length === 0 ? '(no name given)' : JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
   const lines = [unavailableBecause === undefined ? `Tool ${shown} not found.` : `Tool ${shown} is not available in this session: ${unavailableBecause}`];
   if (closest.length > 0) lines.push(`Did you mean: ${closest.join(', ')}?`);
   if (enabled.length === 0) lines.push('No tools are enabled in this session; answer without tools.');

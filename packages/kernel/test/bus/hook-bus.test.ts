@@ -71,11 +71,16 @@ describe('tool_call: transform, re-validation, provenance', () => {
     expect(seen).toEqual([{ text: 42 }]);
   });
 
-  it('re-validation coerces what a transform returned ("w" stays, "3" → 3)', async () => {
+  it('re-validation coerces what a transform returned ("3" → 3), and provenance shows the coercion', async () => {
     const kernel = testKernel();
     kernel.registry.register(echo, { source: 'sdk' });
     kernel.on('tool_call', (e) => ({ ...e.args, times: '3' }), { name: 'ext/t', phase: 'transform' });
-    expect(text(await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'a' } }))).toBe('aaa');
+    const { of, sink } = collect();
+    expect(text(await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'a' } }, { onEvent: sink }))).toBe('aaa');
+    expect(of('tool_decision')[0]!.provenance.map((p) => [p.handler, p.after])).toEqual([
+      ['ext/t', { text: 'a', times: '3' }],
+      ['kernel/revalidate', { text: 'a', times: 3 }],
+    ]);
   });
 
   it('handlers get frozen values: changing them in place fails with a hint', async () => {
