@@ -32,6 +32,29 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(msg)).toContain('Tool "x\\"yyy');
   });
 
+  it('a provider-safe name (as sent to OpenAI, Anthropic, Gemini or MCP) reaches its tool', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(defineTool({ ...echo, name: 'mcp:notes/echo' }), { source: 'sdk' });
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'mcp_notes_echo', arguments: { text: 'via alias' } });
+    expect(msg).toMatchObject({ outcome: 'ok', toolName: 'mcp_notes_echo' });
+    expect(text(msg)).toBe('via alias');
+  });
+
+  it('policy sees the registered name when the model used an alias, so rules cannot be sidestepped', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(defineTool({ ...echo, name: 'mcp:notes/echo' }), { source: 'sdk' });
+    kernel.on('tool_call', (e) => (e.toolName === 'mcp:notes/echo' ? { effect: 'deny', reason: 'no notes' } : undefined), { name: 'p/notes', phase: 'authorize' });
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'mcp_notes_echo', arguments: { text: 'x' } });
+    expect(msg.outcome).toBe('denied');
+  });
+
+  it('an alias two tools share leads nowhere rather than to a guess', async () => {
+    const kernel = testKernel();
+    kernel.registry.register(defineTool({ ...echo, name: 'a:b' }), { source: 'sdk' });
+    kernel.registry.register(defineTool({ ...echo, name: 'a/b' }), { source: 'sdk' });
+    expect((await kernel.executeToolCall({ id: 'c', name: 'a_b', arguments: { text: 'x' } })).outcome).toBe('not_found');
+  });
+
   it('not_found: a registered but excluded tool says why it is not available', async () => {
     const kernel = testKernel();
     kernel.registry.register(echo, { source: 'builtin' });

@@ -15,7 +15,7 @@ export function toolCallView(state: CallState, phase: string): ToolCallEvent {
   const late = phase === 'approve' || phase === 'observe';
   const value: ToolCallEvent = Object.freeze({
     toolCallId: state.call.id,
-    toolName: state.call.name,
+    toolName: state.tool?.tool.name ?? state.call.name,
     toolSource: state.tool?.source ?? 'unknown',
     args: state.args ?? Object.freeze({}),
     proposedArgs: state.proposedArgs ?? Object.freeze({}),
@@ -40,7 +40,7 @@ export function toolResultView(state: CallState, phase: string, partial = false)
   if (!partial && cached !== undefined && cached.phase === key && cached.version === version) return cached.value as ToolResultEvent;
   const value: ToolResultEvent = Object.freeze({
     toolCallId: state.call.id,
-    toolName: state.call.name,
+    toolName: state.tool?.tool.name ?? state.call.name,
     args: state.args,
     outcome: result.outcome,
     content: result.content,

@@ -23,7 +23,7 @@ export async function runToolCallHook(state: CallState, bus: HookBus): Promise<v
   state.events.emit({
     type: 'tool_decision',
     toolCallId: state.call.id,
-    toolName: state.call.name,
+    toolName: state.tool?.tool.name ?? state.call.name,
     decision: state.decision!,
     provenance: state.provenance,
     resources: state.resources,

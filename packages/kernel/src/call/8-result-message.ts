@@ -2,7 +2,9 @@ import type { ToolResultMessage } from '../contract/outcome.js';
 import type { CallState } from './state.js';
 
 /**
- * Stage 8: the message the model gets. Only `ok` and `error` may have their isError flag changed
+ * Stage 8: the message the model gets. It names the tool as the model did (a provider pairs the
+ * result with the call by that name), even when the call reached its tool through a provider-safe
+ * alias; hooks and events use the tool's registered name. Only `ok` and `error` may have their isError flag changed
  * by a handler; a call that did not run is always an error to the model, whatever a patch said.
  */
 export function toResultMessage(state: CallState): ToolResultMessage {

@@ -62,7 +62,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
     state.events.emit({
       type: 'tool_execution_update',
       toolCallId: state.call.id,
-      toolName: state.call.name,
+      toolName: state.tool?.tool.name ?? state.call.name,
       partial: partial as AgentToolResult,
     });
   };

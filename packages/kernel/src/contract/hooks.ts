@@ -82,6 +82,7 @@ export interface Decision {
 /** What every tool_call handler sees. Frozen: change arguments by returning new ones. */
 export interface ToolCallEvent {
   readonly toolCallId: string;
+  /** The registered name, also when the model used a provider-safe alias (`mcp_fs_read`). */
   readonly toolName: string;
   /** Where the tool came from: builtin, extension or sdk. */
   readonly toolSource: string;

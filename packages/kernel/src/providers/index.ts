@@ -26,6 +26,9 @@ export { strictProblems } from './openai.js';
 
 export type ProviderId = 'openai' | 'anthropic' | 'gemini' | 'mcp';
 
+/** Every provider `toProviderTools` can serialise for. */
+export const PROVIDER_IDS: readonly ProviderId[] = ['openai', 'anthropic', 'gemini', 'mcp'];
+
 export interface ProviderToolMap {
   openai: OpenAIFunctionTool;
   anthropic: AnthropicTool;
