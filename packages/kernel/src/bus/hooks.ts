@@ -33,6 +33,13 @@ export interface HookBus extends HookRegistrar {
   handlers(): HandlerInfo[];
   /** True when any redact handler is registered (partials then need redacting before forwarding). */
   hasRedactors(): boolean;
+  /**
+   * Run the tool_call waterfall. With no handlers registered the kernel's own steps run directly,
+   * in the same order, without a trip through tapable (and without a promise: undefined returned).
+   */
+  fireToolCall(state: CallState): Promise<unknown> | undefined;
+  /** Run the tool_result waterfall; undefined when it has no handlers. */
+  fireToolResult(state: CallState): Promise<unknown> | undefined;
 }
 
 /**
@@ -47,6 +54,11 @@ export function createHookBus(steps: KernelSteps): HookBus {
   });
   const deadlines = new DeadlineQueue();
   const registered: (HandlerInfo & { active: boolean })[] = [];
+  const active = { tool_call: 0, tool_result: 0, redact: 0 };
+  const count = (info: HandlerInfo, delta: number): void => {
+    active[info.hook] += delta;
+    if (info.hook === 'tool_result' && info.phase === 'redact') active.redact += delta;
+  };
 
   hooks.toolCall.tap({ name: 'kernel/revalidate', stage: KERNEL_STAGES.revalidate }, (state) => {
     steps.revalidate(state);
@@ -68,6 +80,7 @@ export function createHookBus(steps: KernelSteps): HookBus {
     }
     const info = { hook, phase: resolved.phase, name: resolved.name, failure: resolved.failure, timeoutMs: resolved.timeoutMs, active: true };
     registered.push(info);
+    count(info, 1);
     const stage = phaseRow(hook, resolved.phase)!.stage;
     // tapable has no untap; an unregistered handler stays in the chain as a pass-through.
     const police = policeHandler(resolved, deadlines);
@@ -78,7 +91,9 @@ export function createHookBus(steps: KernelSteps): HookBus {
       hooks.toolUpdate.tapAsync({ name: resolved.name, stage }, (update, done) => (info.active ? policeUpdate(update, done) : done()));
     }
     return () => {
+      if (!info.active) return;
       info.active = false;
+      count(info, -1);
     };
   }
 
@@ -86,7 +101,15 @@ export function createHookBus(steps: KernelSteps): HookBus {
     hooks,
     on: on as HookRegistrar['on'],
     handlers: () => registered.filter((h) => h.active).map(({ active: _active, ...info }) => info),
-    hasRedactors: () => registered.some((h) => h.active && h.hook === 'tool_result' && h.phase === 'redact'),
+    hasRedactors: () => active.redact > 0,
+    fireToolCall(state) {
+      if (active.tool_call > 0) return hooks.toolCall.promise(state);
+      steps.revalidate(state);
+      steps.combineVotes(state);
+      steps.settle(state);
+      return undefined;
+    },
+    fireToolResult: (state) => (active.tool_result > 0 ? hooks.toolResult.promise(state) : undefined),
   };
 }
 

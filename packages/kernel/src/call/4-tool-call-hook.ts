@@ -19,7 +19,8 @@ import { isStopped, stop } from './state.js';
  * each one does. When the hook returns, `state.decision` says allow or deny.
  */
 export async function runToolCallHook(state: CallState, bus: HookBus): Promise<void> {
-  await bus.hooks.toolCall.promise(state);
+  const pending = bus.fireToolCall(state);
+  if (pending !== undefined) await pending;
   state.events.emit({
     type: 'tool_decision',
     toolCallId: state.call.id,

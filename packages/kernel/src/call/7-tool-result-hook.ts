@@ -6,5 +6,6 @@ import type { CallState } from './state.js';
  * for calls that ran: auditors see not-found, invalid, denied and aborted calls too.
  */
 export async function runToolResultHook(state: CallState, bus: HookBus): Promise<void> {
-  await bus.hooks.toolResult.promise(state);
+  const pending = bus.fireToolResult(state);
+  if (pending !== undefined) await pending;
 }
