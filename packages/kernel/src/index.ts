@@ -22,6 +22,8 @@ export type {
   TruncationService,
 } from './contract/context.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
+export type { Extension, ExtensionAPI, ExtensionManifest } from './contract/extension.js';
+export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';

@@ -1,0 +1,62 @@
+import type { Static, TSchema } from 'typebox';
+import type { Logger, ToolUI } from './context.js';
+import type { EventSink, HookRegistrar } from './hooks.js';
+import type { AnyAgentTool } from './tool.js';
+
+/**
+ * What an extension gets from the host in `setup(api, options)`: ways to add tools and handlers,
+ * and the services it may use. It can tap the bus but never fire it, and it holds nothing that
+ * belongs to another extension.
+ */
+export interface ExtensionAPI extends HookRegistrar {
+  /** Add a tool (source "extension"). A name already taken is a load error unless `override: true`. */
+  registerTool(tool: AnyAgentTool): void;
+  /** Observe kernel events (tool_execution_start/update/end, decisions, hook failures). */
+  onEvent(listener: EventSink): void;
+  /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
+  readonly ui: ToolUI;
+  /** Messages go to the host's log, prefixed with the extension's name. */
+  readonly log: Logger;
+  /** The merged settings, read-only. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The running kernel's version, e.g. "1.0.0". */
+  readonly kernelVersion: string;
+  /** The folder the host runs in (the project). */
+  readonly cwd: string;
+}
+
+/**
+ * An extension: a name, a TypeBox schema for its options, and `setup`. The package's
+ * `package.json` carries the manifest: `"airlock": {"extension": "./src/index.ts", "kernel": "^1.0.0"}`.
+ *
+ * @example
+ * export default defineExtension({
+ *   name: 'acme-guard',
+ *   options: Type.Object({ blocked: Type.Array(Type.String(), { default: [] }) }),
+ *   setup(api, { blocked }) {
+ *     api.on('tool_call', (c) => (blocked.includes(c.toolName) ? { effect: 'deny', reason: 'blocked by acme' } : undefined),
+ *       { name: 'acme-guard/blocklist', phase: 'authorize' });
+ *   },
+ * });
+ */
+export interface Extension<O extends TSchema = TSchema> {
+  name: string;
+  /** Validates (and fills defaults into) the options settings give this extension. */
+  options?: O;
+  setup(api: ExtensionAPI, options: Static<O>): void | Promise<void>;
+}
+
+/** Identity helper that infers `options` from the schema. */
+export function defineExtension<O extends TSchema>(extension: Extension<O>): Extension<O> {
+  return extension;
+}
+
+/** The `airlock` field of an extension package's package.json. */
+export interface ExtensionManifest {
+  /** Entry module, relative to the package folder (TypeScript is fine: no build step). */
+  extension: string;
+  /** The kernel versions it works with, as a semver range. */
+  kernel: string;
+  provides?: { tools?: string[]; hooks?: string[] };
+  description?: string;
+}
