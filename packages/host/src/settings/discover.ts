@@ -1,0 +1,285 @@
+/**
+ * Finding and reading settings files with cosmiconfig 9 (module name `airlock`).
+ *
+ * Why each choice (toolchain.md §8–9):
+ * - cosmiconfig's 'project' strategy stops at the first package.json, so from `packages/x/` it
+ *   never sees a config at the repository root. We walk up ourselves and search each folder with
+ *   strategy 'none', from the cwd to the filesystem root, stopping at the home folder (which is
+ *   not a project: user settings live in the XDG file) and skipping the user config folder.
+ * - TS/JS configs load through jiti: cosmiconfig's own `.ts` loader needs TypeScript 5's
+ *   compiler API and cannot follow a relative import. `moduleCache: false` so a second load in
+ *   the same process sees edits (jiti's module cache is shared by every jiti instance).
+ * - Finding runs no code: TS/JS files are only located, and run later by readSettingsFile, so the
+ *   host can ask about project trust first (a config file is code, like an extension).
+ * - A package.json whose `airlock` field is an extension manifest (`extension`, `kernel`,
+ *   `provides`) belongs to an extension package, not to settings: it is passed over.
+ * - An empty settings file counts as found (empty settings), so it stops the walk up.
+ * Inherited from cosmiconfig, kept: `$import` (a file may import base files, merged by
+ * cosmiconfig; paths in the result resolve against the importing file), and its meta config
+ * (`.config/config.*` or package.json#cosmiconfig in the process's cwd may add search places).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { cosmiconfig, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import { createJiti, type Jiti } from 'jiti';
+import {
+  errorText,
+  invalidSettings,
+  settingsFileNotFound,
+  settingsLoadFailed,
+  settingsSyntaxError,
+  SettingsError,
+  unreadableSettings,
+  type SettingsLayerName,
+  type SettingsSource,
+} from './errors.js';
+
+export const MODULE_NAME = 'airlock';
+
+/** Where project settings are looked for in each folder, first match wins. */
+export const SEARCH_PLACES = [
+  'package.json', // the `airlock` field
+  '.airlockrc', // JSON or YAML
+  '.airlockrc.json',
+  '.airlockrc.yaml',
+  'airlock.config.ts',
+  'airlock.config.js',
+  'airlock.config.mjs',
+] as const;
+
+/** Files that are code: loading one runs it (through jiti). */
+const CODE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+/** Files cosmiconfig parses as data ('' = no extension: YAML, which includes JSON). */
+const DATA_EXTENSIONS = ['.json', '.yaml', '.yml', ''];
+
+/** The project settings file discovery found. Code files have not run yet. */
+export interface ProjectSettingsFile {
+  file: string;
+  /** The folder it is in: the project folder. */
+  dir: string;
+  /** 'code': loading runs it (a TS/JS file, or a data file that `$import`s one). 'data': parsed only. */
+  kind: 'data' | 'code';
+  /** Set when the settings sit under a field of the file: package.json → 'airlock'. */
+  field?: string;
+  /** 'data' files: the parsed values (`{}` for an empty file). 'code' files: call readSettingsFile. */
+  values?: unknown;
+}
+
+/** A settings file's raw (not yet validated) values. */
+export interface RawSettings {
+  values: unknown;
+  field?: string;
+}
+
+export interface SearchBoundaries {
+  /** The walk up stops here: the home folder is not searched, nor anything above it. */
+  homeDir: string;
+  /** The user-level config folder (`~/.config/airlock`): never a project. */
+  userConfigDir: string;
+}
+
+/**
+ * The folders searched for project settings, nearest first.
+ *
+ * @example
+ * projectSearchDirs('/home/u/repo/pkg', { homeDir: '/home/u', userConfigDir: '/home/u/.config/airlock' })
+ * // ['/home/u/repo/pkg', '/home/u/repo']
+ */
+export function projectSearchDirs(cwd: string, { homeDir, userConfigDir }: SearchBoundaries): string[] {
+  const home = resolve(homeDir);
+  const skip = resolve(userConfigDir);
+  const dirs: string[] = [];
+  for (let dir = resolve(cwd); dir !== home; ) {
+    if (dir !== skip) dirs.push(dir);
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return dirs;
+}
+
+/**
+ * Find the project settings: the nearest folder (from `cwd` up) holding one of SEARCH_PLACES.
+ * Runs no code; throws a SettingsError for a data file that does not parse.
+ *
+ * @example
+ * const found = await findProjectSettings('/repo/packages/x', { homeDir: os.homedir(), userConfigDir });
+ * // { file: '/repo/.airlockrc.json', dir: '/repo', kind: 'data', values: { … } }
+ */
+export async function findProjectSettings(cwd: string, boundaries: SearchBoundaries): Promise<ProjectSettingsFile | undefined> {
+  // A stand-in for a code file: it marks the file as found without running it.
+  const deferred = {};
+  let sawCode = false;
+  const defer: Loader = async () => {
+    sawCode = true;
+    return deferred;
+  };
+  const everywhere = createExplorer(SEARCH_PLACES, defer);
+  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer);
+
+  for (const dir of projectSearchDirs(cwd, boundaries)) {
+    sawCode = false;
+    let found = await searchFolder(everywhere, dir);
+    if (found && basename(found.filepath) === 'package.json' && (found.isEmpty || isExtensionManifest(found.config))) {
+      sawCode = false;
+      found = await searchFolder(notPackageJson, dir);
+    }
+    if (!found) continue;
+    const field = basename(found.filepath) === 'package.json' ? MODULE_NAME : undefined;
+    const base = { file: found.filepath, dir, ...(field ? { field } : {}) };
+    if (sawCode) return { ...base, kind: 'code' };
+    return { ...base, kind: 'data', values: found.isEmpty ? {} : found.config };
+  }
+  return undefined;
+}
+
+/**
+ * Read one settings file, running it if it is code: an explicit `--settings` file, the user
+ * file, or a project code file found by findProjectSettings. Throws a SettingsError naming the
+ * file: not found, unreadable, syntax (with the line), or a module that threw.
+ *
+ * @example const { values } = await readSettingsFile('/repo/airlock.config.ts', 'project');
+ */
+export async function readSettingsFile(file: string, layer: SettingsLayerName): Promise<RawSettings> {
+  const source = { layer, file };
+  const extension = extname(file);
+  if (!CODE_EXTENSIONS.includes(extension) && !DATA_EXTENSIONS.includes(extension)) {
+    throw unreadableSettings(source, new Error(`"${extension}" files are not settings files; use .json, .yaml, .yml, .ts, .mts, .js or .mjs`));
+  }
+  let result: CosmiconfigResult;
+  try {
+    result = await createExplorer(SEARCH_PLACES, importSettingsModule).load(file);
+  } catch (error) {
+    throw await toSettingsError(error, source);
+  }
+  const field = basename(file) === 'package.json' ? MODULE_NAME : undefined;
+  if (!result) throw settingsFileNotFound(source, `this package.json has no "${MODULE_NAME}" field`);
+  return { values: result.isEmpty ? {} : result.config, ...(field ? { field } : {}) };
+}
+
+/** True when something (a file, a folder, a link) exists at `path`: reading it then explains what is wrong with it. */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ─── cosmiconfig and jiti ───────────────────────────────────────────────────────────────────
+
+function createExplorer(searchPlaces: readonly string[], codeLoader: Loader) {
+  return cosmiconfig(MODULE_NAME, {
+    searchPlaces: [...searchPlaces],
+    searchStrategy: 'none',
+    ignoreEmptySearchPlaces: false,
+    cache: false, // settings may be reloaded in one process; always read the file again
+    loaders: Object.fromEntries(CODE_EXTENSIONS.map((ext) => [ext, codeLoader])),
+  });
+}
+
+async function searchFolder(explorer: ReturnType<typeof createExplorer>, dir: string): Promise<CosmiconfigResult> {
+  try {
+    return await explorer.search(dir);
+  } catch (error) {
+    const file = (error as { filepath?: unknown }).filepath;
+    throw await toSettingsError(error, { layer: 'project', file: typeof file === 'string' ? file : dir });
+  }
+}
+
+let jiti: Jiti | undefined;
+
+/**
+ * Run a TS/JS settings module and return its default export. Not `{ default: true }`: that
+ * returns the whole module when there is no default export, which would then fail validation
+ * with confusing "unknown setting" errors for each named export.
+ */
+const importSettingsModule: Loader = async (file) => {
+  jiti ??= createJiti(import.meta.url, { moduleCache: false });
+  const mod = ESM_JAVASCRIPT.includes(extname(file)) ? await importJavaScript(jiti, file) : await jiti.import<unknown>(file);
+  if (typeof mod === 'object' && mod !== null && 'default' in mod) return (mod as { default: unknown }).default;
+  throw new MissingDefaultExport(file);
+};
+
+const ESM_JAVASCRIPT = ['.js', '.mjs'];
+
+/**
+ * jiti's async `import` hands ES-module JavaScript (`.mjs`, `.js` under `"type": "module"`) to
+ * Node's native import, whose cache never lets go: a second load would miss edits. Its
+ * synchronous require transpiles instead, and honours `moduleCache: false`. That path cannot do
+ * top-level await; a module that uses it loads natively (edits then need a new process).
+ */
+async function importJavaScript(loader: Jiti, file: string): Promise<unknown> {
+  try {
+    return loader(file);
+  } catch (error) {
+    // By name, not instanceof: the error may come from another realm's SyntaxError.
+    if ((error as Error | undefined)?.name === 'SyntaxError' && /\bawait\b/.test((error as Error).message)) return loader.import<unknown>(file);
+    throw error;
+  }
+}
+
+class MissingDefaultExport extends Error {
+  constructor(file: string) {
+    super(`${file} has no default export`);
+  }
+}
+
+/** The manifest of an extension package (`"airlock": { "extension": "./src/index.ts", "kernel": "^1" }`). */
+function isExtensionManifest(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return typeof (value as { extension?: unknown }).extension === 'string' || 'kernel' in value || 'provides' in value;
+}
+
+// ─── errors ─────────────────────────────────────────────────────────────────────────────────
+
+/** Any failure while reading a settings file, as a SettingsError naming the file (and line, for syntax). */
+async function toSettingsError(error: unknown, source: SettingsSource & { file: string }): Promise<SettingsError> {
+  if (error instanceof SettingsError) return error;
+  const e = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown; reason?: unknown; mark?: { line: number; column: number } };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+
+  if (e.code === 'ENOENT') return settingsFileNotFound(source, 'no such file', error);
+  if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EISDIR' || e.code === 'ENOTDIR') return unreadableSettings(source, error);
+  if (error instanceof MissingDefaultExport) {
+    return invalidSettings(source, [{ path: '', message: 'the module has no default export; expected `export default { … }`' }]);
+  }
+  if (e.name === 'YAMLException') {
+    const at = e.mark ? { line: e.mark.line + 1, column: e.mark.column + 1 } : {};
+    return settingsSyntaxError(source, typeof e.reason === 'string' ? e.reason : errorText(error), at, error);
+  }
+  if (e.name === 'JSONError' || message.startsWith('JSON Error in')) return jsonSyntaxError(message, source, error);
+  const parse = /^(?:ParseError|SyntaxError): (.*)$/m.exec(message);
+  if (parse || e.name === 'SyntaxError') return codeSyntaxError(parse?.[1] ?? errorText(error), message, source, error);
+  if (CODE_EXTENSIONS.includes(extname(source.file))) return settingsLoadFailed(source, error);
+  return unreadableSettings(source, error);
+}
+
+/** parse-json reports a character offset ("at position 42"); people want a line. */
+async function jsonSyntaxError(message: string, source: SettingsSource & { file: string }, cause: unknown): Promise<SettingsError> {
+  // The reason is the one line that is neither cosmiconfig's header nor part of a code frame.
+  const line = message.split('\n').find((l) => /^[^\s>|]/.test(l) && !l.startsWith('JSON Error in')) ?? 'invalid JSON';
+  // The position moves into line/column; drop it (and parse-json's excerpt) from the reason.
+  const reason = line.replace(/ while parsing .*$/, '').replace(/ in JSON at position \d+.*$/, '').trim();
+  const content = await readFile(source.file, 'utf8').catch(() => undefined);
+  const offset = /at position (\d+)/.exec(line)?.[1];
+  const position = offset !== undefined ? Number(offset) : /Unexpected end/.test(line) ? content?.length : undefined;
+  return settingsSyntaxError(source, reason, content !== undefined && position !== undefined ? lineAndColumn(content, position) : {}, cause);
+}
+
+/** jiti (babel) reports `ParseError: Unexpected token \n /path/file.ts:2:22`; the file may be an import of the config. */
+function codeSyntaxError(reason: string, message: string, source: SettingsSource & { file: string }, cause: unknown): SettingsError {
+  const location = /^\s*(.+):(\d+):(\d+)\s*$/m.exec(message);
+  const clean = reason.trim() || 'syntax error';
+  if (!location) return settingsSyntaxError(source, clean, {}, cause);
+  const [, file, line, column] = location;
+  if (resolve(file!) !== resolve(source.file)) return settingsSyntaxError(source, `${clean} (in ${file}:${line}:${column})`, {}, cause);
+  // babel's columns are 0-based.
+  return settingsSyntaxError(source, clean, { line: Number(line), column: Number(column) + 1 }, cause);
+}
+
+function lineAndColumn(content: string, position: number): { line: number; column: number } {
+  const before = content.slice(0, position).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}

@@ -1,0 +1,164 @@
+/**
+ * Every settings diagnostic, in one place. A bad settings file stops Airlock before anything
+ * runs, so each error says which file (and which layer), where inside it, and what was expected.
+ * Codes are stable API; the wording may change.
+ */
+import { AirlockError } from '@airlock/kernel';
+
+/** The layers, lowest precedence first. */
+export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'cli';
+
+export type SettingsErrorCode =
+  /** The values break the schema (wrong type, out of range, unknown key …). */
+  | 'AIRLOCK_SETTINGS_INVALID'
+  /** The file does not parse as JSON, YAML, TypeScript or JavaScript. */
+  | 'AIRLOCK_SETTINGS_SYNTAX'
+  /** The file exists but cannot be read (permissions, a folder …). */
+  | 'AIRLOCK_SETTINGS_UNREADABLE'
+  /** An explicit `--settings FILE` does not exist (or a package.json there has no `airlock` field). */
+  | 'AIRLOCK_SETTINGS_NOT_FOUND'
+  /** A TypeScript/JavaScript settings module threw, or one of its imports failed. */
+  | 'AIRLOCK_SETTINGS_LOAD_FAILED';
+
+/** One thing wrong in a settings layer. */
+export interface SettingsProblem {
+  /** Where inside the file, as a property path: `execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file. */
+  readonly path: string;
+  /** What is wrong, and what was expected: `expected an integer ≥ 1, got 0`. */
+  readonly message: string;
+}
+
+export interface SettingsErrorDetails {
+  readonly file: string | undefined;
+  readonly layer: SettingsLayerName | undefined;
+  readonly problems: readonly SettingsProblem[];
+  /** 1-based, for syntax errors when the parser reports a position. */
+  readonly line?: number | undefined;
+  readonly column?: number | undefined;
+}
+
+/**
+ * A settings file (or the CLI flags) Airlock will not run with. Branded as an AirlockError, so
+ * `isAirlockError(e)` recognises it; `file`, `problems`, `line` are also on the error itself.
+ *
+ * @example
+ * try { await loadSettings({ cwd }); }
+ * catch (e) { if (e instanceof SettingsError) { console.error(e.message); process.exitCode = 2; } else throw e; }
+ */
+export class SettingsError extends AirlockError<SettingsErrorCode, SettingsErrorDetails> {
+  readonly file: string | undefined;
+  readonly layer: SettingsLayerName | undefined;
+  readonly problems: readonly SettingsProblem[];
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(code: SettingsErrorCode, message: string, details: SettingsErrorDetails, options?: { cause?: unknown }) {
+    super(code, message, details, options);
+    this.name = 'SettingsError';
+    this.file = details.file;
+    this.layer = details.layer;
+    this.problems = details.problems;
+    this.line = details.line;
+    this.column = details.column;
+  }
+}
+
+/** Where a layer came from, for messages. */
+export interface SettingsSource {
+  readonly layer: SettingsLayerName;
+  /** Absolute path; undefined for the CLI flags and the built-in defaults. */
+  readonly file?: string | undefined;
+  /** Set when the settings sit under a field of the file (package.json → 'airlock'). */
+  readonly field?: string | undefined;
+}
+
+const LAYER_TEXT: Record<SettingsLayerName, string> = {
+  defaults: 'built-in defaults',
+  user: 'user settings',
+  project: 'project settings',
+  cli: 'command-line flags',
+};
+
+/** `/p/package.json (field "airlock", project settings)` or `command-line flags`. */
+export function describeSource(source: SettingsSource): string {
+  if (!source.file) return LAYER_TEXT[source.layer];
+  const field = source.field ? `field "${source.field}", ` : '';
+  return `${source.file} (${field}${LAYER_TEXT[source.layer]})`;
+}
+
+function details(source: SettingsSource, problems: readonly SettingsProblem[], at?: { line?: number | undefined; column?: number | undefined }): SettingsErrorDetails {
+  return { file: source.file, layer: source.layer, problems, line: at?.line, column: at?.column };
+}
+
+function bullet(problems: readonly SettingsProblem[]): string {
+  return problems.map((p) => `  - ${p.path || '(top level)'}: ${p.message}`).join('\n');
+}
+
+// ─── Factories ──────────────────────────────────────────────────────────────────────────────
+
+/** The values break the schema; every problem is listed, not just the first. */
+export function invalidSettings(source: SettingsSource, problems: readonly SettingsProblem[]): SettingsError {
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
+  const fix = source.file ? 'Fix the file and run again.' : 'Fix the flags and run again.';
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_INVALID',
+    `Invalid settings: ${describeSource(source)} has ${count}:\n${bullet(problems)}\n${fix} Nothing was run.`,
+    details(source, problems),
+  );
+}
+
+/** The file does not parse; `reason` is the parser's own words, `line`/`column` 1-based. */
+export function settingsSyntaxError(
+  source: SettingsSource & { file: string },
+  reason: string,
+  at: { line?: number | undefined; column?: number | undefined },
+  cause: unknown,
+): SettingsError {
+  const where = at.line === undefined ? '' : ` at line ${at.line}${at.column === undefined ? '' : `, column ${at.column}`}`;
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_SYNTAX',
+    `Cannot parse ${describeSource(source)}${where}: ${reason}\nFix the syntax and run again. Nothing was run.`,
+    details(source, [{ path: '', message: reason }], at),
+    { cause },
+  );
+}
+
+/** The file is there but cannot be read. */
+export function unreadableSettings(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
+  const reason = errorText(cause);
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_UNREADABLE',
+    `Cannot read ${describeSource(source)}: ${reason}\nCheck that it is a readable file. Nothing was run.`,
+    details(source, [{ path: '', message: reason }]),
+    { cause },
+  );
+}
+
+/** An explicit `--settings FILE` that is not there: discovery is skipped, so this is an error, never a fallback. */
+export function settingsFileNotFound(source: SettingsSource & { file: string }, reason: string, cause?: unknown): SettingsError {
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_NOT_FOUND',
+    `Settings file not found: ${source.file} (${reason}).\n` +
+      'It was given explicitly (--settings), so Airlock does not search for another one. Check the path. Nothing was run.',
+    details(source, [{ path: '', message: reason }]),
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** A TS/JS settings module threw while loading, or could not resolve one of its imports. */
+export function settingsLoadFailed(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
+  const reason = errorText(cause);
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_LOAD_FAILED',
+    `Loading ${describeSource(source)} failed: ${reason}\n` +
+      'The settings module threw, or one of its imports failed. Fix it (or use .airlockrc.json) and run again. Nothing was run.',
+    details(source, [{ path: '', message: reason }]),
+    { cause },
+  );
+}
+
+/** The first line of an error's message, without the stack. */
+export function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.trim().split('\n')[0]?.trim() || 'unknown error';
+}

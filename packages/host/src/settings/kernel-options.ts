@@ -1,0 +1,36 @@
+/**
+ * Settings → the kernel's options, so every caller maps them the same way. `images.autoResize`
+ * is not here: resizing is a step the host supplies (the kernel ships none).
+ */
+import type { KernelOptions, SelectOptions } from '@airlock/kernel';
+import type { Settings } from './schema.js';
+
+/**
+ * The kernel's tool selection from `settings.tools`.
+ *
+ * @example toSelectOptions({ allow: ['read'], exclude: [], noBuiltin: false, none: false })
+ * // { tools: ['read'], excludeTools: [], noBuiltinTools: false, noTools: false }
+ */
+export function toSelectOptions(tools: Settings['tools']): SelectOptions {
+  return {
+    ...(tools.allow !== undefined ? { tools: [...tools.allow] } : {}),
+    excludeTools: [...tools.exclude],
+    noBuiltinTools: tools.noBuiltin,
+    noTools: tools.none,
+  };
+}
+
+/**
+ * The parts of `createKernel`'s options that settings decide.
+ *
+ * @example createKernel({ cwd, ...toKernelOptions(loaded.settings) })
+ */
+export function toKernelOptions(settings: Settings): Pick<KernelOptions, 'limits' | 'spill' | 'images' | 'execution'> {
+  const { maxLines, maxBytes, spillDir, spillBudget } = settings.limits;
+  return {
+    limits: { maxLines, maxBytes },
+    spill: { budgetBytes: spillBudget, ...(spillDir !== undefined ? { dir: spillDir } : {}) },
+    images: { blockImages: settings.images.blockImages },
+    execution: { ...settings.execution },
+  };
+}

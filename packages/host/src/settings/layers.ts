@@ -1,0 +1,177 @@
+/**
+ * Loading settings: the four layers, each overriding the one before —
+ *   1. built-in defaults (schema.ts),
+ *   2. the user file `$XDG_CONFIG_HOME/airlock/settings.json` (default `~/.config/airlock/settings.json`),
+ *   3. the project: discovered from the cwd up (discover.ts), or the explicit `--settings FILE`,
+ *   4. the CLI flags, as an object the CLI builds.
+ * Every layer is validated before anything merges, so a bad file stops everything. How values
+ * merge is merge.ts.
+ */
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
+import type { SettingsLayerName } from './errors.js';
+import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
+import { defaultSettings, type Settings, type SettingsLayer } from './schema.js';
+import { validateSettings } from './validate.js';
+
+export interface LoadSettingsOptions {
+  /** Where discovery starts. CLI-flag extension paths and a relative `settingsFile` resolve against it. */
+  cwd: string;
+  /** An explicit settings file (`--settings FILE`): it is the project layer, and discovery is skipped. */
+  settingsFile?: string | undefined;
+  /** The CLI flags as one settings layer (built by the CLI); validated like any other layer. */
+  cli?: SettingsLayer | undefined;
+  /** For `XDG_CONFIG_HOME`. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Default: os.homedir(). Tests pass a temp folder so the real ~/.config is never read. */
+  homeDir?: string | undefined;
+  /**
+   * Asked before a discovered project settings file that is code (`airlock.config.ts` …) runs;
+   * return false to skip that layer (reported in `diagnostics`). A settings module is code, like
+   * an extension, so this is where the host plugs in project trust. Default: it runs. Never
+   * asked for data files, nor for an explicit `settingsFile` (the user named it).
+   */
+  trustProjectCode?: ((project: { file: string; dir: string }) => boolean | Promise<boolean>) | undefined;
+}
+
+/** One layer as loaded, for display and `policy explain`. */
+export interface SettingsLayerRecord {
+  name: SettingsLayerName;
+  /** The file it came from (none for defaults and CLI flags). */
+  file?: string;
+  /** Its values as validated (unmerged); for defaults, the full defaults. */
+  values: SettingsLayer;
+}
+
+/** Something worth telling the user that did not stop loading. */
+export interface SettingsDiagnostic {
+  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN';
+  message: string;
+  file: string;
+}
+
+export interface LoadedSettings {
+  /** Merged, every default filled in. */
+  settings: Settings;
+  /** The layers that exist, lowest precedence first: defaults, then user, project, cli when present. */
+  layers: SettingsLayerRecord[];
+  /** Folder of the project settings file (also when its code was not run); undefined when there is none. */
+  projectDir?: string;
+  /** Where the user file is read from (whether or not it exists). */
+  userFile: string;
+  /** Extensions to load, in order, each with its layer, file and base folder. */
+  extensions: ExtensionEntry[];
+  /** Some layer has an `extensions` key (even `[]`); when false, the host loads its default set. */
+  extensionsListed: boolean;
+  /** Every policy rule with its list and layer. */
+  permissions: PermissionEntry[];
+  diagnostics: SettingsDiagnostic[];
+}
+
+/**
+ * The user's Airlock config folder: `$XDG_CONFIG_HOME/airlock`, or `~/.config/airlock`.
+ * A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+ *
+ * @example userConfigDir({}, '/home/u') // '/home/u/.config/airlock'
+ */
+export function userConfigDir(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homeDir, '.config'), 'airlock');
+}
+
+/** @example userSettingsFile({ XDG_CONFIG_HOME: '/cfg' }, '/home/u') // '/cfg/airlock/settings.json' */
+export function userSettingsFile(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+  return join(userConfigDir(env, homeDir), 'settings.json');
+}
+
+/**
+ * Load, validate and merge every settings layer. Throws a SettingsError (naming the file, the
+ * path in it and what was expected) if any layer is invalid; nothing should run then.
+ *
+ * @example
+ * const { settings, extensions, layers } = await loadSettings({
+ *   cwd: process.cwd(),
+ *   settingsFile: flags.settings,
+ *   cli: { execution: { mode: 'sequential' } },
+ * });
+ */
+export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
+  const env = options.env ?? process.env;
+  const homeDir = resolve(options.homeDir ?? homedir());
+  const cwd = resolve(options.cwd);
+  const configDir = userConfigDir(env, homeDir);
+  const userFile = join(configDir, 'settings.json');
+  const diagnostics: SettingsDiagnostic[] = [];
+  const layers: SourcedLayer[] = [];
+
+  // 2. The user file: optional; when present it must be valid.
+  if (await pathExists(userFile)) {
+    const raw = await readSettingsFile(userFile, 'user');
+    layers.push({ name: 'user', file: userFile, baseDir: configDir, values: validateSettings(raw.values, { layer: 'user', file: userFile }) });
+  }
+
+  // 3. The project: the explicit file, or discovery.
+  const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics);
+  if (project?.values !== undefined) {
+    const values = validateSettings(project.values, { layer: 'project', file: project.file, field: project.field });
+    layers.push({ name: 'project', file: project.file, baseDir: project.dir, values });
+  }
+
+  // 4. The CLI flags.
+  if (options.cli !== undefined) {
+    layers.push({ name: 'cli', baseDir: cwd, values: validateSettings(options.cli, { layer: 'cli' }) });
+  }
+
+  const merged = mergeLayers(layers, homeDir);
+  return {
+    settings: merged.settings,
+    layers: [
+      { name: 'defaults', values: defaultSettings() as SettingsLayer },
+      ...layers.map(({ name, file, values }) => ({ name, ...(file ? { file } : {}), values })),
+    ],
+    ...(project ? { projectDir: project.dir } : {}),
+    userFile,
+    extensions: merged.extensions,
+    extensionsListed: merged.extensionsListed,
+    permissions: merged.permissions,
+    diagnostics,
+  };
+}
+
+interface ProjectRead {
+  file: string;
+  dir: string;
+  field?: string | undefined;
+  /** Undefined when the file is code that was not allowed to run. */
+  values?: unknown;
+}
+
+async function readProject(
+  options: LoadSettingsOptions,
+  cwd: string,
+  boundaries: SearchBoundaries,
+  diagnostics: SettingsDiagnostic[],
+): Promise<ProjectRead | undefined> {
+  if (options.settingsFile !== undefined) {
+    const file = resolve(cwd, options.settingsFile);
+    return { file, dir: dirname(file), ...(await readSettingsFile(file, 'project')) };
+  }
+
+  const found = await findProjectSettings(cwd, boundaries);
+  if (!found) return undefined;
+  if (found.kind === 'data') return found;
+
+  const { file, dir } = found;
+  if (options.trustProjectCode && !(await options.trustProjectCode({ file, dir }))) {
+    diagnostics.push({
+      code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN',
+      file,
+      message:
+        `Project settings ${file} were not loaded: a settings module is code, and ${dir} is not trusted. ` +
+        `Trust the folder (airlock trust ${dir}), or use .airlockrc.json, which is only read.`,
+    });
+    return { file, dir };
+  }
+  return { file, dir, ...(await readSettingsFile(file, 'project')) };
+}

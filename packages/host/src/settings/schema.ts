@@ -1,0 +1,240 @@
+/**
+ * The settings schema: one TypeBox schema validates every layer (user file, project file, CLI
+ * flags). Every field is optional in a layer; what a field means, and its default, is written
+ * where the field is declared, and the built-in defaults layer is derived from those `default`s.
+ *
+ * How layers merge is in merge.ts; where layers come from is in layers.ts.
+ */
+import { DEFAULT_LIMITS, type TruncationLimits } from '@airlock/kernel';
+import Type, { type Static, type TOptional, type TProperties } from 'typebox';
+
+/** The kernel spill store's default budget (256 MiB); not exported by the kernel, so repeated here. */
+const DEFAULT_SPILL_BUDGET = 256 * 1024 * 1024;
+
+// ─── extensions ─────────────────────────────────────────────────────────────────────────────
+
+const ExtensionOptions = Type.Record(Type.String(), Type.Unknown(), {
+  description: "The extension's options, checked against the extension's own schema when it loads. Replaces (does not merge with) options an earlier layer gave the same extension.",
+  default: {},
+});
+
+const ExtensionEnabled = Type.Boolean({
+  description: 'false keeps the entry but does not load it, e.g. to turn off an extension an earlier layer listed.',
+  default: true,
+});
+
+const ExtensionByName = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      description: "An npm package name (`@acme/tool-jira`), resolved from the project, then the user folder, then Airlock's own workspace.",
+    }),
+    options: Type.Optional(ExtensionOptions),
+    enabled: Type.Optional(ExtensionEnabled),
+  },
+  { additionalProperties: false, description: 'An extension package, by name.' },
+);
+
+const ExtensionByPath = Type.Object(
+  {
+    path: Type.String({
+      minLength: 1,
+      description: 'A file or folder, relative to the settings file that names it (`./tools/jira.ts`); `~/` means the home folder.',
+    }),
+    options: Type.Optional(ExtensionOptions),
+    enabled: Type.Optional(ExtensionEnabled),
+  },
+  { additionalProperties: false, description: 'An extension file or folder, by path.' },
+);
+
+/**
+ * One extension: a string, or an object with exactly one of `name` / `path`. A string that
+ * starts with `./`, `../`, `/` or `~/` (or is absolute) is a path; anything else is a package name.
+ */
+export const ExtensionSpecSchema = Type.Union(
+  [
+    Type.String({ minLength: 1, description: 'A package name (`@acme/tool-jira`) or a path (`./tools/jira.ts`).' }),
+    ExtensionByName,
+    ExtensionByPath,
+  ],
+  { description: 'An extension to load: a package name or path, optionally with options.' },
+);
+export type ExtensionSpec = Static<typeof ExtensionSpecSchema>;
+
+// ─── permissions ────────────────────────────────────────────────────────────────────────────
+
+const RuleEffect = Type.Union([Type.Literal('deny'), Type.Literal('ask'), Type.Literal('allow')], {
+  description: 'What the rule decides. Defaults to the list the rule is in; when given, it must agree with that list.',
+});
+
+const RuleObject = Type.Object(
+  {
+    effect: Type.Optional(RuleEffect),
+    match: Type.String({
+      minLength: 1,
+      description: 'What the rule matches, in surface form: a tool (`bash`, `mcp:*`), a tool with an argument pattern (`bash(git push *)`) or a resource kind with a glob (`fs.read(**/.env)`, `net(*)`).',
+    }),
+    reason: Type.Optional(Type.String({ description: 'Why; shown to the user and the model when the rule decides.' })),
+    id: Type.Optional(Type.String({ minLength: 1, description: 'A stable name for the rule, used by `policy explain` and in audit records.' })),
+    examples: Type.Optional(
+      Type.Object(
+        {
+          match: Type.Optional(Type.Array(Type.String(), { description: 'Calls (surface form) the rule must match; checked when rules load.', default: [] })),
+          notMatch: Type.Optional(Type.Array(Type.String(), { description: 'Calls (surface form) the rule must not match; checked when rules load.', default: [] })),
+        },
+        { additionalProperties: false, description: 'Inline self-tests for the rule.', default: {} },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'A rule with metadata.' },
+);
+
+/** A policy rule: its surface form (`"fs.read(**\/.env)"`) or an object with `match` and metadata. */
+export const PermissionRuleSchema = Type.Union(
+  [Type.String({ minLength: 1, description: 'A rule in surface form, e.g. `fs.read(**/.env)` or `bash(npm test*)`.' }), RuleObject],
+  { description: 'A policy rule (interpreted by the path-policy extension).' },
+);
+export type PermissionRule = Static<typeof PermissionRuleSchema>;
+export type PermissionEffect = Static<typeof RuleEffect>;
+
+function ruleList(description: string) {
+  return Type.Array(PermissionRuleSchema, { description, default: [] });
+}
+
+// ─── sections ───────────────────────────────────────────────────────────────────────────────
+
+/** A section: every field optional and closed to unknown keys; its default is its fields' defaults. */
+function section<P extends TProperties>(properties: P, description: string) {
+  const optional = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof P]: TOptional<P[K]>;
+  };
+  return Type.Object(optional, { additionalProperties: false, description, default: defaultsOf(properties) });
+}
+
+/** The `default` of every field that declares one (fields without one, such as `tools.allow`, stay absent). */
+function defaultsOf(properties: TProperties): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(properties)) {
+    if ('default' in schema) out[key] = structuredClone((schema as { default: unknown }).default);
+  }
+  return out;
+}
+
+const sections = {
+  extensions: Type.Array(ExtensionSpecSchema, {
+    description:
+      'Extensions to load, in order. Lists from the user and project layers are concatenated; a later layer naming the same extension replaces its options. ' +
+      'When no layer names any, the host loads its default set (the built-in tools plus audit-log, path-policy, approval and redact-secrets).',
+    default: [],
+  }),
+
+  tools: section(
+    {
+      allow: Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Only these tools are enabled (all sources). `[]` means none. Default: every registered tool (no allowlist). CLI: --tools. Replaces an earlier layer\'s list.',
+      }),
+      exclude: Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Tools left out; wins over `allow`. CLI: --exclude-tools. Replaces an earlier layer\'s list.',
+        default: [],
+      }),
+      noBuiltin: Type.Boolean({ description: 'Leave out the built-in tools; extension and SDK tools stay. CLI: --no-builtin-tools.', default: false }),
+      none: Type.Boolean({ description: 'No tools at all, whatever else is set. CLI: --no-tools.', default: false }),
+    },
+    "Which registered tools the model sees (the kernel's selection: tools / excludeTools / noBuiltinTools / noTools).",
+  ),
+
+  permissions: section(
+    {
+      deny: ruleList('Calls that never run. A deny in any layer stays: lists are a union across layers.'),
+      ask: ruleList('Calls that need the user\'s approval. Union across layers.'),
+      allow: ruleList('Calls that run without asking (unless a deny or ask rule also matches). Union across layers.'),
+    },
+    'Policy rules, merged as a union across layers; a deny wins over ask, ask over allow.',
+  ),
+
+  execution: section(
+    {
+      mode: Type.Union([Type.Literal('parallel'), Type.Literal('sequential')], {
+        description: 'How the calls of one batch run: concurrently (after preflight, results in source order) or one at a time. CLI: --sequential.',
+        default: 'parallel',
+      }),
+      maxConcurrency: Type.Integer({ minimum: 1, description: 'Calls of one batch running at once in parallel mode. CLI: --max-concurrency.', default: 8 }),
+      timeoutMs: Type.Integer({ minimum: 0, description: 'Per-call timeout in milliseconds; 0 means none.', default: 0 }),
+    },
+    'How tool calls execute.',
+  ),
+
+  limits: section(
+    {
+      maxLines: Type.Integer({ minimum: 1, description: 'Lines of tool output that enter the model\'s context at most.', default: DEFAULT_LIMITS.maxLines }),
+      maxBytes: Type.Integer({ minimum: 1, description: 'UTF-8 bytes of tool output that enter the model\'s context at most.', default: DEFAULT_LIMITS.maxBytes }),
+      spillDir: Type.String({
+        minLength: 1,
+        description: 'Folder for full outputs that were cut (one sub-folder per session). Relative paths resolve against the settings file. Default: <os tmpdir>/airlock-spill.',
+      }),
+      spillBudget: Type.Integer({ minimum: 1, description: 'Bytes the spill folder may use per session; the oldest files go first.', default: DEFAULT_SPILL_BUDGET }),
+    },
+    'How much tool output reaches the model; the rest is spilled to disk.',
+  ),
+
+  images: section(
+    {
+      autoResize: Type.Boolean({ description: 'Shrink images that exceed the provider\'s limits instead of dropping them.', default: true }),
+      blockImages: Type.Boolean({ description: 'Replace every image in tool results with a short text note.', default: false }),
+    },
+    'Images in tool results.',
+  ),
+
+  trust: section(
+    {
+      default: Type.Union([Type.Literal('ask'), Type.Literal('always'), Type.Literal('never')], {
+        description:
+          'For a project folder with no stored trust decision: ask (untrusted without a TTY), always trust, or never trust. Only untrusted projects lose their extensions; their other settings apply.',
+        default: 'ask',
+      }),
+    },
+    'Project trust: project settings may load extensions only in a trusted folder.',
+  ),
+};
+
+/** One settings layer: what a settings file (or the CLI) may contain. Unknown keys are errors. */
+export const SettingsSchema = Type.Object(
+  Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof typeof sections]: TOptional<(typeof sections)[K]>;
+  },
+  { additionalProperties: false, description: 'Airlock settings (one layer).' },
+);
+
+/** One layer's values, as written in a settings file. */
+export type SettingsLayer = Static<typeof SettingsSchema>;
+
+/** The known top-level keys, for suggestions. */
+export const SETTING_KEYS: readonly string[] = Object.keys(sections);
+
+/** Merged settings, every default filled in. Only `tools.allow` and `limits.spillDir` may stay unset. */
+export interface Settings {
+  extensions: ExtensionSpec[];
+  tools: { allow?: string[]; exclude: string[]; noBuiltin: boolean; none: boolean };
+  permissions: { deny: PermissionRule[]; ask: PermissionRule[]; allow: PermissionRule[] };
+  execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
+  limits: TruncationLimits & { spillDir?: string; spillBudget: number };
+  images: { autoResize: boolean; blockImages: boolean };
+  trust: { default: 'ask' | 'always' | 'never' };
+}
+
+/** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call). */
+export function defaultSettings(): Settings {
+  return defaultsOf(sections) as unknown as Settings;
+}
+
+/**
+ * Identity helper for TypeScript settings files: types the object, nothing else.
+ *
+ * @example
+ * // airlock.config.ts
+ * import { defineSettings } from '@airlock/host';
+ * export default defineSettings({ execution: { mode: 'sequential' }, permissions: { deny: ['fs.read(**\/.env)'] } });
+ */
+export function defineSettings<const S extends SettingsLayer>(settings: S): S {
+  return settings;
+}

@@ -1,0 +1,211 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findProjectSettings, projectSearchDirs, readSettingsFile, SEARCH_PLACES, SettingsError } from '../../src/settings/index.js';
+import { tree, write } from './fixtures/temp-tree.js';
+
+/** Search from `cwd` with the tree's root as the home folder (so nothing above it is searched). */
+function find(root: string, cwd: string) {
+  return findProjectSettings(cwd, { homeDir: root, userConfigDir: join(root, '.config/airlock') });
+}
+
+async function failure(promise: Promise<unknown>): Promise<SettingsError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SettingsError);
+  return error as SettingsError;
+}
+
+const CONTENT: Record<(typeof SEARCH_PLACES)[number], string | object> = {
+  'package.json': { name: 'repo', airlock: { execution: { maxConcurrency: 1 } } },
+  '.airlockrc': 'execution:\n  maxConcurrency: 2\n',
+  '.airlockrc.json': { execution: { maxConcurrency: 3 } },
+  '.airlockrc.yaml': 'execution:\n  maxConcurrency: 4\n',
+  'airlock.config.ts': "import type { SettingsLayer } from '@airlock/host';\nconst n: number = 5;\nexport default { execution: { maxConcurrency: n } } satisfies SettingsLayer;\n",
+  'airlock.config.js': 'export default { execution: { maxConcurrency: 6 } };\n',
+  'airlock.config.mjs': 'export default { execution: { maxConcurrency: 7 } };\n',
+};
+
+describe('search places', () => {
+  it.each(SEARCH_PLACES.map((place, i) => [place, i + 1] as const))('finds %s', async (place, n) => {
+    const root = await tree({ [`repo/${place}`]: CONTENT[place] });
+    const found = await find(root, join(root, 'repo'));
+    expect(found).toMatchObject({ file: join(root, 'repo', place), dir: join(root, 'repo') });
+    const values = found?.kind === 'data' ? found.values : (await readSettingsFile(found!.file, 'project')).values;
+    expect(values).toEqual({ execution: { maxConcurrency: n } });
+    expect(found?.kind).toBe(place.startsWith('airlock.config') ? 'code' : 'data');
+    if (place === 'package.json') expect(found?.field).toBe('airlock');
+  });
+
+  it('takes the first place in order when a folder has several', async () => {
+    const all = Object.fromEntries(SEARCH_PLACES.map((place) => [`repo/${place}`, CONTENT[place]]));
+    const root = await tree(all);
+    expect((await find(root, join(root, 'repo')))?.file).toBe(join(root, 'repo/package.json'));
+    await write(root, { 'repo/package.json': { name: 'repo' } }); // no `airlock` field: not a settings file
+    expect((await find(root, join(root, 'repo')))?.file).toBe(join(root, 'repo/.airlockrc'));
+  });
+
+  it('takes the nearest folder that has settings', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': { tools: { none: true } }, 'repo/a/.airlockrc.yaml': 'tools: { noBuiltin: true }\n', 'repo/a/b/x.txt': '' });
+    expect(await find(root, join(root, 'repo/a/b'))).toMatchObject({ file: join(root, 'repo/a/.airlockrc.yaml'), values: { tools: { noBuiltin: true } } });
+  });
+
+  it('counts an empty file as found, with empty settings (it stops the walk up)', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': { tools: { none: true } }, 'repo/pkg/.airlockrc.json': '' });
+    expect(await find(root, join(root, 'repo/pkg'))).toMatchObject({ file: join(root, 'repo/pkg/.airlockrc.json'), values: {} });
+  });
+});
+
+describe('walking up', () => {
+  it('finds the repository root config from a nested subfolder that has its own package.json', async () => {
+    const root = await tree({
+      'repo/package.json': { name: 'repo', private: true },
+      'repo/.airlockrc.json': { execution: { mode: 'sequential' } },
+      'repo/packages/app/package.json': { name: 'app' },
+      'repo/packages/app/src/index.ts': '',
+    });
+    const found = await find(root, join(root, 'repo/packages/app/src'));
+    expect(found).toMatchObject({ file: join(root, 'repo/.airlockrc.json'), dir: join(root, 'repo'), values: { execution: { mode: 'sequential' } } });
+  });
+
+  it("passes over an extension package's manifest in package.json#airlock", async () => {
+    const root = await tree({
+      'repo/airlock.config.ts': 'export default { tools: { none: true } };\n',
+      'repo/extensions/guard/package.json': { name: 'guard', airlock: { extension: './src/index.ts', kernel: '^1.0.0' } },
+    });
+    expect((await find(root, join(root, 'repo/extensions/guard')))?.file).toBe(join(root, 'repo/airlock.config.ts'));
+  });
+
+  it('stops at the home folder, and never treats the user config folder as a project', async () => {
+    const root = await tree({ '.airlockrc.json': { tools: { none: true } }, '.config/airlock/.airlockrc.json': {}, '.config/airlock/extensions/x/y.txt': '' });
+    expect(await find(root, join(root, 'repo'))).toBeUndefined();
+    expect(await find(root, join(root, '.config/airlock/extensions/x'))).toBeUndefined();
+    expect(projectSearchDirs('/h/u/repo/pkg', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/repo/pkg', '/h/u/repo']);
+    expect(projectSearchDirs('/h/u/.config/airlock/ext', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/.config/airlock/ext', '/h/u/.config']);
+    // Outside the home folder, up to the filesystem root.
+    expect(projectSearchDirs('/srv/repo', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/srv/repo', '/srv', '/']);
+  });
+
+  it('runs no code while finding: a TS config only runs when read', async () => {
+    const root = await tree({
+      'repo/airlock.config.ts': "import { writeFileSync } from 'node:fs';\nwriteFileSync(new URL('./ran.txt', import.meta.url), 'yes');\nexport default {};\n",
+    });
+    const found = await find(root, join(root, 'repo'));
+    expect(found).toMatchObject({ kind: 'code', file: join(root, 'repo/airlock.config.ts') });
+    expect(found?.values).toBeUndefined();
+    expect(existsSync(join(root, 'repo/ran.txt'))).toBe(false);
+    await readSettingsFile(found!.file, 'project');
+    expect(existsSync(join(root, 'repo/ran.txt'))).toBe(true);
+  });
+
+  it('marks a data file that $imports a code file as code', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': { $import: './base.ts', tools: { none: true } }, 'repo/base.ts': 'export default { execution: { maxConcurrency: 3 } };\n' });
+    const found = await find(root, join(root, 'repo'));
+    expect(found?.kind).toBe('code');
+    expect((await readSettingsFile(found!.file, 'project')).values).toEqual({ execution: { maxConcurrency: 3 }, tools: { none: true } });
+  });
+});
+
+describe('TypeScript and JavaScript configs load through jiti', () => {
+  it('follows a relative import to a .ts file', async () => {
+    const root = await tree({
+      'repo/airlock.config.ts': "import { deny } from './policy/helper.js';\nexport default { permissions: { deny } };\n",
+      'repo/policy/helper.ts': "export const deny: string[] = ['fs.read(**/.env)'];\n",
+    });
+    const { values } = await readSettingsFile(join(root, 'repo/airlock.config.ts'), 'project');
+    expect(values).toEqual({ permissions: { deny: ['fs.read(**/.env)'] } });
+  });
+
+  it.each([
+    ['airlock.config.ts', 'commonjs'],
+    ['airlock.config.js', 'commonjs'],
+    ['airlock.config.js', 'module'],
+    ['airlock.config.mjs', 'module'],
+  ])('sees edits to %s (package type %s) and its imports on a second load in the same process', async (name, type) => {
+    const ext = name.slice(name.lastIndexOf('.'));
+    const root = await tree({
+      'repo/package.json': { name: 'repo', type },
+      [`repo/${name}`]: `import { n } from './n${ext}';\nexport default { execution: { maxConcurrency: n } };\n`,
+      [`repo/n${ext}`]: 'export const n = 1;\n',
+    });
+    const file = join(root, 'repo', name);
+    expect((await readSettingsFile(file, 'project')).values).toEqual({ execution: { maxConcurrency: 1 } });
+    await write(root, { [`repo/n${ext}`]: 'export const n = 2;\n' });
+    expect((await readSettingsFile(file, 'project')).values).toEqual({ execution: { maxConcurrency: 2 } });
+    await write(root, { [`repo/${name}`]: 'export default { execution: { mode: "sequential" } };\n' });
+    expect((await readSettingsFile(file, 'project')).values).toEqual({ execution: { mode: 'sequential' } });
+  });
+
+  it('loads an ES-module config that uses top-level await', async () => {
+    const root = await tree({ 'repo/airlock.config.mjs': 'const n = await Promise.resolve(4);\nexport default { execution: { maxConcurrency: n } };\n' });
+    expect((await readSettingsFile(join(root, 'repo/airlock.config.mjs'), 'project')).values).toEqual({ execution: { maxConcurrency: 4 } });
+  });
+
+  it('a module with no default export is an error saying what to export', async () => {
+    const root = await tree({ 'repo/airlock.config.ts': 'export const execution = { mode: "sequential" };\n' });
+    const error = await failure(readSettingsFile(join(root, 'repo/airlock.config.ts'), 'project'));
+    expect(error.code).toBe('AIRLOCK_SETTINGS_INVALID');
+    expect(error.problems).toEqual([{ path: '', message: 'the module has no default export; expected `export default { … }`' }]);
+  });
+
+  it('a module that throws, or whose import fails, names the file', async () => {
+    const root = await tree({ 'repo/a.config.ts': 'throw new Error("no API key");\n', 'repo/b.config.ts': "import { x } from './missing.js';\nexport default { x };\n" });
+    const thrown = await failure(readSettingsFile(join(root, 'repo/a.config.ts'), 'project'));
+    expect(thrown.code).toBe('AIRLOCK_SETTINGS_LOAD_FAILED');
+    expect(thrown.file).toBe(join(root, 'repo/a.config.ts'));
+    expect(thrown.message).toContain('no API key');
+    const missing = await failure(readSettingsFile(join(root, 'repo/b.config.ts'), 'project'));
+    expect(missing.code).toBe('AIRLOCK_SETTINGS_LOAD_FAILED');
+    expect(missing.message).toContain("Cannot find module './missing.js'");
+  });
+});
+
+describe('syntax errors name the file and the line', () => {
+  it('JSON', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': '{\n  "execution": {\n    "mode": "parallel",,\n  }\n}\n' });
+    const error = await failure(find(root, join(root, 'repo')));
+    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/.airlockrc.json'), line: 3, column: 24 });
+    expect(error.message).toContain(`${join(root, 'repo/.airlockrc.json')} (project settings) at line 3, column 24: Expected double-quoted property name`);
+  });
+
+  it('JSON that ends too early', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': '{\n  "tools": {' });
+    expect(await failure(find(root, join(root, 'repo')))).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', line: 2 });
+  });
+
+  it('YAML (also .airlockrc without an extension)', async () => {
+    const root = await tree({ 'repo/.airlockrc': 'tools:\n  allow: [read\nexecution: {}\n' });
+    const error = await failure(find(root, join(root, 'repo')));
+    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/.airlockrc'), line: 3 });
+  });
+
+  it('TypeScript', async () => {
+    const root = await tree({ 'repo/airlock.config.ts': 'export default {\n  tools: { allow: [1, }\n};\n' });
+    const error = await failure(readSettingsFile(join(root, 'repo/airlock.config.ts'), 'project'));
+    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/airlock.config.ts'), line: 2, column: 23 });
+  });
+
+  it('a broken package.json', async () => {
+    const root = await tree({ 'repo/package.json': '{ "name": "x", }' });
+    expect(await failure(find(root, join(root, 'repo')))).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/package.json'), line: 1 });
+  });
+});
+
+describe('reading an explicit file', () => {
+  it('a missing file is NOT_FOUND, a folder is UNREADABLE, an unknown type is refused', async () => {
+    const root = await tree({ 'repo/dir/x.txt': '', 'repo/s.toml': 'a = 1' });
+    expect(await failure(readSettingsFile(join(root, 'repo/nope.json'), 'project'))).toMatchObject({ code: 'AIRLOCK_SETTINGS_NOT_FOUND', file: join(root, 'repo/nope.json') });
+    expect(await failure(readSettingsFile(join(root, 'repo/dir'), 'project'))).toMatchObject({ code: 'AIRLOCK_SETTINGS_UNREADABLE' });
+    const toml = await failure(readSettingsFile(join(root, 'repo/s.toml'), 'project'));
+    expect(toml.message).toContain('".toml" files are not settings files');
+  });
+
+  it('a package.json without an "airlock" field is NOT_FOUND', async () => {
+    const root = await tree({ 'repo/package.json': { name: 'x' } });
+    const error = await failure(readSettingsFile(join(root, 'repo/package.json'), 'project'));
+    expect(error.code).toBe('AIRLOCK_SETTINGS_NOT_FOUND');
+    expect(error.message).toContain('has no "airlock" field');
+  });
+});
