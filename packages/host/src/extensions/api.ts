@@ -1,0 +1,197 @@
+import type {
+  AnyAgentTool,
+  EventSink,
+  ExtensionAPI,
+  HandlerOptions,
+  HookName,
+  HookRegistrar,
+  Kernel,
+  Logger,
+  ToolSource,
+  ToolUI,
+} from '@airlock/kernel';
+import { POLICY_PHASES } from './manifest.js';
+import type { RegisteredHandler } from './types.js';
+
+/**
+ * The ExtensionAPI one extension receives in `setup`. Each extension gets its own, which
+ * records everything it registers, so that:
+ * - a setup that fails can be rolled back completely (the kernel hands back an unregister
+ *   function for every tool and handler);
+ * - after setup has settled the API is sealed: a registration from a stray timer would escape
+ *   the rollback and the load report, so it throws instead;
+ * - handler names are namespaced: a name without the `<extension>/` prefix gets it (never
+ *   rejected — the prefix is the convention, not something worth failing a load over). So
+ *   `"deny-rules"` becomes `"path-policy/deny-rules"`, and an extension cannot pass itself off
+ *   as another in decisions and audit records (`"path-policy/x"` from `acme` becomes
+ *   `"acme/path-policy/x"`), nor take another extension's handler name to make it fail.
+ */
+
+export interface ApiContext {
+  kernel: Kernel;
+  /** The extension's own name: the handler namespace and the log prefix. */
+  extension: string;
+  /** `package@version`, recorded as each tool's origin. */
+  origin: string;
+  /** `builtin` for Airlock's own tool packages (so --no-builtin-tools applies), else `extension`. */
+  toolSource: ToolSource;
+  ui: ToolUI;
+  log: Logger;
+  /** Already frozen; shared by every extension. */
+  settings: Readonly<Record<string, unknown>>;
+  cwd: string;
+}
+
+/** A registration the kernel refused; it is thrown into setup and reported. */
+export interface RegistrationError {
+  kind: 'tool' | 'handler';
+  name: string;
+  error: unknown;
+}
+
+export interface ExtensionSandbox {
+  readonly api: ExtensionAPI;
+  /** Tool names registered (and still registered). */
+  readonly tools: string[];
+  readonly handlers: RegisteredHandler[];
+  readonly listeners: EventSink[];
+  /** Registered an authorize, approve or redact handler at some point (rollback does not reset it). */
+  readonly policy: boolean;
+  readonly registrationErrors: readonly RegistrationError[];
+  /** Stop accepting registrations (call once setup has settled, however it settled). */
+  seal(): void;
+  /** Remove everything registered, newest first. Returns what was removed, e.g. `tool "echo"`. */
+  rollback(): string[];
+}
+
+/**
+ * @example
+ * const box = createExtensionApi({ kernel, extension: 'hello', origin: 'hello-ext@1.0.0', toolSource: 'extension', ui, log, settings, cwd });
+ * await ext.setup(box.api, options);
+ * box.seal();
+ */
+export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
+  const tools: string[] = [];
+  const handlers: RegisteredHandler[] = [];
+  const listeners: EventSink[] = [];
+  const registrationErrors: RegistrationError[] = [];
+  const undo: { what: string; run: () => void }[] = [];
+  let sealed = false;
+  let policy = false;
+
+  const refuseWhenSealed = (method: string): void => {
+    if (!sealed) return;
+    const message =
+      `Extension "${ctx.extension}" called api.${method} after its setup finished. Register tools, handlers and ` +
+      'listeners inside setup (await anything they need first), so a failed load can be undone and `airlock extensions` shows them.';
+    ctx.log.warn(message);
+    throw new Error(message);
+  };
+
+  const namespaced = (name: unknown): unknown =>
+    typeof name === 'string' && name.trim() !== '' && !name.startsWith(`${ctx.extension}/`) ? `${ctx.extension}/${name}` : name;
+
+  const on = ((hook: HookName, handler: unknown, options: HandlerOptions) => {
+    refuseWhenSealed('on');
+    const isObject = typeof options === 'object' && options !== null;
+    const name = namespaced(isObject ? options.name : undefined);
+    const phase = isObject ? String(options.phase) : '?';
+    let off: () => void;
+    try {
+      // Non-objects go to the kernel unchanged, so its own message explains what is missing.
+      off = ctx.kernel.on(hook as never, handler as never, (isObject ? { ...options, name } : options) as never);
+    } catch (error) {
+      registrationErrors.push({ kind: 'handler', name: typeof name === 'string' ? name : '?', error });
+      throw error;
+    }
+    const record: RegisteredHandler = { hook, phase, name: name as string };
+    handlers.push(record);
+    if (POLICY_PHASES.includes(`${hook}:${phase}`)) policy = true;
+    let done = false;
+    const remove = () => {
+      if (done) return;
+      done = true;
+      off();
+      const i = handlers.indexOf(record);
+      if (i >= 0) handlers.splice(i, 1);
+    };
+    undo.push({ what: `handler "${record.name}" (${hook}:${phase})`, run: remove });
+    // The extension may remove its own handler later; that is not a registration, so no seal check.
+    return remove;
+  }) as HookRegistrar['on'];
+
+  const api: ExtensionAPI = Object.freeze({
+    registerTool(tool: AnyAgentTool): void {
+      refuseWhenSealed('registerTool');
+      const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : '?';
+      let off: () => void;
+      try {
+        off = ctx.kernel.registry.register(tool, { source: ctx.toolSource, origin: ctx.origin });
+      } catch (error) {
+        registrationErrors.push({ kind: 'tool', name, error });
+        throw error;
+      }
+      tools.push(name);
+      undo.push({
+        what: `tool "${name}"`,
+        run: () => {
+          off();
+          const i = tools.indexOf(name);
+          if (i >= 0) tools.splice(i, 1);
+        },
+      });
+    },
+    on,
+    onEvent(listener: EventSink): void {
+      refuseWhenSealed('onEvent');
+      if (typeof listener !== 'function') throw new TypeError(`api.onEvent needs a function, got ${typeof listener}`);
+      listeners.push(listener);
+      undo.push({
+        what: 'an event listener',
+        run: () => {
+          const i = listeners.indexOf(listener);
+          if (i >= 0) listeners.splice(i, 1);
+        },
+      });
+    },
+    ui: ctx.ui,
+    log: prefixedLogger(ctx.log, ctx.extension),
+    settings: ctx.settings,
+    kernelVersion: ctx.kernel.version,
+    cwd: ctx.cwd,
+  });
+
+  return {
+    api,
+    tools,
+    handlers,
+    listeners,
+    get policy() {
+      return policy;
+    },
+    registrationErrors,
+    seal() {
+      sealed = true;
+    },
+    rollback() {
+      const removed: string[] = [];
+      while (undo.length > 0) {
+        const step = undo.pop()!;
+        step.run();
+        removed.push(step.what);
+      }
+      return removed.reverse();
+    },
+  };
+}
+
+/** `[hello] message`: every line says which extension wrote it. */
+export function prefixedLogger(log: Logger, prefix: string): Logger {
+  const tag = `[${prefix}] `;
+  return Object.freeze({
+    debug: (message: string, data?: unknown) => log.debug(tag + message, data),
+    info: (message: string, data?: unknown) => log.info(tag + message, data),
+    warn: (message: string, data?: unknown) => log.warn(tag + message, data),
+    error: (message: string, data?: unknown) => log.error(tag + message, data),
+  });
+}

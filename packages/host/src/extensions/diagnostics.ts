@@ -1,0 +1,410 @@
+import type { SettingsLayer } from './types.js';
+
+/**
+ * Every problem the extension loader and project trust report, in one catalogue (like the
+ * kernel's errors.ts): a stable code, a severity, and a message that says what happened, why,
+ * and how to fix it. Tests and the CLI match on codes; the wording may change, codes may not.
+ *
+ * Severity: `error` means the extension did not load (or a policy decision is missing);
+ * `warning` means loading went on as the user would expect (a default extension that is not
+ * installed yet, an untrusted project's extensions left out, a manifest that drifted).
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  /** What is wrong, why, and the fix (the fix is repeated in `fix`). */
+  readonly message: string;
+  /** Just the fix, for UIs that show it apart. */
+  readonly fix: string;
+  /** The extension concerned: its own name once its module was read, else as settings name it. */
+  readonly extension?: string;
+  /** The settings entry as written (`./tools/x`, `@acme/guard`): with `layer`, what ties a diagnostic to its record. */
+  readonly spec?: string;
+  readonly layer?: SettingsLayer;
+  /** The settings file that named the extension, or the file the problem is in. */
+  readonly file?: string;
+  /** The original error's text when something threw. */
+  readonly error?: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+/** Who a diagnostic is about: the extension and where settings named it. */
+export interface Subject {
+  extension?: string;
+  spec?: string;
+  layer?: SettingsLayer;
+  file?: string;
+}
+
+interface Rendered {
+  message: string;
+  fix: string;
+}
+
+interface Entry<D> {
+  severity: Severity;
+  render(details: D, subject: Subject): Rendered;
+}
+
+function entry<D>(severity: Severity, render: (details: D, subject: Subject) => Rendered): Entry<D> {
+  return { severity, render };
+}
+
+/** `"acme-guard" (named in /p/.airlockrc.json)` — where settings named it, so people can find it. */
+function who(s: Subject): string {
+  const name = `"${s.extension ?? '?'}"`;
+  if (s.file) return `${name} (named in ${s.file})`;
+  if (s.layer === 'defaults') return `${name} (one of Airlock's default extensions)`;
+  if (s.layer === 'cli') return `${name} (named on the command line)`;
+  return name;
+}
+
+function settingsPlace(s: Subject): string {
+  return s.file ?? (s.layer === 'cli' ? 'the command line' : 'your settings');
+}
+
+function bullets(lines: readonly string[]): string {
+  return lines.map((l) => `  - ${l}`).join('\n');
+}
+
+/**
+ * Said when setup failed: a definition refused by the kernel may also be one the extension caught
+ * and lived with (then it loaded without that tool or handler, and `rolledBack` is absent).
+ */
+function notLoaded(rolledBack: readonly string[] | undefined): string {
+  if (rolledBack === undefined) return '';
+  if (rolledBack.length === 0) return '\nThe extension was not loaded.';
+  return `\nThe extension was not loaded, and what it had registered was removed again: ${rolledBack.join(', ')}.`;
+}
+
+function withFix(text: string, fix: string): Rendered {
+  return { message: `${text}\nFix: ${fix}`, fix };
+}
+
+export interface NotFoundDetails {
+  spec: string;
+  kind: 'package' | 'path';
+  /** Every place looked at, in order. */
+  searched: readonly string[];
+  /** Set when the package exists in the project's node_modules but the project is not trusted. */
+  inUntrustedProject?: string;
+  userExtensions?: string;
+  baseDir?: string;
+}
+
+export interface ManifestDetails {
+  packageDir: string;
+  problems: readonly string[];
+}
+
+export interface RangeDetails {
+  packageName: string;
+  version: string;
+  range: string;
+  kernelVersion: string;
+  /** Which side is too old, when the range lies wholly above or below the kernel. */
+  upgrade?: 'airlock' | 'extension';
+}
+
+export interface ErrorDetails {
+  packageName?: string;
+  entryFile?: string;
+  reason: string;
+}
+
+/** The catalogue. Keys are the codes, grouped by the step that raises them. */
+const CATALOGUE = {
+  // ─── Resolution: finding the package ────────────────────────────────────────────────────
+  AIRLOCK_EXTENSION_SPEC_INVALID: entry<{ spec: unknown; reason: string }>('error', (d, s) =>
+    withFix(
+      `Extension entry ${JSON.stringify(d.spec)} in ${settingsPlace(s)} is not usable: ${d.reason}.`,
+      'name a package ("@acme/guard", "airlock-hello-tool") or a path starting with ./, ../, / or ~/.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
+    const looked = `Looked in:\n${bullets(d.searched)}`;
+    if (d.kind === 'path') {
+      return withFix(
+        `Extension ${who(s)} was not found. A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
+        'correct the path (it must name the folder that holds the extension\'s package.json), or remove the entry.',
+      );
+    }
+    if (d.inUntrustedProject) {
+      return withFix(
+        `Extension ${who(s)} was not found outside the project. It is installed in the project (${d.inUntrustedProject}), ` +
+          `but the project is not trusted, so its node_modules cannot supply code. ${looked}`,
+        'trust the project (`airlock trust`, or --trust for one run) or install the extension in your user folder: ' +
+          `npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}`,
+      );
+    }
+    return withFix(
+      `Extension ${who(s)} was not found. ${looked}`,
+      `install it in the project (pnpm add -D ${d.spec}) or in your user folder ` +
+        `(npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}), or correct the name in ${settingsPlace(s)}.`,
+    );
+  }),
+
+  AIRLOCK_EXTENSION_NOT_INSTALLED: entry<{ spec: string; searched: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `Default extension "${d.spec}" is not installed, so what it provides is missing from this run (the others still load). ` +
+        `Looked in:\n${bullets(d.searched)}`,
+      `install ${d.spec} next to Airlock, or list the extensions you want under "extensions" in your settings (then the default set is not used).`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_UNTRUSTED: entry<{
+    spec: string;
+    projectDir: string;
+    policy: boolean;
+    /** The user's (or CLI's) entry for the same extension, used instead. */
+    fallback?: { layer: SettingsLayer; file?: string };
+  }>('warning', (d, s) =>
+    withFix(
+      `Project extension ${who(s)} was not loaded: the project folder ${d.projectDir} is not trusted, and an extension is code ` +
+        'that runs with your permissions.' +
+        (d.fallback
+          ? ` Your own entry for it (${d.fallback.file ?? `the ${d.fallback.layer} layer`}) is used instead, with its options.`
+          : d.policy
+            ? ' It declares policy handlers, so the policy it would enforce is NOT in force in this run.'
+            : ''),
+      `review the project, then run \`airlock trust ${d.projectDir}\` (or pass --trust for this run only).`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayer; file?: string | undefined } }>('warning', (d, s) =>
+    withFix(
+      `Extension ${who(s)} is listed more than once; the entry from the ${d.kept.layer} layer` +
+        `${d.kept.file ? ` (${d.kept.file})` : ''} is used, with its options, and this one is ignored.`,
+      'list each extension once, in the settings layer whose options should apply.',
+    ),
+  ),
+
+  // ─── The manifest ───────────────────────────────────────────────────────────────────────
+  AIRLOCK_EXTENSION_MANIFEST_MISSING: entry<{ packageDir: string; packageName?: string }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} at ${d.packageDir} is not an Airlock extension: its package.json has no "airlock" field.`,
+      'if you wrote it, add to package.json: "airlock": { "extension": "./src/index.ts", "kernel": "^1.0.0" }; ' +
+        'otherwise remove it from the extensions in your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_MANIFEST_INVALID: entry<ManifestDetails>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} at ${d.packageDir} has an invalid manifest (package.json#airlock):\n${bullets(d.problems)}`,
+      'correct package.json#airlock, e.g. { "extension": "./src/index.ts", "kernel": "^1.0.0", "provides": { "tools": ["x"], "hooks": ["tool_call:authorize"] } }.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_ENTRY_NOT_FOUND: entry<{ packageDir: string; entry: string; entryFile: string }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)}: its manifest names the entry module "${d.entry}", but ${d.entryFile} does not exist.`,
+      /\bdist\b/.test(d.entry)
+        ? `build the extension (its entry is build output), or point "extension" at its TypeScript source, e.g. "./src/index.ts".`
+        : 'correct "extension" in its package.json#airlock, or reinstall the package.',
+    ),
+  ),
+
+  // ─── Compatibility ──────────────────────────────────────────────────────────────────────
+  AIRLOCK_EXTENSION_KERNEL_RANGE_INVALID: entry<RangeDetails>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} (${d.packageName}@${d.version}) declares the kernel range "${d.range}", which is not a valid semver range, ` +
+        `so Airlock (kernel ${d.kernelVersion}) cannot tell whether they work together.`,
+      `the extension's package.json#airlock.kernel must be a range such as "^${majorOf(d.kernelVersion)}.0.0"; upgrade the extension ` +
+        `to a release that fixes it, or remove it from ${settingsPlace(s)}.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_INCOMPATIBLE: entry<RangeDetails>('error', (d, s) => {
+    const fix =
+      d.upgrade === 'airlock'
+        ? `upgrade Airlock to a release whose kernel satisfies "${d.range}", or use a release of ${d.packageName} that supports kernel ${d.kernelVersion}.`
+        : d.upgrade === 'extension'
+          ? `upgrade ${d.packageName} to a release that supports kernel ${d.kernelVersion} (its range "${d.range}" stops below it), or remove it from ${settingsPlace(s)}.`
+          : `use a release of ${d.packageName} whose range includes kernel ${d.kernelVersion}, or a release of Airlock within "${d.range}".`;
+    return withFix(
+      `Extension ${who(s)} (${d.packageName}@${d.version}) needs kernel "${d.range}", but this Airlock runs kernel ${d.kernelVersion}; it was not loaded.`,
+      fix,
+    );
+  }),
+
+  // ─── Import and export ──────────────────────────────────────────────────────────────────
+  AIRLOCK_EXTENSION_IMPORT_FAILED: entry<ErrorDetails>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} failed while its module ${d.entryFile ?? ''} was imported: ${d.reason}`,
+      'fix the error in the extension (or update it), or remove it from your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_BAD_EXPORT: entry<{ entryFile: string; problems: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)}: ${d.entryFile} does not default-export an extension:\n${bullets(d.problems)}`,
+      "export default defineExtension({ name: 'my-ext', options: Type.Object({...}), setup(api, options) { ... } }).",
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_NAME_TAKEN: entry<{ name: string; first: string; second: string }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} calls itself "${d.name}", but ${d.first} already loaded under that name. Handler names are ` +
+        `namespaced by extension name ("${d.name}/…"), so two extensions cannot share one.`,
+      `remove one of ${d.first} and ${d.second} from your settings, or rename one extension.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_OPTIONS_INVALID: entry<{ errors: readonly string[]; received: unknown }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} was not loaded: its options do not match its schema:\n${bullets(d.errors)}`,
+      `correct the options for this extension in ${settingsPlace(s)}.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED: entry<{ received: unknown }>('warning', (d, s) =>
+    withFix(
+      `Extension ${who(s)} takes no options (it declares no options schema), but settings give it ${JSON.stringify(d.received)}; they are passed on unchecked.`,
+      `remove the options from ${settingsPlace(s)}, or ask the extension's author to declare an options schema.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_LOAD_FAILED: entry<{ reason: string }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} could not be loaded: ${d.reason}. This was not expected at this step (a file changed while ` +
+        'Airlock read it, or a bug in Airlock); the other extensions still loaded.',
+      'run the command again; if it happens again, report it with this message, or remove the extension from your settings.',
+    ),
+  ),
+
+  // ─── Setup ──────────────────────────────────────────────────────────────────────────────
+  AIRLOCK_EXTENSION_SETUP_FAILED: entry<ErrorDetails & { rolledBack: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} failed in setup: ${d.reason}${notLoaded(d.rolledBack)}`,
+      'fix the error in the extension (or its options), or remove it from your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_SETUP_TIMEOUT: entry<{ timeoutMs: number; rolledBack: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} did not finish setup within ${d.timeoutMs} ms; it probably awaits a promise that never settles. ` +
+        'It was not loaded' +
+        (d.rolledBack.length > 0 ? `, and what it had registered was removed again: ${d.rolledBack.join(', ')}.` : '.'),
+      'make setup return (or resolve) once its tools and handlers are registered; start long work lazily, from a tool.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_DUPLICATE_TOOL: entry<{ tool: string; existing: string; incoming: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} registers tool "${d.tool}", which ${d.existing} already registered. The model calls tools by name, ` +
+        `so two tools cannot share one.${notLoaded(d.rolledBack)}`,
+      `remove one of the two extensions, or rename the tool, or set \`override: true\` on the tool from ${d.incoming} to replace the one from ${d.existing}.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_TOOL_INVALID: entry<{ tool: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} registers an invalid tool "${d.tool}": ${d.reason}${notLoaded(d.rolledBack)}`,
+      'correct the tool definition in the extension (or update it), or remove it from your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_HANDLER_INVALID: entry<{ handler: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} adds a handler "${d.handler}" that the kernel refused: ${d.reason}${notLoaded(d.rolledBack)}`,
+      'correct the api.on(...) call in the extension (or update it), or remove it from your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_PROVIDES_MISMATCH: entry<{ problems: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `Extension ${who(s)} registers something other than its manifest declares (package.json#airlock.provides):\n${bullets(d.problems)}\n` +
+        'Airlock reads declared policy hooks to fail closed when an extension breaks before it registers them.',
+      'make package.json#airlock.provides list exactly the tools and the "hook:phase" pairs the extension registers.',
+    ),
+  ),
+
+  // ─── Project trust ──────────────────────────────────────────────────────────────────────
+  AIRLOCK_TRUST_FILE_INVALID: entry<{ trustFile: string; reason: string }>('warning', (d) =>
+    withFix(
+      `The trust file ${d.trustFile} cannot be read (${d.reason}); no folder counts as trusted until it is fixed.`,
+      `fix or delete ${d.trustFile}, then trust folders again with \`airlock trust <dir>\`.`,
+    ),
+  ),
+
+  AIRLOCK_TRUST_FILE_INSECURE: entry<{ trustFile: string; reason: string }>('warning', (d) =>
+    withFix(
+      `The trust file ${d.trustFile} is ignored: ${d.reason}. Someone else could mark folders as trusted through it.`,
+      `chmod 600 ${d.trustFile} (and make sure it belongs to you), or delete it and trust folders again.`,
+    ),
+  ),
+
+  AIRLOCK_TRUST_DEFAULT_IGNORED: entry<{ value: unknown }>('warning', (d, s) =>
+    withFix(
+      `${s.file ?? 'Project settings'} set trust.default to ${JSON.stringify(d.value)}; it is ignored, because a project must not be able to trust itself.`,
+      'remove trust.default from the project settings; set it in your user settings (~/.config/airlock/settings.json) if you want it.',
+    ),
+  ),
+
+  AIRLOCK_TRUST_DEFAULT_INVALID: entry<{ value: unknown }>('warning', (d, s) =>
+    withFix(
+      `${s.file ?? 'Settings'} set trust.default to ${JSON.stringify(d.value)}; expected "ask", "always" or "never". "ask" is used.`,
+      'set trust.default to "ask", "always" or "never".',
+    ),
+  ),
+} as const;
+
+export type DiagnosticCode = keyof typeof CATALOGUE;
+type DetailsOf<C extends DiagnosticCode> = (typeof CATALOGUE)[C] extends Entry<infer D> ? D : never;
+
+/**
+ * Build a diagnostic from the catalogue.
+ *
+ * @example
+ * diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', { extension: '@acme/guard', layer: 'user' },
+ *   { spec: '@acme/guard', kind: 'package', searched: ['/p/node_modules/@acme/guard'] });
+ */
+export function diagnostic<C extends DiagnosticCode>(
+  code: C,
+  subject: Subject,
+  details: DetailsOf<C>,
+  error?: unknown,
+): Diagnostic {
+  const e = CATALOGUE[code] as unknown as Entry<DetailsOf<C>>;
+  const { message, fix } = e.render(details, subject);
+  const d: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
+    code,
+    severity: e.severity,
+    message,
+    fix,
+    details: details as Readonly<Record<string, unknown>>,
+  };
+  if (subject.extension !== undefined) d.extension = subject.extension;
+  if (subject.spec !== undefined) d.spec = subject.spec;
+  if (subject.layer !== undefined) d.layer = subject.layer;
+  if (subject.file !== undefined) d.file = subject.file;
+  if (error !== undefined) d.error = errorText(error);
+  return Object.freeze(d);
+}
+
+/** The severity a code always has. */
+export function severityOf(code: DiagnosticCode): Severity {
+  return CATALOGUE[code].severity;
+}
+
+/** An error's message (with its cause), for people; never `[object Object]`. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (cause: ${error.cause.message})` : '';
+    return `${error.message}${cause}`;
+  }
+  if (typeof error === 'string') return error;
+  try {
+    return `a non-Error value was thrown: ${JSON.stringify(error)}`;
+  } catch {
+    return `a non-Error value was thrown: ${String(error)}`;
+  }
+}
+
+function majorOf(version: string): string {
+  return /^(\d+)/.exec(version)?.[1] ?? '1';
+}

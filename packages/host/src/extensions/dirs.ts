@@ -1,0 +1,73 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ExtensionDirs } from './types.js';
+
+/**
+ * The folders Airlock reads per user and ships from. Everything is a parameter elsewhere, so
+ * tests pass temporary folders; these functions give the defaults.
+ */
+
+/**
+ * `$XDG_CONFIG_HOME/airlock`, or `~/.config/airlock`. A relative XDG_CONFIG_HOME is ignored, as
+ * the XDG spec asks (it would make the folder depend on where the command runs).
+ *
+ * @example
+ * airlockConfigDir({ XDG_CONFIG_HOME: '/home/me/.cfg' }); // '/home/me/.cfg/airlock'
+ */
+export function airlockConfigDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.config'), 'airlock');
+}
+
+let hostDirCache: string | undefined;
+
+/** The @airlock/host package folder, whether it runs from src/ (tests, `source` condition) or dist/. */
+export function hostPackageDir(): string {
+  if (hostDirCache !== undefined) return hostDirCache;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file) && packageName(file) === '@airlock/host') return (hostDirCache = dir);
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`@airlock/host: no package.json named @airlock/host above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+/**
+ * Where Airlock looks for extensions:
+ * - the user's folder `<config>/extensions` (its node_modules holds what `npm i --prefix` installed);
+ * - Airlock's own install: the node_modules chain above the host package;
+ * - in Airlock's own workspace only, its `extensions/` folder (checked by finding this very host
+ *   package at `packages/host`, so a user's unrelated pnpm workspace never counts as Airlock's).
+ *
+ * @example
+ * const dirs = defaultExtensionDirs(process.env); // dirs.userExtensions === '~/.config/airlock/extensions'
+ */
+export function defaultExtensionDirs(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): ExtensionDirs {
+  const hostDir = hostPackageDir();
+  const root = dirname(dirname(hostDir));
+  const builtinPackageDirs: string[] = [];
+  if (existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'extensions')) && sameFolder(join(root, 'packages', 'host'), hostDir)) {
+    builtinPackageDirs.push(join(root, 'extensions'));
+  }
+  return { userExtensions: join(airlockConfigDir(env, home), 'extensions'), builtinRoots: [hostDir], builtinPackageDirs };
+}
+
+function packageName(file: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFolder(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}

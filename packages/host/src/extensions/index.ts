@@ -1,0 +1,44 @@
+/**
+ * Extension loading and project trust: the host's public entry for both. Start reading at
+ * load-extensions.ts (the whole flow), then resolve.ts → compat.ts → load.ts → api.ts.
+ */
+export {
+  loadExtensions,
+  type Blocked,
+  type LoadExtensionsOptions,
+  type LoadExtensionsResult,
+} from './load-extensions.js';
+export { resolveExtension, isPathSpec, type ResolveContext, type ResolveResult } from './resolve.js';
+export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js';
+export { checkKernelRange, type CompatInput } from './compat.js';
+export { validateOptions, type OptionsResult } from './options.js';
+export { createExtensionJiti } from './load.js';
+export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, defaultExtensionEntries } from './defaults.js';
+export { airlockConfigDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
+export { diagnostic, severityOf, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
+export {
+  LAYER_ORDER,
+  type ExtensionDirs,
+  type ExtensionEntry,
+  type ExtensionListener,
+  type ExtensionRecord,
+  type ExtensionStatus,
+  type FoundIn,
+  type LoadedExtension,
+  type RegisteredHandler,
+  type ResolvedExtension,
+  type SettingsLayer,
+} from './types.js';
+export {
+  defaultTrustFile,
+  findTrust,
+  readTrustStore,
+  resolveTrust,
+  setTrust,
+  trustModeFromLayers,
+  type ResolveTrustOptions,
+  type TrustDecision,
+  type TrustEntry,
+  type TrustMode,
+  type TrustSettingsLayer,
+} from '../trust/index.js';

@@ -1,0 +1,328 @@
+import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ToolUI } from '@airlock/kernel';
+import { defaultExtensionEntries } from './defaults.js';
+import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
+import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
+import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
+import { resolveExtension, type ResolveResult } from './resolve.js';
+import {
+  LAYER_ORDER,
+  type ExtensionDirs,
+  type ExtensionEntry,
+  type ExtensionListener,
+  type ExtensionRecord,
+  type LoadedExtension,
+  type ResolvedExtension,
+} from './types.js';
+
+/**
+ * Load every extension settings name, in order, and report every problem without stopping:
+ *
+ *   entries (or the default set) → trust filter → resolve → de-duplicate → for each, in order:
+ *   compatibility → import → export → options → setup (rolled back on failure)
+ *
+ * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
+ * declared in its manifest) fails, `blocked` says no tool may run, and how to fix it.
+ */
+
+export interface LoadExtensionsOptions {
+  /**
+   * From settings, in order. `undefined` when no settings layer has an `extensions` key: then the
+   * default set loads. An explicit list, even `[]`, is loaded exactly.
+   */
+  entries: readonly ExtensionEntry[] | undefined;
+  kernel: Kernel;
+  /** From `resolveTrust` (or --trust / --no-trust). `projectDir` defaults to `cwd`. */
+  trust: { trusted: boolean; projectDir?: string };
+  ui?: ToolUI;
+  log?: Logger;
+  /** The merged settings; extensions get a frozen copy. */
+  settings?: Readonly<Record<string, unknown>>;
+  /** Default: the kernel's cwd. */
+  cwd?: string;
+  /** Default: `defaultExtensionDirs(env)`. */
+  dirs?: Partial<ExtensionDirs>;
+  /** For the default dirs (XDG_CONFIG_HOME). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The default set (when settings name none); `false` for none. Default: DEFAULT_EXTENSIONS. */
+  defaults?: readonly string[] | false;
+  /** A setup that takes longer fails (and is rolled back). Default 10,000 ms; 0 = no limit. */
+  setupTimeoutMs?: number;
+}
+
+/** Why no tool may run. */
+export interface Blocked {
+  /** The (first) policy extension that failed. */
+  extension: string;
+  /** Every policy extension that failed. */
+  extensions: string[];
+  code: DiagnosticCode;
+  /** What went wrong with it, in one line. */
+  reason: string;
+  /** How to fix it, or how to remove it. */
+  fix: string;
+  /** The whole explanation, for people. */
+  message: string;
+}
+
+export interface LoadExtensionsResult {
+  /** Extensions that loaded, in load order. */
+  loaded: LoadedExtension[];
+  /** Every entry, loaded or not, in settings order: what `airlock extensions` lists. */
+  extensions: ExtensionRecord[];
+  diagnostics: Diagnostic[];
+  /** Set when a policy extension failed: the host must refuse every tool call. */
+  blocked?: Blocked;
+  /** What extensions registered with `api.onEvent`, in load order. */
+  listeners: ExtensionListener[];
+  /**
+   * Fan a kernel event out to every listener (pass it as `onEvent` to executeBatch). A listener
+   * that throws or rejects is logged and skipped; promises are not awaited, so a slow observer
+   * never holds up tool streaming.
+   */
+  emit: EventSink;
+}
+
+/**
+ * @example
+ * const s = await loadSettings({ cwd });
+ * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
+ * const result = await loadExtensions({
+ *   entries: s.extensionsListed ? s.extensions : undefined, // untrusted project entries are filtered (and reported) here
+ *   kernel, trust, ui, log, settings: s.settings, cwd,
+ * });
+ * if (result.blocked) { console.error(result.blocked.message); process.exit(2); }
+ * await kernel.executeBatch(calls, { onEvent: result.emit });
+ */
+export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
+  const cwd = options.cwd ?? options.kernel.cwd;
+  const projectDir = options.trust.projectDir ?? cwd;
+  const trusted = options.trust.trusted === true;
+  const log = options.log ?? SILENT;
+  const dirs: ExtensionDirs = { ...defaultExtensionDirs(options.env), ...options.dirs };
+  // Settings with no `extensions` key at all get the default set; an explicit list (even `[]`) is exact.
+  const entries =
+    options.entries !== undefined
+      ? [...options.entries]
+      : options.defaults === false
+        ? []
+        : defaultExtensionEntries(hostPackageDir(), options.defaults);
+
+  const diagnostics: Diagnostic[] = [];
+  const records: ExtensionRecord[] = [];
+  const failedPolicy: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[] = [];
+  const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
+
+  // Resolve everything first (reading files only, no extension code): de-duplication and the
+  // fail-closed rule need every manifest before anything loads.
+  const consider = (entry: ExtensionEntry): void => {
+    const index = records.length;
+    if (entry.layer === 'project' && !trusted) {
+      // Located anyway (a JSON read) to report what it is; never loaded.
+      const record = recordFor(entry, resolveExtension(entry, { dirs, projectDir, projectTrusted: true }));
+      record.status = 'skipped';
+      records.push(record);
+      const fallback = usableReplacement(entry);
+      diagnostics.push(
+        diagnostic('AIRLOCK_EXTENSION_UNTRUSTED', subjectOf(entry), {
+          spec: entry.spec,
+          projectDir,
+          policy: record.policy,
+          ...(fallback ? { fallback: { layer: fallback.layer, ...(fallback.file ? { file: fallback.file } : {}) } } : {}),
+        }),
+      );
+      // The project may not turn off or reconfigure what the user listed: the user's entry stands.
+      if (fallback) consider(fallback);
+      return;
+    }
+    if (entry.enabled === false) {
+      records.push({ ...recordFor(entry, undefined), status: 'disabled' });
+      return;
+    }
+    const result = resolveExtension(entry, { dirs, projectDir, projectTrusted: trusted });
+    const record = recordFor(entry, result);
+    records.push(record);
+    if (!result.ok) {
+      record.status = result.diagnostic.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED' ? 'not-installed' : 'failed';
+      diagnostics.push(result.diagnostic);
+      if (record.status === 'failed' && record.policy) failedPolicy.push({ record, diagnostic: result.diagnostic, entry });
+      return;
+    }
+    toLoad.push({ index, resolved: result.resolved });
+  };
+  for (const entry of entries) {
+    try {
+      consider(entry);
+    } catch (error) {
+      // Resolution only reads files; a throw here is a race or a bug, never a reason to crash.
+      const d = diagnostic('AIRLOCK_EXTENSION_LOAD_FAILED', subjectOf(entry), { reason: errorText(error) }, error);
+      records.push({ ...recordFor(entry, undefined), status: 'failed' });
+      diagnostics.push(d);
+    }
+  }
+
+  const kept = dedupe(toLoad, records, diagnostics);
+
+  const ctx: LoadContext = {
+    jiti: createExtensionJiti(),
+    kernel: options.kernel,
+    ui: options.ui ?? NO_UI,
+    log,
+    settings: frozenCopy(options.settings ?? {}) as Readonly<Record<string, unknown>>,
+    cwd,
+    setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
+    names: new Map(),
+    origins: new Map(),
+  };
+  const listeners: ExtensionListener[] = [];
+  for (const { index, resolved } of kept) {
+    const outcome = await loadResolved(resolved, records[index]!, ctx).catch((error: unknown) => {
+      const failure = diagnostic('AIRLOCK_EXTENSION_LOAD_FAILED', subjectOf(resolved.entry), { reason: errorText(error) }, error);
+      return { record: { ...records[index]!, status: 'failed' as const }, diagnostics: [failure], listeners: [], failure };
+    });
+    records[index] = outcome.record;
+    diagnostics.push(...outcome.diagnostics);
+    for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
+    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry });
+  }
+
+  const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
+  const blocked = failedPolicy.length > 0 ? blockedBy(failedPolicy) : undefined;
+  return {
+    loaded,
+    extensions: records,
+    diagnostics,
+    ...(blocked ? { blocked } : {}),
+    listeners,
+    emit: fanOut(listeners, log),
+  };
+}
+
+function subjectOf(entry: ExtensionEntry): Subject {
+  return { extension: entry.spec, spec: entry.spec, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+}
+
+/** The earlier entry an untrusted project entry replaced, skipping other project entries. */
+function usableReplacement(entry: ExtensionEntry): ExtensionEntry | undefined {
+  let candidate = entry.replaces;
+  while (candidate !== undefined && candidate.layer === 'project') candidate = candidate.replaces;
+  return candidate;
+}
+
+/** The record for an entry, filled with whatever resolution learnt (nothing for a disabled one). */
+function recordFor(entry: ExtensionEntry, result: ResolveResult | undefined): ExtensionRecord {
+  const record: ExtensionRecord = {
+    name: typeof entry.spec === 'string' ? entry.spec : String(entry.spec),
+    spec: entry.spec,
+    status: 'failed',
+    layer: entry.layer,
+    tools: [],
+    hooks: [],
+    policy: result?.policy ?? false,
+  };
+  if (entry.file) record.settingsFile = entry.file;
+  if (result === undefined) return record;
+  const kind = result.ok && result.resolved.foundIn === 'path' ? 'path' : 'package';
+  if (result.ok) {
+    const r = result.resolved;
+    record.name = r.packageName;
+    record.source = { kind, foundIn: r.foundIn, dir: r.packageDir, realDir: r.realDir };
+    record.packageName = r.packageName;
+    record.version = r.version;
+    record.kernelRange = r.manifest.kernel;
+    if (r.manifest.description !== undefined) record.description = r.manifest.description;
+    if (r.manifest.provides !== undefined) {
+      record.provides = { tools: [...(r.manifest.provides.tools ?? [])], hooks: [...(r.manifest.provides.hooks ?? [])] };
+    }
+  } else {
+    const p = result.partial;
+    if (p.packageName) record.name = record.packageName = p.packageName;
+    if (p.version) record.version = p.version;
+    if (p.kernelRange) record.kernelRange = p.kernelRange;
+    if (p.packageDir && p.realDir && p.foundIn) record.source = { kind: p.foundIn === 'path' ? 'path' : 'package', foundIn: p.foundIn, dir: p.packageDir, realDir: p.realDir };
+  }
+  return record;
+}
+
+/**
+ * One package listed twice (by real folder) loads once: from the highest settings layer (a
+ * later layer overrides an earlier one, as everywhere in settings; the later entry breaks a tie).
+ */
+function dedupe(
+  toLoad: { index: number; resolved: ResolvedExtension }[],
+  records: ExtensionRecord[],
+  diagnostics: Diagnostic[],
+): { index: number; resolved: ResolvedExtension }[] {
+  const winner = new Map<string, { index: number; resolved: ResolvedExtension }>();
+  for (const item of toLoad) {
+    const current = winner.get(item.resolved.realDir);
+    const rank = (x: { resolved: ResolvedExtension }) => LAYER_ORDER.indexOf(x.resolved.entry.layer);
+    if (current === undefined || rank(item) >= rank(current)) winner.set(item.resolved.realDir, item);
+  }
+  const keep = new Set(winner.values());
+  for (const item of toLoad) {
+    if (keep.has(item)) continue;
+    const kept = winner.get(item.resolved.realDir)!.resolved.entry;
+    records[item.index]!.status = 'skipped';
+    diagnostics.push(
+      diagnostic('AIRLOCK_EXTENSION_LISTED_TWICE', subjectOf(item.resolved.entry), {
+        spec: item.resolved.entry.spec,
+        kept: { layer: kept.layer, ...(kept.file ? { file: kept.file } : {}) },
+      }),
+    );
+  }
+  return toLoad.filter((item) => keep.has(item));
+}
+
+function blockedBy(failures: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[]): Blocked {
+  const first = failures[0]!;
+  const where = (e: ExtensionEntry) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
+  const lines = failures.map(
+    (f) => `- "${f.record.name}" (${f.diagnostic.code}): ${f.diagnostic.message.split('\n')[0]}`,
+  );
+  const reason = first.diagnostic.message.split('\n')[0] ?? first.diagnostic.code;
+  const fix =
+    `${first.diagnostic.fix} Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.` +
+    ' Run `airlock extensions` for every detail.';
+  const message =
+    `No tool may run: ${failures.length === 1 ? 'a policy extension' : `${failures.length} policy extensions`} failed to load, ` +
+    'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.\n' +
+    `${lines.join('\n')}\nFix: ${fix}`;
+  return { extension: first.record.name, extensions: failures.map((f) => f.record.name), code: first.diagnostic.code, reason, fix, message };
+}
+
+function fanOut(listeners: readonly ExtensionListener[], log: Logger): EventSink {
+  return (event: KernelEvent) => {
+    for (const { extension, listener } of listeners) {
+      const report = (error: unknown) => log.warn(`[${extension}] event listener failed on ${event.type}: ${errorText(error)}`);
+      try {
+        const returned = listener(event) as unknown;
+        if (returned instanceof Promise) returned.catch(report);
+      } catch (error) {
+        report(error);
+      }
+    }
+  };
+}
+
+/**
+ * A deep copy of plain objects and arrays, frozen; anything else (functions a TypeScript config
+ * may hold, class instances) is kept by reference. Extensions read settings, never change them.
+ */
+function frozenCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return seen.get(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const item of value) out.push(frozenCopy(item, seen));
+    return Object.freeze(out);
+  }
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) out[k] = frozenCopy(v, seen);
+  return Object.freeze(out);
+}
+
+const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };

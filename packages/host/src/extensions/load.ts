@@ -1,0 +1,303 @@
+import { createJiti, type Jiti } from 'jiti';
+import * as kernelModule from '@airlock/kernel';
+import { isAirlockError, type EventSink, type Kernel, type Logger, type ToolUI } from '@airlock/kernel';
+import * as typebox from 'typebox';
+import * as typeboxCompile from 'typebox/compile';
+import * as typeboxSystem from 'typebox/system';
+import * as typeboxValue from 'typebox/value';
+import type { TSchema } from 'typebox';
+import { createExtensionApi, type ExtensionSandbox, type RegistrationError } from './api.js';
+import { checkKernelRange } from './compat.js';
+import { BUILTIN_TOOL_PACKAGES } from './defaults.js';
+import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnostics.js';
+import { POLICY_PHASES } from './manifest.js';
+import { validateOptions } from './options.js';
+import type { ExtensionRecord, ResolvedExtension } from './types.js';
+
+/**
+ * Loading one located extension: compatibility, import (jiti), export shape, options, setup.
+ * Each step either passes or produces the diagnostic that explains it; nothing here throws.
+ * Incompatible code is never imported, and invalid options never reach setup.
+ */
+
+/**
+ * One jiti for a load. `@airlock/kernel` (and typebox) are given to extensions as the host's own
+ * module objects (`virtualModules`), not as an `alias` to a file: an alias makes jiti load that
+ * file itself, which is a second kernel whenever the host's kernel was loaded by anyone else
+ * (vitest's module runner, or dist/ while the alias points at src/): `instanceof` fails and
+ * there are two mutation queues. The module object the host imported is the one kernel there
+ * is, from src/ or dist/ alike. typebox is shared for the same reason, and so an extension
+ * folder without its own node_modules still loads. `moduleCache: false`: every load (a second
+ * kernel in the same process, a reload after settings changed) gets fresh extension modules.
+ *
+ * @example
+ * const jiti = createExtensionJiti();
+ * const mod = await jiti.import('/p/tools/hello/src/index.ts');
+ */
+export function createExtensionJiti(): Jiti {
+  return createJiti(import.meta.url, {
+    moduleCache: false,
+    virtualModules: {
+      '@airlock/kernel': kernelModule,
+      typebox,
+      'typebox/compile': typeboxCompile,
+      'typebox/system': typeboxSystem,
+      'typebox/value': typeboxValue,
+    },
+  });
+}
+
+export interface LoadContext {
+  jiti: Jiti;
+  kernel: Kernel;
+  ui: ToolUI;
+  log: Logger;
+  /** Frozen once for all extensions. */
+  settings: Readonly<Record<string, unknown>>;
+  cwd: string;
+  setupTimeoutMs: number;
+  /** Extension names already loaded → how to name that extension in a message. */
+  names: Map<string, string>;
+  /** Tool origins (`package@version`) already loaded → how to name their extension in a message. */
+  origins: Map<string, string>;
+}
+
+export interface LoadOutcome {
+  record: ExtensionRecord;
+  diagnostics: Diagnostic[];
+  listeners: EventSink[];
+  /** The diagnostic that stopped the load, when it did not load. */
+  failure?: Diagnostic;
+}
+
+/** An extension module's default export, as far as the loader needs it. */
+interface ExtensionShape {
+  name: string;
+  options?: TSchema;
+  setup(api: unknown, options: unknown): unknown;
+}
+
+const EXTENSION_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * @example
+ * const outcome = await loadResolved(resolved, record, ctx);
+ * if (outcome.failure) report(outcome.failure);
+ */
+export async function loadResolved(resolved: ResolvedExtension, base: ExtensionRecord, ctx: LoadContext): Promise<LoadOutcome> {
+  const started = performance.now();
+  const record: ExtensionRecord = { ...base };
+  const diagnostics: Diagnostic[] = [];
+  const subject: Subject = {
+    extension: resolved.entry.spec,
+    spec: resolved.entry.spec,
+    layer: resolved.entry.layer,
+    ...(resolved.entry.file ? { file: resolved.entry.file } : {}),
+  };
+  const fail = (d: Diagnostic): LoadOutcome => {
+    record.status = 'failed';
+    record.loadMs = elapsed(started);
+    diagnostics.push(d);
+    return { record, diagnostics, listeners: [], failure: d };
+  };
+
+  // 1. Compatibility, before any of its code runs.
+  const incompatible = checkKernelRange(
+    { packageName: resolved.packageName, version: resolved.version, range: resolved.manifest.kernel, kernelVersion: ctx.kernel.version },
+    subject,
+  );
+  record.compatible = incompatible === undefined;
+  if (incompatible) return fail(incompatible);
+
+  // 2. Import. TypeScript loads straight from source; its relative imports too.
+  let mod: unknown;
+  try {
+    mod = await ctx.jiti.import(resolved.entryFile);
+  } catch (error) {
+    return fail(
+      diagnostic(
+        'AIRLOCK_EXTENSION_IMPORT_FAILED',
+        subject,
+        { packageName: resolved.packageName, entryFile: resolved.entryFile, reason: firstLines(errorText(error)) },
+        error,
+      ),
+    );
+  }
+
+  // 3. The default export.
+  const shape = checkExport(mod);
+  if (!shape.ok) return fail(diagnostic('AIRLOCK_EXTENSION_BAD_EXPORT', subject, { entryFile: resolved.entryFile, problems: shape.problems }));
+  const ext = shape.extension;
+  record.name = ext.name;
+  subject.extension = ext.name;
+  const self = `extension "${ext.name}" (${resolved.packageName}@${resolved.version})`;
+  const holder = ctx.names.get(ext.name);
+  if (holder !== undefined) return fail(diagnostic('AIRLOCK_EXTENSION_NAME_TAKEN', subject, { name: ext.name, first: holder, second: self }));
+
+  // 4. Options, against the extension's own schema.
+  let options: unknown = resolved.entry.options;
+  if (ext.options === undefined) {
+    // Settings hand `{}` for "no options"; only options someone actually wrote deserve a warning.
+    if (options !== undefined && !isEmptyObject(options)) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED', subject, { received: options }));
+  } else {
+    const checked = validateOptions(ext.options, options);
+    if (!checked.ok) return fail(diagnostic('AIRLOCK_EXTENSION_OPTIONS_INVALID', subject, { errors: checked.errors, received: options }));
+    options = checked.value;
+  }
+
+  // 5. Setup, with an API that records what it registers so a failure leaves nothing behind.
+  const origin = `${resolved.packageName}@${resolved.version}`;
+  const box = createExtensionApi({
+    kernel: ctx.kernel,
+    extension: ext.name,
+    origin,
+    toolSource: BUILTIN_TOOL_PACKAGES.includes(resolved.packageName) ? 'builtin' : 'extension',
+    ui: ctx.ui,
+    log: ctx.log,
+    settings: ctx.settings,
+    cwd: ctx.cwd,
+  });
+  try {
+    const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);
+    box.seal();
+    record.policy = record.policy || box.policy;
+    if (!settled.ok) {
+      const rolledBack = box.rollback();
+      record.tools = [];
+      record.hooks = [];
+      const cause = settled.timedOut ? undefined : box.registrationErrors.find((r) => r.error === settled.error);
+      // Refusals the extension caught and lived with are still worth reporting.
+      for (const r of box.registrationErrors) if (r !== cause) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
+      const d = settled.timedOut
+        ? diagnostic('AIRLOCK_EXTENSION_SETUP_TIMEOUT', subject, { timeoutMs: ctx.setupTimeoutMs, rolledBack })
+        : cause
+          ? registrationDiagnostic(cause, subject, self, ctx.origins, rolledBack)
+          : diagnostic(
+              'AIRLOCK_EXTENSION_SETUP_FAILED',
+              subject,
+              { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack },
+              settled.error,
+            );
+      return fail(d);
+    }
+
+    for (const r of box.registrationErrors) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
+    const drift = providesDrift(record.provides, box);
+    if (drift.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_PROVIDES_MISMATCH', subject, { problems: drift }));
+    ctx.names.set(ext.name, self);
+    ctx.origins.set(origin, self);
+    record.status = 'loaded';
+    record.tools = [...box.tools];
+    record.hooks = box.handlers.map((h) => ({ ...h }));
+    record.loadMs = elapsed(started);
+    return { record, diagnostics, listeners: [...box.listeners] };
+  } catch (error) {
+    // Only a bug in this file could get here; even then nothing half-registered may stay behind.
+    box.seal();
+    box.rollback();
+    throw error;
+  }
+}
+
+function checkExport(mod: unknown): { ok: true; extension: ExtensionShape } | { ok: false; problems: string[] } {
+  if (typeof mod !== 'object' || mod === null || !('default' in mod)) {
+    const names = typeof mod === 'object' && mod !== null ? Object.keys(mod).filter((k) => k !== '__esModule') : [];
+    const hint = names.length > 0 ? ` It exports ${names.map((n) => `"${n}"`).join(', ')}; default-export the extension instead.` : '';
+    return { ok: false, problems: [`the module has no default export.${hint}`] };
+  }
+  const ext = (mod as { default: unknown }).default;
+  if (typeof ext === 'function') {
+    return {
+      ok: false,
+      problems: ['the default export is a function; Airlock expects an object { name, setup(api, options) } (a Pi-style factory function is not an Airlock extension)'],
+    };
+  }
+  if (typeof ext !== 'object' || ext === null) return { ok: false, problems: [`the default export is ${ext === null ? 'null' : typeof ext}, not an object { name, setup }`] };
+  const e = ext as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof e.name !== 'string' || !EXTENSION_NAME.test(e.name)) {
+    problems.push(
+      `"name" must be lowercase letters, digits, ".", "_" or "-" (it prefixes the extension's handler names), got ${JSON.stringify(e.name) ?? 'nothing'}`,
+    );
+  }
+  if (typeof e.setup !== 'function') problems.push(`"setup" must be a function (api, options) => void | Promise<void>, got ${typeof e.setup}`);
+  if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null || Array.isArray(e.options))) {
+    problems.push(`"options" must be a TypeBox schema such as Type.Object({...}) when given, got ${Array.isArray(e.options) ? 'an array' : typeof e.options}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, extension: e as unknown as ExtensionShape };
+}
+
+type Settled = { ok: true } | { ok: false; timedOut: false; error: unknown } | { ok: false; timedOut: true };
+
+async function runSetup(ext: ExtensionShape, box: ExtensionSandbox, options: unknown, timeoutMs: number): Promise<Settled> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Settled>((resolve) => {
+    if (timeoutMs > 0) timer = setTimeout(() => resolve({ ok: false, timedOut: true }), timeoutMs);
+  });
+  const run = (async (): Promise<Settled> => {
+    try {
+      await ext.setup(box.api, options);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, timedOut: false, error };
+    }
+  })();
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A kernel refusal, worded with both extensions' names for a duplicate tool. */
+function registrationDiagnostic(
+  r: RegistrationError,
+  subject: Subject,
+  self: string,
+  origins: Map<string, string>,
+  rolledBack?: string[],
+): Diagnostic {
+  const extra = rolledBack === undefined ? {} : { rolledBack };
+  if (isAirlockError(r.error, 'AIRLOCK_TOOL_DUPLICATE')) {
+    const existing = r.error.details.existing;
+    const name = existing.origin !== undefined ? origins.get(existing.origin) : undefined;
+    const existingText = name ?? (existing.origin ? `${existing.source} "${existing.origin}"` : `a ${existing.source} tool`);
+    return diagnostic('AIRLOCK_EXTENSION_DUPLICATE_TOOL', subject, { tool: r.name, existing: existingText, incoming: self, ...extra }, r.error);
+  }
+  if (r.kind === 'tool') return diagnostic('AIRLOCK_EXTENSION_TOOL_INVALID', subject, { tool: r.name, reason: errorText(r.error), ...extra }, r.error);
+  return diagnostic('AIRLOCK_EXTENSION_HANDLER_INVALID', subject, { handler: r.name, reason: errorText(r.error), ...extra }, r.error);
+}
+
+/**
+ * What setup registered beyond what `provides` declares. Only that direction: a tool an option
+ * turned off is legitimately declared and not registered, but an undeclared policy hook means
+ * Airlock could not fail closed if this extension broke before registering it.
+ */
+function providesDrift(declared: ExtensionRecord['provides'], box: ExtensionSandbox): string[] {
+  const problems: string[] = [];
+  const registeredHooks = [...new Set(box.handlers.map((h) => `${h.hook}:${h.phase}`))];
+  if (declared === undefined) {
+    const policy = registeredHooks.filter((h) => POLICY_PHASES.includes(h));
+    if (policy.length > 0) problems.push(`registers ${policy.join(', ')} handlers, but package.json#airlock has no "provides"`);
+    return problems;
+  }
+  const extraTools = box.tools.filter((t) => !declared.tools.includes(t));
+  const extraHooks = registeredHooks.filter((h) => !declared.hooks.includes(h));
+  if (extraTools.length > 0) problems.push(`registers tools not listed in provides.tools: ${extraTools.join(', ')}`);
+  if (extraHooks.length > 0) problems.push(`registers handlers not listed in provides.hooks: ${extraHooks.join(', ')}`);
+  return problems;
+}
+
+/** Import errors can carry a whole transpiled stack; the first lines say what happened. */
+function firstLines(text: string, max = 6): string {
+  const lines = text.split('\n');
+  return lines.length <= max ? text : `${lines.slice(0, max).join('\n')}\n  …`;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}

@@ -1,0 +1,175 @@
+import { readFileSync } from 'node:fs';
+import { extname, isAbsolute, join, normalize, sep } from 'node:path';
+import { TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type ExtensionManifest } from '@airlock/kernel';
+import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnostics.js';
+
+/**
+ * Reading and checking an extension package's `package.json#airlock`. Every problem found is
+ * reported at once, so an author fixes the manifest in one round.
+ */
+
+/** Phases whose handlers decide whether a call runs or what anyone sees: their failure blocks all tools. */
+export const POLICY_PHASES: readonly string[] = ['tool_call:authorize', 'tool_call:approve', 'tool_result:redact'];
+
+/** Module types jiti loads. */
+const LOADABLE = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs']);
+
+const HOOK_PHASES: Readonly<Record<string, readonly string[]>> = {
+  tool_call: Object.keys(TOOL_CALL_PHASES),
+  tool_result: Object.keys(TOOL_RESULT_PHASES),
+};
+
+export type ManifestResult =
+  | {
+      ok: true;
+      packageName: string;
+      version: string;
+      manifest: ExtensionManifest;
+      /** `provides` with both lists present (empty when not declared). */
+      provides: { tools: string[]; hooks: string[] };
+      /** The manifest declares authorize, approve or redact handlers. */
+      policy: boolean;
+    }
+  | {
+      ok: false;
+      diagnostic: Diagnostic;
+      /** What could be read despite the problem: a broken manifest can still declare policy hooks. */
+      packageName?: string;
+      version?: string;
+      policy: boolean;
+    };
+
+/**
+ * Read `<packageDir>/package.json` and check its `airlock` field.
+ *
+ * @example
+ * const m = readManifest('/p/node_modules/@acme/guard', { extension: '@acme/guard', layer: 'project' });
+ * if (m.ok) console.log(m.manifest.extension, m.manifest.kernel); else report(m.diagnostic);
+ */
+export function readManifest(packageDir: string, subject: Subject): ManifestResult {
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  } catch (error) {
+    const problem = error instanceof SyntaxError ? `package.json is not valid JSON: ${error.message}` : `package.json cannot be read: ${errorText(error)}`;
+    return { ok: false, policy: false, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems: [problem] }) };
+  }
+  if (!isRecord(pkg)) {
+    return {
+      ok: false,
+      policy: false,
+      diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems: ['package.json must hold a JSON object'] }),
+    };
+  }
+
+  const problems: string[] = [];
+  const packageName = typeof pkg.name === 'string' && pkg.name.trim() !== '' ? pkg.name : undefined;
+  if (packageName === undefined) problems.push(`"name" must be a non-empty string, got ${show(pkg.name)}`);
+  // A local extension may have no version; it only labels the tools' origin.
+  const version = pkg.version === undefined ? '0.0.0' : typeof pkg.version === 'string' ? pkg.version : undefined;
+  if (version === undefined) problems.push(`"version" must be a string, got ${show(pkg.version)}`);
+
+  const raw = pkg.airlock;
+  const named = { ...(packageName === undefined ? {} : { packageName }), ...(version === undefined ? {} : { version }) };
+  if (raw === undefined) {
+    return {
+      ok: false,
+      policy: false,
+      ...named,
+      diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_MISSING', subject, { packageDir, ...(packageName ? { packageName } : {}) }),
+    };
+  }
+  if (!isRecord(raw)) {
+    problems.push(`"airlock" must be an object, got ${show(raw)}`);
+    return { ok: false, policy: false, ...named, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems }) };
+  }
+
+  checkEntry(raw.extension, problems);
+  if (typeof raw.kernel !== 'string' || raw.kernel.trim() === '') {
+    // An empty string would be the range "*" to semver: say which kernels you support instead.
+    problems.push(`"airlock.kernel" must be a semver range such as "^1.0.0", got ${show(raw.kernel)}`);
+  }
+  if (raw.description !== undefined && typeof raw.description !== 'string') {
+    problems.push(`"airlock.description" must be a string when given, got ${show(raw.description)}`);
+  }
+  const provides = checkProvides(raw.provides, problems);
+  const policy = provides.hooks.some((h) => POLICY_PHASES.includes(h));
+
+  if (problems.length > 0) {
+    return { ok: false, policy, ...named, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems }) };
+  }
+  const manifest: ExtensionManifest = { extension: raw.extension as string, kernel: raw.kernel as string };
+  if (raw.provides !== undefined) manifest.provides = provides;
+  if (typeof raw.description === 'string') manifest.description = raw.description;
+  return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy };
+}
+
+function checkEntry(entry: unknown, problems: string[]): void {
+  if (typeof entry !== 'string' || entry.trim() === '') {
+    problems.push(`"airlock.extension" must name the entry module, e.g. "./src/index.ts", got ${show(entry)}`);
+    return;
+  }
+  // The entry must live inside the package: a manifest must not point at code somewhere else.
+  const normal = normalize(entry);
+  if (isAbsolute(entry) || normal === '..' || normal.startsWith(`..${sep}`)) {
+    problems.push(`"airlock.extension" must be a path inside the package, like "./src/index.ts", got ${show(entry)}`);
+    return;
+  }
+  if (!LOADABLE.has(extname(entry))) {
+    problems.push(`"airlock.extension" must be a .ts, .mts, .cts, .tsx, .js, .mjs or .cjs file, got ${show(entry)}`);
+  }
+}
+
+function checkProvides(raw: unknown, problems: string[]): { tools: string[]; hooks: string[] } {
+  const out = { tools: [] as string[], hooks: [] as string[] };
+  if (raw === undefined) return out;
+  if (!isRecord(raw)) {
+    problems.push(`"airlock.provides" must be an object like { "tools": [...], "hooks": [...] }, got ${show(raw)}`);
+    return out;
+  }
+  for (const key of ['tools', 'hooks'] as const) {
+    const list = raw[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      problems.push(`"airlock.provides.${key}" must be an array of strings, got ${show(list)}`);
+      continue;
+    }
+    list.forEach((item: unknown, i) => {
+      if (typeof item !== 'string' || item.trim() === '') {
+        problems.push(`"airlock.provides.${key}[${i}]" must be a non-empty string, got ${show(item)}`);
+        return;
+      }
+      // Keep every string, even a malformed hook, so policy detection still sees "tool_call:authorize".
+      out[key].push(item);
+      if (key === 'hooks') {
+        const problem = hookProblem(item);
+        if (problem) problems.push(`"airlock.provides.hooks[${i}]" ${problem}`);
+      }
+    });
+  }
+  return out;
+}
+
+/** Hooks are declared as "<hook>:<phase>", e.g. "tool_call:authorize" or "tool_result:redact". */
+function hookProblem(item: string): string | undefined {
+  const [hook, phase, ...rest] = item.split(':');
+  const phases = hook === undefined ? undefined : HOOK_PHASES[hook];
+  if (phases === undefined || phase === undefined || rest.length > 0) {
+    return `must be "<hook>:<phase>" (hooks: ${Object.keys(HOOK_PHASES).join(', ')}), got ${show(item)}`;
+  }
+  if (!phases.includes(phase)) return `names phase "${phase}", which ${hook} does not have (its phases: ${phases.join(', ')})`;
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,68 @@
+import Value from 'typebox/value';
+import type { TSchema } from 'typebox';
+import { errorText } from './diagnostics.js';
+
+/**
+ * An extension's options, checked against its own TypeBox schema the way settings are: defaults
+ * filled in, then values converted ("3" → 3 where a number is wanted), then checked. The
+ * extension receives a fresh copy, so it never shares an object with the settings.
+ */
+
+export type OptionsResult = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+/**
+ * @example
+ * const schema = Type.Object({ greeting: Type.String({ default: 'Hello' }) });
+ * validateOptions(schema, undefined);          // { ok: true, value: { greeting: 'Hello' } }
+ * validateOptions(schema, { greeting: 42 });   // { ok: false, errors: ['/greeting must be string (got 42)'] }
+ */
+export function validateOptions(schema: TSchema, raw: unknown): OptionsResult {
+  let value: unknown;
+  try {
+    // Settings may give no options at all; an object schema still gets its defaults.
+    value = raw === undefined ? (isObjectSchema(schema) ? {} : undefined) : structuredClone(raw);
+  } catch (error) {
+    return { ok: false, errors: [`/ cannot be copied (${errorText(error)}); options must be plain JSON`] };
+  }
+  try {
+    value = Value.Default(schema, value);
+    value = Value.Convert(schema, value);
+    if (Value.Check(schema, value)) return { ok: true, value };
+    return { ok: false, errors: Value.Errors(schema, value).map((e) => describe(e.instancePath, e.message, value)) };
+  } catch (error) {
+    // A schema TypeBox cannot evaluate is the extension's bug, not the user's settings.
+    return { ok: false, errors: [`the extension's options schema cannot be evaluated: ${errorText(error)}`] };
+  }
+}
+
+function isObjectSchema(schema: TSchema): boolean {
+  return (schema as { type?: unknown }).type === 'object';
+}
+
+/** `/blocked/0 must be string (got 42)`: the path, what was expected, what was there. */
+function describe(path: string, message: string, root: unknown): string {
+  const at = path === '' ? '/' : path;
+  const found = pointer(root, path);
+  return found.exists ? `${at} ${message} (got ${show(found.value)})` : `${at} ${message}`;
+}
+
+function pointer(root: unknown, path: string): { exists: boolean; value?: unknown } {
+  if (path === '') return { exists: true, value: root };
+  let current: unknown = root;
+  for (const raw of path.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof current !== 'object' || current === null || !(key in current)) return { exists: false };
+    current = (current as Record<string, unknown>)[key];
+  }
+  return { exists: true, value: current };
+}
+
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

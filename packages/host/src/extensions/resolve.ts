@@ -1,0 +1,245 @@
+import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
+import { readManifest } from './manifest.js';
+import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
+
+/**
+ * Finding an extension package on disk and reading its manifest.
+ *
+ * - A path resolves against the folder of the settings file that names it (`entry.baseDir`).
+ * - A bare name resolves from the project (its node_modules, then each parent's, as Node does),
+ *   then the user's folder, then Airlock's own install/workspace.
+ * - Symlinks are followed (pnpm's node_modules and `npm link` are symlinks), and the result
+ *   reports the real folder. What keeps an untrusted project from supplying code is not a
+ *   symlink rule but this: an untrusted project's node_modules is never searched, for any
+ *   layer's bare names (else a cloned repo could shadow `@airlock/tool-bash` or a user's policy
+ *   extension), and its own entries are not loaded at all (see load-all.ts). The entry module
+ *   must stay inside the package's real folder.
+ */
+
+export interface ResolveContext {
+  dirs: ExtensionDirs;
+  /** The project folder: bare names resolve from its node_modules first. */
+  projectDir: string;
+  /** False: the project's node_modules is not searched (its code must not run). */
+  projectTrusted: boolean;
+  /** For `~/` paths. Default: os.homedir(). */
+  home?: string;
+}
+
+export type ResolveResult =
+  | { ok: true; resolved: ResolvedExtension; policy: boolean }
+  | {
+      ok: false;
+      diagnostic: Diagnostic;
+      /** The manifest (if read) declares policy hooks. */
+      policy: boolean;
+      /** What was learnt before the problem, for the record `airlock extensions` shows. */
+      partial: { packageName?: string; version?: string; packageDir?: string; realDir?: string; foundIn?: FoundIn; kernelRange?: string };
+    };
+
+const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
+
+/** Is `spec` a path (rather than a package name)? */
+export function isPathSpec(spec: string): boolean {
+  return (
+    spec === '.' ||
+    spec === '..' ||
+    spec.startsWith('./') ||
+    spec.startsWith('../') ||
+    spec === '~' ||
+    spec.startsWith('~/') ||
+    isAbsolute(spec) ||
+    /^[A-Za-z]:[\\/]/.test(spec) ||
+    spec.startsWith('.\\') ||
+    spec.startsWith('..\\')
+  );
+}
+
+/**
+ * Locate an extension and read its manifest.
+ *
+ * @example
+ * const r = resolveExtension({ spec: './tools/hello', layer: 'project', file: '/p/.airlockrc.json', baseDir: '/p' },
+ *   { dirs: defaultExtensionDirs(), projectDir: '/p', projectTrusted: true });
+ * if (r.ok) console.log(r.resolved.entryFile); // '/p/tools/hello/src/index.ts'
+ */
+export function resolveExtension(entry: ExtensionEntry, ctx: ResolveContext): ResolveResult {
+  const label = typeof entry.spec === 'string' ? entry.spec : String(entry.spec);
+  const subject: Subject = { extension: label, spec: label, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+  const spec = entry.spec;
+  if (typeof spec !== 'string' || spec.trim() === '') {
+    return fail(diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, { spec, reason: 'it must be a non-empty string' }));
+  }
+  const kind = entry.kind ?? (isPathSpec(spec) ? 'path' : 'package');
+  const located = kind === 'path' ? locatePath(spec, entry, ctx, subject) : locatePackage(spec, entry, ctx, subject);
+  if (!located.ok) return located;
+  return readPackage(entry, subject, located.packageDir, located.foundIn);
+}
+
+type Located = { ok: true; packageDir: string; foundIn: FoundIn } | Extract<ResolveResult, { ok: false }>;
+
+function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
+  const home = ctx.home ?? homedir();
+  const target = entry.path ?? (spec === '~' || spec.startsWith('~/') ? join(home, spec.slice(1)) : resolve(entry.baseDir, spec));
+  const notFound = (searched: string[]) =>
+    fail(diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, { spec, kind: 'path', searched, baseDir: entry.baseDir }));
+  const stat = statOrUndefined(target);
+  if (stat === undefined) return notFound([target]);
+  if (stat.isFile()) {
+    if (basename(target) === 'package.json') return { ok: true, packageDir: dirname(target), foundIn: 'path' };
+    const pkgDir = nearestPackageDir(dirname(target));
+    const hint = pkgDir ? ` — probably ${pkgDir}` : '';
+    return fail(
+      diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, {
+        spec,
+        reason: `${target} is a file; name the folder that holds the extension's package.json instead${hint}`,
+      }),
+    );
+  }
+  if (!isFile(join(target, 'package.json'))) return notFound([join(target, 'package.json')]);
+  return { ok: true, packageDir: target, foundIn: 'path' };
+}
+
+function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
+  if (!PACKAGE_NAME.test(spec)) {
+    const reason = spec.split('/').length > (spec.startsWith('@') ? 2 : 1)
+      ? 'name the package itself, not a module inside it (the manifest says which module to load)'
+      : 'it is neither a package name nor a path (paths start with ./, ../, / or ~/)';
+    return fail(diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, { spec, reason }));
+  }
+  const projectCandidates = ancestors(ctx.projectDir).map((d) => join(d, 'node_modules', spec));
+  const places: { foundIn: FoundIn; dir: string }[] = [
+    ...(ctx.projectTrusted ? projectCandidates.map((dir) => ({ foundIn: 'project' as const, dir })) : []),
+    { foundIn: 'user', dir: join(ctx.dirs.userExtensions, 'node_modules', spec) },
+    ...ctx.dirs.builtinRoots.flatMap((root) => ancestors(root).map((d) => ({ foundIn: 'builtin' as const, dir: join(d, 'node_modules', spec) }))),
+  ];
+  for (const place of places) {
+    if (isFile(join(place.dir, 'package.json'))) return { ok: true, packageDir: place.dir, foundIn: place.foundIn };
+  }
+  for (const folder of ctx.dirs.builtinPackageDirs) {
+    const dir = workspacePackages(folder).get(spec);
+    if (dir !== undefined) return { ok: true, packageDir: dir, foundIn: 'builtin' };
+  }
+
+  const searched = [...places.map((p) => p.dir), ...ctx.dirs.builtinPackageDirs.map((d) => `${d}${sep}* (package.json named ${spec})`)];
+  if (entry.layer === 'defaults') return fail(diagnostic('AIRLOCK_EXTENSION_NOT_INSTALLED', subject, { spec, searched }));
+  const inUntrustedProject = ctx.projectTrusted ? undefined : projectCandidates.find((dir) => isFile(join(dir, 'package.json')));
+  return fail(
+    diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, {
+      spec,
+      kind: 'package',
+      searched,
+      userExtensions: ctx.dirs.userExtensions,
+      ...(inUntrustedProject ? { inUntrustedProject } : {}),
+    }),
+  );
+}
+
+function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
+  const realDir = realpathSync(packageDir);
+  const manifest = readManifest(realDir, subject);
+  const where = { packageDir, realDir, foundIn };
+  if (!manifest.ok) {
+    return {
+      ok: false,
+      diagnostic: manifest.diagnostic,
+      policy: manifest.policy,
+      partial: { ...where, ...(manifest.packageName ? { packageName: manifest.packageName } : {}), ...(manifest.version ? { version: manifest.version } : {}) },
+    };
+  }
+  const partial = { ...where, packageName: manifest.packageName, version: manifest.version, kernelRange: manifest.manifest.kernel };
+  const declared = join(realDir, manifest.manifest.extension);
+  if (!isFile(declared)) {
+    return {
+      ok: false,
+      policy: manifest.policy,
+      partial,
+      diagnostic: diagnostic('AIRLOCK_EXTENSION_ENTRY_NOT_FOUND', subject, { packageDir: realDir, entry: manifest.manifest.extension, entryFile: declared }),
+    };
+  }
+  // The entry's own path may be a symlink; the code that runs is where it really is.
+  const entryFile = realpathSync(declared);
+  const inside = relative(realDir, entryFile);
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    return {
+      ok: false,
+      policy: manifest.policy,
+      partial,
+      diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, {
+        packageDir: realDir,
+        problems: [`"airlock.extension" (${manifest.manifest.extension}) is a symlink to ${entryFile}, outside the package; the entry module must live inside it`],
+      }),
+    };
+  }
+  return {
+    ok: true,
+    policy: manifest.policy,
+    resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile },
+  };
+}
+
+function fail(d: Diagnostic, policy = false): Extract<ResolveResult, { ok: false }> {
+  return { ok: false, diagnostic: d, policy, partial: {} };
+}
+
+/** `dir`, then each parent up to the root. */
+function ancestors(dir: string): string[] {
+  const out: string[] = [];
+  let current = resolve(dir);
+  for (;;) {
+    out.push(current);
+    const parent = dirname(current);
+    if (parent === current) return out;
+    current = parent;
+  }
+}
+
+const workspaceCache = new Map<string, { mtimeMs: number; packages: Map<string, string> }>();
+
+/**
+ * Package folders directly under `folder`, by package.json name. Read once per change of the
+ * folder (its mtime changes when a package folder is added or removed), not once per lookup:
+ * the default set looks up eleven names.
+ */
+function workspacePackages(folder: string): Map<string, string> {
+  const mtimeMs = statOrUndefined(folder)?.mtimeMs ?? -1;
+  const cached = workspaceCache.get(folder);
+  if (cached?.mtimeMs === mtimeMs) return cached.packages;
+  const map = new Map<string, string>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    // A missing folder holds no packages.
+  }
+  for (const name of names) {
+    const dir = join(folder, name);
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (typeof pkg.name === 'string' && !map.has(pkg.name)) map.set(pkg.name, dir);
+    } catch {
+      // Not a package folder (a README, a half-written package): skip it.
+    }
+  }
+  workspaceCache.set(folder, { mtimeMs, packages: map });
+  return map;
+}
+
+function nearestPackageDir(dir: string): string | undefined {
+  return ancestors(dir).find((d) => isFile(join(d, 'package.json')));
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(path: string): boolean {
+  return statOrUndefined(path)?.isFile() === true;
+}

@@ -1,0 +1,126 @@
+import type { EventSink, ExtensionManifest } from '@airlock/kernel';
+
+/**
+ * Shapes shared by the extension loader's modules. `ExtensionEntry` is what the loader needs
+ * from settings; the settings code's own entry type (src/settings/merge.ts) is assignable to it
+ * (a test keeps it so), and the default set is built in this shape too.
+ */
+
+/** Where a setting came from, lowest precedence first. */
+export type SettingsLayer = 'defaults' | 'user' | 'project' | 'cli';
+
+/** Lowest to highest precedence: a later layer overrides an earlier one. */
+export const LAYER_ORDER: readonly SettingsLayer[] = ['defaults', 'user', 'project', 'cli'];
+
+/** One extension as a settings layer names it. */
+export interface ExtensionEntry {
+  /** A package name (`@acme/guard`) or a path (`./tools/my-ext`, `/abs/ext`, `~/ext`). */
+  spec: string;
+  /** What `spec` is, when settings already decided (`{ path: "tools/x" }` is a path without `./`). */
+  kind?: 'package' | 'path';
+  /** For a path: `spec` already resolved to an absolute path. */
+  path?: string;
+  /** Handed to the extension after validation against its own options schema. */
+  options?: unknown;
+  /** false: listed, but not to be loaded. */
+  enabled?: boolean;
+  layer: SettingsLayer;
+  /** The settings file that named it (absent for built-in defaults and plain CLI flags). */
+  file?: string;
+  /** The folder a relative path resolves against: the folder of `file`. */
+  baseDir: string;
+  /**
+   * The earlier layer's entry for the same extension that this one replaced. When this entry's
+   * layer may not be used (an untrusted project), that one loads instead: an untrusted project
+   * can neither turn off nor reconfigure an extension the user listed.
+   */
+  replaces?: ExtensionEntry;
+}
+
+/** Where bare extension names are looked up (see resolve.ts). */
+export interface ExtensionDirs {
+  /**
+   * The user's extension folder: bare names resolve from `<userExtensions>/node_modules`
+   * (install with `npm i --prefix <userExtensions> <pkg>`). Default: `$XDG_CONFIG_HOME/airlock/extensions`.
+   */
+  userExtensions: string;
+  /** Folders whose node_modules chain (the folder, then each parent) holds Airlock's own packages. */
+  builtinRoots: readonly string[];
+  /** Folders that directly hold Airlock's extension packages by folder (the workspace's `extensions/`). */
+  builtinPackageDirs: readonly string[];
+}
+
+/** How a bare name or path was found. */
+export type FoundIn = 'path' | 'project' | 'user' | 'builtin';
+
+/** An extension package located on disk, its manifest read and checked. */
+export interface ResolvedExtension {
+  entry: ExtensionEntry;
+  foundIn: FoundIn;
+  /** The package folder as found (may be a symlink, as in every pnpm node_modules). */
+  packageDir: string;
+  /** The same folder with symlinks resolved: where the code really is. */
+  realDir: string;
+  /** package.json name and version. */
+  packageName: string;
+  version: string;
+  manifest: ExtensionManifest;
+  /** Absolute path of the module jiti loads. */
+  entryFile: string;
+}
+
+export type ExtensionStatus = 'loaded' | 'failed' | 'skipped' | 'disabled' | 'not-installed';
+
+/** One handler an extension registered, for `airlock extensions`. */
+export interface RegisteredHandler {
+  hook: 'tool_call' | 'tool_result';
+  phase: string;
+  /** Always `<extension>/<purpose>` (see api.ts). */
+  name: string;
+}
+
+/** What `airlock extensions` shows for each entry, whether or not it loaded. */
+export interface ExtensionRecord {
+  /** The extension's own name once its module is read; until then the package name or the spec. */
+  name: string;
+  /** As settings wrote it. */
+  spec: string;
+  status: ExtensionStatus;
+  layer: SettingsLayer;
+  /** The settings file that named it. */
+  settingsFile?: string;
+  /** `package` for a bare name, `path` for a path; with the folder it was found in. */
+  source?: { kind: 'package' | 'path'; foundIn: FoundIn; dir: string; realDir: string };
+  packageName?: string;
+  version?: string;
+  description?: string;
+  /** package.json#airlock.kernel */
+  kernelRange?: string;
+  /** Does the running kernel satisfy `kernelRange`? Undefined when it was never checked. */
+  compatible?: boolean;
+  /** The manifest's `provides`, as declared. */
+  provides?: { tools: string[]; hooks: string[] };
+  /** What it actually registered (empty unless loaded: a failed setup is rolled back). */
+  tools: string[];
+  hooks: RegisteredHandler[];
+  /** Registers (or declares) authorize, approve or redact handlers: its failure blocks every tool. */
+  policy: boolean;
+  /** Time spent importing and setting up, in ms. */
+  loadMs?: number;
+}
+
+/** A loaded extension: a record whose status is `loaded`, with its package facts filled in. */
+export type LoadedExtension = ExtensionRecord & {
+  status: 'loaded';
+  packageName: string;
+  version: string;
+  kernelRange: string;
+  compatible: true;
+  source: NonNullable<ExtensionRecord['source']>;
+};
+
+/** An event listener an extension added with `api.onEvent`. */
+export interface ExtensionListener {
+  extension: string;
+  listener: EventSink;
+}

@@ -1,0 +1,82 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readManifest } from '../../src/extensions/index.js';
+import { removeTempDirs, tempDir, writePackage } from './fixtures.js';
+
+afterAll(removeTempDirs);
+
+const subject = { extension: 'x', layer: 'user' as const };
+
+function manifestOf(airlock: unknown, pkg: Record<string, unknown> = {}) {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', ...pkg, airlock }));
+  return readManifest(dir, subject);
+}
+
+function problems(result: ReturnType<typeof readManifest>): string[] {
+  if (result.ok) return [];
+  return (result.diagnostic.details.problems as string[] | undefined) ?? [];
+}
+
+describe('readManifest', () => {
+  it('reads a complete manifest', () => {
+    const r = manifestOf({
+      extension: './src/index.ts',
+      kernel: '^1.0.0',
+      provides: { tools: ['greet'], hooks: ['tool_call:authorize'] },
+      description: 'Greets.',
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      packageName: 'x',
+      version: '1.0.0',
+      manifest: { extension: './src/index.ts', kernel: '^1.0.0', description: 'Greets.' },
+      provides: { tools: ['greet'], hooks: ['tool_call:authorize'] },
+      policy: true,
+    });
+  });
+
+  it('reports every problem at once', () => {
+    const r = manifestOf({ extension: '/abs/index.ts', kernel: '', provides: { tools: 'greet', hooks: ['tool_call:decide', 'later'] }, description: 3 });
+    expect(r.ok).toBe(false);
+    const list = problems(r);
+    expect(list).toHaveLength(6);
+    expect(list.join('\n')).toMatch(/airlock.extension.*inside the package/);
+    expect(list.join('\n')).toMatch(/airlock.kernel.*semver range/);
+    expect(list.join('\n')).toMatch(/provides.tools.*array/);
+    expect(list.join('\n')).toMatch(/hooks\[0\].*phase "decide".*transform, authorize, approve, observe/);
+    expect(list.join('\n')).toMatch(/hooks\[1\].*"<hook>:<phase>"/);
+    expect(list.join('\n')).toMatch(/description/);
+  });
+
+  it('keeps an entry module inside its package and loadable', () => {
+    expect(problems(manifestOf({ extension: '../other/index.ts', kernel: '^1' }))[0]).toMatch(/inside the package/);
+    expect(problems(manifestOf({ extension: './src/index.py', kernel: '^1' }))[0]).toMatch(/\.ts, \.mts/);
+  });
+
+  it('still sees declared policy hooks in a broken manifest (for fail closed)', () => {
+    const r = manifestOf({ extension: 3, kernel: '^1.0.0', provides: { hooks: ['tool_result:redact'] } });
+    expect(r.ok).toBe(false);
+    expect(r.policy).toBe(true);
+  });
+
+  it('names a missing airlock field and a package.json that is not JSON', () => {
+    const dir = tempDir();
+    writePackage(dir, { name: 'plain', airlock: false, files: {} });
+    const missing = readManifest(dir, subject);
+    expect(missing.ok ? 'ok' : missing.diagnostic.code).toBe('AIRLOCK_EXTENSION_MANIFEST_MISSING');
+
+    writeFileSync(join(dir, 'package.json'), '{ "name": ');
+    const broken = readManifest(dir, subject);
+    expect(broken.ok ? 'ok' : broken.diagnostic.code).toBe('AIRLOCK_EXTENSION_MANIFEST_INVALID');
+    expect(problems(broken)[0]).toMatch(/not valid JSON/);
+  });
+
+  it('lets a local extension go without a version', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'local', airlock: { extension: './index.ts', kernel: '^1.0.0' } }));
+    const r = readManifest(dir, subject);
+    expect(r.ok && r.version).toBe('0.0.0');
+  });
+});
