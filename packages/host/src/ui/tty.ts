@@ -1,0 +1,201 @@
+/**
+ * Dialogs in the terminal, through @inquirer prompts.
+ *
+ * - Prompts draw on STDERR by default, so stdout stays clean for `--json` output.
+ * - Only a TTY input is interactive. Without one every dialog answers "no" at once, without
+ *   reading a byte: stdin may be carrying the call's own arguments (`airlock call tool -`).
+ * - Ctrl-C during a prompt answers "no" to that dialog (confirm → false, select/input → undefined)
+ *   and the process carries on: an agent must not die because someone declined an approval with the
+ *   reflex key. (In raw mode Ctrl-C is a keystroke, not a signal, so this costs nothing elsewhere.)
+ *   Ctrl-D and the end of the input do the same; the prompt library would otherwise wait forever.
+ * - Timeouts: the prompt shows the seconds left; the library redraws on keystrokes only, so the
+ *   number is fresh at each redraw rather than ticking by itself.
+ * - The terminal is back in cooked mode after every dialog, answered or not (readline restores it
+ *   when the prompt closes; we never hand the library an already-aborted signal, the one path on
+ *   which it opens a raw readline and never closes it).
+ */
+import { Writable } from 'node:stream';
+import confirmPrompt from '@inquirer/confirm';
+import inputPrompt from '@inquirer/input';
+import selectPrompt from '@inquirer/select';
+import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
+import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
+
+export interface TtyUIOptions {
+  /** Where keys come from. Default process.stdin. Dialogs are interactive only if it is a TTY. */
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where prompts are drawn. Default process.stderr. */
+  output?: NodeJS.WritableStream;
+  /** Default: the queue shared by every UI on the same input (see queueFor). */
+  queue?: DialogQueue;
+  /** Prompt failures (the dialog answers "no"). Default: a line on `output`. */
+  log?: Pick<Logger, 'warn'>;
+}
+
+/** The options every @inquirer prompt takes as its second argument. */
+interface PromptContext {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+}
+
+/** Names of the errors @inquirer rejects with when a prompt ends without an answer. */
+const UNANSWERED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
+
+/**
+ * A ToolUI that prompts in the terminal, one dialog at a time.
+ *
+ * @example
+ * const ui = createTtyUI();
+ * if (await ui.confirm('Run `rm -rf build`?', 'The bash tool wants to delete a folder.', { timeoutMs: 60_000 })) run();
+ */
+export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stderr;
+  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${message}\n`) };
+  const queue = options.queue ?? queueFor(input, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
+  const interactive = input.isTTY === true;
+  const paint = painter(output);
+
+  /** Runs one prompt for the queue: Ctrl-C, Ctrl-D, end of input, abort and timeout all give `fallback`. */
+  async function prompt<T>(
+    fallback: T,
+    shown: DialogShowContext,
+    run: (context: PromptContext) => Promise<T>,
+  ): Promise<T> {
+    if (shown.signal.aborted) return fallback;
+    const stop = new AbortController();
+    const forward = (): void => stop.abort(shown.signal.reason);
+    const onKey = (_: unknown, key?: { ctrl?: boolean; name?: string }): void => {
+      if (key?.ctrl === true && key.name === 'd') stop.abort(new Error('Ctrl-D'));
+    };
+    const onEnd = (): void => stop.abort(new Error('end of input'));
+    shown.signal.addEventListener('abort', forward, { once: true });
+    // The prompt creates its readline (which starts keypress decoding) synchronously, so listen after.
+    const answer = run({ input, output: keepOpen(output), signal: stop.signal });
+    input.on('keypress', onKey);
+    input.once('end', onEnd);
+    try {
+      return await answer;
+    } catch (error) {
+      if (error instanceof Error && UNANSWERED.has(error.name)) return fallback;
+      log.warn(`dialog failed: ${describe(error)}`);
+      return fallback;
+    } finally {
+      shown.signal.removeEventListener('abort', forward);
+      input.removeListener('keypress', onKey);
+      input.removeListener('end', onEnd);
+    }
+  }
+
+  /** The title in bold, plus the seconds left while a timeout runs. */
+  function titleStyle(deadline: number | undefined, onTimeout: string) {
+    return (text: string, status: string): string => {
+      if (deadline === undefined || status === 'done') return paint.bold(text);
+      const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      return `${paint.bold(text)} ${paint.dim(`(${onTimeout} in ${seconds}s)`)}`;
+    };
+  }
+
+  return {
+    interactive,
+
+    confirm(title: string, message?: string, dialog: DialogOptions = {}): Promise<boolean> {
+      if (!interactive) return Promise.resolve(false);
+      return queue.run({
+        fallback: false,
+        signal: dialog.signal,
+        timeoutMs: dialog.timeoutMs,
+        show: (shown) =>
+          prompt(false, shown, (context) =>
+            confirmPrompt(
+              {
+                message: message ? `${title}\n${message}` : title,
+                // Enter alone declines: an approval should take a deliberate "y".
+                default: false,
+                theme: { style: { message: titleStyle(shown.deadline, 'answers No') } },
+              },
+              context,
+            ),
+          ),
+      });
+    },
+
+    select(title: string, choices: readonly string[], dialog: DialogOptions = {}): Promise<string | undefined> {
+      // Nothing to choose from: the library would throw; there is no answer to give either.
+      if (!interactive || choices.length === 0) return Promise.resolve(undefined);
+      return queue.run<string | undefined>({
+        fallback: undefined,
+        signal: dialog.signal,
+        timeoutMs: dialog.timeoutMs,
+        show: (shown) =>
+          prompt<string | undefined>(undefined, shown, (context) =>
+            selectPrompt(
+              {
+                message: title,
+                choices: choices.map((choice) => ({ value: choice, name: choice })),
+                theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
+              },
+              context,
+            ),
+          ),
+      });
+    },
+
+    input(title: string, dialog: DialogOptions & { placeholder?: string } = {}): Promise<string | undefined> {
+      if (!interactive) return Promise.resolve(undefined);
+      const { placeholder } = dialog;
+      return queue.run<string | undefined>({
+        fallback: undefined,
+        signal: dialog.signal,
+        timeoutMs: dialog.timeoutMs,
+        show: (shown) =>
+          prompt<string | undefined>(undefined, shown, (context) =>
+            inputPrompt(
+              {
+                message: title,
+                // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).
+                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(placeholder) : value),
+                theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
+              },
+              context,
+            ),
+          ),
+      });
+    },
+  };
+}
+
+/**
+ * The prompt library pipes into its output and ends it when the prompt closes. Node never ends
+ * process.stdout/stderr that way, but any other stream (a /dev/tty handle, a test stream) would be
+ * closed after the first dialog, so other outputs get a pass-through that ignores the end.
+ */
+function keepOpen(output: NodeJS.WritableStream): NodeJS.WritableStream {
+  if (output === process.stdout || output === process.stderr) return output;
+  const proxy = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Uint8Array, _encoding, callback) {
+      // Written straight through and acknowledged at once, so a following dialog cannot overtake it.
+      output.write(chunk);
+      callback();
+    },
+  });
+  // readline and the library size the prompt from these.
+  for (const key of ['isTTY', 'columns', 'rows'] as const) {
+    Object.defineProperty(proxy, key, { get: () => (output as Partial<Record<typeof key, unknown>>)[key] });
+  }
+  return proxy;
+}
+
+/** Bold and dim when the output takes colours (a TTY without NO_COLOR), plain text otherwise. */
+function painter(output: NodeJS.WritableStream): { bold(text: string): string; dim(text: string): string } {
+  const hasColors = (output as { hasColors?: () => boolean }).hasColors;
+  const colors = typeof hasColors === 'function' && hasColors.call(output);
+  const wrap = (open: number, close: number) => (text: string) => (colors ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  return { bold: wrap(1, 22), dim: wrap(2, 22) };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

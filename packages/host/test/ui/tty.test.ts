@@ -1,0 +1,263 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { DialogQueue } from '../../src/ui/dialog-queue.js';
+import { createTtyUI } from '../../src/ui/tty.js';
+import { flush } from './fake-backend.js';
+
+const run = promisify(execFile);
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const CTRL_C = '\u0003';
+const CTRL_D = '\u0004';
+const DOWN = '\u001b[B';
+const ENTER = '\r';
+
+type Step = { expect: string } | { send: string } | { sleep: number };
+interface Terminal {
+  icanon: boolean;
+  echo: boolean;
+  isRaw: boolean | null;
+}
+interface Outcome {
+  exitCode: number | null;
+  signal: number | null;
+  transcript: string;
+  error: string | null;
+  result: { interactive: boolean; steps: { name: string; answer: unknown; terminal: Terminal }[] };
+}
+
+/**
+ * Runs a scenario of fixtures/tty-dialogs.mjs under a real pseudo-terminal (fixtures/pty-run.py,
+ * Python's pty module), typing `steps` into it like a person would.
+ */
+async function inPty(scenario: string, steps: Step[]): Promise<Outcome> {
+  const resultFile = join(mkdtempSync(join(tmpdir(), 'airlock-tty-')), 'result.json');
+  const spec = { argv: [process.execPath, 'tty-dialogs.mjs', resultFile, scenario], cwd: fixtures, steps, timeout: 15 };
+  const { stdout } = await run('python3', [join(fixtures, 'pty-run.py'), JSON.stringify(spec)], { timeout: 60_000 });
+  const outcome = JSON.parse(stdout) as Omit<Outcome, 'result'>;
+  if (outcome.error) throw new Error(`${outcome.error}\n--- transcript ---\n${outcome.transcript}`);
+  // The terminal turns every newline into CR LF (onlcr); compare text with plain newlines.
+  const transcript = outcome.transcript.replace(/\r\n/g, '\n');
+  return { ...outcome, transcript, result: JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome['result'] };
+}
+
+/** Waits for the fixture's marker that a dialog has settled, so keys go to the next one. */
+const settled = (name: string): Step => ({ expect: `\\[done ${name}\\]` });
+
+const COOKED: Terminal = { icanon: true, echo: true, isRaw: false };
+
+// Generous: each scenario starts Node under a pty; a stuck prompt fails inside pty-run.py's own 15 s wait.
+describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
+  it('answers confirm with y, select with arrow down + enter, input with text; Enter alone declines', async () => {
+    const { exitCode, result, transcript } = await inPty('answers', [
+      { expect: 'Delete build\\?' },
+      { send: 'y' },
+      { expect: '\\(y/N\\) y' },
+      { send: ENTER },
+      settled('confirm-y'),
+      { expect: '❯ red' },
+      { send: DOWN },
+      { expect: '❯ green' },
+      { send: ENTER },
+      settled('select-down'),
+      { expect: 'Your name e\\.g\\. Ada' },
+      { send: 'Ada Lovelace' },
+      { expect: 'Lovelace' },
+      { send: ENTER },
+      settled('input-text'),
+      { expect: 'Proceed\\?' },
+      { send: ENTER },
+      settled('confirm-enter'),
+    ]);
+    expect(exitCode).toBe(0);
+    expect(result.interactive).toBe(true);
+    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
+      ['confirm-y', true],
+      ['select-down', 'green'],
+      ['input-text', 'Ada Lovelace'],
+      ['confirm-enter', false],
+    ]);
+    // After every dialog the terminal is back in cooked mode: line editing and echo on.
+    for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
+    // The message goes under the title; the placeholder is a hint, not the answer.
+    expect(transcript).toContain('Delete build?\nThe bash tool wants to run rm -rf build');
+    expect(transcript).toContain('✔ Your name Ada Lovelace');
+  });
+
+  it('Ctrl-C and Ctrl-D answer "no" to that dialog only, and the process carries on', async () => {
+    const { exitCode, signal, result } = await inPty('keys', [
+      { expect: 'Allow A\\?' },
+      { send: CTRL_C },
+      settled('confirm-ctrl-c'),
+      { expect: 'Pick B' },
+      { send: CTRL_C },
+      settled('select-ctrl-c'),
+      { expect: 'Type C' },
+      { send: 'abc' },
+      { expect: 'abc' },
+      { send: CTRL_C },
+      settled('input-ctrl-c'),
+      { expect: 'Type D' },
+      { send: CTRL_D },
+      settled('input-ctrl-d'),
+      { expect: 'Still there\\?' },
+      { send: `y${ENTER}` },
+      settled('confirm-after'),
+    ]);
+    expect([exitCode, signal]).toEqual([0, null]);
+    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
+      ['confirm-ctrl-c', false],
+      ['select-ctrl-c', null], // undefined, as JSON
+      ['input-ctrl-c', null],
+      ['input-ctrl-d', null],
+      ['confirm-after', true],
+    ]);
+    for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
+  });
+
+  it('shows the seconds left, answers no on timeout and abort, and leaves the terminal cooked', async () => {
+    const { exitCode, result, transcript } = await inPty('timeouts', [
+      { expect: 'Approve slowly\\? \\(answers No in 2s\\)' },
+      settled('confirm-timeout'),
+      { expect: 'Pick fast' },
+      settled('select-abort'),
+      { expect: 'Say ok' },
+      { send: `ok${ENTER}` },
+      settled('input-after'),
+    ]);
+    expect(exitCode).toBe(0);
+    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
+      ['confirm-timeout', false],
+      ['select-abort', null],
+      ['input-after', 'ok'],
+    ]);
+    // Checked the moment the caller got its "no": a cancelled prompt has already restored the terminal.
+    for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
+    expect(transcript).not.toContain('✔ Approve slowly');
+  });
+
+  it('queues dialogs asked for in parallel: each comes up only after the one before it is answered (Pi #3274)', async () => {
+    const { exitCode, result, transcript } = await inPty('parallel', [
+      { expect: 'First\\?' },
+      { sleep: 0.3 }, // room for a wrongly drawn second prompt to show up
+      { send: `y${ENTER}` },
+      { expect: '✔ First\\? Yes' },
+      { expect: 'Second\\?' },
+      { send: DOWN },
+      { expect: '❯ b' },
+      { send: ENTER },
+      { expect: '✔ Second\\? b' },
+      { expect: 'Third\\?' },
+      { send: `three${ENTER}` },
+      { expect: '✔ Third\\? three' },
+    ]);
+    expect(exitCode).toBe(0);
+    expect(result.steps[0]!.answer).toEqual({ answers: [true, 'b', 'three'], order: ['first', 'second', 'third'] });
+    expect(result.steps[0]!.terminal).toEqual(COOKED);
+    // Never overlapping: no prompt is drawn before the previous one has its answer.
+    expect(transcript.indexOf('Second?')).toBeGreaterThan(transcript.indexOf('✔ First? Yes'));
+    expect(transcript.indexOf('Third?')).toBeGreaterThan(transcript.indexOf('✔ Second? b'));
+  });
+});
+
+describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
+  it('is not interactive when stdin is not a TTY, answers no at once and draws nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-tty-'));
+    const resultFile = join(dir, 'result.json');
+    const child = execFile(process.execPath, ['tty-dialogs.mjs', resultFile, 'not-a-tty'], { cwd: fixtures, timeout: 30_000 });
+    child.stdin!.end('{"these": "are the call arguments"}\n');
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const result = JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome['result'];
+    expect(result.interactive).toBe(false);
+    expect(result.steps.map((s) => s.answer)).toEqual([false, null, null]);
+    expect(stderr).not.toContain('Nobody');
+  });
+
+  it('in-process: a non-TTY input gives interactive false and never touches the streams', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const ui = createTtyUI({ input, output, queue: new DialogQueue() });
+    expect(ui.interactive).toBe(false);
+    expect(await ui.confirm('A?')).toBe(false);
+    expect(await ui.select('B?', ['x'])).toBeUndefined();
+    expect(await ui.input('C?')).toBeUndefined();
+    expect(output.read()).toBeNull();
+    expect(input.listenerCount('data')).toBe(0);
+  });
+});
+
+/** A stream that passes for a terminal (isTTY, setRawMode), for in-process checks of the wiring. */
+function fakeTerminal() {
+  const modes: boolean[] = [];
+  const input = Object.assign(new PassThrough(), {
+    isTTY: true,
+    isRaw: false,
+    setRawMode(mode: boolean) {
+      modes.push(mode);
+      input.isRaw = mode;
+      return input;
+    },
+  });
+  let drawn = '';
+  const output = new PassThrough();
+  output.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+  const plain = () => drawn.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '');
+  return { input, output, modes, plain };
+}
+
+describe('createTtyUI wiring (a fake terminal, in process)', () => {
+  it('keeps a custom output stream open across dialogs and restores cooked mode each time', async () => {
+    const term = fakeTerminal();
+    const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
+    expect(ui.interactive).toBe(true);
+    const first = ui.confirm('First?');
+    await flush();
+    term.input.write(`y${ENTER}`);
+    expect(await first).toBe(true);
+    const second = ui.input('Second?', { placeholder: 'type here' });
+    await flush();
+    expect(term.plain()).toContain('Second? type here');
+    term.input.write(`two${ENTER}`);
+    expect(await second).toBe('two');
+    expect(term.output.writableEnded).toBe(false);
+    expect(term.plain()).toContain('✔ Second? two');
+    expect(term.modes).toEqual([true, false, true, false]);
+  });
+
+  it('answers undefined when the input ends mid-dialog (the library alone would wait forever)', async () => {
+    const term = fakeTerminal();
+    const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
+    const answer = ui.input('Anyone?');
+    await flush();
+    term.input.end();
+    expect(await answer).toBeUndefined();
+    expect(term.input.isRaw).toBe(false);
+  });
+
+  it('shows the seconds left in the title while a timeout runs', async () => {
+    const term = fakeTerminal();
+    const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
+    const controller = new AbortController();
+    const answer = ui.select('Which?', ['a', 'b'], { timeoutMs: 90_000, signal: controller.signal });
+    await flush();
+    expect(term.plain()).toMatch(/Which\? \(gives up in (90|89)s\)/);
+    controller.abort();
+    expect(await answer).toBeUndefined();
+    expect(term.input.isRaw).toBe(false);
+  });
+
+  it('asks nothing for a select without choices', async () => {
+    const term = fakeTerminal();
+    const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
+    expect(await ui.select('Nothing?', [])).toBeUndefined();
+    expect(term.plain()).toBe('');
+  });
+});
