@@ -1,0 +1,41 @@
+import Type, { type Static } from 'typebox';
+import type { AgentTool, Extension } from '@airlock/kernel';
+import { greet } from './greet.js';
+
+/**
+ * A third-party tool as an Airlock extension. It imports only *types* from @airlock/kernel and
+ * gets everything at run time from `setup(api, options)`, so it works with whichever kernel the
+ * host runs (see architecture.md §7).
+ */
+const Options = Type.Object({
+  greeting: Type.String({ default: 'Hello', minLength: 1, description: 'The word to greet with.' }),
+});
+
+const Params = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Who to greet.' }),
+  shout: Type.Optional(Type.Boolean({ description: 'Greet in capitals.' })),
+});
+
+function helloTool(greeting: string): AgentTool<typeof Params, { length: number }> {
+  return {
+    name: 'hello',
+    label: 'Hello',
+    description: 'Greet someone by name. Use it to check that extension tools load.',
+    parameters: Params,
+    replay: 'safe',
+    async execute(_id, params: Static<typeof Params>) {
+      const text = greet(greeting, params.name, params.shout === true);
+      return { content: [{ type: 'text', text }], details: { length: text.length } };
+    },
+  };
+}
+
+const extension = {
+  name: 'hello-tool',
+  options: Options,
+  setup(api, options) {
+    api.registerTool(helloTool(options.greeting));
+  },
+} satisfies Extension<typeof Options>;
+
+export default extension;

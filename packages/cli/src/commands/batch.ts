@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { KernelEvent, ToolCall } from '@airlock/kernel';
+import { formatContent, formatStatus } from '../format.js';
+import { EXIT, UsageError, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { openSession, refuseIfBlocked } from '../session.js';
+import { reportDiagnostics } from './diagnostics.js';
+import { withInterrupt } from './interrupt.js';
+
+export interface BatchArgs {
+  file: string;
+  events?: boolean;
+}
+
+/**
+ * `airlock batch <file|->`: the calls of one assistant message, as the kernel runs them.
+ * --events streams every event as a JSON line, then every result message; --json prints the
+ * results as one JSON array; otherwise each result's content and status, in source order.
+ */
+export async function batchCommand(a: BatchArgs, g: GlobalOptions, io: IO): Promise<number> {
+  const calls = await readCalls(a.file, io);
+  const host = await openSession(g, io);
+  try {
+    reportDiagnostics(host, io);
+    refuseIfBlocked(host);
+    const line = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
+    const { messages } = await withInterrupt((signal) =>
+      host.batch(calls, { signal, ...(a.events ? { onEvent: (event: KernelEvent) => line(event) } : {}) }),
+    );
+    if (a.events) for (const m of messages) line(m);
+    else if (g.json) line(messages);
+    else
+      for (const m of messages) {
+        io.stdout.write(formatContent(m));
+        io.stderr.write(formatStatus(m));
+      }
+    return messages.every((m) => m.outcome === 'ok') ? EXIT.ok : EXIT.outcome;
+  } finally {
+    await host.close();
+  }
+}
+
+async function readCalls(file: string, io: IO): Promise<ToolCall[]> {
+  const where = file === '-' ? 'standard input' : file;
+  let text: string;
+  try {
+    text = file === '-' ? await io.readStdin() : await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the batch file ${where}: ${(error as Error).message}.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`The batch in ${where} is not valid JSON: ${(error as Error).message}.`);
+  }
+  if (!Array.isArray(value)) {
+    throw new UsageError(`The batch in ${where} must be a JSON array of {id?, name, arguments}.`, 'Example: [{"name": "read", "arguments": {"path": "README.md"}}]');
+  }
+  const problems: string[] = [];
+  const calls = value.map((raw, i): ToolCall => {
+    const call = (raw ?? {}) as Record<string, unknown>;
+    if (typeof call !== 'object' || Array.isArray(call)) problems.push(`[${i}] is not an object`);
+    else if (typeof call.name !== 'string' || call.name === '') problems.push(`[${i}].name must be a non-empty string`);
+    else if (call.id !== undefined && typeof call.id !== 'string') problems.push(`[${i}].id must be a string when given`);
+    return { id: typeof call.id === 'string' ? call.id : `call_${i + 1}`, name: String(call.name ?? ''), arguments: call.arguments ?? {} };
+  });
+  if (problems.length > 0) throw new UsageError(`The batch in ${where} has ${problems.length === 1 ? 'a problem' : 'problems'}: ${problems.join('; ')}.`);
+  return calls;
+}

@@ -1,0 +1,19 @@
+import type { Host } from '@airlock/host';
+import type { IO } from '../io.js';
+
+/**
+ * Tell the user, on stderr, what went wrong while loading — before any call runs. Extensions of
+ * the default set that are not installed yet are summed up in one line rather than eleven.
+ */
+export function reportDiagnostics(host: Host, io: IO): void {
+  const notInstalled = host.diagnostics.filter((d) => d.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED');
+  if (notInstalled.length > 0) {
+    const names = notInstalled.map((d) => d.extension).filter((n): n is string => n !== undefined);
+    io.stderr.write(`airlock: ${notInstalled.length} default extension${notInstalled.length === 1 ? ' is' : 's are'} not installed yet (${names.join(', ')}); running without them.\n`);
+  }
+  for (const d of host.diagnostics) {
+    if (d.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED') continue;
+    const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${d.fix}\n` : '';
+    io.stderr.write(`airlock: ${d.severity}: ${d.message}\n${fix}`);
+  }
+}

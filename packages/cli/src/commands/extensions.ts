@@ -1,0 +1,46 @@
+import { table } from '../format.js';
+import { EXIT, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { openSession } from '../session.js';
+
+/**
+ * `airlock extensions`: each extension the settings name (or the default set): version, where it
+ * was found, which settings layer named it, its kernel range and whether this kernel satisfies it,
+ * what it provides, and every diagnostic about it.
+ */
+export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<number> {
+  const host = await openSession(g, io);
+  try {
+    const records = host.extensions.extensions;
+    const diagnosticsOf = (name: string, spec: string) =>
+      host.diagnostics.filter((d) => d.extension === name || d.extension === spec).map((d) => ({ code: d.code, severity: d.severity, message: d.message, ...(d.fix ? { fix: d.fix } : {}) }));
+    if (g.json) {
+      io.stdout.write(
+        `${JSON.stringify({
+          kernelVersion: host.kernel.version,
+          blocked: host.blocked ?? null,
+          extensions: records.map((r) => ({ ...r, diagnostics: diagnosticsOf(r.name, r.spec) })),
+          diagnostics: host.diagnostics,
+        })}\n`,
+      );
+      return EXIT.ok;
+    }
+    const rows = [['EXTENSION', 'VERSION', 'STATUS', 'LAYER', 'KERNEL', 'PROVIDES', 'SOURCE']];
+    for (const r of records) {
+      const kernel = r.kernelRange === undefined ? '' : `${r.kernelRange}${r.compatible === false ? ' (incompatible)' : ''}`;
+      const provides = [...r.tools.map((t) => `tool ${t}`), ...r.hooks.map((h) => `${h.hook}/${h.phase}`)].join(', ');
+      const source = r.source === undefined ? r.spec : r.source.dir;
+      rows.push([r.name, r.version ?? '', r.status, r.layer, kernel, provides, source]);
+    }
+    io.stdout.write(table(rows));
+    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${records.length} extensions loaded.\n`);
+    for (const d of host.diagnostics) {
+      const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${d.fix}\n` : '';
+      io.stdout.write(`\n${d.severity}: ${d.message}\n${fix}`);
+    }
+    if (host.blocked) io.stdout.write(`\nNO TOOL WILL RUN: ${host.blocked.message}\n  fix: ${host.blocked.fix}\n`);
+    return EXIT.ok;
+  } finally {
+    await host.close();
+  }
+}

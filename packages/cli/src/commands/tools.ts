@@ -1,0 +1,44 @@
+import { toProviderTools, type ProviderId } from '@airlock/kernel';
+import { table } from '../format.js';
+import { EXIT, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { openSession } from '../session.js';
+import { reportDiagnostics } from './diagnostics.js';
+
+/**
+ * `airlock tools`: the three tool sets — every registered tool, the enabled set (with the reason
+ * for each tool left out), and with --provider the exact definitions one API receives.
+ */
+export async function toolsCommand(o: { provider?: ProviderId }, g: GlobalOptions, io: IO): Promise<number> {
+  const host = await openSession(g, io);
+  try {
+    if (o.provider !== undefined) {
+      io.stdout.write(`${JSON.stringify(toProviderTools(host.selection, o.provider), null, g.json ? undefined : 2)}\n`);
+      return EXIT.ok;
+    }
+    const registry = host.kernel.registry.list().map((entry) => ({
+      name: entry.tool.name,
+      label: entry.tool.label,
+      source: entry.source,
+      ...(entry.origin === undefined ? {} : { origin: entry.origin }),
+      enabled: host.selection.has(entry.tool.name),
+      ...(host.selection.has(entry.tool.name) ? {} : { excluded: host.selection.excluded.get(entry.tool.name)?.map((r) => r.text) ?? [] }),
+    }));
+    if (g.json) {
+      io.stdout.write(`${JSON.stringify({ tools: registry, enabled: [...host.selection.enabledNames], warnings: host.selection.warnings })}\n`);
+      return EXIT.ok;
+    }
+    reportDiagnostics(host, io);
+    if (registry.length === 0) {
+      io.stdout.write('No tools are registered. Add extensions to your settings (see `airlock extensions`).\n');
+      return EXIT.ok;
+    }
+    const rows = [['TOOL', 'SOURCE', 'ENABLED', 'WHY NOT / ORIGIN']];
+    for (const t of registry) rows.push([t.name, t.source, t.enabled ? 'yes' : 'no', t.enabled ? (t.origin ?? '') : (t.excluded ?? []).join('; ')]);
+    io.stdout.write(table(rows));
+    io.stdout.write(`\n${host.selection.enabled.length} of ${registry.length} tools enabled.\n`);
+    return EXIT.ok;
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,19 @@
+import { resolve } from 'node:path';
+import { defaultTrustFile, setTrust } from '@airlock/host';
+import { homedir } from 'node:os';
+import { EXIT, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+/** `airlock trust [dir]`: remember (per user) that a project folder and its subfolders are trusted. */
+export async function trustCommand(o: { dir?: string; revoke?: boolean }, g: GlobalOptions, io: IO): Promise<number> {
+  const dir = resolve(io.cwd, g.cwd ?? '.', o.dir ?? '.');
+  const entry = await setTrust(dir, !o.revoke, { trustFile: defaultTrustFile(io.env, io.env.HOME ?? homedir()) });
+  if (g.json) io.stdout.write(`${JSON.stringify(entry)}\n`);
+  else
+    io.stdout.write(
+      o.revoke
+        ? `Untrusted: ${entry.path}. Its settings may no longer load extensions.\n`
+        : `Trusted: ${entry.path} and its subfolders. Their settings may load extensions (code that runs with your permissions).\n`,
+    );
+  return EXIT.ok;
+}

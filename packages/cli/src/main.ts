@@ -1,0 +1,113 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { batchCommand } from './commands/batch.js';
+import { callCommand } from './commands/call.js';
+import { extensionsCommand } from './commands/extensions.js';
+import { toolsCommand } from './commands/tools.js';
+import { trustCommand } from './commands/trust.js';
+import { EXIT, processIO, UsageError, type IO } from './io.js';
+
+/**
+ * The `airlock` program. `run` returns the exit code instead of exiting, so tests can drive it
+ * in-process as well as through the real binary.
+ */
+export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      io.stderr.write(`airlock: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
+      return EXIT.usage;
+    }
+    const e = error as { code?: string; message?: string };
+    io.stderr.write(`airlock: ${e.message ?? String(error)}\n`);
+    return EXIT.usage;
+  }
+}
+
+/** Options every command takes; they map onto the settings' CLI layer. */
+export interface GlobalOptions {
+  cwd?: string;
+  settings?: string;
+  /** A comma list, or false for --no-tools. */
+  tools?: string | false;
+  excludeTools?: string;
+  builtinTools?: boolean;
+  sequential?: boolean;
+  maxConcurrency?: number;
+  trust?: boolean;
+  json?: boolean;
+}
+
+function buildProgram(io: IO, exit: (code: number) => void): Command {
+  const program = new Command('airlock')
+    .description('Run tool calls the way a model would, through Airlock: validation, policy, approval, redaction, audit.')
+    .version('1.0.0', '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(run with --help for usage)')
+    .option('-C, --cwd <dir>', 'run as if started in this folder')
+    .option('-s, --settings <file>', 'use this settings file instead of discovering one')
+    .option('--tools <names>', 'strict allowlist of tools, comma-separated ("" for none)')
+    .option('--no-tools', 'enable no tools at all')
+    .option('--exclude-tools <names>', 'leave these tools out (wins over --tools)')
+    .option('--no-builtin-tools', 'leave out the built-in tools; extension tools stay')
+    .option('--sequential', 'run the calls of a batch one after another')
+    .addOption(new Option('--max-concurrency <n>', 'run at most n calls of a batch at once').argParser(positiveInt))
+    .option('--trust', 'trust the project folder for this run (load its extensions)')
+    .option('--no-trust', 'do not trust the project folder for this run')
+    .option('--json', 'machine-readable output');
+
+  const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+  const done = (code: number): void => exit(code);
+
+  program
+    .command('call')
+    .description('run one tool call through the full pipeline')
+    .argument('<tool>', 'the tool name, as a model would send it')
+    .argument('[json-args]', 'the arguments as a JSON object, or - to read them from standard input')
+    .addOption(new Option('--timeout-ms <ms>', 'time limit for the call').argParser(positiveInt))
+    .option('--id <id>', 'the tool call id', 'call_1')
+    .action(async (tool: string, args: string | undefined, opts: { timeoutMs?: number; id: string }, cmd: Command) =>
+      done(await callCommand({ tool, args, ...opts }, globals(cmd), io)),
+    );
+
+  program
+    .command('batch')
+    .description('run an array of {id?, name, arguments} as one batch (one assistant message)')
+    .argument('<file>', 'a JSON file, or - for standard input')
+    .option('--events', 'print a JSON line for every event and every result message')
+    .action(async (file: string, opts: { events?: boolean }, cmd: Command) => done(await batchCommand({ file, ...opts }, globals(cmd), io)));
+
+  program
+    .command('tools')
+    .description('show the registry, the enabled set (and why each other tool is left out) and provider schemas')
+    .addOption(new Option('--provider <name>', 'print the tool definitions as this API expects them').choices(['openai', 'anthropic', 'gemini', 'mcp']))
+    .action(async (opts: { provider?: 'openai' | 'anthropic' | 'gemini' | 'mcp' }, cmd: Command) => done(await toolsCommand(opts, globals(cmd), io)));
+
+  program
+    .command('extensions')
+    .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics')
+    .action(async (_opts: unknown, cmd: Command) => done(await extensionsCommand(globals(cmd), io)));
+
+  program
+    .command('trust')
+    .description('trust a project folder (and its subfolders), so its settings may load extensions')
+    .argument('[dir]', 'the folder (default: the current one)')
+    .option('--revoke', 'stop trusting it (remember "untrusted")')
+    .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+
+  return program;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('Give a whole number ≥ 1.');
+  return n;
+}

@@ -1,0 +1,46 @@
+import { openHost, type Host } from '@airlock/host';
+import { UsageError, type IO } from './io.js';
+import type { GlobalOptions } from './main.js';
+import { resolve } from 'node:path';
+
+/**
+ * Open the host the way the global flags say: settings discovered from --cwd (or --settings),
+ * the flags as the CLI settings layer, trust from --trust / --no-trust. Settings and load
+ * problems that stop everything become usage errors (exit code 2).
+ */
+export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
+  const cwd = resolve(io.cwd, g.cwd ?? '.');
+  try {
+    return await openHost({
+      cwd,
+      ...(g.settings === undefined ? {} : { settingsFile: resolve(io.cwd, g.settings) }),
+      flags: {
+        ...(typeof g.tools === 'string' ? { tools: splitList(g.tools) } : {}),
+        ...(g.tools === false ? { noTools: true } : {}),
+        ...(g.excludeTools === undefined ? {} : { excludeTools: splitList(g.excludeTools) }),
+        ...(g.builtinTools === false ? { noBuiltinTools: true } : {}),
+        ...(g.sequential ? { executionMode: 'sequential' as const } : {}),
+        ...(g.maxConcurrency === undefined ? {} : { maxConcurrency: g.maxConcurrency }),
+      },
+      ...(g.trust === undefined ? {} : { trust: g.trust }),
+      interactive: io.isTTY,
+      env: io.env,
+      log: (line) => void io.stderr.write(`airlock: ${line}\n`),
+    });
+  } catch (error) {
+    const e = error as { message?: string; hint?: string };
+    throw new UsageError(e.message ?? String(error), e.hint);
+  }
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Tools must not run when a policy extension failed to load (fail closed). */
+export function refuseIfBlocked(host: Host): void {
+  if (host.blocked !== undefined) throw new UsageError(host.blocked.message, host.blocked.fix);
+}

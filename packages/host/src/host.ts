@@ -1,0 +1,198 @@
+import { homedir } from 'node:os';
+import {
+  createKernel,
+  type EventSink,
+  type Kernel,
+  type KernelBatchOptions,
+  type Logger,
+  type ToolCall,
+  type ToolResultMessage,
+  type ToolSelection,
+  type ToolUI,
+} from '@airlock/kernel';
+import { loadExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
+import { readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type SettingsLayer } from './settings/index.js';
+import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
+import { chooseUI } from './ui/index.js';
+
+/** What the CLI (or an SDK user) sets on top of the settings files: the highest layer. */
+export interface HostFlags {
+  tools?: string[];
+  noTools?: boolean;
+  excludeTools?: string[];
+  noBuiltinTools?: boolean;
+  executionMode?: 'parallel' | 'sequential';
+  maxConcurrency?: number;
+}
+
+export interface OpenHostOptions {
+  /** The project folder the run starts in. */
+  cwd: string;
+  /** An explicit settings file: skips discovery. */
+  settingsFile?: string;
+  flags?: HostFlags;
+  /** --trust (true) / --no-trust (false) for this run only. */
+  trust?: boolean;
+  /** A person can answer dialogs (stdin and stdout are a terminal). */
+  interactive: boolean;
+  env?: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+  /** One line per message for people (the CLI writes them to stderr). */
+  log?: (line: string) => void;
+  /** Dialogs; default: the TTY prompts when interactive, else the no-op UI. */
+  ui?: ToolUI;
+}
+
+/** A problem worth telling the user about, from any step of opening the host. */
+export interface HostDiagnostic {
+  code: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  fix?: string;
+  extension?: string;
+}
+
+/**
+ * An open Airlock host: settings loaded, trust decided, extensions loaded into one kernel.
+ * `execute` and `batch` run calls with the enabled tools and fan events out to extensions.
+ */
+export interface Host {
+  readonly kernel: Kernel;
+  readonly settings: LoadedSettings;
+  readonly trust: TrustDecision | undefined;
+  readonly extensions: LoadExtensionsResult;
+  readonly selection: ToolSelection;
+  readonly diagnostics: readonly HostDiagnostic[];
+  /** Set when a policy extension failed to load: no tool may run (fail closed). */
+  readonly blocked: { message: string; fix: string } | undefined;
+  execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
+  batch(calls: readonly ToolCall[], options?: KernelBatchOptions): Promise<{ messages: ToolResultMessage[]; terminate: boolean }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Open a host for a folder: settings (defaults, user, project, flags), project trust, the kernel
+ * and its extensions. Throws a SettingsError when a settings file is invalid (nothing runs then);
+ * every other problem is a diagnostic, and a failed policy extension sets `blocked`.
+ *
+ * @example
+ * const host = await openHost({ cwd: process.cwd(), interactive: process.stdin.isTTY === true });
+ * if (host.blocked) throw new Error(host.blocked.message);
+ * const result = await host.execute({ id: '1', name: 'read', arguments: { path: 'README.md' } });
+ */
+export async function openHost(options: OpenHostOptions): Promise<Host> {
+  const env = options.env ?? process.env;
+  const homeDir = options.homeDir ?? homedir();
+  const say = options.log ?? (() => {});
+  const ui = options.ui ?? chooseUI({ isTTY: options.interactive });
+
+  // Trust is decided at most once per run: before a code config (airlock.config.ts) of the
+  // project may run, or after discovery for data configs.
+  let trust: TrustDecision | undefined;
+  const decideTrust = async (projectDir: string, mode: TrustMode): Promise<TrustDecision> => {
+    trust ??= await resolveTrust({
+      projectDir,
+      mode,
+      interactive: options.interactive && ui.interactive,
+      confirm: (message) => ui.confirm('Trust this project folder?', message),
+      trustFile: defaultTrustFile(env, homeDir),
+      ...(options.trust === undefined ? {} : { flag: options.trust }),
+    });
+    return trust;
+  };
+  const userMode = async (): Promise<TrustMode> => {
+    try {
+      const values = (await readSettingsFile(userSettingsFile(env, homeDir), 'user')).values as { trust?: { default?: TrustMode } } | undefined;
+      return values?.trust?.default ?? 'ask';
+    } catch {
+      return 'ask';
+    }
+  };
+
+  const settings = await loadSettings({
+    cwd: options.cwd,
+    ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
+    cli: cliLayer(options.flags ?? {}),
+    env,
+    homeDir,
+    trustProjectCode: async ({ dir }) => (await decideTrust(dir, await userMode())).trusted,
+  });
+  const diagnostics: HostDiagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: 'warning', message: d.message }));
+
+  if (settings.projectDir !== undefined && trust === undefined) {
+    const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
+    diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
+    const hasProjectExtensions = settings.extensions.some((e) => e.layer === 'project');
+    // Ask only when it matters: a project that loads no code needs no trust.
+    if (hasProjectExtensions) await decideTrust(settings.projectDir, mode);
+  }
+  if (trust !== undefined) diagnostics.push(...trust.diagnostics.map(fromExtensionDiagnostic));
+
+  const log: Logger = {
+    debug: () => {},
+    info: (m) => say(m),
+    warn: (m) => say(`warning: ${m}`),
+    error: (m) => say(`error: ${m}`),
+  };
+  const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env });
+  const extensions = await loadExtensions({
+    entries: settings.extensionsListed ? settings.extensions : undefined,
+    kernel,
+    trust: { trusted: trust?.trusted ?? false, ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }) },
+    ui,
+    log,
+    settings: settings.settings as unknown as Readonly<Record<string, unknown>>,
+    cwd: options.cwd,
+    env: { ...env },
+  });
+  diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
+
+  const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
+  for (const d of selection.diagnostics) diagnostics.push({ code: d.code, severity: 'warning', message: d.message });
+
+  const fanOut = (sink: EventSink | undefined): EventSink =>
+    sink === undefined
+      ? extensions.emit
+      : (event) => {
+          extensions.emit(event);
+          sink(event);
+        };
+
+  return {
+    kernel,
+    settings,
+    trust,
+    extensions,
+    selection,
+    diagnostics,
+    blocked: extensions.blocked === undefined ? undefined : { message: extensions.blocked.message, fix: extensions.blocked.fix },
+    execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
+    batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),
+    close: () => kernel.dispose(),
+  };
+}
+
+function cliLayer(flags: HostFlags): SettingsLayer {
+  const tools: Record<string, unknown> = {};
+  if (flags.tools !== undefined) tools.allow = flags.tools;
+  if (flags.excludeTools !== undefined) tools.exclude = flags.excludeTools;
+  if (flags.noBuiltinTools) tools.noBuiltin = true;
+  if (flags.noTools) tools.none = true;
+  const execution: Record<string, unknown> = {};
+  if (flags.executionMode !== undefined) execution.mode = flags.executionMode;
+  if (flags.maxConcurrency !== undefined) execution.maxConcurrency = flags.maxConcurrency;
+  return {
+    ...(Object.keys(tools).length > 0 ? { tools } : {}),
+    ...(Object.keys(execution).length > 0 ? { execution } : {}),
+  } as SettingsLayer;
+}
+
+function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
+  return {
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    ...(d.fix === undefined ? {} : { fix: d.fix }),
+    ...(d.extension === undefined ? {} : { extension: d.extension }),
+  };
+}

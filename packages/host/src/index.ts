@@ -1,0 +1,40 @@
+/**
+ * @airlock/host — settings, extension loading, project trust and dialogs, around one kernel.
+ * Start at host.ts (`openHost`).
+ */
+export * from './settings/index.js';
+export {
+  loadExtensions,
+  resolveExtension,
+  readManifest,
+  checkKernelRange,
+  validateOptions,
+  createExtensionJiti,
+  BUILTIN_TOOL_PACKAGES,
+  DEFAULT_EXTENSIONS,
+  defaultExtensionEntries,
+  airlockConfigDir,
+  defaultExtensionDirs,
+  hostPackageDir,
+  diagnostic,
+  severityOf,
+  POLICY_PHASES,
+  LAYER_ORDER,
+  type Blocked,
+  type LoadExtensionsOptions,
+  type LoadExtensionsResult,
+  type Diagnostic,
+  type DiagnosticCode,
+  type Severity,
+  type ExtensionDirs,
+  type ExtensionListener,
+  type ExtensionRecord,
+  type ExtensionStatus,
+  type FoundIn,
+  type LoadedExtension,
+  type RegisteredHandler,
+  type ResolvedExtension,
+} from './extensions/index.js';
+export * from './trust/index.js';
+export * from './ui/index.js';
+export { openHost, type Host, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';

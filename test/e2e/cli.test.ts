@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { extensionPackage, HELLO, sandbox } from './harness.js';
+
+/** Settings that load the hello-tool example, with a greeting of its own. */
+const helloSettings = { extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }] };
+
+const json = (text: string): unknown => JSON.parse(text);
+
+describe('airlock call', () => {
+  it('runs a third-party TypeScript tool (with a relative import) named in the project settings', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const r = await s.airlock(['--trust', 'call', 'hello', '{"name":"Ada"}']);
+    expect(r).toMatchObject({ code: 0, stdout: 'Ahoy, Ada!\n' });
+    expect(r.stderr).toContain('airlock: hello (call_1) → ok');
+  });
+
+  it('--json prints exactly the ToolResultMessage, as one JSON object', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const r = await s.airlock(['--trust', '--json', 'call', 'hello', '{"name":"Ada","shout":true}', '--id', 'c-7']);
+    expect(r.code).toBe(0);
+    const message = json(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(message).sort()).toEqual(['content', 'details', 'isError', 'outcome', 'role', 'timestamp', 'toolCallId', 'toolName']);
+    expect(message).toMatchObject({ role: 'toolResult', toolCallId: 'c-7', toolName: 'hello', outcome: 'ok', isError: false, content: [{ type: 'text', text: 'AHOY, ADA!' }] });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('reads the arguments from standard input with -', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const r = await s.airlock(['--trust', 'call', 'hello', '-'], { stdin: '{"name":"Grace"}' });
+    expect(r).toMatchObject({ code: 0, stdout: 'Ahoy, Grace!\n' });
+  });
+
+  it('exit code 1 for any outcome but ok: invalid arguments and unknown tools get results the model can act on', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const invalid = await s.airlock(['--trust', '--json', 'call', 'hello', '{}']);
+    expect(invalid.code).toBe(1);
+    expect(json(invalid.stdout)).toMatchObject({ outcome: 'invalid', isError: true });
+    const missing = await s.airlock(['--trust', 'call', 'helo', '{}']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('Did you mean: hello?');
+    expect(missing.stderr).toContain('→ not found');
+  });
+
+  it('exit code 2 for usage errors: bad JSON arguments, unknown commands, bad flag values', async () => {
+    const s = sandbox();
+    const badJson = await s.airlock(['call', 'hello', '{name:']);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain('not valid JSON');
+    expect((await s.airlock(['frobnicate'])).code).toBe(2);
+    expect((await s.airlock(['--max-concurrency', '0', 'tools'])).code).toBe(2);
+  });
+
+  it('without settings the default set is reported as not installed, in one line, and nothing crashes', async () => {
+    const s = sandbox();
+    const r = await s.airlock(['call', 'read', '{"path":"x"}']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/11 default extensions are not installed yet \(.*@airlock\/tool-read.*\)/);
+    expect(r.stdout).toContain('Tool "read" not found');
+  });
+
+  it('--help works for every command', async () => {
+    const s = sandbox();
+    for (const command of ['call', 'batch', 'tools', 'extensions', 'trust']) {
+      const r = await s.airlock([command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: airlock ${command}`);
+    }
+  });
+});
+
+describe('airlock batch', () => {
+  const batch = [
+    { id: 'a', name: 'hello', arguments: { name: 'Ada' } },
+    { name: 'nope', arguments: {} },
+    { id: 'c', name: 'hello', arguments: { name: 'Alan' } },
+  ];
+
+  it('prints the results in source order; exit 1 when any is not ok', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    s.write('project/batch.json', batch);
+    const r = await s.airlock(['--trust', '--json', 'batch', 'batch.json']);
+    expect(r.code).toBe(1);
+    const messages = json(r.stdout) as { toolCallId: string; outcome: string }[];
+    expect(messages.map((m) => [m.toolCallId, m.outcome])).toEqual([
+      ['a', 'ok'],
+      ['call_2', 'not_found'],
+      ['c', 'ok'],
+    ]);
+  });
+
+  it('--events prints a JSON line for every event and then every result message', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const r = await s.airlock(['--trust', 'batch', '-', '--events'], { stdin: JSON.stringify(batch) });
+    const lines = r.stdout.trim().split('\n').map((l) => json(l) as { type?: string; role?: string; toolCallId: string });
+    const count = (type: string) => lines.filter((l) => l.type === type).length;
+    expect(count('tool_execution_start')).toBe(3);
+    expect(count('tool_execution_end')).toBe(3);
+    expect(count('tool_decision')).toBe(2);
+    expect(lines.slice(-3).map((l) => [l.role, l.toolCallId])).toEqual([
+      ['toolResult', 'a'],
+      ['toolResult', 'call_2'],
+      ['toolResult', 'c'],
+    ]);
+  });
+
+  it('a batch that is not an array of calls is a usage error', async () => {
+    const s = sandbox();
+    const r = await s.airlock(['batch', '-'], { stdin: '{"name":"hello"}' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('must be a JSON array');
+  });
+});
+
+describe('settings', () => {
+  it('layers: user < project < flags (the project can lift an exclusion the user set; flags narrow again)', async () => {
+    const s = sandbox();
+    s.write('home/.config/airlock/settings.json', { tools: { exclude: ['hello'] } });
+    s.write('project/.airlockrc.json', helloSettings);
+    const excluded = json((await s.airlock(['--trust', '--json', 'tools'])).stdout) as { tools: { name: string; enabled: boolean; excluded?: string[] }[] };
+    expect(excluded.tools).toEqual([expect.objectContaining({ name: 'hello', enabled: false })]);
+
+    s.write('project/.airlockrc.json', { ...helloSettings, tools: { exclude: [] } });
+    const lifted = json((await s.airlock(['--trust', '--json', 'tools'])).stdout) as { enabled: string[] };
+    expect(lifted.enabled).toEqual(['hello']);
+
+    const narrowed = json((await s.airlock(['--trust', '--json', '--exclude-tools', 'hello', 'tools'])).stdout) as { enabled: string[] };
+    expect(narrowed.enabled).toEqual([]);
+  });
+
+  it('an invalid settings file stops everything, naming the file, the path and what was expected', async () => {
+    const s = sandbox();
+    const file = s.write('project/.airlockrc.json', { execution: { maxConcurrency: 0 } });
+    const r = await s.airlock(['call', 'hello', '{}']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(file);
+    expect(r.stderr).toContain('execution.maxConcurrency');
+    expect(r.stdout).toBe('');
+  });
+
+  it('a config at the repository root is found from a subfolder that has its own package.json', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    s.write('project/packages/app/package.json', { name: 'app' });
+    const r = await s.airlock(['--trust', 'call', 'hello', '{"name":"Sub"}'], { cwd: `${s.project}/packages/app` });
+    expect(r).toMatchObject({ code: 0, stdout: 'Ahoy, Sub!\n' });
+  });
+});
+
+describe('project trust', () => {
+  it('an untrusted project’s extensions are reported and not loaded; `airlock trust` changes that', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', helloSettings);
+    const before = await s.airlock(['call', 'hello', '{"name":"Ada"}']);
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain('not trusted');
+    expect(before.stderr).toContain(`airlock trust ${s.project}`);
+
+    const trust = await s.airlock(['trust']);
+    expect(trust.code).toBe(0);
+    const after = await s.airlock(['call', 'hello', '{"name":"Ada"}']);
+    expect(after).toMatchObject({ code: 0, stdout: 'Ahoy, Ada!\n' });
+
+    const refused = await s.airlock(['--no-trust', 'call', 'hello', '{"name":"Ada"}']);
+    expect(refused.code).toBe(1);
+  });
+});
+
+describe('extensions: compatibility, failures, fail-closed', () => {
+  const toolSource = (name: string) => `
+import Type from 'typebox';
+import type { Extension } from '@airlock/kernel';
+export default {
+  name: '${name}',
+  setup(api) {
+    api.registerTool({ name: '${name}', label: '${name}', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: '${name} ran' }] }) });
+  },
+} satisfies Extension;
+`;
+
+  it('an incompatible range and an invalid range are two different, clear errors; the rest still loads', async () => {
+    const s = sandbox();
+    const future = extensionPackage(s, 'exts/future', { name: 'future-ext', kernel: '^2.0.0', source: toolSource('future') });
+    const broken = extensionPackage(s, 'exts/broken', { name: 'broken-range', kernel: 'banana', source: toolSource('broken') });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: future }, { path: broken }, { path: HELLO }] });
+    const r = await s.airlock(['--json', 'extensions']);
+    expect(r.code).toBe(0);
+    const report = json(r.stdout) as { extensions: { name: string; status: string; compatible?: boolean }[]; diagnostics: { code: string; message: string }[] };
+    const codes = report.diagnostics.map((d) => d.code);
+    expect(codes).toContain('AIRLOCK_EXTENSION_INCOMPATIBLE');
+    expect(codes).toContain('AIRLOCK_EXTENSION_KERNEL_RANGE_INVALID');
+    for (const d of report.diagnostics.filter((d) => d.code.includes('KERNEL') || d.code.includes('INCOMPATIBLE'))) expect(d.message).toContain('1.0.0');
+    expect(report.extensions.find((e) => e.name === 'hello-tool')?.status).toBe('loaded');
+    expect((await s.airlock(['call', 'hello', '{"name":"x"}'])).code).toBe(0);
+  });
+
+  it('an extension that throws is reported, and the others still load and run', async () => {
+    const s = sandbox();
+    const thrower = extensionPackage(s, 'exts/thrower', {
+      name: 'thrower',
+      source: `import type { Extension } from '@airlock/kernel';\nexport default { name: 'thrower', setup() { throw new Error('config file missing'); } } satisfies Extension;\n`,
+    });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: thrower }, { path: HELLO }] });
+    const r = await s.airlock(['call', 'hello', '{"name":"x"}']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('config file missing');
+  });
+
+  it('fail closed: when a policy extension fails to load, no tool runs, and the message says how to fix it', async () => {
+    const s = sandbox();
+    const policy = extensionPackage(s, 'exts/guard', {
+      name: 'guard',
+      hooks: ['tool_call:authorize'],
+      source: `import type { Extension } from '@airlock/kernel';
+export default {
+  name: 'guard',
+  setup(api) {
+    api.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'guard/rules', phase: 'authorize' });
+    throw new Error('rules file is corrupt');
+  },
+} satisfies Extension;
+`,
+    });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: policy }] });
+    const call = await s.airlock(['call', 'hello', '{"name":"x"}']);
+    expect(call.code).toBe(2);
+    expect(call.stdout).toBe('');
+    expect(call.stderr).toContain('guard');
+    expect(call.stderr).toContain('rules file is corrupt');
+    const listing = await s.airlock(['extensions']);
+    expect(listing.code).toBe(0);
+    expect(listing.stdout).toContain('NO TOOL WILL RUN');
+  });
+});
+
+describe('selection flags', () => {
+  it('--tools, --no-tools, --exclude-tools and --no-builtin-tools, alone and combined', async () => {
+    const s = sandbox();
+    s.write('home/.config/airlock/settings.json', helloSettings);
+    const enabled = async (...flags: string[]) => (json((await s.airlock([...flags, '--json', 'tools'])).stdout) as { enabled: string[] }).enabled;
+    expect(await enabled()).toEqual(['hello']);
+    expect(await enabled('--no-tools')).toEqual([]);
+    expect(await enabled('--tools', '')).toEqual([]);
+    expect(await enabled('--tools', 'hello')).toEqual(['hello']);
+    expect(await enabled('--tools', 'hello', '--exclude-tools', 'hello')).toEqual([]);
+    expect(await enabled('--no-builtin-tools')).toEqual(['hello']);
+    const none = await s.airlock(['--no-tools', 'call', 'hello', '{"name":"x"}']);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain('not available in this session');
+  });
+
+  it('tools --provider prints each API’s exact definitions as valid JSON', async () => {
+    const s = sandbox();
+    s.write('home/.config/airlock/settings.json', helloSettings);
+    const openai = json((await s.airlock(['tools', '--provider', 'openai'])).stdout) as unknown[];
+    expect(openai).toEqual([expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'hello' }) })]);
+    const gemini = json((await s.airlock(['tools', '--provider', 'gemini'])).stdout) as { parameters: { type: string } }[];
+    expect(gemini[0]!.parameters.type).toBe('OBJECT');
+  });
+});

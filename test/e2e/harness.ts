@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(ROOT, 'packages/cli/bin/airlock.mjs');
+export const HELLO = join(ROOT, 'examples/hello-tool');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A throw-away machine for one test: a project folder and a home folder of its own (XDG and HOME
+ * point into it), so no test reads or writes the real user's settings or trust decisions.
+ */
+export function sandbox() {
+  const base = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  const home = join(base, 'home');
+  const project = join(base, 'project');
+  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(project, { recursive: true });
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1' };
+  return {
+    base,
+    home,
+    project,
+    /** Write a file under the sandbox (path relative to its base), creating folders. */
+    write(path: string, content: string | object): string {
+      const file = join(base, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+      return file;
+    },
+    /** Run the real `airlock` binary in the project folder. */
+    airlock(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<Run> {
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+        child.stdin.end(options.stdin ?? '');
+      });
+    },
+  };
+}
+
+/** A minimal extension package written into the sandbox. */
+export function extensionPackage(s: ReturnType<typeof sandbox>, dir: string, o: { name: string; kernel?: string; source: string; hooks?: string[] }): string {
+  s.write(`${dir}/package.json`, {
+    name: o.name,
+    version: '0.1.0',
+    type: 'module',
+    airlock: { extension: './src/index.ts', kernel: o.kernel ?? '^1.0.0', provides: { tools: [], hooks: o.hooks ?? [] } },
+  });
+  s.write(`${dir}/src/index.ts`, o.source);
+  return join(s.base, dir);
+}
