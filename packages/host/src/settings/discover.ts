@@ -257,7 +257,10 @@ async function toSettingsError(error: unknown, source: SettingsSource & { file: 
 }
 
 /** parse-json reports a character offset ("at position 42"); people want a line. */
-async function jsonSyntaxError(message: string, source: SettingsSource & { file: string }, cause: unknown): Promise<SettingsError> {
+async function jsonSyntaxError(colored: string, source: SettingsSource & { file: string }, cause: unknown): Promise<SettingsError> {
+  // parse-json colours its code frame when it thinks the terminal can (CI=true is enough), and
+  // the escapes would hide the position and end up in the message.
+  const message = colored.replace(/\u001b\[[0-9;]*m/g, '');
   // The reason is the one line that is neither cosmiconfig's header nor part of a code frame.
   const line = message.split('\n').find((l) => /^[^\s>|]/.test(l) && !l.startsWith('JSON Error in')) ?? 'invalid JSON';
   // The position moves into line/column; drop it (and parse-json's excerpt) from the reason.
