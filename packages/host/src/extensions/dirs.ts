@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtensionDirs } from './types.js';
 
@@ -22,16 +22,21 @@ export function airlockConfigDir(env: Readonly<Record<string, string | undefined
 }
 
 let hostDirCache: string | undefined;
+const INSTALL_PACKAGES = ['@airlock/host', '@airlock/cli'];
 
-/** The @airlock/host package folder, whether it runs from src/ (tests, `source` condition) or dist/. */
+/**
+ * Where Airlock is installed: the @airlock/host package folder when the host runs from src/
+ * (tests, `source` condition) or dist/, or the @airlock/cli folder when it runs inside the CLI's
+ * single-file bundle (packages/cli/dist/airlock.mjs).
+ */
 export function hostPackageDir(): string {
   if (hostDirCache !== undefined) return hostDirCache;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const file = join(dir, 'package.json');
-    if (existsSync(file) && packageName(file) === '@airlock/host') return (hostDirCache = dir);
+    if (existsSync(file) && INSTALL_PACKAGES.includes(packageName(file) as string)) return (hostDirCache = dir);
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`@airlock/host: no package.json named @airlock/host above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir) throw new Error(`@airlock/host: no package.json named @airlock/host or @airlock/cli above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }
@@ -50,7 +55,7 @@ export function defaultExtensionDirs(env: Readonly<Record<string, string | undef
   const hostDir = hostPackageDir();
   const root = dirname(dirname(hostDir));
   const builtinPackageDirs: string[] = [];
-  if (existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'extensions')) && sameFolder(join(root, 'packages', 'host'), hostDir)) {
+  if (existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'extensions')) && sameFolder(join(root, 'packages', basename(hostDir)), hostDir)) {
     builtinPackageDirs.push(join(root, 'extensions'));
   }
   return { userExtensions: join(airlockConfigDir(env, home), 'extensions'), builtinRoots: [hostDir], builtinPackageDirs };

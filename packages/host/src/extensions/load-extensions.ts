@@ -2,6 +2,7 @@ import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type
 import { defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
+import type { Jiti } from 'jiti';
 import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
 import { resolveExtension, type ResolveResult } from './resolve.js';
 import {
@@ -162,8 +163,9 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
 
   const kept = dedupe(toLoad, records, diagnostics);
 
+  let jiti: Promise<Jiti> | undefined;
   const ctx: LoadContext = {
-    jiti: createExtensionJiti(),
+    jiti: () => (jiti ??= createExtensionJiti()),
     kernel: options.kernel,
     ui: options.ui ?? NO_UI,
     log,

@@ -1,4 +1,4 @@
-import { createJiti, type Jiti } from 'jiti';
+import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
 import { isAirlockError, type EventSink, type Kernel, type Logger, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
@@ -34,7 +34,9 @@ import type { ExtensionRecord, ResolvedExtension } from './types.js';
  * const jiti = createExtensionJiti();
  * const mod = await jiti.import('/p/tools/hello/src/index.ts');
  */
-export function createExtensionJiti(): Jiti {
+export async function createExtensionJiti(): Promise<Jiti> {
+  // Loaded on demand: a run with no extension to load never pays for jiti and babel.
+  const { createJiti } = await import('jiti');
   return createJiti(import.meta.url, {
     moduleCache: false,
     virtualModules: {
@@ -48,7 +50,8 @@ export function createExtensionJiti(): Jiti {
 }
 
 export interface LoadContext {
-  jiti: Jiti;
+  /** The loader, created on the first extension that needs it. */
+  jiti: () => Promise<Jiti>;
   kernel: Kernel;
   ui: ToolUI;
   log: Logger;
@@ -112,7 +115,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
   // 2. Import. TypeScript loads straight from source; its relative imports too.
   let mod: unknown;
   try {
-    mod = await ctx.jiti.import(resolved.entryFile);
+    mod = await (await ctx.jiti()).import(resolved.entryFile);
   } catch (error) {
     return fail(
       diagnostic(

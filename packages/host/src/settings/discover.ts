@@ -21,7 +21,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { cosmiconfig, type CosmiconfigResult, type Loader } from 'cosmiconfig';
-import { createJiti, type Jiti } from 'jiti';
+import type { Jiti } from 'jiti';
 import {
   errorText,
   invalidSettings,
@@ -196,7 +196,8 @@ let jiti: Jiti | undefined;
  * with confusing "unknown setting" errors for each named export.
  */
 const importSettingsModule: Loader = async (file) => {
-  jiti ??= createJiti(import.meta.url, { moduleCache: false });
+  // jiti (with babel) loads on the first code config, not at start-up: most runs read JSON.
+  jiti ??= (await import('jiti')).createJiti(import.meta.url, { moduleCache: false });
   const mod = ESM_JAVASCRIPT.includes(extname(file)) ? await importJavaScript(jiti, file) : await jiti.import<unknown>(file);
   if (typeof mod === 'object' && mod !== null && 'default' in mod) return (mod as { default: unknown }).default;
   throw new MissingDefaultExport(file);

@@ -15,9 +15,9 @@
  *   which it opens a raw readline and never closes it).
  */
 import { Writable } from 'node:stream';
-import confirmPrompt from '@inquirer/confirm';
-import inputPrompt from '@inquirer/input';
-import selectPrompt from '@inquirer/select';
+import type confirmPrompt from '@inquirer/confirm';
+import type inputPrompt from '@inquirer/input';
+import type selectPrompt from '@inquirer/select';
 import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
 
@@ -30,6 +30,18 @@ export interface TtyUIOptions {
   queue?: DialogQueue;
   /** Prompt failures (the dialog answers "no"). Default: a line on `output`. */
   log?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The prompt library is loaded on the first dialog, not at start-up: most runs never show one,
+ * and importing it costs about 50 ms per prompt kind.
+ */
+let prompts: { confirm: typeof confirmPrompt; input: typeof inputPrompt; select: typeof selectPrompt } | undefined;
+
+async function loadPrompts(): Promise<void> {
+  if (prompts !== undefined) return;
+  const [confirm, input, select] = await Promise.all([import('@inquirer/confirm'), import('@inquirer/input'), import('@inquirer/select')]);
+  prompts = { confirm: confirm.default, input: input.default, select: select.default };
 }
 
 /** The options every @inquirer prompt takes as its second argument. */
@@ -63,6 +75,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     shown: DialogShowContext,
     run: (context: PromptContext) => Promise<T>,
   ): Promise<T> {
+    await loadPrompts();
     if (shown.signal.aborted) return fallback;
     const stop = new AbortController();
     const forward = (): void => stop.abort(shown.signal.reason);
@@ -108,7 +121,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
         timeoutMs: dialog.timeoutMs,
         show: (shown) =>
           prompt(false, shown, (context) =>
-            confirmPrompt(
+            prompts!.confirm(
               {
                 message: message ? `${title}\n${message}` : title,
                 // Enter alone declines: an approval should take a deliberate "y".
@@ -130,7 +143,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
         timeoutMs: dialog.timeoutMs,
         show: (shown) =>
           prompt<string | undefined>(undefined, shown, (context) =>
-            selectPrompt(
+            prompts!.select(
               {
                 message: title,
                 choices: choices.map((choice) => ({ value: choice, name: choice })),
@@ -151,7 +164,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
         timeoutMs: dialog.timeoutMs,
         show: (shown) =>
           prompt<string | undefined>(undefined, shown, (context) =>
-            inputPrompt(
+            prompts!.input(
               {
                 message: title,
                 // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).

@@ -29,8 +29,12 @@ describe('chooseUI', () => {
     const ui = chooseUI({ isTTY: true, tty: { input, output, queue: new DialogQueue() } });
     expect(ui.interactive).toBe(true);
     const answer = ui.confirm('In the terminal?');
-    await flush();
-    expect(String(output.read())).toContain('In the terminal?');
+    // The prompt library loads on the first dialog, so wait for the prompt to be drawn.
+    let drawn = '';
+    await vi.waitFor(() => {
+      drawn += String(output.read() ?? '');
+      expect(drawn).toContain('In the terminal?');
+    });
     input.write('y\r');
     expect(await answer).toBe(true);
   });
