@@ -263,3 +263,26 @@ describe('selection flags', () => {
     expect(gemini[0]!.parameters.type).toBe('OBJECT');
   });
 });
+
+describe('--json is valid JSON everywhere', () => {
+  it('every command prints exactly one parseable JSON document on stdout', async () => {
+    const s = sandbox();
+    s.write('home/.config/airlock/settings.json', helloSettings);
+    s.write('project/batch.json', [{ name: 'hello', arguments: { name: 'x' } }]);
+    const runs = [
+      ['--json', 'call', 'hello', '{"name":"x"}'],
+      ['--json', 'call', 'missing', '{}'],
+      ['--json', 'batch', 'batch.json'],
+      ['--json', 'tools'],
+      ['--json', 'extensions'],
+      ['--json', 'trust'],
+      ['--json', '--trust', 'tools'],
+    ];
+    for (const args of runs) {
+      const r = await s.airlock(args);
+      expect(() => JSON.parse(r.stdout), `airlock ${args.join(' ')}`).not.toThrow();
+      expect(r.stdout.trim().split('\n'), `airlock ${args.join(' ')}`).toHaveLength(1);
+    }
+  });
+});
+
