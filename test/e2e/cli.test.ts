@@ -199,6 +199,30 @@ export default {
     expect((await s.airlock(['call', 'hello', '{"name":"x"}'])).code).toBe(0);
   });
 
+  it('an extension may import defineExtension and defineTool at run time: it gets the host’s own kernel', async () => {
+    const s = sandbox();
+    const ext = extensionPackage(s, 'exts/defined', {
+      name: 'defined',
+      source: `import Type from 'typebox';
+import { defineExtension, defineTool, KERNEL_VERSION } from '@airlock/kernel';
+export default defineExtension({
+  name: 'defined',
+  options: Type.Object({ suffix: Type.String({ default: '!' }) }),
+  setup(api, { suffix }) {
+    api.registerTool(defineTool({
+      name: 'kernel_version', label: 'Kernel version', description: 'Say which kernel runs this tool.',
+      parameters: Type.Object({}),
+      execute: async () => ({ content: [{ type: 'text', text: KERNEL_VERSION + '/' + api.kernelVersion + suffix }] }),
+    }));
+  },
+});
+`,
+    });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: ext }] });
+    const r = await s.airlock(['call', 'kernel_version']);
+    expect(r).toMatchObject({ code: 0, stdout: '1.0.0/1.0.0!\n' });
+  });
+
   it('an extension that throws is reported, and the others still load and run', async () => {
     const s = sandbox();
     const thrower = extensionPackage(s, 'exts/thrower', {
