@@ -10,6 +10,8 @@ export type { AgentTool, AnyAgentTool, ToolUpdateCallback } from './contract/too
 export { defineTool } from './contract/tool.js';
 export type {
   DialogOptions,
+  FileLedger,
+  FileStamp,
   Logger,
   SpillInfo,
   SpillOptions,

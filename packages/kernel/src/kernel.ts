@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import type { FileLedger, FileStamp, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
@@ -102,6 +102,7 @@ export class Kernel {
       openSpill: (o?: Parameters<ToolContext['openSpill']>[0]) => this.spillStore.open(o),
       withFileMutation: <T>(path: string, fn: () => Promise<T>, o?: { signal?: AbortSignal }) =>
         this.fileMutations.run(path, fn, { cwd: this.cwd, ...(o?.signal === undefined ? {} : { signal: o.signal }) }),
+      files: createFileLedger(),
       ui,
       log: this.#log,
       env,
@@ -126,6 +127,7 @@ export class Kernel {
         spill: base.spill,
         openSpill: base.openSpill,
         withFileMutation: base.withFileMutation,
+        files: base.files,
         ui: base.ui,
         log: base.log,
         env: base.env,
@@ -188,6 +190,15 @@ export class Kernel {
     if (this.#defaultSelection?.revision !== revision) this.#defaultSelection = { revision, selection: this.registry.select({}) };
     return this.#defaultSelection.selection;
   }
+}
+
+function createFileLedger(): FileLedger {
+  const stamps = new Map<string, FileStamp>();
+  return {
+    note: (path, stamp) => void stamps.set(path, { ...stamp }),
+    get: (path) => stamps.get(path),
+    forget: (path) => void stamps.delete(path),
+  };
 }
 
 /** Create a kernel. See {@link Kernel}. */

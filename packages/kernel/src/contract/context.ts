@@ -74,6 +74,25 @@ export interface SpillOptions {
   ext?: string;
 }
 
+/** What a tool saw of a file when it last read or wrote it (the staleness check compares). */
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+  /** A content hash, when the tool computed one. */
+  hash?: string;
+}
+
+/**
+ * The session's memory of which files the agent has seen, keyed by real path. It lives in the
+ * kernel, not in a tool package: read, edit and write are separate extensions, and they must
+ * share it for edit and write to refuse a file that changed since the model last saw it.
+ */
+export interface FileLedger {
+  note(realPath: string, stamp: FileStamp): void;
+  get(realPath: string): FileStamp | undefined;
+  forget(realPath: string): void;
+}
+
 /** Dialogs a tool or handler may open. The no-op implementation answers "no" to everything. */
 export interface ToolUI {
   /** False for the no-op UI: there is nobody to ask. */
@@ -118,6 +137,8 @@ export interface ToolContext {
    * at a time in call order, other files in parallel. edit and write must use it.
    */
   withFileMutation<T>(path: string, fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  /** Files this session has read or written, for staleness checks (see FileLedger). */
+  files: FileLedger;
   ui: ToolUI;
   log: Logger;
   /** The environment the host allows tools to see. */

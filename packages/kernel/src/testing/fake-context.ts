@@ -1,4 +1,4 @@
-import type { Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
+import type { FileStamp, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
 import { FileMutationQueue } from '../file-mutation-queue.js';
 import { NO_UI } from '../kernel.js';
 import { createTruncationService } from '../output/truncation-service.js';
@@ -66,6 +66,10 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       };
     },
     withFileMutation: (path, fn, o) => queue.run(path, fn, { cwd, ...(o?.signal ? { signal: o.signal } : {}) }),
+    files: (() => {
+      const stamps = new Map<string, FileStamp>();
+      return { note: (p: string, s: FileStamp) => void stamps.set(p, { ...s }), get: (p: string) => stamps.get(p), forget: (p: string) => void stamps.delete(p) };
+    })(),
     ui: options.ui ?? NO_UI,
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     env: Object.freeze({ ...(options.env ?? {}) }),
