@@ -10,6 +10,7 @@ export default defineConfig({
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
     ],

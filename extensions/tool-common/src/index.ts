@@ -1,0 +1,1 @@
+export { PathError, resolveExistingPath, resolveToolPath } from './paths.js';
