@@ -54,12 +54,19 @@ describe('airlock call', () => {
     expect((await s.airlock(['--max-concurrency', '0', 'tools'])).code).toBe(2);
   });
 
-  it('without settings the default set is reported as not installed, in one line, and nothing crashes', async () => {
+  it('without settings the default set loads; what is not installed yet is said in one line, and nothing crashes', async () => {
     const s = sandbox();
-    const r = await s.airlock(['call', 'read', '{"path":"x"}']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/11 default extensions are not installed yet \(.*@airlock\/tool-read.*\)/);
-    expect(r.stdout).toContain('Tool "read" not found');
+    const r = await s.airlock(['--json', 'extensions']);
+    expect(r.code).toBe(0);
+    const report = json(r.stdout) as { extensions: { spec: string; status: string }[] };
+    expect(report.extensions.map((e) => e.spec).sort()).toEqual(
+      ['approval', 'audit-log', 'path-policy', 'redact-secrets', 'tool-bash', 'tool-edit', 'tool-find', 'tool-grep', 'tool-ls', 'tool-read', 'tool-write'].map((n) => `@airlock/${n}`),
+    );
+    const missing = report.extensions.filter((e) => e.status === 'not-installed');
+    const call = await s.airlock(['call', 'no_such_tool', '{}']);
+    expect(call.code).toBe(1);
+    expect(call.stdout).toContain('Tool "no_such_tool" not found');
+    if (missing.length > 0) expect(call.stderr).toMatch(new RegExp(`${missing.length} default extensions? (is|are) not installed yet`));
   });
 
   it('--help works for every command', async () => {
