@@ -1,0 +1,263 @@
+import { realpathSync } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import Type, { type Static } from 'typebox';
+import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
+import { PathError, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
+import { describeFsError, isDirectory } from './errors.js';
+import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
+import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
+import { AbortError, selectLines } from './lines.js';
+
+export { readStats } from './lines.js';
+
+/**
+ * The read tool: a file's lines within the context limits, streamed (a head read of a 50 MB file
+ * reads what it keeps), PNG/JPEG/GIF/WebP as image blocks, other binaries described, not dumped.
+ */
+
+export const ReadParams = Type.Object({
+  path: Type.String({ description: 'Path of the file to read, relative to the working folder or absolute.' }),
+  offset: Type.Optional(Type.Integer({ minimum: 1, description: 'Line number to start reading from (1-based).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Maximum number of lines to read.' })),
+});
+export type ReadParams = Static<typeof ReadParams>;
+
+/** What a text read cut, for UIs and logs (never sent to the model). */
+export interface ReadTruncation {
+  truncatedBy: 'lines' | 'bytes';
+  outputLines: number;
+  outputBytes: number;
+  /** Lines in the file; undefined when it was too large to count past the selection. */
+  totalLines: number | undefined;
+  /** File size in bytes. */
+  totalBytes: number;
+  firstLineExceedsLimit: boolean;
+  maxLines: number;
+  maxBytes: number;
+}
+
+export interface ReadDetails {
+  truncation?: ReadTruncation;
+  /** The lines shown (end < start when none were), and of how many; total undefined: not counted. */
+  lines?: { start: number; end: number; total: number | undefined };
+  image?: { mimeType: ImageMime; bytes: number; width?: number; height?: number; attached: boolean };
+  binary?: { bytes: number };
+}
+
+export interface ReadToolOptions {
+  /** For the description only; each call uses `ctx.limits`. Default 2,000 lines / 50 KiB. */
+  limits?: Partial<TruncationLimits>;
+  /**
+   * Bytes past the selection the tool scans to count the file's lines for "of T". Beyond it the
+   * notice names the file size instead, so a head read of a huge file stays O(kept). Default 8 MiB
+   * (counting costs about 0.5 ms per MiB from the page cache).
+   */
+  countBudget?: number;
+}
+
+/** Images wider or taller than this are not attached (no resizing in this version). */
+export const MAX_IMAGE_DIMENSION = 2000;
+/** Base64 characters an attached image may take (about 4.5 MB). */
+export const MAX_IMAGE_BASE64 = Math.floor(4.5 * 1024 * 1024);
+/** A NUL byte in this many first bytes marks a binary file. */
+const BINARY_SNIFF = 8 * 1024;
+/** Header bytes read to sniff the type: the binary check and every image header but JPEG's. */
+const HEAD_BYTES = BINARY_SNIFF;
+/** JPEG states its size in the SOF segment, which can sit after EXIF data and thumbnails. */
+const JPEG_HEAD_BYTES = 128 * 1024;
+const DEFAULT_COUNT_BUDGET = 8 * 1024 * 1024;
+
+export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof ReadParams, ReadDetails | undefined> {
+  const maxLines = options.limits?.maxLines ?? 2000;
+  const maxBytes = options.limits?.maxBytes ?? 51200;
+  const countBudget = options.countBudget ?? DEFAULT_COUNT_BUDGET;
+  return {
+    name: 'read',
+    label: 'Read',
+    description:
+      `Read a file. Text comes back as it is, at most ${maxLines} lines or ${formatSize(maxBytes)} per call, ` +
+      'whichever comes first; a notice at the end says which lines were shown and the offset to continue from. ' +
+      'Use offset (1-based line) and limit (lines) to read part of a long file. ' +
+      'PNG, JPEG, GIF and WebP images are returned as images; other binary files are described, not shown. ' +
+      'Use ls for directories.',
+    parameters: ReadParams,
+    replay: 'safe',
+    executionMode: 'parallel',
+    prepareArguments(args) {
+      // Models send offset 0 or null for "from the start" and null for "no limit".
+      if (args === null || typeof args !== 'object') return args;
+      const a = { ...(args as Record<string, unknown>) };
+      if (a.offset === null || a.offset === 0) delete a.offset;
+      if (a.limit === null) delete a.limit;
+      return a;
+    },
+    resources(params, ctx) {
+      let path: string;
+      try {
+        path = resolveToolPath(params.path, ctx.cwd);
+      } catch (error) {
+        if (error instanceof PathError) return []; // execute fails before touching the disk
+        throw error;
+      }
+      return [{ kind: 'fs.read', path: realPathSync(path) } satisfies Resource];
+    },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      if (!ctx) throw new Error('The read tool needs a ToolContext.');
+      if (signal?.aborted) throw new AbortError();
+      const path = await resolveExistingPath(params.path, ctx.cwd);
+      const shown = params.path;
+      let fh: FileHandle;
+      try {
+        fh = await open(path, 'r');
+      } catch (error) {
+        throw new Error(await describeFsError(error, path, shown));
+      }
+      try {
+        const stat = await fh.stat();
+        if (stat.isDirectory()) throw new Error(isDirectory(shown));
+        if (!stat.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); the read tool reads files only.`);
+        const result = await readOpen(fh, path, stat.size, params, ctx, signal, countBudget);
+        ctx.files.note(await realpath(path).catch(() => path), { mtimeMs: stat.mtimeMs, size: stat.size });
+        return result;
+      } catch (error) {
+        if (error instanceof Error && !(error as NodeJS.ErrnoException).code) throw error;
+        throw new Error(await describeFsError(error, path, shown));
+      } finally {
+        await fh.close();
+      }
+    },
+  };
+}
+
+async function readOpen(
+  fh: FileHandle,
+  path: string,
+  size: number,
+  params: ReadParams,
+  ctx: ToolContext,
+  signal: AbortSignal | undefined,
+  countBudget: number,
+): Promise<AgentToolResult<ReadDetails | undefined>> {
+  const head = Buffer.allocUnsafe(Math.min(size, HEAD_BYTES));
+  const { bytesRead } = head.length > 0 ? await fh.read(head, 0, head.length, 0) : { bytesRead: 0 };
+  const bytes = head.subarray(0, bytesRead);
+  const mime = sniffImageMime(bytes);
+  if (mime) return readImage(fh, size, mime, bytes, ctx);
+  const sniff = bytes.subarray(0, BINARY_SNIFF);
+  if (sniff.includes(0)) {
+    const kind = describeBinary(bytes);
+    const text = `Binary file, not shown: ${params.path} (${formatSize(size)}${kind ? `, ${kind}` : ''}). Inspect it with bash if needed (e.g. file, xxd | head).`;
+    return { content: [{ type: 'text', text }], details: { binary: { bytes: size } } };
+  }
+
+  const offset = params.offset ?? 1;
+  const { maxLines, maxBytes } = ctx.limits;
+  const sel = await selectLines(fh, { offset, limit: params.limit, maxLines, maxBytes, countBudget, size, signal });
+  const total = sel.totalLines;
+  if (sel.offsetBeyondEnd) {
+    const lines = total === 0 ? 'the file is empty' : `${total} ${total === 1 ? 'line' : 'lines'}`;
+    throw new Error(`Offset ${offset} is beyond the end of the file (${lines}).`);
+  }
+  const end = offset + sel.outputLines - 1;
+  const lines = { start: offset, end, total };
+  const truncation = (by: 'lines' | 'bytes'): ReadTruncation => ({
+    truncatedBy: by,
+    outputLines: sel.outputLines,
+    outputBytes: sel.outputBytes,
+    totalLines: total,
+    totalBytes: size,
+    firstLineExceedsLimit: sel.stoppedBy === 'first-line-too-long',
+    maxLines,
+    maxBytes,
+  });
+  switch (sel.stoppedBy) {
+    case null:
+      return {
+        content: [{ type: 'text', text: sel.text }],
+        details: offset === 1 && params.limit === undefined ? undefined : { lines },
+      };
+    case 'first-line-too-long':
+      return {
+        content: [{ type: 'text', text: lineTooLongNotice(offset, sel.firstLineBytes ?? 0, maxBytes, path) }],
+        details: { truncation: truncation('bytes'), lines },
+      };
+    case 'limit': {
+      const notice = moreLinesNotice(total === undefined ? undefined : total - end, end + 1);
+      return { content: [{ type: 'text', text: appendNotice(sel.text, notice) }], details: { lines } };
+    }
+    case 'lines':
+    case 'bytes': {
+      const notice = showingNotice(offset, end, total, size, sel.stoppedBy === 'bytes' ? maxBytes : undefined);
+      return {
+        content: [{ type: 'text', text: appendNotice(sel.text, notice) }],
+        details: { truncation: truncation(sel.stoppedBy), lines },
+      };
+    }
+  }
+}
+
+async function readImage(
+  fh: FileHandle,
+  size: number,
+  mime: ImageMime,
+  head: Buffer,
+  ctx: ToolContext,
+): Promise<AgentToolResult<ReadDetails | undefined>> {
+  let dims = imageDimensions(head, mime);
+  if (!dims && mime === 'image/jpeg' && size > head.length) {
+    const more = Buffer.allocUnsafe(Math.min(size, JPEG_HEAD_BYTES));
+    const { bytesRead } = await fh.read(more, 0, more.length, 0);
+    dims = imageDimensions(more.subarray(0, bytesRead), mime);
+  }
+  const pixels = dims ? `, ${dims.width}x${dims.height}` : '';
+  const label = `Read image file [${mime}${pixels}, ${formatSize(size)}]`;
+  const base64Length = 4 * Math.ceil(size / 3);
+  const image: NonNullable<ReadDetails['image']> = { mimeType: mime, bytes: size, attached: false, ...(dims ?? {}) };
+  let why: string | undefined;
+  if (dims && (dims.width > MAX_IMAGE_DIMENSION || dims.height > MAX_IMAGE_DIMENSION)) {
+    why = `[Image not attached: it is larger than ${MAX_IMAGE_DIMENSION}x${MAX_IMAGE_DIMENSION} pixels and this version does not resize images.]`;
+  } else if (base64Length > MAX_IMAGE_BASE64) {
+    why = `[Image not attached: ${formatSize(size)} is over the ${formatSize(Math.floor((MAX_IMAGE_BASE64 * 3) / 4))} inline image limit and this version does not resize images.]`;
+  } else if (!ctx.imageInput) {
+    why = '[Image not attached: the current model does not accept images.]';
+  }
+  if (why) return { content: [{ type: 'text', text: `${label}\n${why}` }], details: { image } };
+  const data = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const { bytesRead } = await fh.read(data, got, size - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  const content: Content[] = [
+    { type: 'text', text: label },
+    { type: 'image', data: data.subarray(0, got).toString('base64'), mimeType: mime },
+  ];
+  return { content, details: { image: { ...image, attached: true } } };
+}
+
+/** The real path of `path`, or of its first existing NFC/NFD/curly-apostrophe variant, else `path`. */
+function realPathSync(path: string): string {
+  const curly = path.replace(/'/g, '\u2019');
+  for (const candidate of [path, path.normalize('NFC'), path.normalize('NFD'), curly, curly.normalize('NFC'), curly.normalize('NFD')]) {
+    try {
+      return realpathSync(candidate);
+    } catch {
+      // try the next variant
+    }
+  }
+  return path;
+}
+
+const Options = Type.Object({});
+
+const extension = {
+  name: 'tool-read',
+  options: Options,
+  setup(api) {
+    const limits = (api.settings.limits ?? {}) as Partial<TruncationLimits>;
+    api.registerTool(createReadTool({ limits }));
+  },
+} satisfies Extension<typeof Options>;
+
+export default extension;
