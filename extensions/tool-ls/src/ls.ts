@@ -1,0 +1,212 @@
+import { realpathSync, type Dirent, type Stats } from 'node:fs';
+import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import Type, { type Static } from 'typebox';
+import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import { resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
+import { closeNames } from './suggest.js';
+
+const DEFAULT_LIMIT = 500;
+
+const Params = Type.Object({
+  path: Type.Optional(Type.String({ default: '.', description: 'Folder to list, relative to the working folder or absolute (default ".").' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMIT, description: `Most entries to show (default ${DEFAULT_LIMIT}).` })),
+});
+
+export interface LsDetails {
+  /** The real path of the folder listed. */
+  path: string;
+  /** Entries in the folder. */
+  total: number;
+  /** Entries shown (after the entry limit and the byte limit). */
+  shown: number;
+  entryLimitReached?: number;
+  truncation?: TruncationResult;
+}
+
+/**
+ * Order of entries: case-insensitive first (String.prototype.toLowerCase, which does not depend on
+ * the locale), then the exact name, both by UTF-16 code units (JavaScript's `<`). Never
+ * localeCompare: the same folder must list the same way on every machine.
+ */
+export function compareNames(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+export const lsTool: AgentTool<typeof Params, LsDetails> = {
+  name: 'ls',
+  label: 'List',
+  description:
+    'List a folder (not recursive), sorted by name, dotfiles included. Folders end in "/", symlinks show ' +
+    '"name -> target" (with "/" after the name when the target is a folder), and entries that cannot be inspected ' +
+    `carry a note in parentheses. Shows at most limit entries (default ${DEFAULT_LIMIT}) and 50KB.`,
+  parameters: Params,
+  replay: 'safe',
+  resources(params, ctx) {
+    const absolute = resolveToolPath(params.path ?? '.', ctx.cwd);
+    let real = absolute;
+    try {
+      real = realpathSync(absolute);
+    } catch {
+      // A folder that does not exist: execute reports it; policy sees the path as written.
+    }
+    return [{ kind: 'fs.read', path: real }];
+  },
+  async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
+    if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');
+    const limit = params.limit ?? DEFAULT_LIMIT;
+    const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
+    const shown = display(absolute, ctx.cwd);
+
+    let info: Stats;
+    try {
+      info = await stat(absolute);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
+      throw describe(error, `Cannot access ${shown}`);
+    }
+    if (!info.isDirectory()) throw new Error(`Not a directory: ${shown} is a file. Use read to see its content.`);
+
+    let entries: Dirent[];
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch (error) {
+      throw describe(error, `Cannot read directory ${shown}`);
+    }
+    signal?.throwIfAborted();
+    const real = realpathOr(absolute);
+    if (entries.length === 0) {
+      return { content: [{ type: 'text' as const, text: '(empty directory)' }], details: { path: real, total: 0, shown: 0 } };
+    }
+
+    entries.sort((a, b) => compareNames(a.name, b.name));
+    const kept = entries.length > limit ? entries.slice(0, limit) : entries;
+    const lines = await Promise.all(kept.map((entry) => describeEntry(absolute, entry)));
+    signal?.throwIfAborted();
+
+    const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+    const notices: string[] = [];
+    const details: LsDetails = { path: real, total: entries.length, shown: truncation.outputLines };
+    if (kept.length < entries.length) {
+      details.entryLimitReached = limit;
+      notices.push(`[${limit} entries limit reached. Use limit=${limit * 2} for more.]`);
+    }
+    if (truncation.truncated) {
+      details.truncation = truncation;
+      notices.push(
+        `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${entries.length} entries. ` +
+          'List a subfolder, or use find with a pattern, to see the rest.]',
+      );
+    }
+    let text = truncation.content.replace(/\n$/, '');
+    if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
+    return { content: [{ type: 'text' as const, text }], details };
+  },
+};
+
+/** One line for one entry. Only symlinks and entries of unknown type cost a system call. */
+async function describeEntry(folder: string, entry: Dirent): Promise<string> {
+  const name = printable(entry.name);
+  if (entry.isDirectory()) return `${name}/`;
+  if (entry.isFile()) return name;
+  if (entry.isSymbolicLink()) return describeLink(folder, entry.name);
+  const kind = typeName(entry);
+  if (kind !== undefined) return `${name} (${kind})`;
+  // DT_UNKNOWN (some file systems do not report types): ask the file system.
+  try {
+    const info = await lstat(join(folder, entry.name));
+    if (info.isSymbolicLink()) return describeLink(folder, entry.name);
+    if (info.isDirectory()) return `${name}/`;
+    if (info.isFile()) return name;
+    return `${name} (${typeName(info) ?? 'special file'})`;
+  } catch (error) {
+    return `${name} (cannot stat: ${errnoCode(error) ?? message(error)})`;
+  }
+}
+
+async function describeLink(folder: string, rawName: string): Promise<string> {
+  const name = printable(rawName);
+  const path = join(folder, rawName);
+  let target: string;
+  try {
+    target = printable(await readlink(path));
+  } catch (error) {
+    return `${name} -> ? (symlink; cannot read it: ${errnoCode(error) ?? message(error)})`;
+  }
+  try {
+    const info = await stat(path);
+    return info.isDirectory() ? `${name}/ -> ${target}` : `${name} -> ${target}`;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return `${name} -> ${target} (broken symlink: the target does not exist)`;
+    if (code === 'ELOOP') return `${name} -> ${target} (cannot stat: ELOOP, a symlink loop)`;
+    return `${name} -> ${target} (cannot stat: ${code ?? message(error)})`;
+  }
+}
+
+function typeName(entry: Dirent | Stats): string | undefined {
+  if (entry.isFIFO()) return 'named pipe';
+  if (entry.isSocket()) return 'socket';
+  if (entry.isCharacterDevice()) return 'character device';
+  if (entry.isBlockDevice()) return 'block device';
+  return undefined;
+}
+
+/** Control characters (a newline in a name) would break the one-entry-per-line format. */
+function printable(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point.
+  return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+async function suggestion(absolute: string): Promise<string> {
+  const parent = dirname(absolute);
+  if (parent === absolute) return '';
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return '';
+  }
+  const close = closeNames(basename(absolute), names);
+  return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+}
+
+function describe(error: unknown, what: string): Error {
+  const code = errnoCode(error);
+  if (code === 'EACCES' || code === 'EPERM') return new Error(`${what}: permission denied.`, { cause: error });
+  return new Error(`${what}: ${message(error)}`, { cause: error });
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function display(absolute: string, cwd: string): string {
+  if (absolute === cwd) return '.';
+  const rel = relative(cwd, absolute);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
+}
+
+/** Pi's size format: bytes below 1 KiB, then one decimal of KiB or MiB. */
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}

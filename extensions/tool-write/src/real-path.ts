@@ -1,0 +1,86 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+// Same as the Linux kernel's limit on symlinks followed in one lookup.
+const MAX_HOPS = 40;
+
+/**
+ * The real path a write to `absolute` lands on: the realpath of an existing file, or for a path
+ * that does not exist yet, the realpath of its nearest existing parent joined with the rest. A
+ * dangling symlink is followed to the file a write through it would create.
+ *
+ * @example await realTarget('/link-to-repo/src/new.ts') // '/real/repo/src/new.ts'
+ */
+export async function realTarget(absolute: string, hops = 0): Promise<string> {
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      if (rest.length === 0) return real;
+      const [first, ...remaining] = rest as [string, ...string[]];
+      const link = await danglingLink(join(real, first));
+      if (link === undefined || hops >= MAX_HOPS) return join(real, ...rest);
+      const target = isAbsolute(link) ? link : resolve(real, link);
+      return realTarget(remaining.length > 0 ? join(target, ...remaining) : target, hops + 1);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      const parent = dirname(current);
+      if (parent === current) throw error;
+      rest.unshift(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** The synchronous twin of {@link realTarget}, for `resources()` (which policy calls synchronously). */
+export function realTargetSync(absolute: string, hops = 0): string {
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = realpathSync(current);
+      if (rest.length === 0) return real;
+      const [first, ...remaining] = rest as [string, ...string[]];
+      const link = danglingLinkSync(join(real, first));
+      if (link === undefined || hops >= MAX_HOPS) return join(real, ...rest);
+      const target = isAbsolute(link) ? link : resolve(real, link);
+      return realTargetSync(remaining.length > 0 ? join(target, ...remaining) : target, hops + 1);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      const parent = dirname(current);
+      if (parent === current) throw error;
+      rest.unshift(basename(current));
+      current = parent;
+    }
+  }
+}
+
+async function danglingLink(path: string): Promise<string | undefined> {
+  try {
+    return (await lstat(path)).isSymbolicLink() ? await readlink(path) : undefined;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+function danglingLinkSync(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = errnoCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
