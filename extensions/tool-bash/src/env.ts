@@ -1,0 +1,76 @@
+/**
+ * The environment a command sees. Secrets stay out unless settings allow them by name:
+ *
+ * 1. a name matching a `deny` pattern is dropped (deny wins);
+ * 2. a name matching an `allow` pattern is kept;
+ * 3. a name that looks secret (see `looksSecret`) is dropped;
+ * 4. everything else is kept.
+ *
+ * Patterns are exact names or globs (`*` any run, `?` one character), case-sensitive as Unix
+ * environment names are.
+ */
+export interface EnvPolicy {
+  allow: readonly string[];
+  deny: readonly string[];
+}
+
+/** Name segments (split on `_`) that mark a value as a credential. */
+const SECRET_SEGMENTS = new Set([
+  'KEY', 'KEYS', 'APIKEY', 'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWORDS', 'PASSWD', 'PASS',
+  'PASSPHRASE', 'CREDENTIAL', 'CREDENTIALS', 'CREDS', 'PAT', 'COOKIE', 'DSN',
+]);
+
+/** Suffixes without a separator, e.g. APIKEY, GITHUBTOKEN, DBPASSWORD. */
+const SECRET_SUFFIX = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$/;
+
+/** Whole families of credentials. */
+const SECRET_PREFIXES = ['AWS_', 'AZURE_', 'GOOGLE_APPLICATION_CREDENTIALS', 'GCP_', 'VAULT_'];
+
+/** Known names the rules above would miss. */
+const SECRET_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'MONGO_URL', 'NPM_CONFIG__AUTH', 'PGPASSWORD']);
+
+/** Whether a variable's name suggests its value is a secret (case-insensitive). */
+export function looksSecret(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (SECRET_NAMES.has(upper)) return true;
+  if (SECRET_PREFIXES.some((p) => upper.startsWith(p))) return true;
+  if (SECRET_SUFFIX.test(upper)) return true;
+  return upper.split(/_+/).some((segment) => SECRET_SEGMENTS.has(segment));
+}
+
+/** Compile name patterns into one matcher. */
+export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const exact = new Set<string>();
+  const globs: RegExp[] = [];
+  for (const p of patterns) {
+    if (/[*?]/.test(p)) {
+      const body = p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+      globs.push(new RegExp(`^${body}$`));
+    } else exact.add(p);
+  }
+  return (name) => exact.has(name) || globs.some((g) => g.test(name));
+}
+
+/**
+ * Filter `base` through the policy. Returns the kept environment and the names held back (for
+ * the debug log, never their values).
+ */
+export function buildEnv(
+  base: Readonly<Record<string, string | undefined>>,
+  policy: EnvPolicy,
+): { env: Record<string, string>; withheld: string[] } {
+  const allowed = nameMatcher(policy.allow);
+  const denied = nameMatcher(policy.deny);
+  const env: Record<string, string> = {};
+  const withheld: string[] = [];
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    if (denied(name) || (!allowed(name) && looksSecret(name))) {
+      withheld.push(name);
+      continue;
+    }
+    env[name] = value;
+  }
+  return { env, withheld };
+}

@@ -1,0 +1,167 @@
+import Type, { type Static } from 'typebox';
+import type { AgentTool, Extension, ToolContext, TruncationResult } from '@airlock/kernel';
+import { buildEnv } from './env.js';
+import { appendNotice, tailNotice } from './notice.js';
+import { runCommand, type Ending, type RunResult } from './run.js';
+import { sanitize } from './sanitize.js';
+import { createShellResolver } from './shell.js';
+
+export { buildEnv, looksSecret, nameMatcher } from './env.js';
+export { sanitize } from './sanitize.js';
+
+/**
+ * Settings for the bash tool. The base environment is the host's `ctx.env` when it is non-empty,
+ * else `process.env`; secret-looking names are then withheld unless `env.allow` names them, and
+ * `env.deny` removes names whatever else matches.
+ */
+export const BashOptions = Type.Object({
+  defaultTimeoutSeconds: Type.Integer({
+    minimum: 0,
+    default: 120,
+    description: 'Time limit when a call gives none. 0 = no limit, only if allowNoTimeout is true.',
+  }),
+  allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.' }),
+  shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).' })),
+  killGraceMs: Type.Integer({ minimum: 0, default: 2000, description: 'Time between SIGTERM and SIGKILL on timeout or abort.' }),
+  env: Type.Object(
+    {
+      allow: Type.Array(Type.String({ minLength: 1 }), {
+        default: [],
+        description: 'Names or globs (MY_*) passed on even when they look secret.',
+      }),
+      deny: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Names or globs never passed on. Wins over allow.' }),
+    },
+    { default: { allow: [], deny: [] } },
+  ),
+});
+export type BashOptions = Static<typeof BashOptions>;
+
+const Params = Type.Object({
+  command: Type.String({ minLength: 1, description: 'Bash command to run.' }),
+  timeout: Type.Optional(Type.Integer({ minimum: 0, description: 'Time limit in seconds (default from settings).' })),
+});
+export type BashParams = Static<typeof Params>;
+
+export interface BashDetails {
+  /** The shell's exit code; null when the call was stopped or the shell died by a signal. */
+  exitCode: number | null;
+  truncation?: TruncationResult;
+  fullOutputPath?: string;
+  /** The spill file holds only the beginning of the output (the session's spill budget ran out). */
+  fullOutputCapped?: boolean;
+}
+
+const DESCRIPTION = [
+  'Run a bash command in the working folder. stdout and stderr are merged; the model sees the last',
+  '2000 lines or 50KB (whichever comes first), with the full output saved to a file when cut.',
+  'stdin is closed, so interactive commands get end-of-file. A non-zero exit code is an error.',
+  'Commands stop after `timeout` seconds (default from settings). Processes started in the background',
+  '(`cmd &`) are not waited for; redirect their output to a file to keep it.',
+].join(' ');
+
+/** Fill in defaults for a partial options object (settings normally do this via the schema). */
+function withDefaults(options: Partial<BashOptions>): BashOptions {
+  return {
+    defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 120,
+    allowNoTimeout: options.allowNoTimeout ?? false,
+    ...(options.shellPath === undefined ? {} : { shellPath: options.shellPath }),
+    killGraceMs: options.killGraceMs ?? 2000,
+    env: { allow: options.env?.allow ?? [], deny: options.env?.deny ?? [] },
+  };
+}
+
+/** Build the bash tool with the given settings (defaults for anything left out). */
+export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<typeof Params, BashDetails> {
+  const options = withDefaults(partial);
+  if (options.defaultTimeoutSeconds === 0 && !options.allowNoTimeout) {
+    throw new Error('bash: defaultTimeoutSeconds is 0 (no limit) but allowNoTimeout is false; set one of them.');
+  }
+  const resolveShell = createShellResolver(options.shellPath);
+
+  return {
+    name: 'bash',
+    label: 'Bash',
+    description: DESCRIPTION,
+    parameters: Params,
+    replay: 'never',
+    executionMode: 'parallel',
+    resources: (params, ctx) => [{ kind: 'exec', command: params.command, cwd: ctx.cwd }],
+    async execute(_id, params, signal, onUpdate, ctx) {
+      if (ctx === undefined) throw new Error('bash needs a ToolContext (run it through the kernel).');
+      const timeoutSeconds = params.timeout ?? options.defaultTimeoutSeconds;
+      if (timeoutSeconds === 0 && !options.allowNoTimeout) {
+        throw new Error(
+          'timeout 0 (no limit) is not allowed by the settings (allowNoTimeout is false). ' +
+            `Give a timeout in seconds, or leave it out for the default of ${options.defaultTimeoutSeconds}.`,
+        );
+      }
+      const base = baseEnv(ctx);
+      const { env, withheld } = buildEnv(base, options.env);
+      if (withheld.length > 0) ctx.log.debug('bash: environment variables withheld', { names: withheld });
+
+      const run = await runCommand({
+        command: params.command,
+        shell: resolveShell(env.PATH),
+        cwd: ctx.cwd,
+        env,
+        timeoutSeconds,
+        killGraceMs: options.killGraceMs,
+        signal,
+        ctx,
+        ...(onUpdate === undefined
+          ? {}
+          : {
+              onTail: (tail, fullOutputPath) =>
+                onUpdate({
+                  content: [{ type: 'text', text: sanitize(tail.content) }],
+                  details: { exitCode: null, truncation: tail, ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
+                }),
+            }),
+      });
+      return finalResult(run);
+    },
+  };
+}
+
+function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>> {
+  for (const _ in ctx.env) return ctx.env;
+  return process.env;
+}
+
+function finalResult(run: RunResult): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
+  const shown = sanitize(run.tail.content);
+  const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
+  const output = appendNotice(shown, notice);
+  const failure = failureText(run.ending);
+  if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
+  const details: BashDetails = {
+    exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
+    ...(run.tail.truncated ? { truncation: run.tail } : {}),
+    ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }),
+    ...(run.fullOutputCapped ? { fullOutputCapped: true } : {}),
+  };
+  return { content: [{ type: 'text', text: output.length === 0 ? '(no output)' : output }], details };
+}
+
+function failureText(ending: Ending): string | undefined {
+  switch (ending.kind) {
+    case 'exit':
+      return ending.code === 0 ? undefined : `Command exited with code ${ending.code}`;
+    case 'signal':
+      return `Command was killed by ${ending.signal}`;
+    case 'timeout':
+      return `Command timed out after ${ending.seconds} seconds`;
+    case 'aborted':
+      return 'Command aborted';
+  }
+}
+
+const extension = {
+  name: 'tool-bash',
+  options: BashOptions,
+  setup(api, options) {
+    api.registerTool(createBashTool(options));
+  },
+} satisfies Extension<typeof BashOptions>;
+
+export default extension;

@@ -1,0 +1,265 @@
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
+
+/** How a finished command ended. */
+export type Ending =
+  | { kind: 'exit'; code: number }
+  | { kind: 'signal'; signal: string }
+  | { kind: 'timeout'; seconds: number }
+  | { kind: 'aborted' };
+
+export interface RunOptions {
+  command: string;
+  shell: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** 0 = no limit. */
+  timeoutSeconds: number;
+  killGraceMs: number;
+  signal: AbortSignal | undefined;
+  ctx: ToolContext;
+  /** Called with the current tail, at most once per `updateIntervalMs`. */
+  onTail?: (tail: TruncationResult, fullOutputPath: string | undefined) => void;
+  updateIntervalMs?: number;
+  /** After the shell exits, stop waiting for the pipes once they have been quiet this long. */
+  idleAfterExitMs?: number;
+  /** …and in any case this long after the shell exits. */
+  maxWaitAfterExitMs?: number;
+}
+
+export interface RunResult {
+  ending: Ending;
+  tail: TruncationResult;
+  /** UTF-8 size of the last line (for the partial-line notice). */
+  lastLineBytes: number;
+  fullOutputPath?: string;
+  /** The spill file keeps only the beginning (the session's spill budget ran out). */
+  fullOutputCapped?: boolean;
+  /** Processes started by the command still held the output open when the call stopped listening. */
+  pipesHeldOpen: boolean;
+}
+
+/**
+ * The kernel's backstop measures the whole result text against the context limits, so the tail
+ * leaves room for what follows it: a blank line and the notice (with its path), and for a failure
+ * a blank line and the reason. Without this the backstop would cut our own notice off.
+ */
+export function tailLimits(limits: TruncationLimits): TruncationLimits {
+  return {
+    maxLines: Math.max(1, limits.maxLines - 4),
+    maxBytes: Math.max(1, limits.maxBytes - Math.min(1024, Math.floor(limits.maxBytes / 4))),
+  };
+}
+
+/** Thrown for problems before the command runs (missing cwd, the shell cannot start). */
+export class BashSetupError extends Error {
+  override name = 'BashSetupError';
+}
+
+/**
+ * Run `shell -c command` in its own process group with stdin closed, merging stdout and stderr
+ * into the context's rolling tail and, once the output is too big for the model, a spill file.
+ *
+ * Never hangs on the pipes: the call ends when the shell has exited and the pipes closed, or
+ * have been quiet `idleAfterExitMs` since (re-armed by data), or `maxWaitAfterExitMs` after the
+ * exit at the latest. Background processes that still hold the pipes are then cut off from them.
+ */
+export function runCommand(options: RunOptions): Promise<RunResult> {
+  const { ctx } = options;
+  let cwdOk = false;
+  try {
+    cwdOk = statSync(options.cwd).isDirectory();
+  } catch {
+    cwdOk = false;
+  }
+  if (!cwdOk) {
+    return Promise.reject(new BashSetupError(`Working directory does not exist: ${options.cwd}\nCannot execute bash commands.`));
+  }
+  if (options.signal?.aborted) return Promise.reject(new BashSetupError('Command aborted before it started.'));
+
+  const idleAfterExitMs = options.idleAfterExitMs ?? 100;
+  const maxWaitAfterExitMs = options.maxWaitAfterExitMs ?? 2000;
+  const updateIntervalMs = options.updateIntervalMs ?? 100;
+  const limits = tailLimits(ctx.limits);
+  const tail = ctx.truncate.stream(limits);
+
+  return new Promise<RunResult>((resolve, reject) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.shell, ['-c', options.command], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      reject(new BashSetupError(`Could not start the shell ${options.shell}: ${(error as Error).message}`));
+      return;
+    }
+
+    let finished = false;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let stopReason: Ending | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    let idleTimer: NodeJS.Timeout | undefined;
+    let capTimer: NodeJS.Timeout | undefined;
+    let updateTimer: NodeJS.Timeout | undefined;
+    let lastUpdate = 0;
+
+    // Spill lazily: hold the first chunks (at most ~maxBytes) until the output is too big for the
+    // model, so small outputs never touch the disk.
+    let spill: SpillWriter | undefined;
+    let pending: Buffer[] | undefined = [];
+    const needsSpill = (): boolean => tail.totalBytes > limits.maxBytes || tail.totalLines > limits.maxLines;
+    const openSpill = (): void => {
+      spill = ctx.openSpill({ name: 'bash', ext: 'log' });
+      for (const chunk of pending ?? []) spill.write(chunk);
+      pending = undefined;
+    };
+
+    const pid = child.pid;
+    const groupAlive = (): boolean => {
+      if (pid === undefined) return false;
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        try {
+          child.kill(signal);
+        } catch {
+          // already gone
+        }
+      }
+    };
+
+    /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
+    const stop = (reason: Ending): void => {
+      if (stopReason !== undefined || finished) return;
+      stopReason = reason;
+      killGroup('SIGTERM');
+      // Outlives the call on purpose: the promise may settle first (the shell died, a grandchild
+      // trapping TERM did not), and no process of the group may survive.
+      killTimer = setTimeout(() => {
+        if (groupAlive()) killGroup('SIGKILL');
+      }, options.killGraceMs);
+    };
+
+    const emitUpdate = (): void => {
+      updateTimer = undefined;
+      if (finished || options.onTail === undefined) return;
+      lastUpdate = Date.now();
+      options.onTail(tail.snapshot(), spill?.path);
+    };
+    const scheduleUpdate = (): void => {
+      if (options.onTail === undefined || updateTimer !== undefined) return;
+      updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdate + updateIntervalMs - Date.now()));
+    };
+
+    const onData = (chunk: Buffer): void => {
+      if (finished) return; // late callbacks after the call settled are ignored (Pi #5208)
+      tail.push(chunk);
+      if (spill !== undefined) spill.write(chunk);
+      else {
+        pending!.push(chunk);
+        if (needsSpill()) openSpill();
+      }
+      scheduleUpdate();
+      if (exited !== undefined) armIdle();
+    };
+
+    const armIdle = (): void => {
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => void finish(), idleAfterExitMs);
+    };
+
+    const onAbort = (): void => stop({ kind: 'aborted' });
+
+    const cleanup = (): void => {
+      if (timeoutTimer !== undefined) clearTimeout(timeoutTimer);
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      if (capTimer !== undefined) clearTimeout(capTimer);
+      if (updateTimer !== undefined) clearTimeout(updateTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      // Background processes may still hold the write ends; let go of ours.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      // Without a pending stop there is nothing left to escalate.
+      if (stopReason === undefined && killTimer !== undefined) clearTimeout(killTimer);
+    };
+
+    const finish = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      const pipesHeldOpen = !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
+      cleanup();
+      const result = tail.end();
+      let fullOutputPath: string | undefined;
+      let fullOutputCapped: boolean | undefined;
+      try {
+        if (result.truncated) {
+          if (spill === undefined) openSpill();
+          const info = await spill!.close();
+          fullOutputPath = info.path;
+          if (info.capped) fullOutputCapped = true;
+        } else if (spill !== undefined) {
+          await spill.discard();
+        }
+      } catch (error) {
+        ctx.log.warn(`bash: could not save the full output: ${(error as Error).message}`);
+        fullOutputPath = undefined;
+      }
+      pending = undefined;
+      let ending: Ending;
+      if (stopReason !== undefined) ending = stopReason;
+      else if (exited?.code !== null && exited?.code !== undefined) ending = { kind: 'exit', code: exited.code };
+      else ending = { kind: 'signal', signal: exited?.signal ?? 'unknown signal' };
+      resolve({
+        ending,
+        tail: result,
+        lastLineBytes: tail.lastLineBytes,
+        ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
+        ...(fullOutputCapped === undefined ? {} : { fullOutputCapped }),
+        pipesHeldOpen,
+      });
+    };
+
+    child.on('error', (error) => {
+      // Spawn failed (no such shell, not executable…): no process, nothing to wait for.
+      if (finished) return;
+      finished = true;
+      cleanup();
+      if (killTimer !== undefined) clearTimeout(killTimer);
+      void spill?.discard().catch(() => undefined);
+      tail.end();
+      reject(new BashSetupError(`Could not start the shell ${options.shell}: ${error.message}`));
+    });
+
+    if (pid === undefined) return; // 'error' follows
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      armIdle();
+      capTimer = setTimeout(() => void finish(), maxWaitAfterExitMs);
+    });
+    // Every pipe closed and the shell exited: done, no waiting.
+    child.on('close', () => void finish());
+
+    if (options.timeoutSeconds > 0) {
+      timeoutTimer = setTimeout(() => stop({ kind: 'timeout', seconds: options.timeoutSeconds }), options.timeoutSeconds * 1000);
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
