@@ -1,0 +1,228 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { accessSync, constants, realpathSync, type Stats } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import picomatch from 'picomatch';
+import Type, { type Static } from 'typebox';
+import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import { comparePaths, resolveExistingPath, resolveToolPath, walk } from '@airlock/tool-common';
+import { closeNames } from './suggest.js';
+
+const DEFAULT_LIMIT = 1000;
+/** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.fdignore'];
+
+const Params = Type.Object({
+  pattern: Type.String({ description: 'Glob, e.g. "*.ts", "**/*.json" or "src/**/*.spec.ts". Without "/" it matches names; with "/" the path from the search folder.' }),
+  path: Type.Optional(Type.String({ default: '.', description: 'Folder to search (default ".").' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMIT, description: `Most results to show (default ${DEFAULT_LIMIT}).` })),
+});
+
+export type FindParams = Static<typeof Params>;
+export type FindEngine = 'node' | 'fd';
+
+export interface FindDetails {
+  engine: FindEngine;
+  /** Results shown (before the byte limit). */
+  results: number;
+  resultLimitReached?: number;
+  truncation?: TruncationResult;
+}
+
+export interface FindToolOptions {
+  /** 'auto' (default): fd (or fdfind) ≥ 8.7 when on PATH, else the pure-Node walker. */
+  engine?: 'auto' | FindEngine;
+}
+
+let fdPath: string | null | undefined;
+
+/** fd or fdfind on PATH with version ≥ 8.7 (it needs --no-require-git), looked up once per process. */
+export function findFd(): string | undefined {
+  if (fdPath === undefined) {
+    fdPath = null;
+    for (const name of ['fd', 'fdfind']) {
+      const path = lookup(name);
+      if (path && versionOk(path)) {
+        fdPath = path;
+        break;
+      }
+    }
+  }
+  return fdPath ?? undefined;
+}
+
+function versionOk(path: string): boolean {
+  const out = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 5000 });
+  const m = /(\d+)\.(\d+)/.exec(out.stdout ?? '');
+  if (!m) return false;
+  const major = Number(m[1]);
+  const minor = Number(m[2]);
+  return major > 8 || (major === 8 && minor >= 7);
+}
+
+function lookup(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The matcher for a find pattern: with "/" the relative path (a leading "/" anchors, as is), else the name. */
+export function patternMatcher(pattern: string): (path: string) => boolean {
+  const full = pattern.includes('/');
+  let body = pattern;
+  if (body.startsWith('/')) body = body.slice(1);
+  if (body.length > 1 && body.endsWith('/')) body = body.slice(0, -1);
+  const test = picomatch(body, { dot: true });
+  return full ? (path) => test(path) : (path) => test(path.slice(path.lastIndexOf('/') + 1));
+}
+
+export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof Params, FindDetails> {
+  const choice = options.engine ?? 'auto';
+  return {
+    name: 'find',
+    label: 'Find',
+    description:
+      'Find files and folders by glob. A pattern without "/" matches names ("*.ts"); one with "/" matches the path from ' +
+      'the search folder ("src/**/*.test.ts"). Respects .gitignore and .ignore, includes hidden files, never .git/. ' +
+      `Sorted; folders end in "/". At most limit results (default ${DEFAULT_LIMIT}) and 50KB.`,
+    parameters: Params,
+    replay: 'safe',
+    resources(params, ctx) {
+      const absolute = resolveToolPath(params.path ?? '.', ctx.cwd);
+      let real = absolute;
+      try {
+        real = realpathSync(absolute);
+      } catch {
+        // Missing: execute reports it.
+      }
+      return [{ kind: 'fs.read', path: real }];
+    },
+    async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
+      if (!ctx) throw new Error('find needs a ToolContext; run it through an Airlock kernel.');
+      const limit = params.limit ?? DEFAULT_LIMIT;
+      const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
+      const shown = display(absolute, ctx.cwd);
+      let info: Stats;
+      try {
+        info = await stat(absolute);
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
+        throw new Error(`Cannot access ${shown}: ${message(error)}`);
+      }
+      if (!info.isDirectory()) throw new Error(`Not a directory: ${shown} is a file. find searches folders; use read to see a file.`);
+      if (params.pattern === '') throw new Error('The pattern is empty. Give a glob such as "*.ts" or "src/**/*.json".');
+
+      const engine: FindEngine = choice === 'auto' ? (findFd() ? 'fd' : 'node') : choice;
+      const matches = patternMatcher(params.pattern);
+      const results = engine === 'fd' ? await searchFd(absolute, matches, signal) : await searchNode(absolute, matches, limit + 1, signal);
+      signal?.throwIfAborted();
+      results.sort((a, b) => comparePaths(a.path, b.path));
+      if (results.length === 0) {
+        return { content: [{ type: 'text' as const, text: `No files found matching ${params.pattern}.` }], details: { engine, results: 0 } };
+      }
+      const kept = results.slice(0, limit).map((r) => (r.dir ? `${r.path}/` : r.path));
+      const truncation = ctx.truncate.head(kept.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+      const details: FindDetails = { engine, results: kept.length };
+      const notices: string[] = [];
+      if (results.length > limit) {
+        details.resultLimitReached = limit;
+        notices.push(`[${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern.]`);
+      }
+      if (truncation.truncated) {
+        details.truncation = truncation;
+        notices.push(
+          `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${kept.length} results. ` +
+            'Search a subfolder, or refine the pattern, to see the rest.]',
+        );
+      }
+      let text = truncation.content.replace(/\n$/, '');
+      if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
+      return { content: [{ type: 'text' as const, text }], details };
+    },
+  };
+}
+
+export const findTool = createFindTool();
+
+interface Result {
+  path: string;
+  dir: boolean;
+}
+
+async function searchNode(root: string, matches: (path: string) => boolean, want: number, signal?: AbortSignal): Promise<Result[]> {
+  const results: Result[] = [];
+  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal })) {
+    if (!matches(entry.path)) continue;
+    results.push({ path: entry.path, dir: entry.type === 'dir' });
+    if (results.length >= want) break;
+  }
+  return results;
+}
+
+/**
+ * fd lists everything (it walks in parallel, so its order and any --max-results cut are not
+ * deterministic); we match the glob ourselves so both engines agree on glob semantics, sort, and cut.
+ */
+async function searchFd(root: string, matches: (path: string) => boolean, signal?: AbortSignal): Promise<Result[]> {
+  const fd = findFd();
+  if (!fd) throw new Error('find: the fd engine was requested but fd (≥ 8.7) is not on PATH.');
+  const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path'];
+  const run = (extra: string[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      execFile(fd, [...base, ...extra, '--', '.', root], { maxBuffer: 1024 * 1024 * 1024, signal, encoding: 'utf8' }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`fd failed: ${stderr.trim() || error.message}`));
+        else resolve(stdout.split('\n').filter((line) => line !== ''));
+      });
+    });
+  const [dirs, all] = await Promise.all([run(['--type', 'd']), run([])]);
+  const toRel = (line: string) => relative(root, line.endsWith(sep) ? line.slice(0, -1) : line).split(sep).join('/');
+  const dirSet = new Set(dirs.map(toRel));
+  const results: Result[] = [];
+  for (const line of all) {
+    const path = toRel(line);
+    if (path === '' || !matches(path)) continue;
+    results.push({ path, dir: dirSet.has(path) });
+  }
+  return results;
+}
+
+async function suggestion(absolute: string): Promise<string> {
+  const parent = dirname(absolute);
+  if (parent === absolute) return '';
+  try {
+    const close = closeNames(basename(absolute), await readdir(parent));
+    return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+  } catch {
+    return '';
+  }
+}
+
+function display(absolute: string, cwd: string): string {
+  if (absolute === cwd) return '.';
+  const rel = relative(cwd, absolute);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}

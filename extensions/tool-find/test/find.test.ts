@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createToolHarness } from '@airlock/kernel/testing';
+import { createFindTool, findFd } from '../src/index.js';
+
+function tree(files: Record<string, string>): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-find-')));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+  return dir;
+}
+
+async function find(cwd: string, args: Record<string, unknown>, engine: 'node' | 'fd' = 'node') {
+  const h = createToolHarness(createFindTool({ engine }), { cwd });
+  const msg = await h.call(args);
+  return { outcome: msg.outcome, text: h.text(msg) };
+}
+
+const engines: ('node' | 'fd')[] = findFd() ? ['node', 'fd'] : ['node'];
+
+describe.each(engines)('find (%s engine): what Pi asserts', (engine) => {
+  it('includes hidden files unless gitignored', async () => {
+    const dir = tree({ '.secret.txt': '', 'visible.txt': '', '.ignored.txt': '', '.gitignore': '.ignored.txt\n' });
+    expect((await find(dir, { pattern: '*.txt' }, engine)).text).toBe('.secret.txt\nvisible.txt');
+  });
+
+  it('respects .gitignore outside a git repository', async () => {
+    const dir = tree({ '.gitignore': 'ignored.txt\n', 'ignored.txt': '', 'kept.txt': '' });
+    expect((await find(dir, { pattern: '*.txt' }, engine)).text).toBe('kept.txt');
+  });
+
+  it('treats flag-like patterns as text', async () => {
+    const dir = tree({ '--help': '', '-x.txt': '' });
+    expect((await find(dir, { pattern: '--help' }, engine)).text).toBe('--help');
+    expect((await find(dir, { pattern: '-x*' }, engine)).text).toBe('-x.txt');
+  });
+
+  it('matches a pattern with / against the relative path (3302)', async () => {
+    const dir = tree({ 'src/a/x.spec.ts': '', 'src/b.spec.ts': '', 'other/src/c.spec.ts': '', 'src/a/y.ts': '' });
+    expect((await find(dir, { pattern: 'src/**/*.spec.ts' }, engine)).text).toBe('src/a/x.spec.ts\nsrc/b.spec.ts');
+    expect((await find(dir, { pattern: '**/src/*.spec.ts' }, engine)).text).toBe('other/src/c.spec.ts\nsrc/b.spec.ts');
+  });
+
+  it('scopes a nested .gitignore to its folder (3303)', async () => {
+    const dir = tree({ 'pkg/.gitignore': 'gen.ts\n', 'pkg/gen.ts': '', 'gen.ts': '', 'pkg/lib.ts': '' });
+    expect((await find(dir, { pattern: '*.ts' }, engine)).text).toBe('gen.ts\npkg/lib.ts');
+  });
+});
+
+describe.each(engines)('find (%s engine): ours', (engine) => {
+  it('sorts, marks folders with /, never lists .git/', async () => {
+    const dir = tree({ 'b/file': '', 'a-c': '', 'a/z': '', '.git/HEAD': '', 'B': '' });
+    expect((await find(dir, { pattern: '*' }, engine)).text).toBe('B\na/\na/z\na-c\nb/\nb/file');
+  });
+
+  it('stops at the limit with a notice, and says when nothing matches', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`f${String(i).padStart(2, '0')}.ts`] = '';
+    const dir = tree(files);
+    expect((await find(dir, { pattern: '*.ts', limit: 3 }, engine)).text).toBe(
+      'f00.ts\nf01.ts\nf02.ts\n\n[3 results limit reached. Use limit=6 for more, or refine the pattern.]',
+    );
+    expect((await find(dir, { pattern: '*.rs' }, engine)).text).toBe('No files found matching *.rs.');
+    const missing = await find(dir, { pattern: '*', path: 'nope' }, engine);
+    expect(missing.outcome).toBe('error');
+    expect(missing.text).toContain('Path not found: nope');
+  });
+});
+
+describe('find: engines agree', () => {
+  it.skipIf(!findFd())('fd and Node give identical output on the same tree', async () => {
+    const files: Record<string, string> = { '.gitignore': 'skip/\n', 'skip/a.js': '', '.h/x.js': '', 'm/.ignore': '*.tmp\n', 'm/y.tmp': '' };
+    for (let i = 0; i < 60; i++) files[`m${i % 4}/n${i % 7}/f${i}.js`] = '';
+    const dir = tree(files);
+    for (const args of [{ pattern: '*.js' }, { pattern: 'm1/**' }, { pattern: '*', limit: 10 }]) {
+      expect((await find(dir, args, 'fd')).text).toBe((await find(dir, args, 'node')).text);
+    }
+  });
+});

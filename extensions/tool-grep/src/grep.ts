@@ -1,0 +1,415 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, openSync, readSync, closeSync, readFileSync, realpathSync, type Stats } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import picomatch from 'picomatch';
+import Type, { type Static } from 'typebox';
+import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import { comparePaths, resolveExistingPath, resolveToolPath, walk } from '@airlock/tool-common';
+import { closeNames } from './suggest.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LINE = 500;
+const BINARY_PROBE = 8192;
+/** Ignore files the Node engine reads, lowest precedence first (rg's own set). */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
+
+const Params = Type.Object({
+  pattern: Type.String({ description: 'Regular expression (JavaScript / ripgrep syntax), or text with literal=true.' }),
+  path: Type.Optional(Type.String({ default: '.', description: 'Folder or file to search (default ".").' })),
+  glob: Type.Optional(Type.String({ description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.js"; "!x" excludes.' })),
+  ignoreCase: Type.Optional(Type.Boolean({ description: 'Match case-insensitively.' })),
+  literal: Type.Optional(Type.Boolean({ description: 'Treat the pattern as plain text, not a regex.' })),
+  context: Type.Optional(Type.Integer({ minimum: 0, description: 'Lines of context before and after each match.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMIT, description: `Most matches to show (default ${DEFAULT_LIMIT}).` })),
+});
+
+export type GrepParams = Static<typeof Params>;
+export type GrepEngine = 'node' | 'rg';
+
+export interface GrepDetails {
+  engine: GrepEngine;
+  /** Matches shown (before the byte limit). */
+  matches: number;
+  matchLimitReached?: number;
+  linesCut?: true;
+  truncation?: TruncationResult;
+}
+
+export interface GrepToolOptions {
+  /** 'auto' (default): rg when it is on PATH, else the pure-Node engine. */
+  engine?: 'auto' | GrepEngine;
+}
+
+/** Matches found, in path order: file path (root-relative, `/`) and 1-based line numbers. */
+interface Hit {
+  path: string;
+  absolute: string;
+  line: number;
+}
+
+interface Search {
+  root: string;
+  single: boolean;
+  pattern: string;
+  regex: RegExp;
+  glob?: string;
+  ignoreCase: boolean;
+  literal: boolean;
+  /** Stop after this many hits (limit + 1, to know whether there are more). */
+  want: number;
+  signal?: AbortSignal;
+}
+
+let rgPath: string | null | undefined;
+
+/** rg on PATH, looked up once per process. */
+export function findRipgrep(): string | undefined {
+  if (rgPath === undefined) rgPath = lookup('rg') ?? null;
+  return rgPath ?? undefined;
+}
+
+function lookup(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof Params, GrepDetails> {
+  const choice = options.engine ?? 'auto';
+  return {
+    name: 'grep',
+    label: 'Grep',
+    description:
+      'Search file contents for a regular expression (or literal text). Respects .gitignore and .ignore, includes hidden ' +
+      'files, never .git/, skips binary files. Output "path:LINE: text" per match and "path-LINE- text" per context line, ' +
+      `sorted by path then line. At most limit matches (default ${DEFAULT_LIMIT}) and 50KB; lines cut at ${MAX_LINE} characters.`,
+    parameters: Params,
+    replay: 'safe',
+    resources(params, ctx) {
+      const absolute = resolveToolPath(params.path ?? '.', ctx.cwd);
+      let real = absolute;
+      try {
+        real = realpathSync(absolute);
+      } catch {
+        // Missing: execute reports it.
+      }
+      return [{ kind: 'fs.read', path: real }];
+    },
+    async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
+      if (!ctx) throw new Error('grep needs a ToolContext; run it through an Airlock kernel.');
+      const limit = params.limit ?? DEFAULT_LIMIT;
+      const context = params.context ?? 0;
+      const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
+      let info: Stats;
+      try {
+        info = await stat(absolute);
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${display(absolute, ctx.cwd)}.${await suggestion(absolute)}`);
+        throw new Error(`Cannot access ${display(absolute, ctx.cwd)}: ${message(error)}`);
+      }
+      const engine: GrepEngine = choice === 'auto' ? (findRipgrep() ? 'rg' : 'node') : choice;
+      const search: Search = {
+        root: absolute,
+        single: !info.isDirectory(),
+        pattern: params.pattern,
+        regex: compile(params.pattern, params.literal === true, params.ignoreCase === true),
+        ignoreCase: params.ignoreCase === true,
+        literal: params.literal === true,
+        want: limit + 1,
+        signal,
+      };
+      if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
+
+      const hits = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
+      signal?.throwIfAborted();
+      hits.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
+      const kept = hits.slice(0, limit);
+      if (kept.length === 0) return { content: [{ type: 'text' as const, text: 'No matches found.' }], details: { engine, matches: 0 } };
+
+      const { lines, cut } = await format(kept, context);
+      const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+      const details: GrepDetails = { engine, matches: kept.length };
+      const notices: string[] = [];
+      if (hits.length > limit) {
+        details.matchLimitReached = limit;
+        notices.push(`[${limit} matches limit reached. Use limit=${limit * 2} for more, or refine the pattern.]`);
+      }
+      if (cut) details.linesCut = true;
+      if (truncation.truncated) {
+        details.truncation = truncation;
+        notices.push(
+          `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${lines.length} lines. ` +
+            'Narrow the path, glob or pattern to see the rest.]',
+        );
+      }
+      let text = truncation.content.replace(/\n$/, '');
+      if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
+      return { content: [{ type: 'text' as const, text }], details };
+    },
+  };
+}
+
+export const grepTool = createGrepTool();
+
+/** The JS regex for a pattern; a clear error naming the pattern when it is not valid. */
+export function compile(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
+  const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') : pattern;
+  const flags = ignoreCase ? 'i' : '';
+  try {
+    return new RegExp(source, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(source, flags);
+    } catch (error) {
+      throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${message(error).replace(/^Invalid regular expression: /, '')}. Use literal=true to search for the text as written.`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node engine
+
+async function searchNode(search: Search): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  // A multiline prefilter: no line of a file can match unless the whole text does (see README).
+  const prefilter = /\(\?/.test(search.regex.source) ? undefined : new RegExp(search.regex.source, `${search.regex.flags}m`);
+  const scan = (path: string, absolute: string, buffer: Buffer) => {
+    if (isBinary(buffer)) return;
+    const text = buffer.toString('utf8');
+    if (prefilter && !prefilter.test(text)) return;
+    let start = 0;
+    let line = 1;
+    while (start <= text.length && hits.length < search.want) {
+      if (start === text.length && (text.length === 0 || text.endsWith('\n'))) break; // a trailing newline ends, not starts, a line
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = text.length;
+      if (search.regex.test(text.slice(start, end))) hits.push({ path, absolute, line });
+      start = end + 1;
+      line++;
+    }
+  };
+
+  if (search.single) {
+    const buffer = await readFile(search.root);
+    scan(basename(search.root), search.root, buffer);
+    return hits;
+  }
+
+  const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
+  // Read ahead a few files while keeping the results in walk order.
+  const pending: { path: string; absolute: string; read: Promise<Buffer | undefined> }[] = [];
+  const drain = async () => {
+    const next = pending.shift();
+    if (!next) return;
+    const buffer = await next.read;
+    if (buffer) scan(next.path, next.absolute, buffer);
+  };
+  for await (const entry of walk(search.root, {
+    ignoreFiles: IGNORE_FILES,
+    signal: search.signal,
+    prune: matchGlob ? (dir) => matchGlob(dir.path, true) === false : undefined,
+  })) {
+    if (entry.type !== 'file') continue;
+    if (matchGlob && matchGlob(entry.path, false) !== true) continue;
+    const read = readFile(entry.absolute).catch(() => undefined);
+    pending.push({ path: entry.path, absolute: entry.absolute, read });
+    if (pending.length >= 16) await drain();
+    if (hits.length >= search.want) break;
+  }
+  while (pending.length > 0 && hits.length < search.want) await drain();
+  for (const p of pending) void p.read;
+  return hits;
+}
+
+/**
+ * rg's --glob semantics: a glob without "/" matches the name at any depth, one with "/" the
+ * path from the search folder; "!" excludes. Returns true (include), false (exclude) or
+ * undefined (no opinion: folders are entered unless a "!" glob excludes them).
+ */
+export function globMatcher(glob: string): (path: string, dir: boolean) => boolean | undefined {
+  const negated = glob.startsWith('!');
+  let body = negated ? glob.slice(1) : glob;
+  if (body.startsWith('/')) body = body.slice(1);
+  if (body.endsWith('/')) body = body.slice(0, -1);
+  const test = picomatch(body, { dot: true });
+  const matches = (path: string) => (body.includes('/') ? test(path) : test(path.slice(path.lastIndexOf('/') + 1)));
+  return (path, dir) => {
+    const hit = matches(path);
+    if (negated) return hit ? false : dir ? undefined : true;
+    if (dir) return undefined;
+    return hit;
+  };
+}
+
+function isBinary(buffer: Buffer): boolean {
+  const probe = buffer.length > BINARY_PROBE ? buffer.subarray(0, BINARY_PROBE) : buffer;
+  return probe.includes(0);
+}
+
+function isBinaryFile(absolute: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(absolute, 'r');
+    const buffer = Buffer.alloc(BINARY_PROBE);
+    const n = readSync(fd, buffer, 0, BINARY_PROBE, 0);
+    return buffer.subarray(0, n).includes(0);
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rg engine
+
+async function searchRipgrep(search: Search): Promise<Hit[]> {
+  const rg = findRipgrep();
+  if (!rg) throw new Error('grep: the rg engine was requested but rg is not on PATH.');
+  const args = [
+    '--json', '--line-number', '--color=never', '--hidden', '--glob', '!.git',
+    // Same results as the Node engine: ignore files everywhere, no global/exclude files, binary
+    // detection done by us (NUL in the first 8 KiB), and a sorted walk so the early stop is deterministic.
+    '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--text', '--sort', 'path',
+  ];
+  if (search.ignoreCase) args.push('-i');
+  if (search.literal) args.push('-F');
+  if (search.glob !== undefined) args.push('--glob', search.glob);
+  args.push('--', search.pattern, search.root);
+
+  const hits: Hit[] = [];
+  const binary = new Map<string, boolean>();
+  return new Promise<Hit[]>((resolve, reject) => {
+    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal });
+    let buffered = '';
+    let stderr = '';
+    let done = false;
+    const finish = () => {
+      done = true;
+      child.kill('SIGKILL');
+      resolve(hits);
+    };
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 64 * 1024) stderr += chunk;
+    });
+    child.stdout.on('data', (chunk: string) => {
+      if (done) return;
+      buffered += chunk;
+      let newline = buffered.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        if (!line.startsWith('{"type":"match"')) continue;
+        const event = JSON.parse(line) as { data: { path: { text?: string; bytes?: string }; line_number: number } };
+        const raw = event.data.path.text ?? Buffer.from(event.data.path.bytes ?? '', 'base64').toString('utf8');
+        const absolute = isAbsolute(raw) ? raw : join(search.root, raw);
+        let skip = binary.get(absolute);
+        if (skip === undefined) binary.set(absolute, (skip = isBinaryFile(absolute)));
+        if (skip) continue;
+        const path = search.single ? basename(search.root) : relative(search.root, absolute).split(sep).join('/');
+        hits.push({ path, absolute, line: event.data.line_number });
+        if (hits.length >= search.want) return finish();
+      }
+    });
+    child.on('error', (error) => {
+      if (!done) reject(error);
+    });
+    child.on('close', (code) => {
+      if (done) return;
+      if (code === 0 || code === 1) return resolve(hits);
+      const text = stderr.trim();
+      if (/regex parse error|error parsing regex|regex could not be compiled/i.test(text)) {
+        reject(new Error(`Invalid regular expression ${JSON.stringify(search.pattern)}: ${text.replace(/^.*regex parse error:\s*/s, '')}. Use literal=true to search for the text as written.`));
+      } else reject(new Error(`rg failed (exit code ${code}): ${text || 'no message'}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+async function format(hits: Hit[], context: number): Promise<{ lines: string[]; cut: boolean }> {
+  const out: string[] = [];
+  let cut = false;
+  let i = 0;
+  while (i < hits.length) {
+    const first = hits[i] as Hit;
+    const lines = new Set<number>();
+    while (i < hits.length && (hits[i] as Hit).absolute === first.absolute) lines.add((hits[i++] as Hit).line);
+    let text: string[];
+    try {
+      text = splitLines(readFileSync(first.absolute, 'utf8'));
+    } catch {
+      continue; // vanished since the search
+    }
+    const shown = new Set<number>();
+    for (const line of [...lines].sort((a, b) => a - b)) {
+      for (let n = Math.max(1, line - context); n <= Math.min(text.length, line + context); n++) {
+        if (shown.has(n)) continue;
+        shown.add(n);
+      }
+    }
+    for (const n of [...shown].sort((a, b) => a - b)) {
+      let body = (text[n - 1] as string).replace(/\r$/, '');
+      if (body.length > MAX_LINE) {
+        body = `${body.slice(0, MAX_LINE)}… [line cut at ${MAX_LINE} characters]`;
+        cut = true;
+      }
+      out.push(lines.has(n) ? `${first.path}:${n}: ${body}` : `${first.path}-${n}- ${body}`);
+    }
+  }
+  return { lines: out, cut };
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function suggestion(absolute: string): Promise<string> {
+  const parent = dirname(absolute);
+  if (parent === absolute) return '';
+  try {
+    const close = closeNames(basename(absolute), await readdir(parent));
+    return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+  } catch {
+    return '';
+  }
+}
+
+function display(absolute: string, cwd: string): string {
+  if (absolute === cwd) return '.';
+  const rel = relative(cwd, absolute);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}

@@ -1,0 +1,19 @@
+import Type from 'typebox';
+import type { Extension } from '@airlock/kernel';
+import { createGrepTool } from './grep.js';
+
+const Options = Type.Object({
+  engine: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('node'), Type.Literal('rg')], { default: 'auto' })),
+});
+
+/** The built-in grep tool as an extension. */
+const extension = {
+  name: 'tool-grep',
+  options: Options,
+  setup(api, options) {
+    api.registerTool(createGrepTool({ engine: options.engine ?? 'auto' }));
+  },
+} satisfies Extension<typeof Options>;
+
+export default extension;
+export { compile, createGrepTool, findRipgrep, globMatcher, grepTool, type GrepDetails, type GrepEngine, type GrepParams, type GrepToolOptions } from './grep.js';

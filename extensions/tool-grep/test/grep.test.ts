@@ -1,0 +1,112 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createToolHarness } from '@airlock/kernel/testing';
+import { createGrepTool, findRipgrep } from '../src/index.js';
+
+function tree(files: Record<string, string | Buffer>): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-grep-')));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+  return dir;
+}
+
+async function grep(cwd: string, args: Record<string, unknown>, engine: 'node' | 'rg' = 'node') {
+  const h = createToolHarness(createGrepTool({ engine }), { cwd });
+  const msg = await h.call(args);
+  return { outcome: msg.outcome, text: h.text(msg) };
+}
+
+const engines: ('node' | 'rg')[] = findRipgrep() ? ['node', 'rg'] : ['node'];
+
+describe.each(engines)('grep (%s engine): what Pi asserts', (engine) => {
+  it('prints file:line: text for a single-file search, with the basename', async () => {
+    const dir = tree({ 'example.txt': 'first line\nmatch line\nlast line\n' });
+    const { text } = await grep(dir, { pattern: 'match', path: join(dir, 'example.txt') }, engine);
+    expect(text).toBe('example.txt:2: match line');
+  });
+
+  it('limit 1 with context 1 shows context around the first match only, and the limit notice', async () => {
+    const dir = tree({ 'context.txt': 'before\nmatch one\nafter\nmiddle\nmatch two\nend\n' });
+    const { text } = await grep(dir, { pattern: 'match', path: 'context.txt', limit: 1, context: 1 }, engine);
+    expect(text).toBe(
+      'context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n[1 matches limit reached. Use limit=2 for more, or refine the pattern.]',
+    );
+    expect(text).not.toContain('match two');
+  });
+
+  it('treats flag-like patterns as text', async () => {
+    const dir = tree({ 'a.txt': 'x --help y\n-v\n' });
+    expect((await grep(dir, { pattern: '--help' }, engine)).text).toBe('a.txt:1: x --help y');
+    expect((await grep(dir, { pattern: '-v', literal: true }, engine)).text).toBe('a.txt:2: -v');
+  });
+});
+
+describe.each(engines)('grep (%s engine): ours', (engine) => {
+  it('sorts by path then line, respects .gitignore/.ignore (nested), includes hidden files, never .git/', async () => {
+    const dir = tree({
+      'b.txt': 'hit\nno\nhit\n',
+      'a/z.txt': 'hit\n',
+      'a-c.txt': 'hit\n',
+      '.hidden': 'hit\n',
+      '.gitignore': 'ignored.txt\nbuild/\n',
+      'ignored.txt': 'hit\n',
+      'build/x.txt': 'hit\n',
+      'sub/.ignore': 'local.txt\n',
+      'sub/local.txt': 'hit\n',
+      'local.txt': 'hit\n',
+      '.git/config': 'hit\n',
+    });
+    const { text } = await grep(dir, { pattern: 'hit' }, engine);
+    expect(text.split('\n')).toEqual(['.hidden:1: hit', 'a/z.txt:1: hit', 'a-c.txt:1: hit', 'b.txt:1: hit', 'b.txt:3: hit', 'local.txt:1: hit']);
+  });
+
+  it('stops at the limit deterministically, in path order', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`d${i % 3}/f${String(i).padStart(2, '0')}.txt`] = 'value = 1\nvalue = 2\n';
+    const dir = tree(files);
+    const first = await grep(dir, { pattern: 'value', limit: 5 }, engine);
+    expect(first.text).toBe(
+      'd0/f00.txt:1: value = 1\nd0/f00.txt:2: value = 2\nd0/f03.txt:1: value = 1\nd0/f03.txt:2: value = 2\nd0/f06.txt:1: value = 1\n\n' +
+        '[5 matches limit reached. Use limit=10 for more, or refine the pattern.]',
+    );
+    expect((await grep(dir, { pattern: 'value', limit: 5 }, engine)).text).toBe(first.text);
+  });
+
+  it('skips binary files, cuts long lines at 500 characters, and honours glob, ignoreCase and literal', async () => {
+    const dir = tree({
+      'bin.dat': Buffer.concat([Buffer.from('hit\n'), Buffer.from([0, 1, 2])]),
+      'long.txt': `hit${'x'.repeat(600)}\n`,
+      'code.ts': 'HIT (a.b)\n',
+    });
+    const long = await grep(dir, { pattern: 'hit', glob: '*.txt' }, engine);
+    expect(long.text).toBe(`long.txt:1: hit${'x'.repeat(497)}… [line cut at 500 characters]`);
+    expect((await grep(dir, { pattern: 'hit', ignoreCase: true, glob: '*.ts' }, engine)).text).toBe('code.ts:1: HIT (a.b)');
+    expect((await grep(dir, { pattern: '(a.b)', literal: true }, engine)).text).toBe('code.ts:1: HIT (a.b)');
+    expect((await grep(dir, { pattern: 'hit', glob: '!*.txt' }, engine)).text).toBe('No matches found.');
+  });
+
+  it('reports an invalid regex naming the pattern, and a missing path with suggestions', async () => {
+    const dir = tree({ 'readme.md': 'x\n' });
+    const bad = await grep(dir, { pattern: '(unclosed' }, engine);
+    expect(bad.outcome).toBe('error');
+    expect(bad.text).toContain('Invalid regular expression "(unclosed"');
+    const missing = await grep(dir, { pattern: 'x', path: 'readm.md' }, engine);
+    expect(missing.outcome).toBe('error');
+    expect(missing.text).toContain('Path not found: readm.md. Did you mean: readme.md?');
+  });
+});
+
+describe('grep: engines agree', () => {
+  it.skipIf(!findRipgrep())('rg and Node give identical output on the same tree', async () => {
+    const files: Record<string, string> = { '.gitignore': 'skip/\n', 'skip/a.txt': 'value\n', '.h/x': 'value = 3\n' };
+    for (let i = 0; i < 50; i++) files[`m${i % 4}/n${i % 7}/f${i}.js`] = `const value_${i} = ${i};\nother\nvalue_${i}\n`;
+    const dir = tree(files);
+    for (const args of [{ pattern: 'value_[0-9]+' }, { pattern: 'value', context: 1, limit: 7 }, { pattern: 'VALUE', ignoreCase: true, glob: '*.js' }]) {
+      expect((await grep(dir, args, 'rg')).text).toBe((await grep(dir, args, 'node')).text);
+    }
+  });
+});
