@@ -5,8 +5,7 @@ import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'n
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, resolveExistingPath, resolveToolPath, walk } from '@airlock/tool-common';
-import { closeNames } from './suggest.js';
+import { closeNames, comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
@@ -382,34 +381,3 @@ function splitLines(text: string): string[] {
 
 // ---------------------------------------------------------------------------------------------
 
-async function suggestion(absolute: string): Promise<string> {
-  const parent = dirname(absolute);
-  if (parent === absolute) return '';
-  try {
-    const close = closeNames(basename(absolute), await readdir(parent));
-    return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
-  } catch {
-    return '';
-  }
-}
-
-function display(absolute: string, cwd: string): string {
-  if (absolute === cwd) return '.';
-  const rel = relative(cwd, absolute);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
-}
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes}B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}

@@ -15,4 +15,4 @@ const extension = {
 
 export default extension;
 export { compareNames, lsTool, type LsDetails } from './ls.js';
-export { closeNames } from './suggest.js';
+export { closeNames } from '@airlock/tool-common';

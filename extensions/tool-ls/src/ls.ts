@@ -3,8 +3,7 @@ import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
-import { closeNames } from './suggest.js';
+import { closeNames, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 500;
 
@@ -162,19 +161,6 @@ function printable(name: string): string {
   return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-async function suggestion(absolute: string): Promise<string> {
-  const parent = dirname(absolute);
-  if (parent === absolute) return '';
-  let names: string[];
-  try {
-    names = await readdir(parent);
-  } catch {
-    return '';
-  }
-  const close = closeNames(basename(absolute), names);
-  return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
-}
-
 function describe(error: unknown, what: string): Error {
   const code = errnoCode(error);
   if (code === 'EACCES' || code === 'EPERM') return new Error(`${what}: permission denied.`, { cause: error });
@@ -189,24 +175,3 @@ function realpathOr(path: string): string {
   }
 }
 
-function display(absolute: string, cwd: string): string {
-  if (absolute === cwd) return '.';
-  const rel = relative(cwd, absolute);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
-}
-
-/** Pi's size format: bytes below 1 KiB, then one decimal of KiB or MiB. */
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes}B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}

@@ -1,3 +1,6 @@
+import { readdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+
 /**
  * Names in a folder close to one that was not found: same name ignoring case, Unicode form or
  * separators, a shared prefix, or a small edit distance. Best first, at most `max`.
@@ -46,4 +49,21 @@ function distance(a: string, b: string, budget: number): number {
     previous = current;
   }
   return previous[b.length] as number;
+}
+
+/**
+ * " Did you mean: a, b?" for a path that does not exist, from the names in its folder; "" when
+ * nothing is close or the folder cannot be read.
+ *
+ * @example await suggestNear('/repo/READM.md') // " Did you mean: README.md?"
+ */
+export async function suggestNear(absolute: string): Promise<string> {
+  const parent = dirname(absolute);
+  if (parent === absolute) return '';
+  try {
+    const close = closeNames(basename(absolute), await readdir(parent));
+    return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+  } catch {
+    return '';
+  }
 }
