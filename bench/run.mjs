@@ -16,6 +16,7 @@ const PEER_DIR = path.join(BENCH_DIR, 'peer');
 const BENCHES = {
   kernel: { module: './kernel/main.mjs', needs: { build: true, peer: true } },
   cli: { module: './cli/main.mjs', needs: { build: true, peer: true } },
+  tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):
