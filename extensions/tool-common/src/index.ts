@@ -1,4 +1,4 @@
-export { PathError, resolveExistingPath, resolveToolPath } from './paths.js';
+export { PathError, realPathOrSelf, resolveExistingPath, resolveToolPath } from './paths.js';
 export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
 export { closeNames, suggestNear } from './suggest.js';
 export { displayPath, errnoCode, errorMessage, formatSize } from './format.js';

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -64,5 +65,19 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The real path (symlinks resolved) of an existing path, or the path as given when it does not
+ * exist yet: what a tool's resources() reports, so policy sees the file a call will really touch.
+ *
+ * @example realPathOrSelf('/repo/link-to-src') // '/repo/src'
+ */
+export function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }

@@ -1,10 +1,9 @@
-import { realpathSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, isAbsolute, relative } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
+import { realPathOrSelf, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
 import { replaceFileAtomic } from './atomic.js';
 import { closeNamesIn } from './close-names.js';
 import { buildPatch } from './diff.js';
@@ -56,14 +55,8 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   prepareArguments: prepareEditArguments,
   replay: 'never',
   resources(params, ctx) {
-    const absolute = resolveToolPath(params.path, ctx.cwd);
-    let real = absolute;
-    try {
-      real = realpathSync(absolute);
-    } catch {
-      // A missing file: execute reports it; policy sees the path as given.
-    }
-    return [{ kind: 'fs.write', path: real }];
+    // A missing file: execute reports it; policy sees the path as given.
+    return [{ kind: 'fs.write', path: realPathOrSelf(resolveToolPath(params.path, ctx.cwd)) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('edit needs a ToolContext; run it through an Airlock kernel.');

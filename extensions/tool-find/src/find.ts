@@ -1,11 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { accessSync, constants, realpathSync, type Stats } from 'node:fs';
+import { accessSync, constants, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { closeNames, comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { closeNames, comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -95,14 +95,8 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
     parameters: Params,
     replay: 'safe',
     resources(params, ctx) {
-      const absolute = resolveToolPath(params.path ?? '.', ctx.cwd);
-      let real = absolute;
-      try {
-        real = realpathSync(absolute);
-      } catch {
-        // Missing: execute reports it.
-      }
-      return [{ kind: 'fs.read', path: real }];
+      // A path that does not exist yet is reported as written; execute says it is missing.
+      return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
       if (!ctx) throw new Error('find needs a ToolContext; run it through an Airlock kernel.');

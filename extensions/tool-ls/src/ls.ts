@@ -1,9 +1,9 @@
-import { realpathSync, type Dirent, type Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { closeNames, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
+import { closeNames, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 500;
 
@@ -45,14 +45,8 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
   parameters: Params,
   replay: 'safe',
   resources(params, ctx) {
-    const absolute = resolveToolPath(params.path ?? '.', ctx.cwd);
-    let real = absolute;
-    try {
-      real = realpathSync(absolute);
-    } catch {
-      // A folder that does not exist: execute reports it; policy sees the path as written.
-    }
-    return [{ kind: 'fs.read', path: real }];
+    // A path that does not exist yet is reported as written; execute says it is missing.
+    return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');
@@ -77,7 +71,7 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
       throw describe(error, `Cannot read directory ${shown}`);
     }
     signal?.throwIfAborted();
-    const real = realpathOr(absolute);
+    const real = realPathOrSelf(absolute);
     if (entries.length === 0) {
       return { content: [{ type: 'text' as const, text: '(empty directory)' }], details: { path: real, total: 0, shown: 0 } };
     }
@@ -165,13 +159,5 @@ function describe(error: unknown, what: string): Error {
   const code = errnoCode(error);
   if (code === 'EACCES' || code === 'EPERM') return new Error(`${what}: permission denied.`, { cause: error });
   return new Error(`${what}: ${message(error)}`, { cause: error });
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
