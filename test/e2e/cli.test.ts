@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { extensionPackage, HELLO, sandbox } from './harness.js';
 
@@ -67,6 +70,28 @@ describe('airlock call', () => {
     expect(call.code).toBe(1);
     expect(call.stdout).toContain('Tool "no_such_tool" not found');
     if (missing.length > 0) expect(call.stderr).toMatch(new RegExp(`${missing.length} default extensions? (is|are) not installed yet`));
+  });
+
+  it('read of a 3000x4000 photo: the model gets an image within 2000x2000 and the scale factor; with autoResize off, a note', async () => {
+    const s = sandbox();
+    const photo = await sharp({ create: { width: 3000, height: 4000, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
+    writeFileSync(join(s.project, 'photo.jpg'), photo);
+    const r = await s.airlock(['--json', 'call', 'read', '{"path":"photo.jpg"}']);
+    expect(r.code).toBe(0);
+    const message = json(r.stdout) as { content: { type: string; text?: string; data?: string; mimeType?: string }[] };
+    const image = message.content.find((c) => c.type === 'image')!;
+    expect(await sharp(Buffer.from(image.data!, 'base64')).metadata()).toMatchObject({ width: 1500, height: 2000, format: 'jpeg' });
+    const texts = message.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+    expect(texts).toContain('Read image file [image/jpeg, 3000x4000');
+    expect(texts).toContain('original 3000x4000 px, shown at 1500x2000 (scale 0.5)');
+    expect(texts).toContain('by 2 to get the original');
+
+    s.write('project/.airlockrc.json', { images: { autoResize: false } });
+    const off = await s.airlock(['--json', 'call', 'read', '{"path":"photo.jpg"}']);
+    const offMessage = json(off.stdout) as { content: { type: string; text?: string }[] };
+    expect(offMessage.content.map((c) => c.type)).toEqual(['text', 'text']);
+    expect(offMessage.content[1]!.text).toContain('over the image limits (2000x2000 px');
+    expect(offMessage.content[1]!.text).toContain('images.autoResize');
   });
 
   it('--help works for every command', async () => {

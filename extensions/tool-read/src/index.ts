@@ -55,10 +55,12 @@ export interface ReadToolOptions {
   countBudget?: number;
 }
 
-/** Images wider or taller than this are not attached (no resizing in this version). */
-export const MAX_IMAGE_DIMENSION = 2000;
-/** Base64 characters an attached image may take (about 4.5 MB). */
-export const MAX_IMAGE_BASE64 = Math.floor(4.5 * 1024 * 1024);
+/**
+ * Image files larger than this are described, not loaded. Smaller ones are attached whole and the
+ * kernel fits them to the model's limits (the host's resize step, `images.autoResize`); a photo
+ * straight from a camera is 5–30 MB, so the cap only stops absurd inputs from filling memory.
+ */
+export const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
 /** A NUL byte in this many first bytes marks a binary file. */
 const BINARY_SNIFF = 8 * 1024;
 /** Header bytes read to sniff the type: the binary check and every image header but JPEG's. */
@@ -211,15 +213,12 @@ async function readImage(
   }
   const pixels = dims ? `, ${dims.width}x${dims.height}` : '';
   const label = `Read image file [${mime}${pixels}, ${formatSize(size)}]`;
-  const base64Length = 4 * Math.ceil(size / 3);
   const image: NonNullable<ReadDetails['image']> = { mimeType: mime, bytes: size, attached: false, ...(dims ?? {}) };
   let why: string | undefined;
-  if (dims && (dims.width > MAX_IMAGE_DIMENSION || dims.height > MAX_IMAGE_DIMENSION)) {
-    why = `[Image not attached: it is larger than ${MAX_IMAGE_DIMENSION}x${MAX_IMAGE_DIMENSION} pixels and this version does not resize images.]`;
-  } else if (base64Length > MAX_IMAGE_BASE64) {
-    why = `[Image not attached: ${formatSize(size)} is over the ${formatSize(Math.floor((MAX_IMAGE_BASE64 * 3) / 4))} inline image limit and this version does not resize images.]`;
-  } else if (!ctx.imageInput) {
+  if (!ctx.imageInput) {
     why = '[Image not attached: the current model does not accept images.]';
+  } else if (size > MAX_IMAGE_FILE_BYTES) {
+    why = `[Image not attached: at ${formatSize(size)} it is over the ${formatSize(MAX_IMAGE_FILE_BYTES)} an image file may have to be loaded. Make a smaller copy (for example with ImageMagick: convert in.png -resize 2000x2000 out.png) and read that.]`;
   }
   if (why) return { content: [{ type: 'text', text: `${label}\n${why}` }], details: { image } };
   const data = Buffer.allocUnsafe(size);

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,12 +183,24 @@ describe('read: images and binaries', () => {
     expect(text).toBe('just text\n');
   });
 
-  it('does not attach an image over 2000 px (no resizing yet) and says so', async () => {
+  it('attaches an image over 2000 px whole: fitting it to the model is the kernel’s resize step', async () => {
     file('huge.png', png(4000, 3000));
-    const { result, text } = await read({ path: 'huge.png' });
-    expect(result.content).toHaveLength(1);
+    const { result, text, details } = await read({ path: 'huge.png' });
+    expect(result.content).toHaveLength(2);
     expect(text).toContain('Read image file [image/png, 4000x3000, 64B]');
-    expect(text).toContain('not attached');
+    expect(result.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: readFileSync(join(dir, 'huge.png')).toString('base64') });
+    expect(details?.image).toMatchObject({ width: 4000, height: 3000, attached: true });
+  });
+
+  it('does not load an image file over 64 MB, and says how to make one it can read', async () => {
+    file('absurd.png', png(30000, 30000));
+    truncateSync(join(dir, 'absurd.png'), 65 * 1024 * 1024); // sparse: costs no disk
+    const { result, text, details } = await read({ path: 'absurd.png' });
+    expect(result.content).toHaveLength(1);
+    expect(text).toContain('Read image file [image/png, 30000x30000, 65.0MB]');
+    expect(text).toContain('over the 64.0MB an image file may have');
+    expect(text).toContain('-resize 2000x2000');
+    expect(details?.image?.attached).toBe(false);
   });
 
   it('does not attach an image when the model takes none', async () => {

@@ -1,7 +1,8 @@
 // Bundle the built CLI into one file, dist/airlock.mjs. Node 20 spends most of a cold start
 // resolving and compiling the ~700 files typebox is made of; one file starts the CLI in about
 // 0.2 s instead of 0.55 s. Loaded on demand and kept out of the bundle: jiti (with babel, only
-// for TypeScript extensions and configs) and the prompt library (only when a dialog shows).
+// for TypeScript extensions and configs), the prompt library (only when a dialog shows) and
+// sharp (native code; only when an image must be resized).
 import { rolldown } from 'rolldown';
 import { fileURLToPath } from 'node:url';
 
@@ -9,7 +10,7 @@ const cli = fileURLToPath(new URL('..', import.meta.url));
 const bundle = await rolldown({
   input: `${cli}/dist/main.js`,
   platform: 'node',
-  external: [/^node:/, /^jiti(\/|$)/, /^@inquirer\//, 'typescript'],
+  external: [/^node:/, /^jiti(\/|$)/, /^@inquirer\//, 'typescript', 'sharp'],
   logLevel: 'warn',
 });
 await bundle.write({ file: `${cli}/dist/airlock.mjs`, format: 'esm', codeSplitting: false, sourcemap: true });

@@ -38,3 +38,4 @@ export {
 export * from './trust/index.js';
 export * from './ui/index.js';
 export { openHost, type Host, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
+export { createImageResizer, resizeNote } from './images/resize.js';

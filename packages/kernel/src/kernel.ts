@@ -4,7 +4,8 @@ import type { HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import { createKernelSteps } from './call/4-tool-call-hook.js';
-import type { ImagePolicy } from './call/6-normalize-result.js';
+import type { ImageResizer } from './call/6-normalize-result.js';
+import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
 import type { CallState } from './call/state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
@@ -27,7 +28,11 @@ export interface KernelOptions {
   spill?: { dir?: string; budgetBytes?: number; retentionMs?: number };
   /** Re-validate arguments after transform handlers changed them (default true; false = Pi's behaviour). */
   revalidate?: boolean;
-  images?: { blockImages?: boolean; imageInput?: boolean; resize?: ImagePolicy['resize'] };
+  /**
+   * Images in results. Over `maxDimension` px a side or `maxBytes` of base64 (defaults 2000 and
+   * 4.5 MiB), an image goes to `resize`; without one it becomes a note.
+   */
+  images?: { blockImages?: boolean; imageInput?: boolean; resize?: ImageResizer; maxDimension?: number; maxBytes?: number };
   /** Defaults for batches. */
   execution?: { mode?: 'parallel' | 'sequential'; maxConcurrency?: number; timeoutMs?: number; graceMs?: number };
   /** Minimum interval between forwarded tool_execution_update events per call (default 100 ms). */
@@ -112,7 +117,13 @@ export class Kernel {
       bus: this.#bus,
       normalize: {
         limits: this.limits,
-        images: { block: options.images?.blockImages ?? false, imageInput, ...(options.images?.resize ? { resize: options.images.resize } : {}) },
+        images: {
+          block: options.images?.blockImages ?? false,
+          imageInput,
+          maxDimension: options.images?.maxDimension ?? DEFAULT_IMAGE_LIMITS.maxDimension,
+          maxBytes: options.images?.maxBytes ?? DEFAULT_IMAGE_LIMITS.maxBytes,
+          ...(options.images?.resize ? { resize: options.images.resize } : {}),
+        },
         spill: (text, o) => this.spillStore.spill(text, o),
       },
       updateThrottleMs: options.updateThrottleMs ?? 100,

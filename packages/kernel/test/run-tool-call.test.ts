@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type ToolContext } from '../src/index.js';
+import { DEFAULT_IMAGE_LIMITS, defineTool, type ImageResizer, type KernelOptions, type ResizeRequest, type ToolContext } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 describe('executeToolCall: every outcome becomes a result message', () => {
@@ -340,15 +340,49 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(await blind.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('does not accept images');
   });
 
-  it('images: the host’s resize step is applied, and a failing resize becomes a note', async () => {
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]).toString('base64');
-    const tool = defineTool({ name: 'img', label: 'I', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'image', data: png, mimeType: 'image/png' }] }) });
-    const resized = testKernel({ images: { resize: async (img) => ({ ...img, data: `${img.data}` }) } });
-    resized.registry.register(tool, { source: 'sdk' });
-    expect((await resized.executeToolCall({ id: 'c', name: 'img', arguments: {} })).content[0]).toMatchObject({ type: 'image' });
-    const failing = testKernel({ images: { resize: async () => { throw new Error('too big'); } } });
-    failing.registry.register(tool, { source: 'sdk' });
-    expect(text(await failing.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('could not be resized');
+  it('images: only an image over the limits goes to the host’s resize step; without one it becomes a note', async () => {
+    // A PNG signature and IHDR chunk stating the size: enough for the kernel's header check.
+    const pngOf = (width: number, height: number, padding = 0) => {
+      const head = Buffer.alloc(24 + padding);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(head);
+      head.write('IHDR', 12, 'latin1');
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString('base64');
+    };
+    const imageTool = (data: string) =>
+      defineTool({ name: 'img', label: 'I', description: 'd', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'image', data, mimeType: 'image/png' }] }) });
+    const seen: ResizeRequest[] = [];
+    const resize: ImageResizer = async (image, request) => {
+      seen.push(request);
+      return [{ ...image, data: pngOf(2000, 50) }, { type: 'text', text: 'scaled by 0.5' }];
+    };
+    const run = async (data: string, images: NonNullable<KernelOptions['images']>) => {
+      const kernel = testKernel({ images });
+      kernel.registry.register(imageTool(data), { source: 'sdk' });
+      return kernel.executeToolCall({ id: 'c', name: 'img', arguments: {} });
+    };
+
+    const small = await run(pngOf(800, 600), { resize });
+    expect(small.content).toEqual([{ type: 'image', data: pngOf(800, 600), mimeType: 'image/png' }]);
+    expect(seen).toEqual([]);
+
+    const wide = await run(pngOf(4000, 100), { resize });
+    expect(wide.content).toEqual([{ type: 'image', data: pngOf(2000, 50), mimeType: 'image/png' }, { type: 'text', text: 'scaled by 0.5' }]);
+    expect(seen[0]).toMatchObject({ maxDimension: 2000, maxBytes: DEFAULT_IMAGE_LIMITS.maxBytes, info: { width: 4000, height: 100, mime: 'image/png' } });
+
+    // Within the pixel limit but over a byte limit of 2 KiB.
+    await run(pngOf(100, 100, 4096), { resize, maxBytes: 2048 });
+    expect(seen[1]).toMatchObject({ maxBytes: 2048, info: { width: 100 } });
+
+    const off = await run(pngOf(4000, 100), {});
+    expect(off.content.every((c) => c.type === 'text')).toBe(true);
+    expect(text(off)).toContain('over the image limits (2000x2000 px');
+    expect(text(off)).toContain('images.autoResize');
+    expect(text(off)).toContain('4000x100');
+
+    const failing = await run(pngOf(4000, 100), { resize: async () => { throw new Error('decoder choked'); } });
+    expect(text(failing)).toContain('could not be resized: decoder choked');
   });
 
   it('emits start, decision and end events for one call', async () => {

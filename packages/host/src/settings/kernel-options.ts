@@ -1,8 +1,9 @@
 /**
- * Settings → the kernel's options, so every caller maps them the same way. `images.autoResize`
- * is not here: resizing is a step the host supplies (the kernel ships none).
+ * Settings → the kernel's options, so every caller maps them the same way. The kernel ships no
+ * image library; `images.autoResize` plugs in the host's (sharp, loaded on first use).
  */
 import type { KernelOptions, SelectOptions } from '@airlock/kernel';
+import { createImageResizer } from '../images/resize.js';
 import type { Settings } from './schema.js';
 
 /**
@@ -30,7 +31,12 @@ export function toKernelOptions(settings: Settings): Pick<KernelOptions, 'limits
   return {
     limits: { maxLines, maxBytes },
     spill: { budgetBytes: spillBudget, ...(spillDir !== undefined ? { dir: spillDir } : {}) },
-    images: { blockImages: settings.images.blockImages },
+    images: {
+      blockImages: settings.images.blockImages,
+      maxDimension: settings.images.maxDimension,
+      maxBytes: settings.images.maxBytes,
+      ...(settings.images.autoResize ? { resize: createImageResizer() } : {}),
+    },
     execution: { ...settings.execution },
   };
 }

@@ -5,7 +5,7 @@
  *
  * How layers merge is in merge.ts; where layers come from is in layers.ts.
  */
-import { DEFAULT_LIMITS, type TruncationLimits } from '@airlock/kernel';
+import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, type TruncationLimits } from '@airlock/kernel';
 import Type, { type Static, type TOptional, type TProperties } from 'typebox';
 
 /** The kernel spill store's default budget (256 MiB); not exported by the kernel, so repeated here. */
@@ -179,7 +179,16 @@ const sections = {
 
   images: section(
     {
-      autoResize: Type.Boolean({ description: 'Shrink images that exceed the provider\'s limits instead of dropping them.', default: true }),
+      autoResize: Type.Boolean({
+        description: 'Shrink an image over maxDimension or maxBytes (and say by what factor) instead of replacing it with a note.',
+        default: true,
+      }),
+      maxDimension: Type.Integer({ minimum: 16, description: 'Largest width and height, in pixels, of an image sent to the model.', default: DEFAULT_IMAGE_LIMITS.maxDimension }),
+      maxBytes: Type.Integer({
+        minimum: 1024,
+        description: 'Largest image sent to the model, in bytes of its base64 text (providers cap this: Anthropic at 5 MiB).',
+        default: DEFAULT_IMAGE_LIMITS.maxBytes,
+      }),
       blockImages: Type.Boolean({ description: 'Replace every image in tool results with a short text note.', default: false }),
     },
     'Images in tool results.',
@@ -218,7 +227,7 @@ export interface Settings {
   permissions: { deny: PermissionRule[]; ask: PermissionRule[]; allow: PermissionRule[] };
   execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   limits: TruncationLimits & { spillDir?: string; spillBudget: number };
-  images: { autoResize: boolean; blockImages: boolean };
+  images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
   trust: { default: 'ask' | 'always' | 'never' };
 }
 

@@ -49,7 +49,7 @@ describe('layers', () => {
     });
     const loaded = await load(root, 'repo', { cli: { execution: { timeoutMs: 3000 } } });
     expect(loaded.settings.execution).toEqual({ mode: 'sequential', maxConcurrency: 3, timeoutMs: 3000 });
-    expect(loaded.settings.images).toEqual({ autoResize: true, blockImages: true });
+    expect(loaded.settings.images).toEqual({ autoResize: true, blockImages: true, maxDimension: 2000, maxBytes: 4718592 });
     expect(loaded.layers.map((l) => [l.name, l.file])).toEqual([
       ['defaults', undefined],
       ['user', join(root, USER)],
@@ -105,9 +105,11 @@ describe('layers', () => {
     expect(toKernelOptions(loaded.settings)).toEqual({
       limits: { maxLines: 100, maxBytes: 51200 },
       spill: { budgetBytes: 256 * 1024 * 1024, dir: join(root, 'repo/.airlock/spill') },
-      images: { blockImages: false },
+      images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 0 },
     });
+    // autoResize off: no resize step, so the kernel replaces an oversized image with a note.
+    expect(toKernelOptions({ ...loaded.settings, images: { ...loaded.settings.images, autoResize: false } }).images).not.toHaveProperty('resize');
   });
 });
 

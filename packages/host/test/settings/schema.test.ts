@@ -46,7 +46,7 @@ describe('the schema documents every option where it is declared', () => {
       permissions: { deny: [], ask: [], allow: [] },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 0 },
       limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024 },
-      images: { autoResize: true, blockImages: false },
+      images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
       trust: { default: 'ask' },
     });
     // A fresh copy each time: nobody can change the defaults by mutating a result.

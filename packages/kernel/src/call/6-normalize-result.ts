@@ -1,6 +1,6 @@
 import type { Content, ImageContent, TextContent } from '../contract/content.js';
 import type { SpillInfo, SpillOptions, TruncationLimits } from '../contract/context.js';
-import { describeImage, imageDataProblem, imageNote } from '../output/images.js';
+import { describeImage, imageDataProblem, imageNote, type ImageInfo } from '../output/images.js';
 import { countLines, formatSize, truncateHead, utf8ByteLength } from '../output/truncate.js';
 import { deepFreeze, errorMessage } from '../values.js';
 import type { CallState } from './state.js';
@@ -9,8 +9,9 @@ import type { CallState } from './state.js';
  * Stage 6: make any tool's result safe to put in front of the model.
  *
  * - Images are checked by their bytes (a wrong MIME type is corrected, non-images become a note),
- *   dropped for a model without image input or when `images.blockImages` is on, and handed to the
- *   host's resize step otherwise.
+ *   dropped for a model without image input or when `images.blockImages` is on. An image over the
+ *   pixel or byte limit goes to the host's resize step; with none, it becomes a note (a provider
+ *   would reject the whole request otherwise).
  * - Text over the limits is cut (head, whole lines) and the full text spilled to the session's
  *   spill folder, so a careless third-party tool cannot flood the context.
  * - An empty result becomes "(no output)", so the model never has to guess.
@@ -20,9 +21,28 @@ export interface ImagePolicy {
   block: boolean;
   /** The model accepts image input. */
   imageInput: boolean;
-  /** The host's resize step (the kernel ships none; the host brings a library for it). */
-  resize?: (image: ImageContent, signal: AbortSignal | undefined) => Promise<ImageContent | TextContent>;
+  /** Largest width and height in pixels an image may have (default 2000). */
+  maxDimension: number;
+  /** Largest base64 text of one image, in bytes (default 4.5 MiB; Anthropic rejects over 5 MiB). */
+  maxBytes: number;
+  /**
+   * The host's resize step (the kernel ships none; the host brings a library for it). Called
+   * only for images over a limit, or whose size the header does not tell. Returns the blocks
+   * that replace the image: usually the smaller image and a note with the scale factor.
+   */
+  resize?: ImageResizer;
 }
+
+/** What a resize step is asked to do: fit `image` within both limits. */
+export interface ResizeRequest {
+  info: ImageInfo;
+  maxDimension: number;
+  maxBytes: number;
+  signal: AbortSignal | undefined;
+}
+
+export type ImageResizer = (image: ImageContent, request: ResizeRequest) => Promise<Content[]>;
+
 
 export interface NormalizeOptions {
   limits: TruncationLimits;
@@ -72,16 +92,30 @@ async function normalizeImages(content: Content[], policy: ImagePolicy, signal: 
     const image: ImageContent = problem === 'mime-mismatch' ? { ...block, mimeType: info.mime! } : block;
     if (policy.block) out.push({ type: 'text', text: imageNote('blocked', info) });
     else if (!policy.imageInput) out.push({ type: 'text', text: imageNote('no-image-input', info) });
-    else if (policy.resize === undefined) out.push(image);
-    else {
+    else if (fitsLimits(image, info, policy)) out.push(image);
+    else if (policy.resize === undefined) {
+      // Unknown pixel size is let through when the bytes fit: the header was odd, not proven too big.
+      if (info.width === undefined && image.data.length <= policy.maxBytes) out.push(image);
+      else out.push({ type: 'text', text: imageNote('over-limits', info, { limits: policy }) });
+    } else {
       try {
-        out.push(await policy.resize(image, signal));
+        out.push(...(await policy.resize(image, { info, maxDimension: policy.maxDimension, maxBytes: policy.maxBytes, signal })));
       } catch (error) {
-        out.push({ type: 'text', text: `[Image omitted: it could not be resized to fit the image limits (${errorMessage(error)}).]` });
+        out.push({ type: 'text', text: imageNote('over-limits', info, { limits: policy, resizeError: errorMessage(error) }) });
       }
     }
   }
   return out;
+}
+
+function fitsLimits(image: ImageContent, info: ImageInfo, policy: ImagePolicy): boolean {
+  return (
+    info.width !== undefined &&
+    info.height !== undefined &&
+    info.width <= policy.maxDimension &&
+    info.height <= policy.maxDimension &&
+    image.data.length <= policy.maxBytes
+  );
 }
 
 async function backstop(content: Content[], options: NormalizeOptions, toolName: string): Promise<Content[]> {

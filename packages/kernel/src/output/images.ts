@@ -3,6 +3,15 @@ import type { ImageContent } from '../contract/content.js';
 /** The image formats the kernel passes to models. Anything else is not sent as an image. */
 export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
+/** The largest image providers take: pixels per side, and bytes of base64 text. */
+export interface ImageLimits {
+  maxDimension: number;
+  maxBytes: number;
+}
+
+/** Limits most providers share: Anthropic's many-image rule (2000 px) and its 5 MiB base64 cap, with headroom. */
+export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({ maxDimension: 2000, maxBytes: Math.floor(4.5 * 1024 * 1024) });
+
 /** Why an image was replaced by a text note. */
 export type ImageNoteReason =
   /** The `images.blockImages` setting is on. */
@@ -12,7 +21,9 @@ export type ImageNoteReason =
   /** The data is not base64 of a PNG, JPEG, GIF or WebP image. */
   | 'not-an-image'
   /** The declared `mimeType` differs from what the bytes are. */
-  | 'mime-mismatch';
+  | 'mime-mismatch'
+  /** Over the pixel or byte limit, and no resize step could shrink it. */
+  | 'over-limits';
 
 /** What the kernel can tell about an image cheaply, from its header alone. */
 export interface ImageInfo {
@@ -188,9 +199,20 @@ export function imageDataProblem(info: ImageInfo): 'not-an-image' | 'mime-mismat
  * imageNote('no-image-input', image);
  * // "[Image omitted: the current model does not accept images. Original: PNG, 800x600, 41.3KB.]"
  */
-export function imageNote(reason: ImageNoteReason, image: ImageContent | ImageInfo): string {
+export function imageNote(
+  reason: ImageNoteReason,
+  image: ImageContent | ImageInfo,
+  over: { limits: ImageLimits; resizeError?: string } = { limits: DEFAULT_IMAGE_LIMITS },
+): string {
   const info = 'type' in image ? describeImage(image) : image;
   switch (reason) {
+    case 'over-limits': {
+      const { maxDimension, maxBytes } = over.limits;
+      const limits = `the image limits (${maxDimension}x${maxDimension} px, ${formatBytes(maxBytes)} of base64)`;
+      return over.resizeError === undefined
+        ? `[Image omitted: it is over ${limits} and resizing is off (setting images.autoResize). ${original(info)}.]`
+        : `[Image omitted: it is over ${limits} and could not be resized: ${oneLine(over.resizeError)}. ${original(info)}.]`;
+    }
     case 'blocked':
       return `[Image omitted: image input is turned off (setting images.blockImages). ${original(info)}.]`;
     case 'no-image-input':
@@ -214,6 +236,11 @@ function original(info: ImageInfo): string {
   }
   const pixels = info.width !== undefined && info.height !== undefined ? `, ${info.width}x${info.height}` : '';
   return `Original: ${FORMAT_NAMES[info.mime]}${pixels}, ${formatBytes(info.bytes)}`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }
 
 function declared(mime: string): string {
