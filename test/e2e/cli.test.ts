@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { extensionPackage, HELLO, sandbox } from './harness.js';
+import { BIN, extensionPackage, HELLO, sandbox } from './harness.js';
 
 /** Settings that load the hello-tool example, with a greeting of its own. */
 const helloSettings = { extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }] };
@@ -92,6 +93,21 @@ describe('airlock call', () => {
     expect(offMessage.content.map((c) => c.type)).toEqual(['text', 'text']);
     expect(offMessage.content[1]!.text).toContain('over the image limits (2000x2000 px');
     expect(offMessage.content[1]!.text).toContain('images.autoResize');
+  });
+
+  it('a reader that closes the pipe early (`airlock … | head`) gets no stack trace and no failure', async () => {
+    const s = sandbox();
+    // 2 MB of output: far more than a pipe holds, so the CLI is still writing when the reader leaves.
+    s.write('project/long.txt', 'a line of text\n'.repeat(140_000));
+    s.write('project/.airlockrc.json', { limits: { maxLines: 1_000_000, maxBytes: 10_000_000 } });
+    const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config') };
+    const child = spawn(process.execPath, [BIN, 'call', 'read', '{"path":"long.txt"}'], { cwd: s.project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
   });
 
   it('--help works for every command', async () => {
