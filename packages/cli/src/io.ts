@@ -1,4 +1,9 @@
-/** Where a command reads and writes. Real streams in the binary, buffers in in-process tests. */
+import type { BundledExtensions } from '@airlock/host';
+
+/**
+ * What a command runs with: where it reads and writes (real streams in the binary, buffers in
+ * in-process tests), and the extension modules compiled into the binary.
+ */
 export interface IO {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
@@ -8,10 +13,13 @@ export interface IO {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Airlock's own extensions compiled into the single-file CLI (see scripts/bundle-entry.mjs). */
+  bundled?: BundledExtensions;
 }
 
-export function processIO(): IO {
+export function processIO(bundled?: BundledExtensions): IO {
   return {
+    ...(bundled === undefined ? {} : { bundled }),
     stdout: process.stdout,
     stderr: process.stderr,
     readStdin: async () => {

@@ -26,6 +26,7 @@ export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
       interactive: io.isTTY,
       env: io.env,
       log: (line) => void io.stderr.write(`airlock: ${line}\n`),
+      ...(io.bundled === undefined ? {} : { bundled: io.bundled }),
     });
   } catch (error) {
     const e = error as { message?: string; hint?: string };

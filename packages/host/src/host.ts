@@ -10,7 +10,7 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { loadExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
+import { loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
 import { readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { chooseUI } from './ui/index.js';
@@ -41,6 +41,8 @@ export interface OpenHostOptions {
   log?: (line: string) => void;
   /** Dialogs; default: the TTY prompts when interactive, else the no-op UI. */
   ui?: ToolUI;
+  /** Airlock's own extension packages compiled into the caller (the CLI bundle): no jiti for them. */
+  bundled?: BundledExtensions;
 }
 
 /** A problem worth telling the user about, from any step of opening the host. */
@@ -144,6 +146,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     settings: settings.settings as unknown as Readonly<Record<string, unknown>>,
     cwd: options.cwd,
     env: { ...env },
+    ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
 

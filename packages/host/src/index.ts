@@ -26,6 +26,7 @@ export {
   type Diagnostic,
   type DiagnosticCode,
   type Severity,
+  type BundledExtensions,
   type ExtensionDirs,
   type ExtensionListener,
   type ExtensionRecord,

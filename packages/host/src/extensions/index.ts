@@ -18,6 +18,7 @@ export { airlockConfigDir, defaultExtensionDirs, hostPackageDir } from './dirs.j
 export { diagnostic, severityOf, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
 export {
   LAYER_ORDER,
+  type BundledExtensions,
   type ExtensionDirs,
   type ExtensionEntry,
   type ExtensionListener,

@@ -7,6 +7,7 @@ import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
 import { resolveExtension, type ResolveResult } from './resolve.js';
 import {
   LAYER_ORDER,
+  type BundledExtensions,
   type ExtensionDirs,
   type ExtensionEntry,
   type ExtensionListener,
@@ -48,7 +49,10 @@ export interface LoadExtensionsOptions {
   defaults?: readonly string[] | false;
   /** A setup that takes longer fails (and is rolled back). Default 10,000 ms; 0 = no limit. */
   setupTimeoutMs?: number;
+  /** Airlock's own packages compiled into the caller; see {@link BundledExtensions}. */
+  bundled?: BundledExtensions;
 }
+
 
 /** Why no tool may run. */
 export interface Blocked {
@@ -172,6 +176,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     settings: frozenCopy(options.settings ?? {}) as Readonly<Record<string, unknown>>,
     cwd,
     setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
+    bundled: options.bundled ?? {},
     names: new Map(),
     origins: new Map(),
   };

@@ -12,7 +12,7 @@ import { BUILTIN_TOOL_PACKAGES } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { validateOptions } from './options.js';
-import type { ExtensionRecord, ResolvedExtension } from './types.js';
+import type { BundledExtensions, ExtensionRecord, ResolvedExtension } from './types.js';
 
 /**
  * Loading one located extension: compatibility, import (jiti), export shape, options, setup.
@@ -52,6 +52,7 @@ export async function createExtensionJiti(): Promise<Jiti> {
 export interface LoadContext {
   /** The loader, created on the first extension that needs it. */
   jiti: () => Promise<Jiti>;
+  bundled: BundledExtensions;
   kernel: Kernel;
   ui: ToolUI;
   log: Logger;
@@ -112,10 +113,12 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
   record.compatible = incompatible === undefined;
   if (incompatible) return fail(incompatible);
 
-  // 2. Import. TypeScript loads straight from source; its relative imports too.
+  // 2. Import. TypeScript loads straight from source; its relative imports too. Airlock's own
+  // packages may already be compiled into the caller (the same version only).
   let mod: unknown;
   try {
-    mod = await (await ctx.jiti()).import(resolved.entryFile);
+    const bundled = resolved.foundIn === 'builtin' ? ctx.bundled[resolved.packageName] : undefined;
+    mod = bundled !== undefined && bundled.version === resolved.version ? await bundled.load() : await (await ctx.jiti()).import(resolved.entryFile);
   } catch (error) {
     return fail(
       diagnostic(

@@ -124,3 +124,15 @@ export interface ExtensionListener {
   extension: string;
   listener: EventSink;
 }
+
+/**
+ * Airlock's own extension packages compiled into the caller (the CLI's single-file bundle), by
+ * package name. When resolution finds that package among Airlock's own (`foundIn: "builtin"`) at
+ * the same version, its module comes from here instead of jiti: no babel, no transpiling at start.
+ * Everything else is unchanged: the manifest, the compatibility check, options and `setup(api)`.
+ * A project's own copy of the package, or another version, still loads through jiti.
+ *
+ * @example
+ * { '@airlock/tool-read': { version: '1.0.0', load: () => import('@airlock/tool-read') } }
+ */
+export type BundledExtensions = Readonly<Record<string, { version: string; load: () => Promise<unknown> }>>;

@@ -500,6 +500,38 @@ describe('the default set', () => {
     expect(result.diagnostics).toHaveLength(10);
   });
 
+  it('a compiled-in (bundled) module replaces jiti only for Airlock’s own package at the same version', async () => {
+    const root = tempDir();
+    writePackage(join(root, 'builtin', 'tool-read'), { name: '@airlock/tool-read', version: '1.0.0', files: { 'src/index.ts': toolSource('tool-read', 'read', 'from-source:') } });
+    const compiled = {
+      default: {
+        name: 'tool-read',
+        setup(api: { registerTool(tool: unknown): void }) {
+          api.registerTool({ name: 'read', label: 'read', description: 'compiled in', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [{ type: 'text', text: 'compiled' }] }) });
+        },
+      },
+    };
+    const calls: string[] = [];
+    const bundled = (version: string) => ({ '@airlock/tool-read': { version, load: async () => (calls.push(version), compiled) } });
+
+    const same = await load(root, undefined, { bundled: bundled('1.0.0') });
+    expect(same.kernel.registry.get('read')?.tool.description).toBe('compiled in');
+    expect(same.result.loaded[0]!.source.foundIn).toBe('builtin');
+    expect(calls).toEqual(['1.0.0']);
+
+    // Another version on disk than the one compiled in: the package on disk wins, through jiti.
+    const other = await load(root, undefined, { bundled: bundled('0.9.0') });
+    expect(other.kernel.registry.get('read')?.tool.description).toBe('Echo the text back.');
+    expect(calls).toEqual(['1.0.0']);
+
+    // A project's own copy is the project's code, never the compiled one.
+    writePackage(join(root, 'node_modules', '@airlock', 'tool-read'), { name: '@airlock/tool-read', version: '1.0.0', files: { 'src/index.ts': toolSource('tool-read', 'read', 'project:') } });
+    const project = await load(root, undefined, { bundled: bundled('1.0.0') });
+    expect(project.result.loaded[0]!.source.foundIn).toBe('project');
+    expect(project.kernel.registry.get('read')?.tool.description).toBe('Echo the text back.');
+    expect(calls).toEqual(['1.0.0']);
+  });
+
   it('loads no default set when settings list extensions, even an empty list', async () => {
     const root = tempDir();
     toolPackage(join(root, 'ext'), 'only', 'only_tool');
