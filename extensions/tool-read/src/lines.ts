@@ -73,7 +73,9 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
   let pending = false; // bytes after the last "\n" seen
   let position = 0;
   let bytesRead = 0;
+  // Decoded runs of kept lines (one string per run, not per line).
   const kept: string[] = [];
+  let keptLines = 0;
   let keptBytes = 0;
   let cur: Buffer[] = [];
   let curRaw = 0;
@@ -93,8 +95,37 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
     const bytes = Buffer.byteLength(line);
     if (keptBytes + bytes > o.maxBytes) return false;
     kept.push(line);
+    keptLines++;
     keptBytes += bytes;
     return true;
+  };
+
+  /**
+   * The common case in one step: the complete lines from `pos` that fit the line and byte
+   * budgets, decoded with one toString. Valid UTF-8 decodes to exactly its raw size; when the
+   * sizes differ (invalid bytes become U+FFFD) the lines go one by one instead. Returns the
+   * new position (`pos` when nothing was taken).
+   */
+  const keepRun = (buf: Buffer, pos: number, n: number): number => {
+    const room = want - keptLines;
+    const budget = o.maxBytes - keptBytes;
+    let end = pos;
+    let lines = 0;
+    while (lines < room) {
+      const idx = buf.indexOf(NL, end);
+      if (idx === -1 || idx >= n || idx + 1 - pos > budget) break;
+      end = idx + 1;
+      lines++;
+    }
+    if (lines === 0) return pos;
+    const text = buf.toString('utf8', pos, end);
+    if (Buffer.byteLength(text) !== end - pos) return pos;
+    kept.push(text);
+    keptLines += lines;
+    keptBytes += end - pos;
+    newlines += lines;
+    pending = false;
+    return end;
   };
 
   outer: for (;;) {
@@ -125,6 +156,17 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
           break;
         }
         case 'keep': {
+          if (cur.length === 0) {
+            const next = keepRun(buf, pos, n);
+            if (next !== pos) {
+              pos = next;
+              if (keptLines === want) {
+                phase = endKeeping(keptLines === o.limit ? 'limit' : 'lines', position - n + pos);
+                if (phase === 'stop') break outer;
+              }
+              continue;
+            }
+          }
           const idx = buf.indexOf(NL, pos);
           const complete = idx !== -1 && idx < n;
           const end = complete ? idx + 1 : n;
@@ -132,7 +174,7 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
           pending = true;
           // Decoded UTF-8 is never shorter than the raw bytes, so raw bytes over budget cannot fit.
           if (keptBytes + curRaw + seg.length > o.maxBytes) {
-            if (kept.length === 0) {
+            if (keptLines === 0) {
               firstLineBytes = curRaw;
               phase = endKeeping('first-line-too-long', position - n + pos);
             } else {
@@ -153,7 +195,7 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
           cur = [];
           curRaw = 0;
           if (!keepLine(line)) {
-            if (kept.length === 0) {
+            if (keptLines === 0) {
               firstLineBytes = raw;
               stoppedBy = 'first-line-too-long';
             } else stoppedBy = 'bytes';
@@ -162,8 +204,8 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
             if (phase === 'stop') break outer;
             break;
           }
-          if (kept.length === want) {
-            phase = endKeeping(kept.length === o.limit ? 'limit' : 'lines', position - n + pos);
+          if (keptLines === want) {
+            phase = endKeeping(keptLines === o.limit ? 'limit' : 'lines', position - n + pos);
             if (phase === 'stop') break outer;
           }
           break;
@@ -205,7 +247,7 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
     // The last line has no "\n".
     const line = Buffer.concat(cur).toString('utf8');
     if (!keepLine(line)) {
-      if (kept.length === 0) {
+      if (keptLines === 0) {
         firstLineBytes = curRaw;
         stoppedBy = 'first-line-too-long';
       } else stoppedBy = 'bytes';
@@ -217,10 +259,10 @@ export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Sel
   const offsetBeyondEnd = totalLines !== undefined && o.offset > Math.max(totalLines, 1);
   const text = kept.join('');
   // Stopped exactly at the end of the file: that is no truncation.
-  if (totalLines !== undefined && stoppedBy !== null && stoppedBy !== 'first-line-too-long' && o.offset - 1 + kept.length >= totalLines) {
+  if (totalLines !== undefined && stoppedBy !== null && stoppedBy !== 'first-line-too-long' && o.offset - 1 + keptLines >= totalLines) {
     stoppedBy = null;
   }
-  const result: Selection = { text, outputLines: kept.length, outputBytes: keptBytes, stoppedBy, totalLines, offsetBeyondEnd, bytesRead };
+  const result: Selection = { text, outputLines: keptLines, outputBytes: keptBytes, stoppedBy, totalLines, offsetBeyondEnd, bytesRead };
   if (firstLineBytes !== undefined) result.firstLineBytes = firstLineBytes;
   return result;
 }
