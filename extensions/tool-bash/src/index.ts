@@ -22,7 +22,15 @@ export const BashOptions = Type.Object({
   }),
   allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.' }),
   shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).' })),
-  killGraceMs: Type.Integer({ minimum: 0, default: 2000, description: 'Time between SIGTERM and SIGKILL on timeout or abort.' }),
+  // 1500, not the kernel's graceMs of 2000: the kernel stops waiting for a cancelled call after
+  // graceMs, so with equal values its "did not stop" raced our SIGKILL and usually won, throwing
+  // away the output tail. 500 ms is left for the shell to die, the pipes to close (at most
+  // 250 ms once stopping) and the spill file to be closed.
+  killGraceMs: Type.Integer({
+    minimum: 0,
+    default: 1500,
+    description: "Time between SIGTERM and SIGKILL on timeout or abort. Keep it ~500 ms below the kernel's execution.graceMs.",
+  }),
   env: Type.Object(
     {
       allow: Type.Array(Type.String({ minLength: 1 }), {
@@ -65,7 +73,7 @@ function withDefaults(options: Partial<BashOptions>): BashOptions {
     defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 120,
     allowNoTimeout: options.allowNoTimeout ?? false,
     ...(options.shellPath === undefined ? {} : { shellPath: options.shellPath }),
-    killGraceMs: options.killGraceMs ?? 2000,
+    killGraceMs: options.killGraceMs ?? 1500,
     env: { allow: options.env?.allow ?? [], deny: options.env?.deny ?? [] },
   };
 }

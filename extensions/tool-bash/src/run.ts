@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
+import { ByteTail } from './byte-tail.js';
+import { canScanProcesses, findRunProcesses, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -26,6 +29,8 @@ export interface RunOptions {
   idleAfterExitMs?: number;
   /** …and in any case this long after the shell exits. */
   maxWaitAfterExitMs?: number;
+  /** Once the command is being stopped, wait at most this long for the pipes after the shell exits. */
+  maxWaitAfterStopMs?: number;
 }
 
 export interface RunResult {
@@ -80,16 +85,21 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
 
   const idleAfterExitMs = options.idleAfterExitMs ?? 100;
   const maxWaitAfterExitMs = options.maxWaitAfterExitMs ?? 2000;
+  // Short, so that killGraceMs plus this stays inside the kernel's grace period (see index.ts).
+  const maxWaitAfterStopMs = options.maxWaitAfterStopMs ?? 250;
   const updateIntervalMs = options.updateIntervalMs ?? 100;
   const limits = tailLimits(ctx.limits);
-  const tail = ctx.truncate.stream(limits);
+  const tail = new ByteTail(limits, ctx.truncate);
+  // Marks every process of this run, so a stop can find the ones that left the process group.
+  const runId = randomBytes(8).toString('hex');
+  const env = canScanProcesses ? { ...options.env, [RUN_MARKER]: runId } : options.env;
 
   return new Promise<RunResult>((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(options.shell, ['-c', options.command], {
         cwd: options.cwd,
-        env: options.env,
+        env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -111,7 +121,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     // Spill lazily: hold the first chunks (at most ~maxBytes) until the output is too big for the
     // model, so small outputs never touch the disk.
     let spill: SpillWriter | undefined;
-    let pending: Buffer[] | undefined = [];
+    let pending: Uint8Array[] | undefined = [];
     const needsSpill = (): boolean => tail.totalBytes > limits.maxBytes || tail.totalLines > limits.maxLines;
     const openSpill = (): void => {
       spill = ctx.openSpill({ name: 'bash', ext: 'log' });
@@ -142,16 +152,26 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       }
     };
 
+    /** Processes of this run outside the group (setsid, daemons); Linux only, see proc-tree.ts. */
+    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId));
+
     /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
       if (stopReason !== undefined || finished) return;
       stopReason = reason;
+      const termed = strays();
       killGroup('SIGTERM');
+      signalProcesses(termed, 'SIGTERM');
       // Outlives the call on purpose: the promise may settle first (the shell died, a grandchild
-      // trapping TERM did not), and no process of the group may survive.
+      // trapping TERM did not), and no process of the run may survive.
       killTimer = setTimeout(() => {
         if (groupAlive()) killGroup('SIGKILL');
+        // Those seen at SIGTERM time too: re-parented to init, they no longer descend from the shell.
+        signalProcesses([...termed, ...strays()], 'SIGKILL');
       }, options.killGraceMs);
+      // The shell may be gone already, with a background process holding the pipes: do not wait
+      // out the long cap for it.
+      if (exited !== undefined) armCap(maxWaitAfterStopMs);
     };
 
     const emitUpdate = (): void => {
@@ -165,7 +185,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdate + updateIntervalMs - Date.now()));
     };
 
-    const onData = (chunk: Buffer): void => {
+    const onData = (chunk: Uint8Array): void => {
       if (finished) return; // late callbacks after the call settled are ignored (Pi #5208)
       tail.push(chunk);
       if (spill !== undefined) spill.write(chunk);
@@ -180,6 +200,10 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     const armIdle = (): void => {
       if (idleTimer !== undefined) clearTimeout(idleTimer);
       idleTimer = setTimeout(() => void finish(), idleAfterExitMs);
+    };
+    const armCap = (ms: number): void => {
+      if (capTimer !== undefined) clearTimeout(capTimer);
+      capTimer = setTimeout(() => void finish(), ms);
     };
 
     const onAbort = (): void => stop({ kind: 'aborted' });
@@ -204,7 +228,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       finished = true;
       const pipesHeldOpen = !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
-      const result = tail.end();
+      const result = tail.snapshot(true);
       let fullOutputPath: string | undefined;
       let fullOutputCapped: boolean | undefined;
       try {
@@ -242,7 +266,6 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       cleanup();
       if (killTimer !== undefined) clearTimeout(killTimer);
       void spill?.discard().catch(() => undefined);
-      tail.end();
       reject(new BashSetupError(`Could not start the shell ${options.shell}: ${error.message}`));
     });
 
@@ -252,7 +275,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     child.on('exit', (code, signal) => {
       exited = { code, signal };
       armIdle();
-      capTimer = setTimeout(() => void finish(), maxWaitAfterExitMs);
+      armCap(stopReason === undefined ? maxWaitAfterExitMs : maxWaitAfterStopMs);
     });
     // Every pipe closed and the shell exited: done, no waiting.
     child.on('close', () => void finish());

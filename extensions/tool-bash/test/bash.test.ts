@@ -160,6 +160,26 @@ describe('bash: process control', () => {
     expect(await waitGone(grandchild)).toBe(true);
   });
 
+  it('abort also reaches processes that left the group with setsid, even re-parented to init', async () => {
+    const h = harness();
+    const controller = new AbortController();
+    // One setsid child of the shell, and one whose parent subshell exits at once (a daemon).
+    const call = h.call(
+      { command: "setsid sh -c 'echo a=$$; exec sleep 1000' & (setsid sh -c 'echo b=$$; exec sleep 1000' &); wait" },
+      { signal: controller.signal },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    const r = await call;
+    expect(r.outcome).toBe('aborted');
+    const a = Number(/a=(\d+)/.exec(h.text(r))![1]);
+    const b = Number(/b=(\d+)/.exec(h.text(r))![1]);
+    const goneA = await waitGone(a);
+    const goneB = await waitGone(b);
+    for (const pid of [a, b]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    expect(goneA && goneB).toBe(true);
+  });
+
   it('death by a signal is an error', async () => {
     const h = harness();
     const r = await h.call({ command: 'echo dying; kill -TERM $$' });
@@ -302,7 +322,7 @@ describe('bash: the extension', () => {
 
   it('fills option defaults from the schema and registers bash', () => {
     const options = Value.Default(BashOptions, {}) as Parameters<typeof extension.setup>[1];
-    expect(options).toEqual({ defaultTimeoutSeconds: 120, allowNoTimeout: false, killGraceMs: 2000, env: { allow: [], deny: [] } });
+    expect(options).toEqual({ defaultTimeoutSeconds: 120, allowNoTimeout: false, killGraceMs: 1500, env: { allow: [], deny: [] } });
     const tools: string[] = [];
     void extension.setup({ registerTool: (t: { name: string }) => void tools.push(t.name) } as never, options);
     expect(tools).toEqual(['bash']);

@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Processes a command started that left its process group, found through Linux's /proc.
+ *
+ * Why: the tool signals the shell's process group, but `setsid`, `setpgid` or a daemonizing
+ * double fork moves a process out of it, and a group kill never reaches it. Two marks find them:
+ *
+ * - the environment: every command runs with `AIRLOCK_BASH_RUN=<id of this run>`, and children
+ *   inherit it, even those that were re-parented to init after their parent died;
+ * - the parent chain: descendants of the shell that cleared their environment are still found
+ *   while the shell (or the process between them) is alive.
+ *
+ * Only a process that both cleared the variable and lost its parent chain escapes. Other systems
+ * have no /proc: there the group kill is all there is (see the README).
+ *
+ * Only called when a command is being stopped, never on the normal path: one pass over /proc is a
+ * few milliseconds.
+ */
+export const RUN_MARKER = 'AIRLOCK_BASH_RUN';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Start time in clock ticks since boot: tells a pid apart from a later process reusing it. */
+  start: string;
+}
+
+/** Whether /proc can be scanned here. */
+export const canScanProcesses = process.platform === 'linux';
+
+/** pid, parent and start time from /proc/<pid>/stat; undefined once the process is gone. */
+export function readProcess(pid: number): ProcessInfo | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may itself hold spaces or ")": fields after
+  // it start after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  const start = fields[19];
+  if (!Number.isInteger(ppid) || start === undefined) return undefined;
+  return { pid, ppid, start };
+}
+
+function hasMarker(pid: number, mark: string): boolean {
+  try {
+    // Entries are NUL-separated; the leading NUL keeps a longer name ending in ours from matching.
+    return `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${mark}\0`);
+  } catch {
+    return false; // gone, or not ours to read (then not ours to kill either)
+  }
+}
+
+/**
+ * Processes of this run other than this Node process: carrying `RUN_MARKER=runId`, or descending
+ * from `rootPid`.
+ */
+export function findRunProcesses(rootPid: number, runId: string): ProcessInfo[] {
+  if (!canScanProcesses) return [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const all = new Map<number, ProcessInfo>();
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    const info = readProcess(pid);
+    if (info !== undefined) all.set(pid, info);
+  }
+  const mark = `${RUN_MARKER}=${runId}`;
+  const found: ProcessInfo[] = [];
+  for (const info of all.values()) {
+    if (descendsFrom(info, rootPid, all) || hasMarker(info.pid, mark)) found.push(info);
+  }
+  return found;
+}
+
+function descendsFrom(info: ProcessInfo, rootPid: number, all: Map<number, ProcessInfo>): boolean {
+  // The depth bound guards against a cycle from pids reused while we were reading.
+  let current: ProcessInfo | undefined = info;
+  for (let depth = 0; current !== undefined && depth < 512; depth++) {
+    if (current.pid === rootPid) return true;
+    if (current.ppid <= 1) return false;
+    current = all.get(current.ppid);
+  }
+  return false;
+}
+
+/** Signal each process that is still the one we found (same pid and start time). */
+export function signalProcesses(found: readonly ProcessInfo[], signal: NodeJS.Signals): void {
+  for (const info of found) {
+    if (readProcess(info.pid)?.start !== info.start) continue;
+    try {
+      process.kill(info.pid, signal);
+    } catch {
+      // gone in between, or not ours
+    }
+  }
+}
