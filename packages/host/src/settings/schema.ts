@@ -170,7 +170,7 @@ const sections = {
       maxBytes: Type.Integer({ minimum: 1, description: 'UTF-8 bytes of tool output that enter the model\'s context at most.', default: DEFAULT_LIMITS.maxBytes }),
       spillDir: Type.String({
         minLength: 1,
-        description: 'Folder for full outputs that were cut (one sub-folder per session). Relative paths resolve against the settings file. Default: <os tmpdir>/airlock-spill.',
+        description: 'Folder for full outputs that were cut (one sub-folder per session). Relative paths resolve against the settings file. Default: <os tmpdir>/airlock-spill-<uid> (one per user: a shared folder would let one user block another).',
       }),
       spillBudget: Type.Integer({ minimum: 1, description: 'Bytes the spill folder may use per session; the oldest files go first.', default: DEFAULT_SPILL_BUDGET }),
     },

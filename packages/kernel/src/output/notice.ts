@@ -44,7 +44,7 @@ export function headNotice(result: TruncationResult, options: NoticeOptions = {}
  *
  * @example
  * tailNotice(acc.end(), { fullOutputPath: info.path, lineBytes: acc.lastLineBytes })
- * // "[Showing lines 1001-3000 of 3000. Full output: /tmp/airlock-spill/s1/…-bash-1a2b3c4d.log]"
+ * // "[Showing lines 1001-3000 of 3000. Full output: /tmp/airlock-spill-1000/s1/…-bash-1a2b3c4d.log]"
  */
 export function tailNotice(result: TruncationResult, options: NoticeOptions = {}): string | undefined {
   if (!result.truncated) return undefined;

@@ -11,7 +11,7 @@ export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface SpillStoreOptions {
-  /** Folder holding one sub-folder per session. Default `<os.tmpdir()>/airlock-spill`. */
+  /** Folder holding one sub-folder per session. Default {@link defaultSpillRoot}: `<os.tmpdir()>/airlock-spill-<uid>`. */
   root?: string;
   /** Names this session's folder: 1-128 letters, digits, ".", "_" or "-". */
   sessionId: string;
@@ -55,15 +55,26 @@ interface Entry {
  * @example
  * const store = createSpillStore({ sessionId: 's1' });
  * const info = await store.spill(fullOutput, { name: 'bash', ext: 'log' });
- * // info.path: /tmp/airlock-spill/s1/20250102T030405123Z-bash-1a2b3c4d.log
+ * // info.path: /tmp/airlock-spill-1000/s1/20250102T030405123Z-bash-1a2b3c4d.log
  */
+/**
+ * One folder per user under the temp dir: users of one machine share /tmp, and a folder another
+ * user created (0700) would make every spill of ours fail. Windows has no uid; its temp dir is per user.
+ *
+ * @example defaultSpillRoot(); // "/tmp/airlock-spill-1000"
+ */
+export function defaultSpillRoot(): string {
+  const uid = process.getuid?.();
+  return join(tmpdir(), uid === undefined ? 'airlock-spill' : `airlock-spill-${uid}`);
+}
+
 export class SpillStore {
   /**
    * Remove session folders under `root` not modified for `olderThanMs` (a folder's age is that of
    * its newest entry, so a session still appending to an old file is kept). Only folders named
    * like sessions are touched; symlinks and files are left alone.
    *
-   * @example await SpillStore.cleanup('/tmp/airlock-spill', { olderThanMs: 86_400_000 })
+   * @example await SpillStore.cleanup('/tmp/airlock-spill-1000', { olderThanMs: 86_400_000 })
    */
   static async cleanup(root: string, options: SpillCleanupOptions = {}): Promise<SpillCleanupResult> {
     const olderThanMs = options.olderThanMs ?? DEFAULT_SPILL_RETENTION_MS;
@@ -113,7 +124,7 @@ export class SpillStore {
           'starting with a letter or digit, with no path separators and no "..".',
       );
     }
-    this.root = options.root ?? join(tmpdir(), 'airlock-spill');
+    this.root = options.root ?? defaultSpillRoot();
     this.sessionId = options.sessionId;
     this.dir = join(this.root, this.sessionId);
     this.budgetBytes = positiveInteger('budgetBytes', options.budgetBytes ?? DEFAULT_SPILL_BUDGET_BYTES);
@@ -184,7 +195,8 @@ export class SpillStore {
     this.#disposed ??= (async () => {
       for (const writer of this.#writers) this.#track(writer.discard());
       await this.idle();
-      await rm(this.dir, { recursive: true, force: true });
+      // Ending a session never fails over its scratch folder: a folder it could not remove is a warning.
+      await rm(this.dir, { recursive: true, force: true }).catch((error: unknown) => this.#onWarning(`Could not remove the spill folder ${this.dir}`, error));
     })();
     return this.#disposed;
   }

@@ -46,7 +46,7 @@ describe('SpillStore.spill', () => {
   });
 
   it('defaults the root to the temp dir and touches nothing before the first spill', async () => {
-    expect(createSpillStore({ sessionId: 'x' }).dir).toBe(join(tmpdir(), 'airlock-spill', 'x'));
+    expect(createSpillStore({ sessionId: 'x' }).dir).toBe(join(tmpdir(), `airlock-spill-${process.getuid!()}`, 'x'));
     const store = createSpillStore({ root: join(root, 'lazy'), sessionId: 's' });
     expect(await exists(store.root)).toBe(false);
   });
