@@ -17,6 +17,7 @@ const BENCHES = {
   kernel: { module: './kernel/main.mjs', needs: { build: true, peer: true } },
   cli: { module: './cli/main.mjs', needs: { build: true, peer: true } },
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
+  images: { module: './images/main.mjs', needs: { build: true, peer: true } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):
