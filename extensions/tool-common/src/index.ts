@@ -1,4 +1,5 @@
 export { PathError, realPathOrSelf, resolveExistingPath, resolveToolPath } from './paths.js';
 export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
 export { closeNames, suggestNear } from './suggest.js';
+export { writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { displayPath, errnoCode, errorMessage, formatSize } from './format.js';

@@ -1,16 +1,16 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { basename, dirname, isAbsolute, relative } from 'node:path';
+import type { Stats } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { realPathOrSelf, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
-import { replaceFileAtomic } from './atomic.js';
+import type { AgentTool, FileStamp, ToolContext } from '@airlock/kernel';
+import { displayPath, errnoCode, realPathOrSelf, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult } from '@airlock/tool-common';
 import { closeNamesIn } from './close-names.js';
-import { buildPatch } from './diff.js';
-import { fastPlan } from './fast-path.js';
-import { EditError, locateEdits, type EditInput } from './match.js';
+import { fastPlan, planOnBytes, type ByteEdit } from './fast-path.js';
+import { EditError, locateEdits, type EditInput, type Located } from './match.js';
 import type { Normalisation } from './normalize.js';
 import { prepareEditArguments } from './prepare.js';
+import { readWhole } from './read-whole.js';
 
 const Replacement = Type.Object(
   {
@@ -63,37 +63,44 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
     if (!Array.isArray(params.edits) || params.edits.length === 0) {
       throw new Error('Edit tool input is invalid: edits must contain at least one {oldText, newText} replacement.');
     }
-    const absolute = await resolveExistingPath(params.path, ctx.cwd);
-    return ctx.withFileMutation(absolute, () => editFile(absolute, params.edits, ctx, signal), signal ? { signal } : {});
+    const { absolute, real } = await locateFile(params.path, ctx.cwd);
+    const shown = displayPath(absolute, ctx.cwd);
+    return ctx.withFileMutation(real, () => editFile(absolute, real, shown, params.edits, ctx, signal), signal ? { signal } : {});
   },
 };
 
-async function editFile(absolute: string, edits: readonly EditInput[], ctx: ToolContext, signal: AbortSignal | undefined) {
-  throwIfAborted(signal);
-  const shown = display(absolute, ctx.cwd);
-  let real: string;
+/**
+ * The path the model meant and its real path (symlinks resolved). One realpath answers both
+ * "does it exist" and "which file is it" in the common case; the Unicode and apostrophe
+ * variants are tried only when the path as written does not exist. Throws the error to show.
+ */
+async function locateFile(raw: string, cwd: string): Promise<{ absolute: string; real: string }> {
+  let absolute = resolveToolPath(raw, cwd);
   try {
-    real = await realpath(absolute);
+    return { absolute, real: await realpath(absolute) };
   } catch (error) {
-    throw await fsError(error, absolute, shown);
+    if (errnoCode(error) !== 'ENOENT') throw await fsError(error, absolute, displayPath(absolute, cwd));
+    const variant = await resolveExistingPath(raw, cwd);
+    if (variant === absolute) throw await fsError(error, absolute, displayPath(absolute, cwd));
+    absolute = variant;
   }
-  const before = await stat(real).catch(async (error: unknown) => {
-    throw await fsError(error, absolute, shown);
-  });
-  if (before.isDirectory()) throw new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
-  if (!before.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); edit changes only regular files.`);
-
-  const seen = ctx.files.get(real);
-  if (seen && (seen.mtimeMs !== before.mtimeMs || seen.size !== before.size)) {
-    throw new Error(
-      `${shown} changed on disk since you last read or edited it (size ${seen.size} → ${before.size} bytes). ` +
-        'Read the file again before editing, so your oldText matches what is there now.',
-    );
+  try {
+    return { absolute, real: await realpath(absolute) };
+  } catch (error) {
+    throw await fsError(error, absolute, displayPath(absolute, cwd));
   }
+}
 
-  const bytes = await readFile(real).catch(async (error: unknown) => {
-    throw await fsError(error, absolute, shown);
-  });
+/** Runs in the file's turn of the mutation queue, on the real path the queue is keyed by. */
+async function editFile(absolute: string, real: string, shown: string, edits: readonly EditInput[], ctx: ToolContext, signal: AbortSignal | undefined) {
+  throwIfAborted(signal);
+  let read: Awaited<ReturnType<typeof readWhole>>;
+  try {
+    read = await readWhole(real, (stats) => checkEditable(stats, shown, ctx.files.get(real)));
+  } catch (error) {
+    throw errnoCode(error) ? await fsError(error, absolute, shown) : error;
+  }
+  const { stats: before, bytes } = read;
   if (!isUtf8(bytes)) {
     throw new Error(`${shown} is not valid UTF-8 text (binary or another encoding), so edit cannot change it safely. Use bash or write instead.`);
   }
@@ -101,13 +108,12 @@ async function editFile(absolute: string, edits: readonly EditInput[], ctx: Tool
   const plan = planEdit(bytes, bomLength, edits, shown);
 
   throwIfAborted(signal);
+  let after: AtomicWriteResult;
   try {
-    await replaceFileAtomic(real, plan.chunks, before, () => throwIfAborted(signal));
+    after = await writeFileAtomic(real, plan.chunks, { replacing: before, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw await fsError(error, absolute, shown, 'write');
+    throw errnoCode(error) ? await fsError(error, absolute, shown, 'write') : error;
   }
-  const after = await stat(real);
   ctx.files.note(real, { mtimeMs: after.mtimeMs, size: after.size });
 
   const { diff, firstChangedLine, located } = plan;
@@ -120,6 +126,18 @@ async function editFile(absolute: string, edits: readonly EditInput[], ctx: Tool
   const details: EditDetails = { diff, firstChangedLine, fuzzy: fuzzyEdits.length > 0 };
   if (fuzzyEdits.length > 0) details.normalisations = normalisations;
   return { content: [{ type: 'text' as const, text: message }], details };
+}
+
+/** Refuse what edit must not touch: not a regular file, or changed since the session last saw it. */
+function checkEditable(stats: Stats, shown: string, seen: FileStamp | undefined): void {
+  if (stats.isDirectory()) throw new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
+  if (!stats.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); edit changes only regular files. Use bash to work with it.`);
+  if (seen && (seen.mtimeMs !== stats.mtimeMs || seen.size !== stats.size)) {
+    throw new Error(
+      `${shown} changed on disk since you last read or edited it (size ${seen.size} → ${stats.size} bytes). ` +
+        'Read the file again before editing, so your oldText matches what is there now.',
+    );
+  }
 }
 
 interface Plan {
@@ -137,20 +155,28 @@ function planEdit(bytes: Buffer, bomLength: number, edits: readonly EditInput[],
     if (fast) return { ...fast, located: [] };
     const text = bytes.toString('utf8', bomLength);
     const located = locateEdits(text, edits, shown);
-    const parts: string[] = [];
-    let cursor = 0;
-    for (const e of located) {
-      parts.push(text.slice(cursor, e.start), e.replacement);
-      cursor = e.end;
-    }
-    parts.push(text.slice(cursor));
-    const chunks: Uint8Array[] = bomLength > 0 ? [bytes.subarray(0, bomLength)] : [];
-    chunks.push(Buffer.from(parts.join(''), 'utf8'));
-    return { chunks, count: located.length, located, ...buildPatch(text, located, shown) };
+    return { ...planOnBytes(bytes, bomLength, toBytes(text, located), shown), located };
   } catch (error) {
     if (error instanceof EditError) throw new Error(error.message);
     throw error;
   }
+}
+
+/**
+ * Character offsets in the decoded text as byte offsets in the body, walking the sorted edits
+ * once: the output is then slices of the original bytes, and the file is never re-encoded.
+ * The text was decoded from valid UTF-8, so its slices encode back to the same bytes.
+ */
+function toBytes(text: string, located: readonly Located[]): ByteEdit[] {
+  let char = 0;
+  let byte = 0;
+  return located.map((e) => {
+    const start = byte + Buffer.byteLength(text.slice(char, e.start), 'utf8');
+    const end = start + Buffer.byteLength(text.slice(e.start, e.end), 'utf8');
+    char = e.end;
+    byte = end;
+    return { start, end, replacement: Buffer.from(e.replacement, 'utf8') };
+  });
 }
 
 function throwIfAborted(signal: AbortSignal | undefined) {
@@ -166,31 +192,29 @@ async function fsError(error: unknown, absolute: string, shown: string, verb = '
   switch (code) {
     case 'ENOENT': {
       const close = await closeNamesIn(dirname(absolute), basename(absolute));
-      if (close === undefined) return new Error(`File not found: ${shown}. Its folder ${dirname(absolute)} does not exist either.`);
+      if (close === undefined) return new Error(`File not found: ${shown}. Its folder ${dirname(absolute)} does not exist either: check the path (ls or find show what is there).`);
       if (close.length === 0) return new Error(`File not found: ${shown}. Use write to create a new file.`);
       return new Error(`File not found: ${shown}. Did you mean ${close.map((n) => JSON.stringify(n)).join(', ')} in ${dirname(absolute)}?`);
     }
     case 'EACCES':
     case 'EPERM':
-      return new Error(`Permission denied: cannot ${verb} ${shown} (${why}).`, { cause: error });
+      return new Error(
+        `Permission denied: cannot ${verb} ${shown} (${why}). Edit reads the file and replaces it through a temp file in the same ` +
+          'folder, so it needs read permission on the file and write permission on its folder. Ask the user to change the permissions; retrying will not help.',
+        { cause: error },
+      );
     case 'ENOTDIR':
-      return new Error(`Cannot ${verb} ${shown}: a part of the path before the file name is a file, not a folder.`, { cause: error });
+      return new Error(`Cannot ${verb} ${shown}: a part of the path before the file name is a file, not a folder. Check the path (ls shows what is there).`, { cause: error });
     case 'EISDIR':
       return new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
     case 'ELOOP':
-      return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}).`, { cause: error });
+      return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}). A symlink loops: give the path of the real file.`, { cause: error });
     case 'EROFS':
-      return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}).`, { cause: error });
+      return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}). Files there cannot be changed; work on a copy elsewhere.`, { cause: error });
     case 'ENOSPC':
     case 'EDQUOT':
-      return new Error(`Cannot ${verb} ${shown}: no space left (${why}).`, { cause: error });
+      return new Error(`Cannot ${verb} ${shown}: no space left (${why}). Nothing was changed; free some space and retry.`, { cause: error });
     default:
       return new Error(`Cannot ${verb} ${shown}: ${why}`, { cause: error });
   }
-}
-
-/** The path as the model should see it: relative to the working folder when inside it. */
-function display(absolute: string, cwd: string): string {
-  const rel = relative(cwd, absolute);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
 }

@@ -36,7 +36,22 @@ export function fastPlan(bytes: Buffer, bomLength: number, edits: readonly EditI
   }
   located.sort((a, b) => a.start - b.start);
   checkDisjointAndChanging(located, (e) => body.subarray(e.start, e.end).equals(e.replacement), shown);
+  return planOnBytes(bytes, bomLength, located, shown);
+}
 
+/** One edit located in the body (the bytes after the BOM): replace bytes [start, end). */
+export interface ByteEdit {
+  start: number;
+  end: number;
+  replacement: Buffer;
+}
+
+/**
+ * The new content as slices of the old buffer around the replacements (nothing re-encoded),
+ * and the patch from a decoded window around the edits. `located` is sorted and disjoint.
+ */
+export function planOnBytes(bytes: Buffer, bomLength: number, located: readonly ByteEdit[], shown: string): FastPlan {
+  const body = bytes.subarray(bomLength);
   const chunks: Uint8Array[] = [];
   if (bomLength > 0) chunks.push(bytes.subarray(0, bomLength));
   let cursor = 0;

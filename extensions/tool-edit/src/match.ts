@@ -1,4 +1,5 @@
-import { normalisationsUsed, normaliseLine, originalColumn, type Normalisation } from './normalize.js';
+import { findLines } from './line-find.js';
+import { normalisationsUsed, normaliseLine, type Normalisation } from './normalize.js';
 
 export interface EditInput {
   oldText: string;
@@ -23,111 +24,15 @@ export class EditError extends Error {
   }
 }
 
-/**
- * The text with every CRLF seen as LF, so an LF oldText matches a CRLF (or mixed) file. `crs`
- * holds the view positions of the '\n's that were '\r\n' in the original, to map offsets back.
- */
-interface LfView {
-  text: string;
-  crs: number[] | undefined;
-}
-
-function lfView(text: string): LfView {
-  let i = text.indexOf('\r\n');
-  if (i === -1) return { text, crs: undefined };
-  const parts: string[] = [];
-  const crs: number[] = [];
-  let last = 0;
-  while (i !== -1) {
-    parts.push(text.slice(last, i));
-    crs.push(i - crs.length);
-    last = i + 1;
-    i = text.indexOf('\r\n', i + 2);
-  }
-  parts.push(text.slice(last));
-  return { text: parts.join(''), crs };
-}
-
-/** A view offset as an offset in the original; a '\r' always travels with its '\n'. */
-function toOriginal(view: LfView, offset: number): number {
-  const crs = view.crs;
-  if (!crs) return offset;
-  let lo = 0;
-  let hi = crs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (crs[mid]! < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return offset + lo;
-}
-
-/** The view's lines, normalised, joined: the space fuzzy matching searches. Built only when needed. */
+/** Every line of the file, raw and normalised: built only to explain a failed match. */
 interface FuzzyIndex {
   lines: string[];
-  starts: number[];
   normLines: string[];
-  normStarts: number[];
-  text: string;
 }
 
-function fuzzyIndex(view: string): FuzzyIndex {
-  const lines = view.split('\n');
-  const starts = new Array<number>(lines.length);
-  const normLines = new Array<string>(lines.length);
-  const normStarts = new Array<number>(lines.length);
-  let at = 0;
-  let normAt = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const norm = normaliseLine(line);
-    starts[i] = at;
-    normStarts[i] = normAt;
-    normLines[i] = norm;
-    at += line.length + 1;
-    normAt += norm.length + 1;
-  }
-  return { lines, starts, normLines, normStarts, text: normLines.join('\n') };
-}
-
-function lineAt(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** A match [from, to) in fuzzy space as a range of the LF view, covering only the original characters it matched. */
-function fuzzyToView(index: FuzzyIndex, from: number, to: number): [number, number] {
-  const sl = lineAt(index.normStarts, from);
-  const startCol = from - index.normStarts[sl]!;
-  const startLine = index.lines[sl]!;
-  const start =
-    index.starts[sl]! + (startCol >= index.normLines[sl]!.length ? startLine.length : originalColumn(startLine, startCol, false));
-  const el = lineAt(index.normStarts, to);
-  let end: number;
-  if (to === index.normStarts[el] && to > 0) end = index.starts[el]!;
-  else {
-    const endCol = to - index.normStarts[el]!;
-    const endLine = index.lines[el]!;
-    end = index.starts[el]! + (endCol >= index.normLines[el]!.length ? endLine.length : originalColumn(endLine, endCol, true));
-  }
-  return [start, end];
-}
-
-/** Offsets of `needle` in `hay` (overlapping occurrences count: they are just as ambiguous). */
-function occurrences(hay: string, needle: string): number[] {
-  const found: number[] = [];
-  let i = hay.indexOf(needle);
-  while (i !== -1) {
-    found.push(i);
-    i = hay.indexOf(needle, i + 1);
-  }
-  return found;
+function fuzzyIndex(text: string): FuzzyIndex {
+  const lines = text.split(/\r?\n/);
+  return { lines, normLines: lines.map(normaliseLine) };
 }
 
 const toLf = (s: string) => (s.includes('\r\n') ? s.replaceAll('\r\n', '\n') : s);
@@ -140,8 +45,6 @@ const toLf = (s: string) => (s.includes('\r\n') ? s.replaceAll('\r\n', '\n') : s
 export function locateEdits(text: string, edits: readonly EditInput[], shown: string): Located[] {
   const multi = edits.length > 1;
   const label = (i: number) => (multi ? `edits[${i}]` : 'the text');
-  let view: LfView | undefined;
-  let fuzzy: FuzzyIndex | undefined;
   const located: Located[] = [];
 
   edits.forEach((edit, i) => {
@@ -150,23 +53,21 @@ export function locateEdits(text: string, edits: readonly EditInput[], shown: st
     }
     const oldText = toLf(edit.oldText);
     const newText = toLf(edit.newText);
-    view ??= lfView(text);
+    const oldLines = oldText.split('\n');
     let range: [number, number];
     let normalisations: Normalisation[] | undefined;
-    const exact = occurrences(view.text, oldText);
-    if (exact.length > 1) throw duplicates(exact.length, label(i), shown, false);
-    if (exact.length === 1) range = [exact[0]!, exact[0]! + oldText.length];
+    const exact = findLines(text, oldLines, 'exact');
+    if (exact.count > 1) throw duplicates(exact.count, label(i), shown, false);
+    if (exact.first) range = exact.first;
     else {
-      fuzzy ??= fuzzyIndex(view.text);
-      const wanted = oldText.split('\n').map(normaliseLine).join('\n');
-      const found = wanted.trim() === '' ? [] : occurrences(fuzzy.text, wanted);
-      if (found.length > 1) throw duplicates(found.length, label(i), shown, true);
-      if (found.length === 0) throw notFound(fuzzy, oldText, label(i), shown);
-      range = fuzzyToView(fuzzy, found[0]!, found[0]! + wanted.length);
-      normalisations = normalisationsUsed(view.text.slice(range[0], range[1]), oldText);
+      const wanted = oldLines.map(normaliseLine);
+      const found = wanted.join('\n').trim() === '' ? { count: 0, first: undefined } : findLines(text, wanted, 'fuzzy');
+      if (found.count > 1) throw duplicates(found.count, label(i), shown, true);
+      if (!found.first) throw notFound(fuzzyIndex(text), oldText, label(i), shown);
+      range = found.first;
+      normalisations = normalisationsUsed(toLf(text.slice(range[0], range[1])), oldText);
     }
-    const start = toOriginal(view, range[0]);
-    const end = toOriginal(view, range[1]);
+    const [start, end] = range;
     const eol = lineEndingAt(text, start);
     const item: Located = { index: i, start, end, replacement: eol === '\n' ? newText : newText.replaceAll('\n', eol) };
     if (normalisations) item.normalisations = normalisations;

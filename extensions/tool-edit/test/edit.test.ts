@@ -144,6 +144,15 @@ describe('edit: fuzzy fallback', () => {
     expect(await fails(edit(ctx, 'f.txt', [{ oldText: 'a + b', newText: 'c' }]))).toContain('Could not find');
   });
 
+  it('matches across lines in a CRLF file when only a middle line differs (smart quotes), keeping CRLF and other lines', async () => {
+    const content = 'keep \u201cq\u201d\r\nfn(a) {\r\n  say(\u201chi\u201d);  \r\n}\r\ntail \u2014 x\r\n';
+    const { file, ctx } = setup(content);
+    const { details } = await edit(ctx, 'f.txt', [{ oldText: 'fn(a) {\n  say("hi");\n}', newText: 'fn(b) {\n  say("yo");\n}' }]);
+    expect(readFileSync(file, 'utf8')).toBe('keep \u201cq\u201d\r\nfn(b) {\r\n  say("yo");\r\n}\r\ntail \u2014 x\r\n');
+    expect(details.normalisations).toEqual(expect.arrayContaining(['quotes', 'trailing-whitespace']));
+    expect(details.firstChangedLine).toBe(2);
+  });
+
   it('shows the closest candidate region with line numbers when nothing matches', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `filler line ${i}`);
     lines[24] = 'function computeTotal(items) {';

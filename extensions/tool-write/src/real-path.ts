@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { errnoCode } from '@airlock/tool-common';
 
 // Same as the Linux kernel's limit on symlinks followed in one lookup.
 const MAX_HOPS = 40;
@@ -73,11 +74,6 @@ function danglingLinkSync(path: string): string | undefined {
     if (isMissing(error)) return undefined;
     throw error;
   }
-}
-
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
 }
 
 function isMissing(error: unknown): boolean {

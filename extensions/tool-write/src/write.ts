@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { lstat, mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
-import { errnoCode, realTarget, realTargetSync } from './real-path.js';
+import { displayPath, errnoCode, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult } from '@airlock/tool-common';
+import { realTarget, realTargetSync } from './real-path.js';
 
 const Params = Type.Object({
   path: Type.String({ description: 'Path of the file to write, relative to the working folder or absolute.' }),
@@ -23,20 +22,6 @@ export interface WriteDetails {
   previousBytes?: number;
 }
 
-/** Permission bits a new file gets: what `open(…, 0o666)` would give under the process umask. */
-const NEW_FILE_MODE = 0o666 & ~currentUmask();
-
-function currentUmask(): number {
-  try {
-    // Read-only query: set and restore. Throws in worker threads, where we fall back to 022.
-    const mask = process.umask(0o022);
-    process.umask(mask);
-    return mask;
-  } catch {
-    return 0o022;
-  }
-}
-
 export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   name: 'write',
   label: 'Write',
@@ -52,17 +37,18 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('write needs a ToolContext; run it through an Airlock kernel.');
     const absolute = await resolveExistingPath(params.path, ctx.cwd);
-    return ctx.withFileMutation(absolute, () => writeFileAtomic(absolute, params.content, ctx, signal), signal ? { signal } : {});
+    return ctx.withFileMutation(absolute, () => writeContent(absolute, params.content, ctx, signal), signal ? { signal } : {});
   },
 };
 
-async function writeFileAtomic(absolute: string, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
+async function writeContent(absolute: string, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
   throwIfAborted(signal);
-  const shown = display(absolute, ctx.cwd);
+  const shown = displayPath(absolute, ctx.cwd);
   const target = await realTarget(absolute).catch((error: unknown) => {
     throw fsError(error, shown, 'resolve');
   });
-  const viaLink = (await lstat(absolute).catch(() => undefined))?.isSymbolicLink() === true;
+  // Only when the real path differs can the path itself be a symlink: saves an lstat per write.
+  const viaLink = target !== absolute && (await lstat(absolute).catch(() => undefined))?.isSymbolicLink() === true;
   let before: Stats | undefined;
   try {
     before = await stat(target);
@@ -71,7 +57,7 @@ async function writeFileAtomic(absolute: string, content: string, ctx: ToolConte
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fsError(error, shown, 'inspect');
   }
   if (before?.isDirectory()) throw new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
-  if (before && !before.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); write replaces only regular files.`);
+  if (before && !before.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); write replaces only regular files. Use bash to work with it.`);
 
   if (before) {
     const seen = ctx.files.get(target);
@@ -83,83 +69,33 @@ async function writeFileAtomic(absolute: string, content: string, ctx: ToolConte
     }
   }
 
-  const folder = dirname(target);
-  try {
-    await mkdir(folder, { recursive: true });
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`Cannot create ${shown}: a part of its folder path is a file, not a folder.`);
-    throw fsError(error, shown, 'create the folder of');
+  // An existing file's folder exists: mkdir only for a new file.
+  if (!before) {
+    try {
+      await mkdir(dirname(target), { recursive: true });
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`Cannot create ${shown}: a part of its folder path is a file, not a folder. Choose another path, or move that file away first.`);
+      throw fsError(error, shown, 'create the folder of');
+    }
   }
 
-  const data = Buffer.from(content, 'utf8');
   throwIfAborted(signal);
-  const temp = join(folder, `.${basename(target)}.${randomBytes(6).toString('hex')}.airlock-tmp`);
-  let handle;
+  let written: AtomicWriteResult;
   try {
-    handle = await open(temp, 'wx', 0o600);
-  } catch (error) {
-    throw fsError(error, shown, 'write');
-  }
-  let renamed = false;
-  try {
-    try {
-      await handle.writeFile(data);
-      if (before) {
-        await handle.chmod(before.mode & 0o7777);
-        await keepOwner(handle, before);
-      } else {
-        await handle.chmod(NEW_FILE_MODE);
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // The last moment an abort can still stop the write: after the rename, the file is written.
-    throwIfAborted(signal);
-    await rename(temp, target);
-    renamed = true;
+    // The last moment an abort can still stop the write is just before the rename: after it, the file is written.
+    written = await writeFileAtomic(target, content, { replacing: before, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
     throw errnoCode(error) ? fsError(error, shown, 'write') : error;
-  } finally {
-    if (!renamed) await unlink(temp).catch(() => {});
   }
-  await syncFolder(folder);
-
-  const after = await stat(target);
-  ctx.files.note(target, { mtimeMs: after.mtimeMs, size: after.size });
+  ctx.files.note(target, { mtimeMs: written.mtimeMs, size: written.size });
   const through = viaLink ? ` Wrote through the symlink to ${target}.` : '';
   const text = before
-    ? `Overwrote ${shown} (${plural(data.length)}, was ${before.size}).${through}`
-    : `Created ${shown} (${plural(data.length)}).${through}`;
-  const details: WriteDetails = { path: target, created: !before, bytes: data.length };
+    ? `Overwrote ${shown} (${plural(written.bytes)}, was ${before.size}).${through}`
+    : `Created ${shown} (${plural(written.bytes)}).${through}`;
+  const details: WriteDetails = { path: target, created: !before, bytes: written.bytes };
   if (before) details.previousBytes = before.size;
   return { content: [{ type: 'text' as const, text }], details };
-}
-
-/** Give the replacement the old file's owner; only root may, so an EPERM is not an error. */
-async function keepOwner(handle: { stat(): Promise<Stats>; chown(uid: number, gid: number): Promise<void> }, before: Stats) {
-  const now = await handle.stat();
-  if (now.uid === before.uid && now.gid === before.gid) return;
-  try {
-    await handle.chown(before.uid, before.gid);
-  } catch (error) {
-    if (errnoCode(error) !== 'EPERM') throw error;
-  }
-}
-
-/** Make the rename itself durable. Best effort: some file systems refuse to fsync a folder. */
-async function syncFolder(folder: string) {
-  try {
-    const dir = await open(folder, 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    // Not all platforms allow it; the data itself is already synced.
-  }
 }
 
 function throwIfAborted(signal: AbortSignal | undefined) {
@@ -172,18 +108,18 @@ function throwIfAborted(signal: AbortSignal | undefined) {
 function fsError(error: unknown, shown: string, verb: string): Error {
   const code = errnoCode(error);
   const why = error instanceof Error ? error.message : String(error);
-  if (code === 'EACCES' || code === 'EPERM') return new Error(`Permission denied: cannot ${verb} ${shown} (${why}).`, { cause: error });
-  if (code === 'EROFS') return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}).`, { cause: error });
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new Error(`Cannot ${verb} ${shown}: no space left (${why}).`, { cause: error });
-  if (code === 'ELOOP') return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}).`, { cause: error });
-  if (code === 'ENAMETOOLONG') return new Error(`Cannot ${verb} ${shown}: the name is too long (${why}).`, { cause: error });
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new Error(
+      `Permission denied: cannot ${verb} ${shown} (${why}). Write creates a temp file in the target folder and renames it over the file, ` +
+        'so it needs write permission on that folder. Write somewhere you have access to, or ask the user to change the permissions.',
+      { cause: error },
+    );
+  }
+  if (code === 'EROFS') return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}). Write the file somewhere else.`, { cause: error });
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new Error(`Cannot ${verb} ${shown}: no space left (${why}). Nothing was changed; free some space and retry.`, { cause: error });
+  if (code === 'ELOOP') return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}). A symlink loops: give the path of the real file.`, { cause: error });
+  if (code === 'ENAMETOOLONG') return new Error(`Cannot ${verb} ${shown}: the name is too long (${why}). Use a shorter file name.`, { cause: error });
   return new Error(`Cannot ${verb} ${shown}: ${why}`, { cause: error });
-}
-
-/** The path as the model should see it: relative to the working folder when inside it. */
-function display(absolute: string, cwd: string): string {
-  const rel = relative(cwd, absolute);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
 }
 
 function plural(bytes: number): string {

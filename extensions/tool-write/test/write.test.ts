@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
 import extension, { writeTool, type WriteDetails } from '../src/index.js';
+import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tempDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-')));
@@ -223,29 +224,45 @@ describe('write: bad inputs', () => {
     expect(statSync(join(dir, 'ünï cødé.txt')).size).toBe(6_000_000);
   });
 
-  // Root ignores permission bits, so as root the test uses sysfs, which refuses new files to
-  // everyone. Without root, a folder without write permission does the same job.
-  const root = process.getuid?.() === 0;
-  const sysfsRefuses = root && (() => {
-    try {
-      writeFileSync('/sys/airlock-probe', '');
-      return false;
-    } catch {
-      return true;
-    }
-  })();
-  it.skipIf(root && !sysfsRefuses)('reports permission denied, leaving nothing behind', async () => {
-    let path: string;
-    if (root) path = '/sys/airlock-write-test.txt';
-    else {
-      const dir = tempDir();
-      mkdirSync(join(dir, 'locked'));
-      chmodSync(join(dir, 'locked'), 0o500);
-      path = join(dir, 'locked', 'a.txt');
-    }
-    await expect(run(tempDir(), { path, content: 'x' })).rejects.toThrow(/Permission denied|not permitted|read-only/);
-    expect(existsSync(path)).toBe(false);
+  it('huge arguments: 50 MB of content', async () => {
+    const dir = tempDir();
+    const content = 'z'.repeat(50 * 1024 * 1024);
+    const { text } = await run(dir, { path: 'huge.txt', content });
+    expect(text).toBe(`Created huge.txt (${content.length} bytes).`);
+    expect(statSync(join(dir, 'huge.txt')).size).toBe(content.length);
+  }, 30_000);
+
+  it('overwrites a file whose contents are not UTF-8, reporting its old size', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0xff, 0x0a]));
+    const { text } = await run(dir, { path: 'latin1.txt', content: 'café\n' });
+    expect(text).toBe('Overwrote latin1.txt (6 bytes, was 6).');
+    expect(readFileSync(join(dir, 'latin1.txt'), 'utf8')).toBe('café\n');
   });
+
+  it('reports permission denied with what to do, leaving nothing behind', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'locked'));
+    const params = { path: 'locked/a.txt', content: 'x' };
+    let outcome: { ok: boolean; text: string };
+    if (isRoot) {
+      // Root ignores permission bits: run the write as nobody, who cannot write a root-owned 0755 folder.
+      chmodSync(dir, 0o755);
+      outcome = runAsNobody('tool-write', 'writeTool', dir, params);
+    } else {
+      chmodSync(join(dir, 'locked'), 0o555);
+      try {
+        outcome = { ok: true, text: (await run(dir, params)).text };
+      } catch (error) {
+        outcome = { ok: false, text: (error as Error).message };
+      }
+      chmodSync(join(dir, 'locked'), 0o755);
+    }
+    expect(outcome.ok).toBe(false);
+    expect(outcome.text).toMatch(/^Permission denied: cannot write locked\/a\.txt \(EACCES.*Write somewhere you have access to, or ask the user/);
+    expect(existsSync(join(dir, 'locked/a.txt'))).toBe(false);
+    expect(readdirSync(join(dir, 'locked'))).toEqual([]);
+  }, 30_000);
 });
 
 describe('write: through one kernel', () => {

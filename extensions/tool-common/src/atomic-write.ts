@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * The one way edit and write put content into a file: write a temp file in the same folder, then
+ * rename it over the target. A reader (or a crash) sees the old file or the new one, never a
+ * half-written one, and the temp file never outlives a failed write.
+ *
+ * Durability: there is no fsync. Rename is atomic for every reader without one; fsync only
+ * matters if the machine loses power in the seconds after the write. ext4 (data=ordered, the
+ * default) and btrfs already flush a file's data before a rename that replaces another file
+ * commits, so even then the old or the new content survives; on other file systems a power cut
+ * could leave an empty file. We accept that: it costs a 10 MB write ~6 ms of fsync (more than
+ * the rest of the write), an agent's session does not survive a power cut either, and Pi and
+ * most editors do not fsync.
+ */
+
+export interface AtomicWriteOptions {
+  /**
+   * The file being replaced. Its permission bits (and owner and group, where allowed) carry
+   * over. Omit it for a new file, which gets the mode any new file gets under the umask.
+   */
+  replacing?: Stats | undefined;
+  /** Runs just before the rename: the last moment a throw (e.g. an abort) leaves the target untouched. */
+  beforeRename?: () => void;
+}
+
+/** What the target is after the write, for the session's staleness ledger and the report. */
+export interface AtomicWriteResult {
+  /** Bytes written. */
+  bytes: number;
+  mtimeMs: number;
+  size: number;
+}
+
+/**
+ * Write `data` (a string, written as UTF-8, or byte chunks written back to back) to `target` atomically.
+ * Throws the file system's error (with its `code`) when the folder refuses the temp file, the
+ * disk is full and so on; the target is then untouched and no temp file remains.
+ *
+ * @example await writeFileAtomic('/repo/a.txt', 'hello\n', { replacing: await stat('/repo/a.txt') })
+ */
+export async function writeFileAtomic(target: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions = {}): Promise<AtomicWriteResult> {
+  const { replacing } = options;
+  const temp = join(dirname(target), tempName(basename(target)));
+  // Created with the replaced file's permission bits (the umask can only narrow them), so the
+  // temp file is never more visible than the file it becomes. A new file gets the usual 0666, so
+  // the umask and default ACLs apply as to any new file.
+  const handle = await open(temp, 'wx', replacing ? replacing.mode & 0o777 : 0o666);
+  let renamed = false;
+  try {
+    let result: AtomicWriteResult;
+    try {
+      const bytes = typeof data === 'string' ? await writeString(handle, data) : await writeChunks(handle, data);
+      if (replacing) await keepOwner(handle, replacing);
+      // Rename, close and chmod keep mtime and size, so this is the target's stamp without
+      // another lookup; its mode shows whether a chmod is still needed.
+      const after = await handle.stat();
+      if (replacing && (after.mode & 0o7777) !== (replacing.mode & 0o7777)) await handle.chmod(replacing.mode & 0o7777);
+      result = { bytes, mtimeMs: after.mtimeMs, size: after.size };
+    } finally {
+      await handle.close();
+    }
+    options.beforeRename?.();
+    await rename(temp, target);
+    renamed = true;
+    return result;
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => {});
+  }
+}
+
+/** At most this many UTF-16 units of the target's name go into the temp name, so it stays under NAME_MAX. */
+const NAME_KEPT = 50;
+
+function tempName(name: string): string {
+  return `.${name.length > NAME_KEPT ? name.slice(0, NAME_KEPT) : name}.${randomBytes(6).toString('hex')}.airlock-tmp`;
+}
+
+/**
+ * A string goes to the kernel in one write, encoded by Node on the way: cheaper than building a
+ * Buffer of it first. A short write (a full disk returns one before ENOSPC) finishes from bytes.
+ */
+async function writeString(handle: FileHandle, text: string): Promise<number> {
+  const pending = handle.write(text, null, 'utf8');
+  // Counted while the write is in flight; needed to notice a short write.
+  const total = Buffer.byteLength(text, 'utf8');
+  const { bytesWritten } = await pending;
+  if (bytesWritten < total) await writeChunks(handle, [Buffer.from(text, 'utf8').subarray(bytesWritten)]);
+  return total;
+}
+
+/** Chunks in one writev (one round trip however many slices an edit has), continued after a short write. */
+async function writeChunks(handle: FileHandle, chunks: readonly Uint8Array[]): Promise<number> {
+  let pending = chunks.filter((chunk) => chunk.length > 0);
+  let total = 0;
+  for (const chunk of pending) total += chunk.length;
+  while (pending.length > 0) {
+    let { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten === 0) throw new Error('The file system accepted no bytes of the write.');
+    const rest: Uint8Array[] = [];
+    for (const chunk of pending) {
+      if (bytesWritten >= chunk.length) bytesWritten -= chunk.length;
+      else {
+        rest.push(bytesWritten > 0 ? chunk.subarray(bytesWritten) : chunk);
+        bytesWritten = 0;
+      }
+    }
+    pending = rest;
+  }
+  return total;
+}
+
+/**
+ * Give the new file the replaced file's owner and group. Only root may give a file away, so
+ * EPERM just keeps ours. When the old file is already ours, so is the new one: no call. The
+ * chown comes before the chmod in writeFileAtomic because a chown clears set-user-ID and
+ * set-group-ID bits.
+ */
+async function keepOwner(handle: FileHandle, replacing: Stats): Promise<void> {
+  if (replacing.uid === process.geteuid?.() && replacing.gid === process.getegid?.()) return;
+  try {
+    await handle.chown(replacing.uid, replacing.gid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+  }
+}
