@@ -36,10 +36,11 @@ export function sandbox() {
       writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
       return file;
     },
-    /** Run the real `airlock` binary in the project folder. */
-    airlock(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<Run> {
+    /** Run the real `airlock` binary in the project folder (as another user when `uid` is given; needs root). */
+    airlock(args: string[], options: { stdin?: string; cwd?: string; uid?: number } = {}): Promise<Run> {
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env, stdio: ['pipe', 'pipe', 'pipe'], ...as });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

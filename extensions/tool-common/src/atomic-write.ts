@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -44,6 +45,10 @@ export interface AtomicWriteResult {
  */
 export async function writeFileAtomic(target: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions = {}): Promise<AtomicWriteResult> {
   const { replacing } = options;
+  // Rename needs write permission on the folder only, so it would replace a file its owner made
+  // read-only (or one owned by someone else). Respect the file's own permission, as writing in
+  // place would: EACCES here, before anything is written.
+  if (replacing) await access(target, constants.W_OK);
   const temp = join(dirname(target), tempName(basename(target)));
   // Created with the replaced file's permission bits (the umask can only narrow them), so the
   // temp file is never more visible than the file it becomes. A new file gets the usual 0666, so

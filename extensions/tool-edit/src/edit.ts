@@ -199,8 +199,8 @@ async function fsError(error: unknown, absolute: string, shown: string, verb = '
     case 'EACCES':
     case 'EPERM':
       return new Error(
-        `Permission denied: cannot ${verb} ${shown} (${why}). Edit reads the file and replaces it through a temp file in the same ` +
-          'folder, so it needs read permission on the file and write permission on its folder. Ask the user to change the permissions; retrying will not help.',
+        `Permission denied: cannot ${verb} ${shown} (${why}). Edit needs read and write permission on the file (a read-only file is ` +
+          'never replaced) and write permission on its folder (a temp file is renamed over it). Ask the user to change the permissions; retrying will not help.',
         { cause: error },
       );
     case 'ENOTDIR':

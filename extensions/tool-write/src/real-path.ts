@@ -76,7 +76,11 @@ function danglingLinkSync(path: string): string | undefined {
   }
 }
 
+/**
+ * Missing, or hidden from us: a folder we may not search (EACCES) hides what is below it, and a
+ * write there fails the same way, so the path as far as it resolves is where it would land.
+ */
 function isMissing(error: unknown): boolean {
   const code = errnoCode(error);
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES';
 }

@@ -110,8 +110,8 @@ function fsError(error: unknown, shown: string, verb: string): Error {
   const why = error instanceof Error ? error.message : String(error);
   if (code === 'EACCES' || code === 'EPERM') {
     return new Error(
-      `Permission denied: cannot ${verb} ${shown} (${why}). Write creates a temp file in the target folder and renames it over the file, ` +
-        'so it needs write permission on that folder. Write somewhere you have access to, or ask the user to change the permissions.',
+      `Permission denied: cannot ${verb} ${shown} (${why}). Write needs write permission on an existing file (it is never replaced ` +
+        'behind a read-only mode) and on its folder (a temp file is renamed over it). Write somewhere you have access to, or ask the user to change the permissions.',
       { cause: error },
     );
   }

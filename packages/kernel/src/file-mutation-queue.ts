@@ -158,8 +158,10 @@ export class FileMutationQueue {
       try {
         real = await this.#realpath(current);
       } catch (error) {
+        // EACCES: a folder we may not search hides the rest; the write will fail there anyway,
+        // so the path as far as it resolves is key enough (and the tool reports the real error).
         const code = errnoCode(error);
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES') throw error;
         const parent = dirname(current);
         if (parent === current) throw error;
         rest.unshift(basename(current));
@@ -251,7 +253,7 @@ async function symlinkTarget(path: string): Promise<string | undefined> {
     return stats.isSymbolicLink() ? await readlink(path) : undefined;
   } catch (error) {
     const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return undefined;
     throw error;
   }
 }

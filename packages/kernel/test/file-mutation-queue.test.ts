@@ -284,14 +284,14 @@ describe('FileMutationQueue: keys', () => {
     await expect(queue.run(join(dir, 'ok.txt'), async () => 'ok')).resolves.toBe('ok');
   });
 
-  it('does not let a failing key resolution hold up later calls (EACCES injected)', async () => {
+  it('does not let a failing key resolution hold up later calls (EIO injected)', async () => {
     const denied = join(dir, 'secret', 'f.txt');
     const gate = deferred();
     const queue = new FileMutationQueue({
       realpath: async (p) => {
         if (p.startsWith(join(dir, 'secret'))) {
           await gate.promise;
-          throw Object.assign(new Error(`EACCES: permission denied, realpath '${p}'`), { code: 'EACCES' });
+          throw Object.assign(new Error(`EIO: i/o error, realpath '${p}'`), { code: 'EIO' });
         }
         return realpath(p);
       },
@@ -300,10 +300,29 @@ describe('FileMutationQueue: keys', () => {
     const later = queue.run(join(dir, 'fine.txt'), async () => 'fine');
     await ticks(10);
     gate.resolve();
-    await expect(failing).rejects.toMatchObject({ name: 'FileMutationKeyError', code: 'EACCES', path: denied });
+    await expect(failing).rejects.toMatchObject({ name: 'FileMutationKeyError', code: 'EIO', path: denied });
     await expect(failing).rejects.toThrow(denied);
     await expect(later).resolves.toBe('fine');
     expect(queue.resolvingCount).toBe(0);
+    expect(queue.activeKeyCount).toBe(0);
+  });
+});
+
+describe('FileMutationQueue: a folder that may not be searched', () => {
+  it('keys a path below it by the folder (EACCES is like a missing file: the tool then reports the real error)', async () => {
+    const hidden = join(dir, 'locked');
+    const queue = new FileMutationQueue({
+      realpath: async (p) => {
+        if (p.startsWith(`${hidden}/`)) throw Object.assign(new Error(`EACCES: permission denied, realpath '${p}'`), { code: 'EACCES' });
+        return realpath(p);
+      },
+    });
+    await mkdir(hidden, { recursive: true });
+    const order: string[] = [];
+    const first = queue.run(join(hidden, 'a.txt'), async () => void order.push('first'));
+    const second = queue.run(join(hidden, '.', 'a.txt'), async () => void order.push('second'));
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first', 'second']);
     expect(queue.activeKeyCount).toBe(0);
   });
 });
