@@ -5,13 +5,14 @@ import {
   type Kernel,
   type KernelBatchOptions,
   type Logger,
+  type RuleStore,
   type ToolCall,
   type ToolResultMessage,
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
 import { loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
-import { readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type SettingsLayer } from './settings/index.js';
+import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { chooseUI } from './ui/index.js';
 
@@ -147,6 +148,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     cwd: options.cwd,
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
+    rules: createRuleStore({ local: settings.localFile, user: settings.userFile }),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
 
@@ -197,5 +199,13 @@ function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
     message: d.message,
     ...(d.fix === undefined ? {} : { fix: d.fix }),
     ...(d.extension === undefined ? {} : { extension: d.extension }),
+  };
+}
+
+/** `api.rules`: a person's "always" answers go to the project's local rules or the user's settings. */
+function createRuleStore(files: { local: string; user: string }): RuleStore {
+  return {
+    files,
+    add: (effect, rule, where) => addPermissionRule(files[where], effect, rule, where),
   };
 }

@@ -7,6 +7,7 @@ import type {
   HookRegistrar,
   Kernel,
   Logger,
+  RuleStore,
   ToolSource,
   ToolUI,
 } from '@airlock/kernel';
@@ -40,6 +41,7 @@ export interface ApiContext {
   /** Already frozen; shared by every extension. */
   settings: Readonly<Record<string, unknown>>;
   cwd: string;
+  rules?: RuleStore;
 }
 
 /** A registration the kernel refused; it is thrown into setup and reported. */
@@ -159,6 +161,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     settings: ctx.settings,
     kernelVersion: ctx.kernel.version,
     cwd: ctx.cwd,
+    ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
   });
 
   return {

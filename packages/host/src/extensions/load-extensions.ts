@@ -1,4 +1,4 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ToolUI } from '@airlock/kernel';
+import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -51,6 +51,8 @@ export interface LoadExtensionsOptions {
   setupTimeoutMs?: number;
   /** Airlock's own packages compiled into the caller; see {@link BundledExtensions}. */
   bundled?: BundledExtensions;
+  /** Where extensions may save a person's "always" answers (`api.rules`). */
+  rules?: RuleStore;
 }
 
 
@@ -177,6 +179,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     cwd,
     setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
     bundled: options.bundled ?? {},
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
     names: new Map(),
     origins: new Map(),
   };

@@ -1,6 +1,6 @@
 import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
-import { isAirlockError, type EventSink, type Kernel, type Logger, type ToolUI } from '@airlock/kernel';
+import { isAirlockError, type EventSink, type Kernel, type Logger, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
@@ -53,6 +53,7 @@ export interface LoadContext {
   /** The loader, created on the first extension that needs it. */
   jiti: () => Promise<Jiti>;
   bundled: BundledExtensions;
+  rules?: RuleStore;
   kernel: Kernel;
   ui: ToolUI;
   log: Logger;
@@ -162,6 +163,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     log: ctx.log,
     settings: ctx.settings,
     cwd: ctx.cwd,
+    ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
   });
   try {
     const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);

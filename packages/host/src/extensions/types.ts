@@ -7,10 +7,10 @@ import type { EventSink, ExtensionManifest } from '@airlock/kernel';
  */
 
 /** Where a setting came from, lowest precedence first. */
-export type SettingsLayer = 'defaults' | 'user' | 'project' | 'cli';
+export type SettingsLayer = 'defaults' | 'user' | 'project' | 'local' | 'cli';
 
-/** Lowest to highest precedence: a later layer overrides an earlier one. */
-export const LAYER_ORDER: readonly SettingsLayer[] = ['defaults', 'user', 'project', 'cli'];
+/** Lowest to highest precedence: a later layer overrides an earlier one. `local` holds rules only, never extensions. */
+export const LAYER_ORDER: readonly SettingsLayer[] = ['defaults', 'user', 'project', 'local', 'cli'];
 
 /** One extension as a settings layer names it. */
 export interface ExtensionEntry {

@@ -6,7 +6,7 @@
 import { AirlockError } from '@airlock/kernel';
 
 /** The layers, lowest precedence first. */
-export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'cli';
+export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
 
 export type SettingsErrorCode =
   /** The values break the schema (wrong type, out of range, unknown key …). */
@@ -76,6 +76,7 @@ const LAYER_TEXT: Record<SettingsLayerName, string> = {
   defaults: 'built-in defaults',
   user: 'user settings',
   project: 'project settings',
+  local: 'local project rules',
   cli: 'command-line flags',
 };
 

@@ -32,6 +32,7 @@ export {
   type SettingsDiagnostic,
   type SettingsLayerRecord,
 } from './layers.js';
+export { addPermissionRule, localRulesFile, validateLocalRules, type AddedRule } from './local-rules.js';
 export {
   extensionsToLoad,
   mergeLayers,

@@ -1,9 +1,10 @@
 /**
- * Loading settings: the four layers, each overriding the one before —
+ * Loading settings: the five layers, each overriding the one before —
  *   1. built-in defaults (schema.ts),
  *   2. the user file `$XDG_CONFIG_HOME/airlock/settings.json` (default `~/.config/airlock/settings.json`),
  *   3. the project: discovered from the cwd up (discover.ts), or the explicit `--settings FILE`,
- *   4. the CLI flags, as an object the CLI builds.
+ *   4. the project's local rules `.airlock/settings.local.json` (permissions only, not shared; local-rules.ts),
+ *   5. the CLI flags, as an object the CLI builds.
  * Every layer is validated before anything merges, so a bad file stops everything. How values
  * merge is merge.ts.
  */
@@ -13,6 +14,7 @@ import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundarie
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
 import { defaultSettings, type Settings, type SettingsLayer } from './schema.js';
+import { localRulesFile, validateLocalRules } from './local-rules.js';
 import { validateSettings } from './validate.js';
 
 export interface LoadSettingsOptions {
@@ -60,6 +62,8 @@ export interface LoadedSettings {
   projectDir?: string;
   /** Where the user file is read from (whether or not it exists). */
   userFile: string;
+  /** Where the project's local rules are read from (whether or not the file exists). */
+  localFile: string;
   /** Extensions to load, in order, each with its layer, file and base folder. */
   extensions: ExtensionEntry[];
   /** Some layer has an `extensions` key (even `[]`); when false, the host loads its default set. */
@@ -118,7 +122,14 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     layers.push({ name: 'project', file: project.file, baseDir: project.dir, values });
   }
 
-  // 4. The CLI flags.
+  // 4. Local rules ("always allow" answers), next to the project settings or in the cwd.
+  const localFile = localRulesFile(project?.dir ?? cwd);
+  if (await pathExists(localFile)) {
+    const raw = await readSettingsFile(localFile, 'local');
+    layers.push({ name: 'local', file: localFile, baseDir: dirname(localFile), values: validateLocalRules(raw.values, localFile) });
+  }
+
+  // 5. The CLI flags.
   if (options.cli !== undefined) {
     layers.push({ name: 'cli', baseDir: cwd, values: validateSettings(options.cli, { layer: 'cli' }) });
   }
@@ -132,6 +143,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     ],
     ...(project ? { projectDir: project.dir } : {}),
     userFile,
+    localFile,
     extensions: merged.extensions,
     extensionsListed: merged.extensionsListed,
     permissions: merged.permissions,

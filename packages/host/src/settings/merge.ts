@@ -1,7 +1,7 @@
 /**
  * How settings layers combine — every merge rule is here and nowhere else.
  *
- * Layers, lowest precedence first: defaults → user → project → cli.
+ * Layers, lowest precedence first: defaults → user → project → local (rules only) → cli.
  *
  * | what                                   | rule                                                                  |
  * | -------------------------------------- | --------------------------------------------------------------------- |

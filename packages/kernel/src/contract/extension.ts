@@ -23,6 +23,22 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly kernelVersion: string;
   /** The folder the host runs in (the project). */
   readonly cwd: string;
+  /** Where a person's "always" answers are saved; undefined when the host keeps no settings files. */
+  readonly rules?: RuleStore;
+}
+
+/**
+ * Saving permission rules a person chose (an approval prompt's "always allow"). The host owns
+ * the files and their format; the rule is in the settings' surface form, e.g. `bash(npm test)`.
+ *
+ * @example
+ * const { file } = await api.rules!.add('allow', 'bash(npm test)', 'local');
+ */
+export interface RuleStore {
+  /** The project's local rules (`.airlock/settings.local.json`, not shared) and the user's settings file. */
+  readonly files: { readonly local: string; readonly user: string };
+  /** Add a rule to `permissions[effect]` of that file (once). Rejects with a message naming the file when it cannot. */
+  add(effect: 'allow' | 'ask' | 'deny', rule: string, where: 'local' | 'user'): Promise<{ file: string; added: boolean }>;
 }
 
 /**
