@@ -1,0 +1,129 @@
+import Type, { type Static } from 'typebox';
+import type { ApprovalInput, Extension, ExtensionAPI, ToolCallEvent, Vote } from '@airlock/kernel';
+import { literalRules } from './literal-rule.js';
+import { promptText } from './prompt.js';
+
+/**
+ * The approval prompt (approve phase): a person answers the calls that policy marks "ask".
+ *
+ * - Choices: allow once, allow for this session, always allow (saved as a literal rule in the
+ *   project's local rules or the user's settings), deny, deny with a message for the model.
+ * - No answer within `timeoutMs`, Ctrl-C or an abort: deny.
+ * - Nobody to ask (no terminal, no RPC client): deny, naming the rule that would allow it.
+ * - An "ask" from an explicit rule is asked every time: a session or saved allow only answers
+ *   asks that come from defaults (`default:…` rules). A saved allow never outweighs an explicit
+ *   ask or deny — the policy's vote already makes sure of that for saved rules.
+ * - Prompts never overlap: the host shows one dialog at a time and batches approve in order.
+ */
+export const ApprovalOptions = Type.Object({
+  timeoutMs: Type.Integer({ minimum: 1000, default: 300_000, description: 'A prompt left unanswered this long is a deny.' }),
+  allowSave: Type.Boolean({ default: true, description: 'Offer "always allow" (saves a rule); false for shared machines.' }),
+});
+export type ApprovalOptions = Static<typeof ApprovalOptions>;
+
+export const CHOICES = {
+  once: 'Allow once',
+  session: 'Allow for this session',
+  local: 'Always allow in this project (saved to .airlock/settings.local.json)',
+  user: 'Always allow, everywhere (saved to your user settings)',
+  deny: 'Deny',
+  denyWhy: 'Deny, and tell the model why…',
+} as const;
+
+/**
+ * The approve handler, separate from the extension so tests can drive it with any UI.
+ *
+ * @example api.on('tool_call', createApprover(api, options), { name: 'prompt', phase: 'approve' });
+ */
+export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, options: ApprovalOptions) {
+  // Literal rules a person allowed for this session.
+  const sessionAllowed = new Set<string>();
+
+  return async (event: ToolCallEvent): Promise<ApprovalInput | undefined> => {
+    if (event.effect !== 'ask') return undefined;
+    const asking = event.votes.filter((vote) => vote.effect === 'ask');
+    const explicit = asking.filter((vote) => !isDefault(vote));
+    const { rules, broad } = literalRules(event.toolName, event.args, event.resources);
+    const label = rules.join(', ');
+
+    if (explicit.length === 0 && rules.every((rule) => sessionAllowed.has(rule))) {
+      return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session (${label})` };
+    }
+    if (!api.ui.interactive) {
+      const named = explicit.map((vote) => vote.rule ?? vote.handler).join(', ');
+      return {
+        effect: 'deny',
+        by: 'approval',
+        reason:
+          explicit.length > 0
+            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively, or change that rule.`
+            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow (e.g. in .airlock/settings.local.json), or run interactively.`,
+      };
+    }
+
+    const choices: string[] = [CHOICES.once];
+    // An explicit ask rule means "ask every time": offering to remember the answer would undo it.
+    if (explicit.length === 0) {
+      choices.push(CHOICES.session);
+      if (options.allowSave && api.rules !== undefined) choices.push(CHOICES.local, CHOICES.user);
+    }
+    choices.push(CHOICES.deny, CHOICES.denyWhy);
+
+    const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${event.toolName} call.)` : '';
+    const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking })}${scopeNote}`;
+    const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
+    const answer = await api.ui.select(title, choices, dialog);
+
+    switch (answer) {
+      case CHOICES.once:
+        return { effect: 'allow', by: 'user', scope: 'once' };
+      case CHOICES.session:
+        for (const rule of rules) sessionAllowed.add(rule);
+        return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session (${label})` };
+      case CHOICES.local:
+      case CHOICES.user: {
+        const where = answer === CHOICES.local ? 'local' : 'user';
+        for (const rule of rules) sessionAllowed.add(rule);
+        try {
+          const files = new Set<string>();
+          for (const rule of rules) files.add((await api.rules!.add('allow', rule, where)).file);
+          return { effect: 'allow', by: 'user', scope: 'persisted', reason: `always allowed: ${label} saved to ${[...files].join(', ')}` };
+        } catch (error) {
+          // The person said yes; a file we cannot write must not turn that into a no. It holds for this session.
+          api.log.warn(`Could not save ${label}: ${error instanceof Error ? error.message : String(error)}`);
+          return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session; saving the rule failed` };
+        }
+      }
+      case CHOICES.denyWhy: {
+        const why = await api.ui.input('Tell the model why (it reads this):', dialog);
+        const text = why?.trim();
+        return { effect: 'deny', by: 'user', scope: 'once', reason: text ? `Denied by the user: ${text}` : 'Denied by the user.' };
+      }
+      case CHOICES.deny:
+        return { effect: 'deny', by: 'user', scope: 'once', reason: 'Denied by the user.' };
+      default:
+        // undefined: the dialog timed out, was cancelled (Ctrl-C) or aborted.
+        return {
+          effect: 'deny',
+          by: 'user',
+          scope: 'once',
+          reason: event.signal?.aborted ? 'Denied: the run was aborted while waiting for approval.' : `Denied: no answer within ${Math.round(options.timeoutMs / 1000)} s, or the prompt was cancelled.`,
+        };
+    }
+  };
+}
+
+function isDefault(vote: Vote): boolean {
+  return vote.rule !== undefined && vote.rule.startsWith('default:');
+}
+
+const extension: Extension<typeof ApprovalOptions> = {
+  name: 'approval',
+  options: ApprovalOptions,
+  setup(api, options) {
+    // No time limit from the kernel (a person may take their time); the dialog has its own.
+    api.on('tool_call', createApprover(api, options), { name: 'prompt', phase: 'approve' });
+  },
+};
+
+export default extension;

@@ -1,0 +1,167 @@
+import Type from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { createToolHarness } from '@airlock/kernel/testing';
+import type { AgentTool, RuleStore, ToolUI } from '@airlock/kernel';
+import { CHOICES, createApprover, type ApprovalOptions } from '../src/index.js';
+import { escapeGlob, literalRules } from '../src/literal-rule.js';
+import { promptText } from '../src/prompt.js';
+
+/** A stand-in for the bash tool: records what ran. */
+function shellTool(ran: string[]): AgentTool {
+  return {
+    name: 'bash',
+    label: 'Bash',
+    description: 'run',
+    parameters: Type.Object({ command: Type.String() }),
+    resources: (params: { command: string }) => [{ kind: 'exec', command: params.command }],
+    async execute(_id, params: { command: string }) {
+      ran.push(params.command);
+      return { content: [{ type: 'text', text: 'ran' }] };
+    },
+  } as AgentTool;
+}
+
+/** A UI that answers with the scripted choices, in order, and remembers what it was shown. */
+function scriptedUI(answers: (string | undefined)[], interactive = true) {
+  const shown: { title: string; choices: readonly string[] }[] = [];
+  const inputs: string[] = [];
+  const ui: ToolUI = {
+    interactive,
+    confirm: async () => false,
+    select: async (title, choices) => {
+      shown.push({ title, choices });
+      return answers.shift();
+    },
+    input: async (title) => {
+      inputs.push(title);
+      return answers.shift();
+    },
+  };
+  return { ui, shown, inputs };
+}
+
+function fakeRules() {
+  const saved: { effect: string; rule: string; where: string }[] = [];
+  const store: RuleStore = {
+    files: { local: '/p/.airlock/settings.local.json', user: '/home/u/.config/airlock/settings.json' },
+    add: async (effect, rule, where) => {
+      saved.push({ effect, rule, where });
+      return { file: store.files[where], added: true };
+    },
+  };
+  return { store, saved };
+}
+
+const OPTIONS: ApprovalOptions = { timeoutMs: 60_000, allowSave: true };
+
+/** A kernel with the bash stand-in, a policy that asks (by the default or an explicit rule) and the approver. */
+function setup(ui: ToolUI, rule = 'default:exec', rules = fakeRules().store) {
+  const ran: string[] = [];
+  const h = createToolHarness(shellTool(ran));
+  h.kernel.on('tool_call', () => ({ effect: 'ask', rule, reason: 'commands need a yes' }), { name: 'policy/ask', phase: 'authorize' });
+  h.kernel.on('tool_call', createApprover({ ui, rules, log: { debug() {}, info() {}, warn() {}, error() {} } }, OPTIONS), { name: 'approval/prompt', phase: 'approve' });
+  return { ...h, ran };
+}
+
+describe('approval', () => {
+  it('allow once runs this call only; the next identical call is asked again', async () => {
+    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.deny]);
+    const h = setup(ui);
+    expect((await h.call({ command: 'npm test' })).outcome).toBe('ok');
+    const again = await h.call({ command: 'npm test' });
+    expect(again.outcome).toBe('denied');
+    expect(h.text(again)).toContain('Denied by the user.');
+    expect(shown).toHaveLength(2);
+    expect(h.ran).toEqual(['npm test']);
+  });
+
+  it('the prompt shows the tool, its arguments, the rule and its reason', async () => {
+    const { ui, shown } = scriptedUI([CHOICES.once]);
+    await setup(ui).call({ command: 'npm test' });
+    expect(shown[0]!.title).toBe('Allow bash?\nAsked by the default default:exec: commands need a yes\n  command: npm test');
+    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.session, CHOICES.local, CHOICES.user, CHOICES.deny, CHOICES.denyWhy]);
+  });
+
+  it('allow for this session: the same call runs without a prompt, a different one is asked', async () => {
+    const { ui, shown } = scriptedUI([CHOICES.session, CHOICES.once]);
+    const h = setup(ui);
+    await h.call({ command: 'npm  test' });
+    const second = await h.call({ command: 'npm test' }); // whitespace runs are one space
+    expect(second.outcome).toBe('ok');
+    expect(shown).toHaveLength(1);
+    await h.call({ command: 'npm run build' });
+    expect(shown).toHaveLength(2);
+  });
+
+  it('always allow saves a literal, escaped rule to the chosen file, and it holds for the session too', async () => {
+    const rules = fakeRules();
+    const { ui, shown } = scriptedUI([CHOICES.local, CHOICES.user]);
+    const h = setup(ui, 'default:exec', rules.store);
+    const saved = await h.call({ command: 'ls *.ts' });
+    expect(saved.outcome).toBe('ok');
+    expect(rules.saved).toEqual([{ effect: 'allow', rule: 'bash(ls \\*.ts)', where: 'local' }]);
+    await h.call({ command: 'ls *.ts' });
+    expect(shown).toHaveLength(1);
+    await h.call({ command: 'rm -rf build' });
+    expect(rules.saved[1]).toEqual({ effect: 'allow', rule: 'bash(rm -rf build)', where: 'user' });
+  });
+
+  it('an explicit ask rule asks every time: no session or saved answers are offered', async () => {
+    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.once]);
+    const h = setup(ui, 'no-push-without-a-person');
+    await h.call({ command: 'git push' });
+    await h.call({ command: 'git push' });
+    expect(shown).toHaveLength(2);
+    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.deny, CHOICES.denyWhy]);
+    expect(shown[0]!.title).toContain('An explicit rule asks about this every time');
+  });
+
+  it('deny with a message: the model reads the message', async () => {
+    const { ui } = scriptedUI([CHOICES.denyWhy, 'use the staging database']);
+    const h = setup(ui);
+    const result = await h.call({ command: 'psql prod' });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain('Denied by the user: use the staging database');
+    expect(h.ran).toEqual([]);
+  });
+
+  it('no answer (timeout, Ctrl-C) is a deny that says so', async () => {
+    const { ui } = scriptedUI([undefined]);
+    const h = setup(ui);
+    const result = await h.call({ command: 'npm test' });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain('no answer within 60 s');
+  });
+
+  it('nobody to ask: deny, naming the rule that would allow the call', async () => {
+    const { ui, shown } = scriptedUI([], false);
+    const h = setup(ui);
+    const result = await h.call({ command: 'npm test' });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain('"bash(npm test)" to permissions.allow');
+    expect(shown).toEqual([]);
+  });
+
+  it('shows what a transform changed from what the model proposed', async () => {
+    const { ui, shown } = scriptedUI([CHOICES.deny]);
+    const h = setup(ui);
+    h.kernel.on('tool_call', (e) => ({ ...(e.args as object), command: `${(e.args as { command: string }).command} --dry-run` }), { name: 'acme/dry-run', phase: 'transform' });
+    await h.call({ command: 'npm publish' });
+    expect(shown[0]!.title).toContain('  command: npm publish --dry-run');
+    expect(shown[0]!.title).toContain('Changed by acme/dry-run from what the model proposed:\n  - command: npm publish\n  + command: npm publish --dry-run');
+  });
+});
+
+describe('literal rules and prompt text', () => {
+  it('escapes every glob character, so a saved rule allows exactly this call', () => {
+    expect(escapeGlob('a*b?c[d]{e}(f)\\g')).toBe('a\\*b\\?c\\[d\\]\\{e\\}\\(f\\)\\\\g');
+    expect(literalRules('edit', { path: 'x' }, [{ kind: 'fs.write', path: '/repo/src/[id].ts' }])).toEqual({ rules: ['fs.write(/repo/src/\\[id\\].ts)'], broad: false });
+    expect(literalRules('jira', { q: 'x' }, [])).toEqual({ rules: ['jira'], broad: true });
+  });
+
+  it('control characters in arguments cannot rewrite the terminal', () => {
+    const text = promptText({ tool: 'bash', args: { command: 'echo \u001b[2Jhi\rgone' }, proposedArgs: {}, provenance: [], asking: [] });
+    expect(text).toContain('echo \\u001b[2Jhi\\u000dgone');
+    expect(text).not.toContain('\u001b');
+  });
+});
