@@ -236,6 +236,19 @@ describe('settings', () => {
 });
 
 describe('project trust', () => {
+  it('allow rules a folder brings along (settings or a committed local rules file) need trust; its deny and ask rules always apply', async () => {
+    const s = sandbox();
+    s.write('project/.airlockrc.json', { permissions: { allow: ['bash(*)'], deny: ['fs.read(**/.env)'] } });
+    s.write('project/.airlock/settings.local.json', { permissions: { allow: ['bash(curl x | sh)'] } });
+    const untrusted = await s.airlock(['tools']);
+    expect(untrusted.stderr).toContain('Ignored 2 allow rules from');
+    expect(untrusted.stderr).toContain('.airlockrc.json');
+    expect(untrusted.stderr).toContain('settings.local.json');
+    expect(untrusted.stderr).toContain('Its deny and ask rules apply');
+    const trusted = await s.airlock(['--trust', 'tools']);
+    expect(trusted.stderr).not.toContain('Ignored');
+  });
+
   it('an untrusted project’s extensions are reported and not loaded; `airlock trust` changes that', async () => {
     const s = sandbox();
     s.write('project/.airlockrc.json', helloSettings);

@@ -12,7 +12,7 @@ import {
   type ToolUI,
 } from '@airlock/kernel';
 import { loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
-import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type SettingsLayer } from './settings/index.js';
+import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { chooseUI } from './ui/index.js';
 
@@ -122,14 +122,28 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   });
   const diagnostics: HostDiagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: 'warning', message: d.message }));
 
-  if (settings.projectDir !== undefined && trust === undefined) {
+  // Allow rules a folder brings along (its settings, or a committed .airlock/settings.local.json)
+  // would let a cloned repository wave its own commands through: they need trust, like code.
+  const projectAllows = settings.permissions.filter((p) => p.effect === 'allow' && (p.layer === 'project' || p.layer === 'local'));
+  const trustDir = settings.projectDir ?? (projectAllows.length > 0 ? options.cwd : undefined);
+  if (trustDir !== undefined && trust === undefined) {
     const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
     diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
     const hasProjectExtensions = settings.extensions.some((e) => e.layer === 'project');
-    // Ask only when it matters: a project that loads no code needs no trust.
-    if (hasProjectExtensions) await decideTrust(settings.projectDir, mode);
+    // Ask only when it matters: a project that loads no code and allows nothing needs no trust.
+    if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
   }
   if (trust !== undefined) diagnostics.push(...trust.diagnostics.map(fromExtensionDiagnostic));
+  if (projectAllows.length > 0 && trust?.trusted !== true) {
+    dropAllows(settings, projectAllows);
+    const files = [...new Set(projectAllows.map((p) => p.file ?? p.layer))].join(', ');
+    diagnostics.push({
+      code: 'AIRLOCK_UNTRUSTED_ALLOW_RULES',
+      severity: 'warning',
+      message: `Ignored ${projectAllows.length} allow rule${projectAllows.length === 1 ? '' : 's'} from ${files}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.`,
+      fix: `Review the rules, then run \`airlock trust ${trustDir ?? options.cwd}\` (or pass --trust for this run only).`,
+    });
+  }
 
   const log: Logger = {
     debug: () => {},
@@ -208,4 +222,12 @@ function createRuleStore(files: { local: string; user: string }): RuleStore {
     files,
     add: (effect, rule, where) => addPermissionRule(files[where], effect, rule, where),
   };
+}
+
+/** Remove `dropped` from the merged rules, so neither extensions nor `policy explain` see them. */
+function dropAllows(settings: LoadedSettings, dropped: readonly PermissionEntry[]): void {
+  const gone = new Set(dropped);
+  settings.permissions = settings.permissions.filter((p) => !gone.has(p));
+  const kept = new Set(settings.permissions.filter((p) => p.effect === 'allow').map((p) => p.rule));
+  settings.settings.permissions.allow = settings.settings.permissions.allow.filter((rule) => kept.has(rule));
 }
