@@ -18,6 +18,7 @@ const BENCHES = {
   cli: { module: './cli/main.mjs', needs: { build: true, peer: true } },
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },
+  redact: { module: './redact/main.mjs', needs: { build: false, peer: false } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):

@@ -1,3 +1,5 @@
+import { looksSecretName } from '@airlock/secrets';
+
 /**
  * The environment a command sees. Secrets stay out unless settings allow them by name:
  *
@@ -14,29 +16,11 @@ export interface EnvPolicy {
   deny: readonly string[];
 }
 
-/** Name segments (split on `_`) that mark a value as a credential. */
-const SECRET_SEGMENTS = new Set([
-  'KEY', 'KEYS', 'APIKEY', 'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWORDS', 'PASSWD', 'PASS',
-  'PASSPHRASE', 'CREDENTIAL', 'CREDENTIALS', 'CREDS', 'PAT', 'COOKIE', 'DSN',
-]);
-
-/** Suffixes without a separator, e.g. APIKEY, GITHUBTOKEN, DBPASSWORD. */
-const SECRET_SUFFIX = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$/;
-
-/** Whole families of credentials. */
-const SECRET_PREFIXES = ['AWS_', 'AZURE_', 'GOOGLE_APPLICATION_CREDENTIALS', 'GCP_', 'VAULT_'];
-
-/** Known names the rules above would miss. */
-const SECRET_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'MONGO_URL', 'NPM_CONFIG__AUTH', 'PGPASSWORD']);
-
-/** Whether a variable's name suggests its value is a secret (case-insensitive). */
-export function looksSecret(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (SECRET_NAMES.has(upper)) return true;
-  if (SECRET_PREFIXES.some((p) => upper.startsWith(p))) return true;
-  if (SECRET_SUFFIX.test(upper)) return true;
-  return upper.split(/_+/).some((segment) => SECRET_SEGMENTS.has(segment));
-}
+/**
+ * Whether a variable's name suggests its value is a secret (case-insensitive). The rules live in
+ * @airlock/secrets so that what bash withholds and what the redactor looks for never drift apart.
+ */
+export const looksSecret: (name: string) => boolean = looksSecretName;
 
 /** Compile name patterns into one matcher. */
 export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {

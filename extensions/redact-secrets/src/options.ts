@@ -1,0 +1,31 @@
+import Type from 'typebox';
+
+/** Settings: `extensions: [{ "name": "@airlock/redact-secrets", "options": { … } }]`. */
+export const RedactOptions = Type.Object({
+  allow: Type.Array(Type.String(), {
+    default: [],
+    description: 'Never redacted: an exact value, or a regular expression source (written /like this/ or with regex characters) tested against each found secret.',
+  }),
+  envFrom: Type.Union([Type.Literal('process'), Type.Literal('none')], {
+    default: 'process',
+    description: "'process': also redact the values of the host process's secret-looking environment variables wherever they appear.",
+  }),
+});
+
+/**
+ * An allow entry is a regex when written `/source/flags`, or when it holds regex syntax that an
+ * exact token value never contains; anything else is an exact value. A bad regex is a load error
+ * naming the entry, so a typo cannot silently disable the allowlist.
+ */
+export function parseAllow(entries: readonly string[]): (string | RegExp)[] {
+  return entries.map((entry) => {
+    const slashed = /^\/(.+)\/([a-z]*)$/s.exec(entry);
+    try {
+      if (slashed) return new RegExp(slashed[1]!, slashed[2]);
+      if (/[\\^$*+?()[\]{}|]/.test(entry)) return new RegExp(entry);
+    } catch (error) {
+      throw new Error(`redact-secrets: allow entry ${JSON.stringify(entry)} is not a valid regular expression (${(error as Error).message}). Write an exact value, or fix the pattern.`);
+    }
+    return entry;
+  });
+}

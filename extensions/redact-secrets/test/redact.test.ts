@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import Type from 'typebox';
+import Value from 'typebox/value';
+import { createKernel, defineTool, type ExtensionAPI, type KernelEvent } from '@airlock/kernel';
+import extension, { parseAllow } from '../src/index.js';
+
+const GH = 'ghp_' + 'Zq9x7LmN3pR5tV8wY2bD4fH6jK1sA0cE3gI5';
+const PG_PASS = 'Xk2v9QpL7sWm4RtZ';
+const EXAMPLE_AWS = 'AKIAIOSFODNN7EXAMPLE';
+/** A 1×1 PNG whose base64 would be mangled by a careless redactor. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/** A bash-like tool: prints the command's "output", streaming it line by line first. */
+const shell = defineTool({
+  name: 'sh',
+  label: 'Shell',
+  description: 'Echo text back as command output.',
+  parameters: Type.Object({ out: Type.String(), image: Type.Optional(Type.Boolean()) }),
+  async execute(_id, { out, image }, _signal, onUpdate) {
+    for (const line of out.split('\n')) onUpdate?.({ content: [{ type: 'text', text: line }], details: { env: { GITHUB_TOKEN: GH } } });
+    await new Promise((r) => setTimeout(r, 5));
+    return {
+      content: [{ type: 'text', text: out }, ...(image ? [{ type: 'image' as const, data: PNG, mimeType: 'image/png' }] : [])],
+      details: { exitCode: 0, command: { argv: ['sh', '-c', out] }, password: 'Pq7xZ2mW9vL4kT8r', took: new Date(0) },
+    };
+  },
+});
+
+function load(options: unknown = {}, env?: Record<string, string>) {
+  const kernel = createKernel({ updateThrottleMs: 0 });
+  kernel.registry.register(shell, { source: 'sdk' });
+  const resolved = Value.Convert(extension.options, Value.Default(extension.options, options));
+  const api = { on: kernel.on } as Partial<ExtensionAPI> as ExtensionAPI;
+  const saved = { ...process.env };
+  if (env) Object.assign(process.env, env);
+  try {
+    void extension.setup(api, resolved as never);
+  } finally {
+    if (env) for (const k of Object.keys(env)) if (!(k in saved)) delete process.env[k];
+  }
+  let n = 0;
+  return async (args: Record<string, unknown>) => {
+    const events: KernelEvent[] = [];
+    const msg = await kernel.executeToolCall({ id: `c${++n}`, name: 'sh', arguments: args }, { onEvent: (e) => void events.push(e) });
+    const text = msg.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    const partials = events.flatMap((e) => (e.type === 'tool_execution_update' ? [e.partial] : []));
+    return { msg, text, partials };
+  };
+}
+
+describe('redact-secrets through a real kernel', () => {
+  it('redacts a token in command output, in the streamed partials and in details', async () => {
+    const call = load({ envFrom: 'none' });
+    const { msg, text, partials } = await call({ out: `token=${GH}\npostgres://app:${PG_PASS}@db:5432/app` });
+    expect(text).toBe('token=[REDACTED:github-token#1]\npostgres://app:[REDACTED:connection-string#1]@db:5432/app');
+    expect(partials.length).toBeGreaterThan(0);
+    expect(JSON.stringify(partials)).not.toContain(GH);
+    expect(partials[0]!.content).toEqual([{ type: 'text', text: 'token=[REDACTED:github-token#1]' }]);
+    expect(partials[0]!.details).toEqual({ env: { GITHUB_TOKEN: '[REDACTED:github-token#1]' } });
+    const details = msg.details as Record<string, unknown>;
+    expect(JSON.stringify(details)).not.toContain(GH);
+    expect(JSON.stringify(details)).not.toContain(PG_PASS);
+    expect(details.password).toBe('[REDACTED:secret-assignment#1]');
+    expect(details.took).toBeInstanceOf(Date); // not a plain object: passed through as it was
+    expect(msg.outcome).toBe('ok');
+  });
+
+  it('gives the same secret the same placeholder across calls, and a new one the next number', async () => {
+    const call = load({ envFrom: 'none' });
+    const other = 'ghp_' + 'Bb8n2Mq4Wr6Ty1Ui3Op5As7Df9Gh0Jk2Lz4X';
+    const first = await call({ out: `A ${GH}` });
+    const second = await call({ out: `B ${other} C ${GH}` });
+    expect(first.text).toBe('A [REDACTED:github-token#1]');
+    expect(second.text).toBe('B [REDACTED:github-token#2] C [REDACTED:github-token#1]');
+  });
+
+  it('leaves clean results alone, and image data untouched', async () => {
+    const call = load({ envFrom: 'none' });
+    const { msg } = await call({ out: 'all good: 3 files, sha 9fceb02d0ae598e95dc970b74767f19372d61af8', image: true });
+    expect(msg.content[0]).toEqual({ type: 'text', text: 'all good: 3 files, sha 9fceb02d0ae598e95dc970b74767f19372d61af8' });
+    expect(msg.content[1]).toMatchObject({ type: 'image', data: PNG });
+  });
+
+  it("redacts the values of the host's secret environment variables when envFrom is 'process'", async () => {
+    const call = load({}, { AIRLOCK_TEST_DB_PASSWORD: 'plainpassword1' });
+    const { text } = await call({ out: 'connecting with plainpassword1 …' });
+    expect(text).toBe('connecting with [REDACTED:env:AIRLOCK_TEST_DB_PASSWORD#1] …');
+    const none = load({ envFrom: 'none' }, { AIRLOCK_TEST_DB_PASSWORD: 'plainpassword1' });
+    expect((await none({ out: 'connecting with plainpassword1 …' })).text).toBe('connecting with plainpassword1 …');
+  });
+
+  it('honours the allowlist: exact values and regex sources', async () => {
+    const call = load({ envFrom: 'none', allow: [GH, 'EXAMPLE$'] });
+    const { text } = await call({ out: `${GH} AKIAQWERTYUIOPASDF2E ${EXAMPLE_AWS}` });
+    expect(text).toBe(`${GH} [REDACTED:aws-access-key-id#1] ${EXAMPLE_AWS}`);
+  });
+
+  it('rejects an allow entry that is a broken regex, naming it', () => {
+    expect(() => parseAllow(['ghp_(unclosed'])).toThrow(/allow entry "ghp_\(unclosed" is not a valid regular expression/);
+    expect(parseAllow(['/^ghp_0+$/i', 'exact-value'])).toEqual([/^ghp_0+$/i, 'exact-value']);
+  });
+
+  it('declares its hook in the manifest', async () => {
+    const { default: pkg } = await import('../package.json', { with: { type: 'json' } });
+    expect(pkg.airlock.provides).toEqual({ tools: [], hooks: ['tool_result:redact'] });
+  });
+});

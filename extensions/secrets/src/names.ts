@@ -1,0 +1,50 @@
+/**
+ * Which names (environment variables, JSON keys, CLI flags, config keys) hold credentials.
+ * Deliberately generous: a false "secret" only hides a value, a false "not secret" leaks one.
+ * Names that merely contain a word (TOKENIZERS_PARALLELISM, SSH_AUTH_SOCK, PWD) stay public,
+ * because the bash tool hands those to commands and they break tools when withheld.
+ */
+
+/** Name segments (split on `_`, `-`, `.` and camelCase) that mark a value as a credential. */
+const SECRET_SEGMENTS = new Set([
+  'KEY', 'KEYS', 'APIKEY', 'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWORDS', 'PASSWD', 'PASS',
+  'PASSPHRASE', 'CREDENTIAL', 'CREDENTIALS', 'CREDS', 'PAT', 'COOKIE', 'DSN',
+]);
+
+/** Suffixes without a separator, e.g. APIKEY, GITHUBTOKEN, DBPASSWORD. */
+const SECRET_SUFFIX = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$/;
+
+/** Words that make any name secret wherever they sit (CLIENT_SECRET_ID, PASSWORD_HASH_INPUT). */
+const SECRET_INFIX = /SECRET|PASSWORD|PASSWD|PASSPHRASE|PRIVATE_?KEY|CREDENTIAL/;
+
+/** Whole families of credentials. */
+const SECRET_PREFIXES = ['AWS_', 'AZURE_', 'GOOGLE_APPLICATION_CREDENTIALS', 'GCP_', 'VAULT_'];
+
+/** Known names the rules above would miss. */
+const SECRET_NAMES = new Set([
+  'DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'MONGO_URL', 'NPM_CONFIG__AUTH', 'PGPASSWORD', 'CONNECTION_STRING', '_AUTH',
+]);
+
+/** `apiKey` → `api_Key`, `HTTPToken` → `HTTP_Token`: camelCase boundaries become separators. */
+function splitCamel(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2');
+}
+
+/**
+ * Whether a name suggests its value is a secret (case-insensitive).
+ *
+ * @example
+ * looksSecretName('OPENAI_API_KEY'); // true
+ * looksSecretName('clientSecret');   // true
+ * looksSecretName('TOKENIZERS_PARALLELISM'); // false
+ */
+export function looksSecretName(name: string): boolean {
+  const upper = name.replace(/^-+/, '').toUpperCase();
+  if (SECRET_NAMES.has(upper)) return true;
+  if (SECRET_PREFIXES.some((p) => upper.startsWith(p))) return true;
+  if (SECRET_SUFFIX.test(upper) || SECRET_INFIX.test(upper)) return true;
+  return splitCamel(name)
+    .toUpperCase()
+    .split(/[_.\-]+/)
+    .some((segment) => SECRET_SEGMENTS.has(segment));
+}

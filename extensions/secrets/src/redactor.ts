@@ -1,0 +1,120 @@
+import { looksSecretName } from './names.js';
+import type { SecretScanner } from './scanner.js';
+
+export interface Redactor {
+  /** `text` with every finding replaced by its placeholder; the same string when nothing was found. */
+  text(text: string): string;
+  /**
+   * A deep copy of `value` with every string redacted, and with the string value of a
+   * secret-named key redacted whole when it looks random (`{ password: "…" }` has no context in
+   * the string itself). Arrays and plain objects are copied; anything else (Date, Map, Buffer,
+   * class instances) is passed through untouched.
+   */
+  value<T>(value: T): T;
+  /** Like `value`, and says whether anything was redacted (so callers can skip an unchanged copy). */
+  apply<T>(value: T): { value: T; changed: boolean };
+  /** Distinct secrets seen so far. */
+  readonly count: number;
+}
+
+/** `[REDACTED:github-token#1]`: says what was there and which one, never any of its characters. */
+function placeholder(ruleId: string, n: number): string {
+  return `[REDACTED:${ruleId}#${n}]`;
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A redactor with a memory: the same secret gets the same placeholder for the redactor's
+ * lifetime (one per session), so a model can still tell "the token from before" from a new one,
+ * and numbering runs per rule id.
+ *
+ * @example
+ * const r = createRedactor(createSecretScanner());
+ * r.text('ghp_…'); // '[REDACTED:github-token#1]'
+ */
+export function createRedactor(scanner: SecretScanner): Redactor {
+  const placeholders = new Map<string, string>();
+  const perRule = new Map<string, number>();
+
+  const placeholderFor = (secret: string, ruleId: string): string => {
+    let p = placeholders.get(secret);
+    if (p === undefined) {
+      const n = (perRule.get(ruleId) ?? 0) + 1;
+      perRule.set(ruleId, n);
+      p = placeholder(ruleId, n);
+      placeholders.set(secret, p);
+    }
+    return p;
+  };
+
+  const text = (input: string): string => {
+    const findings = scanner.scan(input);
+    if (findings.length === 0) return input;
+    let out = '';
+    let at = 0;
+    for (const f of findings) {
+      out += input.slice(at, f.start) + placeholderFor(input.slice(f.start, f.end), f.ruleId);
+      at = f.end;
+    }
+    return out + input.slice(at);
+  };
+
+  /**
+   * For `{ password: "s3cr…" }`: the string alone has no context, so ask the scanner about the
+   * pair as JSON text. The scanner's own rules (entropy, placeholders, allowlist) then decide,
+   * exactly as they would for the same pair in a tool's output.
+   */
+  const keyedRule = (key: string, value: string): string | undefined => {
+    if (!looksSecretName(key) || /["\\\s]/.test(key + value)) return undefined;
+    const pair = `"${key}": "${value}"`;
+    const start = key.length + 5;
+    const hit = scanner.scan(pair).find((f) => f.start === start && f.end === start + value.length);
+    return hit?.ruleId;
+  };
+
+  const walk = (value: unknown, seen: Map<object, unknown>, state: { changed: boolean }): unknown => {
+    if (typeof value === 'string') {
+      const out = text(value);
+      if (out !== value) state.changed = true;
+      return out;
+    }
+    if (typeof value !== 'object' || value === null) return value;
+    const done = seen.get(value);
+    if (done !== undefined) return done;
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      seen.set(value, copy);
+      for (const item of value) copy.push(walk(item, seen, state));
+      return copy;
+    }
+    if (!isPlainObject(value)) return value;
+    const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+    seen.set(value, copy);
+    for (const [key, item] of Object.entries(value)) {
+      const newKey = walk(key, seen, state) as string;
+      const ruleId = typeof item === 'string' ? keyedRule(key, item) : undefined;
+      if (ruleId !== undefined) {
+        copy[newKey] = placeholderFor(item as string, ruleId);
+        state.changed = true;
+      } else copy[newKey] = walk(item, seen, state);
+    }
+    return copy;
+  };
+
+  return {
+    text,
+    value: <T>(value: T): T => walk(value, new Map(), { changed: false }) as T,
+    apply<T>(value: T) {
+      const state = { changed: false };
+      const out = walk(value, new Map(), state) as T;
+      return { value: out, changed: state.changed };
+    },
+    get count() {
+      return placeholders.size;
+    },
+  };
+}
