@@ -1,0 +1,81 @@
+import { literalWord, type Word } from './words.js';
+
+/** How one program reads its options, enough to tell option values from operands. */
+export interface OptionSpec {
+  /** Short option letters that take a value (`-n 5`, `-n5`). */
+  short?: string;
+  /** Long option names (without `--`) that take a value (`--lines 5`, `--lines=5`). */
+  long?: readonly string[];
+  /** GNU programs accept options after operands; wrappers stop at the first operand (their command). */
+  permute?: boolean;
+  /** `-20` is an option (head, tail, nice). */
+  numeric?: boolean;
+}
+
+export interface ParsedOption {
+  /** `-n` or `--lines`. */
+  name: string;
+  value?: Word;
+}
+
+export interface ParsedArgs {
+  options: ParsedOption[];
+  operands: Word[];
+  /** Index of the first word not consumed (the command, for a wrapper); words.length when all were. */
+  stop: number;
+}
+
+export function hasOption(parsed: ParsedArgs, ...names: string[]): boolean {
+  return parsed.options.some((o) => names.includes(o.name));
+}
+
+export function optionValues(parsed: ParsedArgs, ...names: string[]): Word[] {
+  return parsed.options.filter((o) => names.includes(o.name) && o.value).map((o) => o.value!);
+}
+
+/** getopt-style parsing of words[start…]. A dynamic word is always an operand: it cannot be read as an option. */
+export function parseArgs(words: Word[], start: number, spec: OptionSpec): ParsedArgs {
+  const options: ParsedOption[] = [];
+  const operands: Word[] = [];
+  const shortWithValue = spec.short ?? '';
+  const longWithValue = spec.long ?? [];
+  let i = start;
+  for (; i < words.length; i++) {
+    const word = words[i]!;
+    const text = word.text;
+    if (!word.static || text === '-' || !text.startsWith('-')) {
+      if (!spec.permute) break;
+      operands.push(word);
+      continue;
+    }
+    if (text === '--') {
+      i++;
+      if (spec.permute) operands.push(...words.slice(i));
+      else return { options, operands, stop: i };
+      i = words.length;
+      break;
+    }
+    if (text.startsWith('--')) {
+      const eq = text.indexOf('=');
+      const name = eq === -1 ? text.slice(2) : text.slice(2, eq);
+      if (eq !== -1) options.push({ name: `--${name}`, value: literalWord(text.slice(eq + 1)) });
+      else if (longWithValue.includes(name)) options.push({ name: `--${name}`, value: words[++i] });
+      else options.push({ name: `--${name}` });
+      continue;
+    }
+    if (spec.numeric && /^-\d+$/.test(text)) {
+      options.push({ name: '-#', value: literalWord(text.slice(1)) });
+      continue;
+    }
+    for (let j = 1; j < text.length; j++) {
+      const letter = text[j]!;
+      if (shortWithValue.includes(letter)) {
+        const attached = text.slice(j + 1);
+        options.push({ name: `-${letter}`, value: attached ? literalWord(attached) : words[++i] });
+        break;
+      }
+      options.push({ name: `-${letter}` });
+    }
+  }
+  return { options, operands, stop: Math.min(i, words.length) };
+}

@@ -1,0 +1,73 @@
+/** One redirection as written. `target` is undefined when it is not a static string, and for heredocs. */
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `>|`, `&>`, `&>>`, `<`, `>&`, `<&`, `<<`, `<<-`, `<<<`. */
+  op: string;
+  target: string | undefined;
+  /** The file descriptor written before the operator (`2>`), when there is one. */
+  fd?: number;
+  kind: 'read' | 'write' | 'dup' | 'heredoc';
+  /** Heredoc or here-string content, only when it is literal (no expansion can change it). */
+  body?: string;
+}
+
+export type Context =
+  | 'pipeline'
+  | 'list'
+  | 'subshell'
+  | 'command-substitution'
+  | 'process-substitution'
+  | 'function'
+  | 'loop'
+  | 'conditional'
+  | 'background'
+  /** Run by another program from a string or its own arguments: bash -c, eval, a shell fed a heredoc, find -exec, watch. */
+  | 'nested';
+
+export interface SimpleCommand {
+  /** Source text of this command (for nested scripts: text of the nested script). */
+  text: string;
+  /**
+   * Words after stripping wrappers and leading assignments, quotes removed. A word that is not a
+   * static string is kept as its source text and its index is in `dynamicArgs`. Empty for a
+   * statement that runs no program: `> file`, `x=1`, `$(<file)`.
+   */
+  argv: string[];
+  dynamicArgs: number[];
+  /** Basename of argv[0] ('' when argv is empty): what rules about "cat" match, whatever its path. */
+  name: string;
+  /** Stripped wrappers in order, each with its own options and assignments, e.g. `sudo -u x`, `env A=1`, `timeout 5`. */
+  wrappers: string[];
+  /** `NAME=value` assignments in front of the command and given to `env`, as source text. */
+  assignments: string[];
+  redirects: Redirect[];
+  /** Static paths read: file operands of well-known reading commands and `<` targets. */
+  reads: string[];
+  /** Static paths written, created, truncated or removed. /dev/null, /dev/std*, /dev/fd/* and /dev/tty are left out. */
+  writes: string[];
+  /** Source text of file operands that are read but are not static strings (`cat $f`, `cat *.env`). */
+  dynamicReads: string[];
+  /** Same for writes; `<runtime-args>` stands for operands appended at run time (xargs, find -exec … +). */
+  dynamicWrites: string[];
+  /** True when more arguments are supplied at run time: the command after `xargs`, or `find -exec CMD … {} +`. */
+  unknownArgs: boolean;
+  /** True when argv[0] names a function defined in the same script; the function's body is listed separately. */
+  callsFunction: boolean;
+  /** Scripts this command runs from strings (bash -c, eval, a literal heredoc fed to a shell, watch). Their commands are also listed flat. */
+  nested: Analysis[];
+  /**
+   * Set when an earlier `cd` (or env -C / sudo -D) moved the command to another folder: resolve
+   * relative paths against this (itself absolute, `~…`, or relative to the caller's folder).
+   */
+  cwd?: string;
+  /** Where the command sits, outermost first (consecutive repeats collapsed). */
+  context: Context[];
+}
+
+export type Analysis = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+
+export interface AnalyzeOptions {
+  /** Longer input is not analysed (ok:false). Default 10 000 characters. */
+  maxLength?: number;
+  /** How deep strings run as scripts may nest (bash -c, eval, backticks in backticks, heredoc scripts). Default 3. */
+  maxDepth?: number;
+}

@@ -1,0 +1,330 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeShell, analyzeShellSync, initShellAnalysis, type SimpleCommand } from '../src/index.js';
+
+/** What a case expects of one command; reads and writes default to none. */
+interface Expect {
+  argv: string[];
+  reads?: string[];
+  writes?: string[];
+  dyn?: number[];
+  dynReads?: string[];
+  dynWrites?: string[];
+  wrappers?: string[];
+  context?: string[];
+}
+type Case = [command: string, expected: Expect[] | { reason: string }];
+
+/** argv written as one string: words split on spaces, `\\ ` for a space inside a word. */
+const c = (argv: string, more: Omit<Expect, 'argv'> = {}): Expect => ({
+  argv: argv === '' ? [] : argv.split(/(?<!\\) /).map((w) => w.replace(/\\ /g, ' ')),
+  ...more,
+});
+
+const CASES: Case[] = [
+  // pipelines
+  ['cat a | grep x', [c('cat a', { reads: ['a'], context: ['pipeline'] }), c('grep x', { context: ['pipeline'] })]],
+  ['cat a | grep -v x b > out', [c('cat a', { reads: ['a'] }), c('grep -v x b', { reads: ['b'], writes: ['out'] })]],
+  ['ls |& tee log', [c('ls'), c('tee log', { writes: ['log'] })]],
+  ['! grep -q x f | wc -l', [c('grep -q x f', { reads: ['f'] }), c('wc -l')]],
+  ['a | b | c | d', [c('a'), c('b'), c('c'), c('d')]],
+  // lists
+  ['a && b || c; d & e', [c('a', { context: ['list'] }), c('b', { context: ['list'] }), c('c', { context: ['list'] }), c('d', { context: ['background'] }), c('e', { context: [] })]],
+  ['cat .env && echo ok', [c('cat .env', { reads: ['.env'] }), c('echo ok')]],
+  ['true;rm -rf /', [c('true'), c('rm -rf /', { writes: ['/'] })]],
+  ['a\nb\n\nc', [c('a'), c('b'), c('c')]],
+  ['sleep 1 &', [c('sleep 1', { context: ['background'] })]],
+  // subshells and groups
+  ['(cd /tmp && rm x); cat y', [c('cd /tmp', { context: ['subshell', 'list'] }), c('rm x', { writes: ['x'] }), c('cat y', { reads: ['y'] })]],
+  ['{ cat a; rm b; } > out', [c('cat a', { reads: ['a'], writes: ['out'] }), c('rm b', { writes: ['b', 'out'] })]],
+  ['( ( cat deep ) )', [c('cat deep', { reads: ['deep'], context: ['subshell'] })]],
+  // command substitution, backticks, nesting
+  ['echo $(cat .env)', [c('echo $(cat\\ .env)', { dyn: [1] }), c('cat .env', { reads: ['.env'], context: ['command-substitution'] })]],
+  ['echo $(echo $(rm x))', [c('echo $(echo\\ $(rm\\ x))', { dyn: [1] }), c('echo $(rm\\ x)', { dyn: [1] }), c('rm x', { writes: ['x'] })]],
+  ['echo `rm x`', [c('echo `rm\\ x`', { dyn: [1] }), c('rm x', { writes: ['x'], context: ['command-substitution'] })]],
+  ['echo `echo \\`rm inner\\``', [c('echo `echo\\ \\`rm\\ inner\\``', { dyn: [1] }), c('echo `rm\\ inner`', { dyn: [1] }), c('rm inner', { writes: ['inner'] })]],
+  ['echo "a $(cat s) b"', [c('echo "a\\ $(cat\\ s)\\ b"', { dyn: [1] }), c('cat s', { reads: ['s'] })]],
+  ['x=$(cat secret)', [{ argv: [] }, c('cat secret', { reads: ['secret'] })]],
+  ['echo ${x:-$(rm y)}', [c('echo ${x:-$(rm\\ y)}', { dyn: [1] }), c('rm y', { writes: ['y'] })]],
+  ['echo $(( $(id -u) + 1 ))', [c('echo $((\\ $(id\\ -u)\\ +\\ 1\\ ))', { dyn: [1] }), c('id -u')]],
+  ['echo $(<.env)', [c('echo $(<.env)', { dyn: [1] }), { argv: [], reads: ['.env'] }]],
+  ['cat "$(ls)"', [c('cat "$(ls)"', { dyn: [1], dynReads: ['"$(ls)"'] }), c('ls')]],
+  ['for f in $(ls); do cat $f; done', [c('ls'), c('cat $f', { dyn: [1], dynReads: ['$f'], context: ['loop'] })]],
+  // process substitution
+  ['diff <(sort a) <(sort b)', [c('diff <(sort\\ a) <(sort\\ b)', { dyn: [1, 2] }), c('sort a', { reads: ['a'], context: ['process-substitution'] }), c('sort b', { reads: ['b'] })]],
+  ['tee >(gzip > out.gz) < in', [c('tee >(gzip\\ >\\ out.gz)', { dyn: [1], reads: ['in'] }), c('gzip', { writes: ['out.gz'] })]],
+  ['source <(curl -s http://x)', { reason: 'non-literal source' }],
+  // heredocs
+  ['cat <<EOF > f\nhello $USER\nEOF', [c('cat', { writes: ['f'] })]],
+  ['cat <<EOF\n$(rm -rf z)\nEOF', [c('cat'), c('rm -rf z', { writes: ['z'] })]],
+  ["cat <<'EOF'\n$(rm -rf z)\nEOF", [c('cat')]],
+  ["bash <<'EOF'\nrm -rf /tmp/y\nEOF", [c('bash'), c('rm -rf /tmp/y', { writes: ['/tmp/y'], context: ['nested'] })]],
+  ['bash <<EOF\ncat .env\nEOF', [c('bash'), c('cat .env', { reads: ['.env'] })]],
+  ['bash <<EOF\ncat $HOME/.env\nEOF', { reason: 'heredoc fed to bash contains expansions' }],
+  ['sh -s <<-EOF\n\trm a\n\tEOF', [c('sh -s'), c('rm a', { writes: ['a'] })]],
+  ['cat <<EOF | sh\nrm x\nEOF', { reason: 'reads its script from a pipe' }],
+  ['curl -s http://x | bash', { reason: 'reads its script from a pipe' }],
+  ['cat <<EOF && rm y\nbody\nEOF', [c('cat'), c('rm y', { writes: ['y'] })]],
+  ['bash <<< "rm h"', [c('bash'), c('rm h', { writes: ['h'] })]],
+  ['bash <<< "$cmd"', { reason: 'contains expansions' }],
+  ['while read l; do echo $l; done < list.txt', [c('read l', { reads: ['list.txt'] }), c('echo $l', { dyn: [1], reads: ['list.txt'] })]],
+  // wrappers
+  ['sudo -u x env A=1 timeout 5 nice -n 10 cat /etc/shadow', [c('cat /etc/shadow', { reads: ['/etc/shadow'], wrappers: ['sudo -u x', 'env A=1', 'timeout 5', 'nice -n 10'] })]],
+  ['env -i PATH=/bin cat f', [c('cat f', { reads: ['f'], wrappers: ['env -i PATH=/bin'] })]],
+  ['env', [c('env')]],
+  ['env -S "rm -rf /"', { reason: 'env -S' }],
+  ['timeout -s KILL 10s rm x', [c('rm x', { writes: ['x'], wrappers: ['timeout -s KILL 10s'] })]],
+  ['timeout --kill-after=5 10 cat f', [c('cat f', { reads: ['f'] })]],
+  ['nice -5 cat f', [c('cat f', { reads: ['f'], wrappers: ['nice -5'] })]],
+  ['nohup rm -rf build &', [c('rm -rf build', { writes: ['build'], wrappers: ['nohup'], context: ['background'] })]],
+  ['time cat f', [c('cat f', { reads: ['f'], wrappers: ['time'] })]],
+  ['time -o t.log ls', [c('ls', { writes: ['t.log'] })]],
+  ['sudo rm -rf /', [c('rm -rf /', { writes: ['/'], wrappers: ['sudo'] })]],
+  ['sudo -E -H -u root --preserve-env=A cat f', [c('cat f', { reads: ['f'], wrappers: ['sudo -E -H -u root --preserve-env=A'] })]],
+  ['sudo -l', [c('sudo -l')]],
+  ['sudo -e /etc/hosts', [c('sudoedit /etc/hosts', { reads: ['/etc/hosts'], writes: ['/etc/hosts'] })]],
+  ['doas -u root cat f', [c('cat f', { reads: ['f'] })]],
+  ['command -p cat f', [c('cat f', { reads: ['f'], wrappers: ['command -p'] })]],
+  ['command -v cat', [c('command -v cat')]],
+  ['builtin cd x', [c('cd x')]],
+  ['exec cat f', [c('cat f', { reads: ['f'], wrappers: ['exec'] })]],
+  ['exec 3> fd.out', [c('exec', { writes: ['fd.out'] })]],
+  ['stdbuf -oL grep x f', [c('grep x f', { reads: ['f'], wrappers: ['stdbuf -oL'] })]],
+  ['ionice -c 3 rm big', [c('rm big', { writes: ['big'], wrappers: ['ionice -c 3'] })]],
+  ['setsid -f rm x', [c('rm x', { writes: ['x'] })]],
+  ['chronic -e make', [c('make', { wrappers: ['chronic -e'] })]],
+  ['noglob rm *', [c('rm *', { dyn: [1], dynWrites: ['*'] })]],
+  ['/usr/bin/sudo /usr/bin/timeout 3 /bin/cat f', [c('/bin/cat f', { reads: ['f'], wrappers: ['/usr/bin/sudo', '/usr/bin/timeout 3'] })]],
+  ['sudo $CMD', { reason: 'dynamic command after sudo' }],
+  ['env A=$(id) cat f', [c('cat f', { reads: ['f'] }), c('id')]],
+  // xargs and find
+  ['find . -name "*.tmp" | xargs rm', [c('find . -name *.tmp', { reads: ['.'] }), c('rm', { dynWrites: ['<runtime-args>'], wrappers: ['xargs'] })]],
+  ['xargs -0 -n 1 cat < list', [c('cat', { reads: ['list'], dynReads: ['<runtime-args>'], wrappers: ['xargs -0 -n 1'] })]],
+  ['ls | xargs -I{} cp {} /backup', [c('ls'), c('cp {} /backup', { dyn: [1], dynReads: ['{}'], writes: ['/backup'] })]],
+  ['xargs -a files.txt grep x', [c('grep x', { reads: ['files.txt'], dynReads: ['<runtime-args>'] })]],
+  ['find . -name "*.js" -exec rm {} \\;', [c('find . -name *.js -exec rm {} ;', { reads: ['.'] }), c('rm {}', { dyn: [1], dynWrites: ['{}'], context: ['nested'] })]],
+  ['find /tmp -execdir cat {} +', [c('find /tmp -execdir cat {} +', { reads: ['/tmp'] }), c('cat {}', { dyn: [1], dynReads: ['{}', '<runtime-args>'] })]],
+  ['find build -delete', [c('find build -delete', { reads: ['build'], writes: ['build'] })]],
+  ['find . -fprint out.txt', [c('find . -fprint out.txt', { reads: ['.'], writes: ['out.txt'] })]],
+  ['find . -exec sh -c "rm x" \\;', [c('find . -exec sh -c rm\\ x ;', { reads: ['.'] }), c('sh -c rm\\ x'), c('rm x', { writes: ['x'] })]],
+  ['find . -exec rm {}', { reason: 'without a terminating' }],
+  // bash -c, sh -c, eval nesting
+  ["bash -c 'cat .env'", [c('bash -c cat\\ .env'), c('cat .env', { reads: ['.env'], context: ['nested'] })]],
+  ['sh -c "rm -rf /tmp/x && echo done"', [c('sh -c rm\\ -rf\\ /tmp/x\\ &&\\ echo\\ done'), c('rm -rf /tmp/x', { writes: ['/tmp/x'] }), c('echo done')]],
+  ["bash -lc 'cat a'", [c('bash -lc cat\\ a'), c('cat a', { reads: ['a'] })]],
+  ["bash -o pipefail -c 'cat a | wc'", [c('bash -o pipefail -c cat\\ a\\ |\\ wc'), c('cat a', { reads: ['a'] }), c('wc')]],
+  ["zsh -c 'touch z'", [c('zsh -c touch\\ z'), c('touch z', { writes: ['z'] })]],
+  ["bash -c \"bash -c 'cat deep'\"", [c("bash -c bash\\ -c\\ 'cat\\ deep'"), c('bash -c cat\\ deep'), c('cat deep', { reads: ['deep'] })]],
+  ["bash -c \"bash -c \\\"bash -c 'bash -c x'\\\"\"", { reason: 'nesting deeper than 3' }],
+  ['bash -c "$SCRIPT"', { reason: 'not a literal' }],
+  ['bash -c', { reason: '-c without a script' }],
+  ['bash script.sh', [c('bash script.sh', { reads: ['script.sh'] })]],
+  ["eval 'rm -rf x'", [c('eval rm\\ -rf\\ x'), c('rm -rf x', { writes: ['x'], context: ['nested'] })]],
+  ['eval rm y', [c('eval rm y'), c('rm y', { writes: ['y'] })]],
+  ['eval "$X"', { reason: 'eval of a non-literal' }],
+  ["sudo bash -c 'cat /root/.ssh/id_rsa'", [c('bash -c cat\\ /root/.ssh/id_rsa', { wrappers: ['sudo'] }), c('cat /root/.ssh/id_rsa', { reads: ['/root/.ssh/id_rsa'] })]],
+  ["fish -c 'rm x'", { reason: 'fish scripts are not analysed' }],
+  ["watch -n 1 'cat f'", [c('watch -n 1 cat\\ f'), c('cat f', { reads: ['f'], context: ['nested'] })]],
+  ['watch -x rm f', [c('watch -x rm f'), c('rm f', { writes: ['f'] })]],
+  // redirections
+  ['cmd 2>&1', [c('cmd')]],
+  ['cmd > out 2> err', [c('cmd', { writes: ['out', 'err'] })]],
+  ['cmd >> log', [c('cmd', { writes: ['log'] })]],
+  ['cmd &> all', [c('cmd', { writes: ['all'] })]],
+  ['cmd &>> all', [c('cmd', { writes: ['all'] })]],
+  ['cmd >| clobber', [c('cmd', { writes: ['clobber'] })]],
+  ['cmd >&file', [c('cmd', { writes: ['file'] })]],
+  ['cmd 3> three 4< four', [c('cmd', { writes: ['three'], reads: ['four'] })]],
+  ['cmd > /dev/null 2>/dev/stderr < /dev/stdin', [c('cmd')]],
+  ['cmd > "$OUT"', [c('cmd', { dynWrites: ['"$OUT"'] })]],
+  ['cmd <> rw', { reason: 'parse error' }],
+  ['> truncated', [{ argv: [], writes: ['truncated'] }]],
+  ['>f cat <g x', [c('cat x', { reads: ['x', 'g'], writes: ['f'] })]],
+  ['cat > f x', [c('cat x', { reads: ['x'], writes: ['f'] })]],
+  ['cmd 2>&-', [c('cmd')]],
+  // quoting tricks
+  ["c''at .env", [c('cat .env', { reads: ['.env'] })]],
+  ['"c"at .env', [c('cat .env', { reads: ['.env'] })]],
+  ['\\cat .env', [c('cat .env', { reads: ['.env'] })]],
+  ["$'\\x63at' .env", [c('cat .env', { reads: ['.env'] })]],
+  ["$'\\143\\141\\164' .env", [c('cat .env', { reads: ['.env'] })]],
+  ["cat $'a\\nb'", [c('cat a\nb', { reads: ['a\nb'] })]],
+  ["cat 'a b' \"c d\" e\\ f", [{ argv: ['cat', 'a b', 'c d', 'e f'], reads: ['a b', 'c d', 'e f'] }]],
+  ['cat "\\$HOME"', [{ argv: ['cat', '$HOME'], reads: ['$HOME'] }]],
+  ['"$(echo rm)" -rf /', { reason: 'dynamic command name' }],
+  ['$CMD args', { reason: 'dynamic command name: $CMD' }],
+  ['${CMD} args', { reason: 'dynamic command name' }],
+  ['c?t f', { reason: 'parse error' }],
+  ['ca{t,} f', { reason: 'dynamic command name' }],
+  ['$"translated" x', { reason: 'unsupported' }],
+  // globs, braces, tilde, variables
+  ['cat *.env', [c('cat *.env', { dyn: [1], dynReads: ['*.env'] })]],
+  ['cat "*.env"', [c('cat *.env', { reads: ['*.env'] })]],
+  ['cat \\*.env', [c('cat *.env', { reads: ['*.env'] })]],
+  ['cat .e?v', [c('cat .e?v', { dyn: [1], dynReads: ['.e?v'] })]],
+  ['cat [.]env', [c('cat [.]env', { dyn: [1] })]],
+  ['cat .{e,}nv', [c('cat .{e,}nv', { dyn: [1], dynReads: ['.{e,}nv'] })]],
+  ['echo {1..3}', [c('echo {1..3}', { dyn: [1] })]],
+  ['echo "{a,b}"', [c('echo {a,b}')]],
+  ['cat ~/.ssh/id_rsa', [c('cat ~/.ssh/id_rsa', { reads: ['~/.ssh/id_rsa'] })]],
+  ['cat ~root/.ssh/id_rsa', [c('cat ~root/.ssh/id_rsa', { dyn: [1], dynReads: ['~root/.ssh/id_rsa'] })]],
+  ['cat $HOME/.env', [c('cat $HOME/.env', { dyn: [1], dynReads: ['$HOME/.env'] })]],
+  ['A=1 B=2 cat f', [c('cat f', { reads: ['f'] })]],
+  // command names with paths
+  ['/bin/cat /etc/passwd', [c('/bin/cat /etc/passwd', { reads: ['/etc/passwd'] })]],
+  ['./x --flag', [c('./x --flag')]],
+  // functions, aliases
+  ['cat(){ rm -rf /; }; cat x', [c('rm -rf /', { writes: ['/'], context: ['function'] }), c('cat x', { reads: ['x'] })]],
+  ['function f { cat /etc/shadow; }; f', [c('cat /etc/shadow', { reads: ['/etc/shadow'] }), c('f')]],
+  ["alias ls='rm -rf /'; ls", [c("alias ls=rm\\ -rf\\ /"), c('ls')]],
+  ['shopt -s expand_aliases; alias x=y', { reason: 'expand_aliases' }],
+  // control flow
+  ['if [ -f x ]; then cat x; else rm x; fi', [c('cat x', { reads: ['x'], context: ['conditional'] }), c('rm x', { writes: ['x'] })]],
+  ['case $1 in a) cat a;; *) rm b;; esac', [c('cat a', { reads: ['a'] }), c('rm b', { writes: ['b'] })]],
+  ['while true; do rm x; done', [c('true', { context: ['loop'] }), c('rm x', { writes: ['x'] })]],
+  ['until false; do :; done', [c('false'), c(':')]],
+  ['for ((i=0;i<3;i++)); do touch f$i; done', [{ argv: [] }, c('touch f$i', { dyn: [1], dynWrites: ['f$i'] })]],
+  ['[[ -f x && $(cat y) == z ]] && echo ok', [c('cat y', { reads: ['y'] }), c('echo ok')]],
+  ['export A=$(cat key) B', [c('export A=$(cat\\ key) B', { dyn: [1] }), c('cat key', { reads: ['key'] })]],
+  // comments, continuations, unicode, NUL, size
+  ['cat f # rm -rf /', [c('cat f', { reads: ['f'] })]],
+  ['# only a comment', []],
+  ['', []],
+  ['cat \\\n  f', [c('cat f', { reads: ['f'] })]],
+  ['cat naïve-é.txt 日本', [c('cat naïve-é.txt 日本', { reads: ['naïve-é.txt', '日本'] })]],
+  ['cat "ü$(rm ö)"', [c('cat "ü$(rm\\ ö)"', { dyn: [1], dynReads: ['"ü$(rm ö)"'] }), c('rm ö', { writes: ['ö'] })]],
+  ['cat a\0b', { reason: 'NUL byte' }],
+  [`echo ${'x'.repeat(20_000)}`, { reason: 'longer than 10000' }],
+  // unparseable
+  ['echo "unterminated', { reason: 'parse error' }],
+  ['if then fi', { reason: 'parse error' }],
+  ['cat (', { reason: 'parse error' }],
+  ['echo $(', { reason: 'parse error' }],
+  // reading and writing programs
+  ['head -n 5 a b', [c('head -n 5 a b', { reads: ['a', 'b'] })]],
+  ['tail -20 log', [c('tail -20 log', { reads: ['log'] })]],
+  ['grep -r pattern src', [c('grep -r pattern src', { reads: ['src'] })]],
+  ['grep -e pat -f pats.txt file', [c('grep -e pat -f pats.txt file', { reads: ['pats.txt', 'file'] })]],
+  ['rg -g "*.ts" TODO src', [c('rg -g *.ts TODO src', { reads: ['src'] })]],
+  ['rg --pre ./x foo', { reason: 'rg --pre' }],
+  ["sed -n '1,5p' f", [c('sed -n 1,5p f', { reads: ['f'] })]],
+  ["sed -i 's/a/b/g' f", [c('sed -i s/a/b/g f', { reads: ['f'], writes: ['f'] })]],
+  ["sed 's/a/b/w out' f", { reason: 'sed script may write' }],
+  ["sed 's/a/b/e' f", { reason: 'sed script may write' }],
+  ["awk '{print $1}' data", [c('awk {print\\ $1} data', { reads: ['data'] })]],
+  ["awk -v n=1 '{print}' v=2 data", [c('awk -v n=1 {print} v=2 data', { reads: ['data'] })]],
+  ["awk '{system(\"rm x\")}' f", { reason: 'awk program' }],
+  ["awk '{print > \"out\"}' f", { reason: 'awk program' }],
+  ['wc -l a; sort -o sorted in; uniq in out', [c('wc -l a', { reads: ['a'] }), c('sort -o sorted in', { reads: ['in'], writes: ['sorted'] }), c('uniq in out', { reads: ['in'], writes: ['out'] })]],
+  ["jq '.a' x.json", [c('jq .a x.json', { reads: ['x.json'] })]],
+  ['jq --arg n v -f prog.jq in.json', [c('jq --arg n v -f prog.jq in.json', { reads: ['prog.jq', 'in.json'] })]],
+  ['yq -i ".a = 1" c.yaml', [c('yq -i .a\\ =\\ 1 c.yaml', { reads: ['c.yaml'], writes: ['c.yaml'] })]],
+  ['source ./env.sh; . ~/.bashrc', [c('source ./env.sh', { reads: ['./env.sh'] }), c('. ~/.bashrc', { reads: ['~/.bashrc'] })]],
+  ['cp a b dest/', [c('cp a b dest/', { reads: ['a', 'b'], writes: ['dest/'] })]],
+  ['cp -t dest a b', [c('cp -t dest a b', { reads: ['a', 'b'], writes: ['dest'] })]],
+  ['mv old new', [c('mv old new', { writes: ['old', 'new'] })]],
+  ['install -m 755 bin /usr/local/bin/x', [c('install -m 755 bin /usr/local/bin/x', { reads: ['bin'], writes: ['/usr/local/bin/x'] })]],
+  ['ln -s target link', [c('ln -s target link', { writes: ['link'] })]],
+  ['touch a; mkdir -p b/c; rmdir d; unlink e; truncate -s 0 f; shred -u g', [c('touch a', { writes: ['a'] }), c('mkdir -p b/c', { writes: ['b/c'] }), c('rmdir d', { writes: ['d'] }), c('unlink e', { writes: ['e'] }), c('truncate -s 0 f', { writes: ['f'] }), c('shred -u g', { writes: ['g'] })]],
+  ['chmod 600 key; chown -R me dir', [c('chmod 600 key', { writes: ['key'] }), c('chown -R me dir', { writes: ['dir'] })]],
+  ['dd if=/dev/sda of=disk.img bs=1M', [c('dd if=/dev/sda of=disk.img bs=1M', { reads: ['/dev/sda'], writes: ['disk.img'] })]],
+  ['tee -a a b < in', [c('tee -a a b', { reads: ['in'], writes: ['a', 'b'] })]],
+  ['curl -o out.html -d @body.json http://x', [c('curl -o out.html -d @body.json http://x', { reads: ['body.json'], writes: ['out.html'] })]],
+  ['base64 id_rsa; xxd key; strings bin; stat f; file g', [c('base64 id_rsa', { reads: ['id_rsa'] }), c('xxd key', { reads: ['key'] }), c('strings bin', { reads: ['bin'] }), c('stat f', { reads: ['f'] }), c('file g', { reads: ['g'] })]],
+  ['diff -u a b; cmp c d', [c('diff -u a b', { reads: ['a', 'b'] }), c('cmp c d', { reads: ['c', 'd'] })]],
+  ['cat -- -weird', [c('cat -- -weird', { reads: ['-weird'] })]],
+  ['vim notes.txt', [c('vim notes.txt', { reads: ['notes.txt'], writes: ['notes.txt'] })]],
+  // git and folders
+  ['git status && git -C sub log', [c('git status'), c('git -C sub log')]],
+  ['git -c core.pager="rm -rf /" log', { reason: 'core.pager' }],
+  ['git -c alias.x=!rm x', { reason: 'alias.x' }],
+  ['git -c user.name=me commit -m msg', [c('git -c user.name=me commit -m msg')]],
+  ['cd /etc && cat shadow', [c('cd /etc'), c('cat shadow', { reads: ['shadow'] })]],
+  ['cd "$DIR" && cat x', { reason: 'working folder' }],
+  ['(cd "$DIR" && make); cat x', { reason: 'working folder' }],
+];
+
+function pick(cmd: SimpleCommand, want: Expect) {
+  return {
+    argv: cmd.argv,
+    reads: cmd.reads,
+    writes: cmd.writes,
+    ...(want.dyn ? { dyn: cmd.dynamicArgs } : {}),
+    ...(want.dynReads ? { dynReads: cmd.dynamicReads } : {}),
+    ...(want.dynWrites ? { dynWrites: cmd.dynamicWrites } : {}),
+    ...(want.wrappers ? { wrappers: cmd.wrappers } : {}),
+    ...(want.context ? { context: cmd.context } : {}),
+  };
+}
+
+describe('analyzeShell', () => {
+  it('has at least 120 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(120));
+
+  it.each(CASES)('%j', async (command, expected) => {
+    const result = await analyzeShell(command);
+    if (!Array.isArray(expected)) {
+      expect(result.ok, JSON.stringify(result)).toBe(false);
+      if (!result.ok) expect(result.reason).toContain(expected.reason);
+      return;
+    }
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    const got = result.commands.map((cmd, i) => (expected[i] ? pick(cmd, expected[i]) : { extra: cmd.text }));
+    const want = expected.map((e) => ({ reads: [], writes: [], ...e }));
+    expect(got).toEqual(want);
+  });
+});
+
+describe('API details', () => {
+  it('analyzeShellSync gives the same answer once initialised', async () => {
+    await initShellAnalysis();
+    expect(analyzeShellSync('cat a > b')).toEqual(await analyzeShell('cat a > b'));
+  });
+
+  it('lists nested scripts both under the command and flat', async () => {
+    const result = await analyzeShell("bash -c 'cat x'");
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.commands[0]!.nested).toEqual([{ ok: true, commands: [result.commands[1]] }]);
+  });
+
+  it('records redirect operators, descriptors and kinds', async () => {
+    // tree-sitter-bash rejects a here-string after other redirections, so it comes first here.
+    const result = await analyzeShell('cmd <<<"hi" 2>&1 >out <in 3>>log');
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.commands[0]!.redirects).toEqual([
+      { op: '<<<', target: undefined, kind: 'heredoc', body: 'hi\n' },
+      { op: '>&', target: '1', fd: 2, kind: 'dup' },
+      { op: '>', target: 'out', kind: 'write' },
+      { op: '<', target: 'in', kind: 'read' },
+      { op: '>>', target: 'log', fd: 3, kind: 'write' },
+    ]);
+  });
+
+  it('keeps the folder a cd moved to', async () => {
+    const result = await analyzeShell('cd /etc && cat shadow; env -C /root cat .profile');
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.commands.map((cmd) => cmd.cwd)).toEqual([undefined, '/etc', '/root']);
+  });
+
+  it('marks xargs commands and function calls', async () => {
+    const result = await analyzeShell('f(){ :; }; f; ls | xargs rm');
+    if (!result.ok) throw new Error(result.reason);
+    const byName = Object.fromEntries(result.commands.map((cmd) => [cmd.name, cmd]));
+    expect(byName.f!.callsFunction).toBe(true);
+    expect(byName.rm!.unknownArgs).toBe(true);
+    expect(byName.ls!.unknownArgs).toBe(false);
+  });
+
+  it('honours maxLength and maxDepth', async () => {
+    expect(await analyzeShell('echo hello', { maxLength: 5 })).toMatchObject({ ok: false });
+    expect(await analyzeShell("bash -c 'ls'", { maxDepth: 0 })).toMatchObject({ ok: false, reason: expect.stringContaining('nesting') });
+  });
+
+  it('analyses a typical command well under a millisecond after init', async () => {
+    await initShellAnalysis();
+    const command = 'git -C repo log --oneline | grep -v foo > /tmp/out && cat "$HOME/.env"';
+    for (let i = 0; i < 50; i++) analyzeShellSync(command);
+    const start = performance.now();
+    for (let i = 0; i < 200; i++) analyzeShellSync(command);
+    expect((performance.now() - start) / 200).toBeLessThan(5); // loose: CI machines vary; typical is ~0.2 ms
+  });
+});
