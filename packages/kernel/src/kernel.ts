@@ -71,6 +71,8 @@ export class Kernel {
   readonly sessionId: string;
   readonly cwd: string;
   readonly limits: TruncationLimits;
+  /** The environment tools see as `ctx.env` (frozen). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
@@ -97,6 +99,7 @@ export class Kernel {
     const truncate = createTruncationService(this.limits);
     const ui = options.ui ?? NO_UI;
     const env = Object.freeze({ ...(options.env ?? {}) });
+    this.env = env;
     const imageInput = options.images?.imageInput ?? true;
     const base = {
       cwd: this.cwd,

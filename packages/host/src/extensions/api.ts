@@ -161,6 +161,8 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     settings: ctx.settings,
     kernelVersion: ctx.kernel.version,
     cwd: ctx.cwd,
+    sessionId: ctx.kernel.sessionId,
+    env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
   });
 

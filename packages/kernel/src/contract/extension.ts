@@ -23,6 +23,10 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly kernelVersion: string;
   /** The folder the host runs in (the project). */
   readonly cwd: string;
+  /** The kernel's session: the same id tools see as `ctx.sessionId` (audit records, spill folders). */
+  readonly sessionId: string;
+  /** The environment the host runs with (what tools see as `ctx.env`), e.g. to find secret values to redact. */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** Where a person's "always" answers are saved; undefined when the host keeps no settings files. */
   readonly rules?: RuleStore;
 }
