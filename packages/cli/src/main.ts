@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
@@ -102,6 +103,8 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
     .argument('[dir]', 'the folder (default: the current one)')
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+
+  registerAudit(program, io, done);
 
   return program;
 }

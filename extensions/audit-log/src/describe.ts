@@ -1,0 +1,86 @@
+import type { ArgsChange, ToolCallEvent, ToolResultEvent, Vote } from '@airlock/kernel';
+import { canonicalJson, sha256Hex } from './canonical.js';
+import { toAuditSource } from './decision-source.js';
+import type { AuditRedactor } from './redact.js';
+import type { DecisionRecord, ResultRecord } from './record.js';
+
+/**
+ * Turns hook events into record bodies. Everything that came from outside (arguments, what
+ * transforms made of them, reasons, content) is redacted here, before it can reach the writer.
+ */
+
+type DecisionBody = Omit<DecisionRecord, 'v' | 'seq' | 'time' | 'session' | 'prev'>;
+type ResultBody = Omit<ResultRecord, 'v' | 'seq' | 'time' | 'session' | 'prev'>;
+
+export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): DecisionBody {
+  const decision = event.decision;
+  return {
+    type: 'decision',
+    toolCallId: event.toolCallId,
+    tool: event.toolName,
+    args: redact.value(plain(event.args)),
+    provenance: provenance(event.provenance, redact),
+    resources: redact.value(plain(event.resources)) as unknown[],
+    // The kernel always settles a decision before observe; a missing one would be a kernel bug,
+    // and recording it as a deny keeps the log from ever claiming an allow it did not see.
+    decision: decision?.effect ?? 'deny',
+    // The combined vote only means something when someone voted ("allow" with no votes is the default).
+    ...(event.effect === undefined || event.votes.length === 0 ? {} : { vote: event.effect }),
+    decision_source: decision === undefined ? { kind: 'kernel', reason: 'error' } : toAuditSource(decision.source),
+    votes: (decision?.votes ?? event.votes).map((v) => vote(v, redact)),
+    ...(decision?.reason === undefined ? {} : { reason: redact.text(decision.reason) }),
+    ...(decision?.effect === 'deny' ? { outcome: decision.outcome } : {}),
+  };
+}
+
+export interface ResultOptions {
+  storeContent: boolean;
+  /** The call had no decision record (it ended before the tool_call hook): carry its arguments here. */
+  withArgs: boolean;
+  /** What the model sent, for calls whose arguments never validated (from tool_execution_start). */
+  rawArgs?: unknown;
+}
+
+export function describeResult(event: ToolResultEvent, redact: AuditRedactor, options: ResultOptions): ResultBody {
+  // The hash covers what the model got: the content after redaction and transforms.
+  const json = canonicalJson(event.content);
+  const decision = event.decision;
+  const args = event.args ?? options.rawArgs;
+  return {
+    type: 'result',
+    toolCallId: event.toolCallId,
+    tool: event.toolName,
+    outcome: event.outcome,
+    isError: event.isError,
+    durationMs: Math.round(event.durationMs * 1000) / 1000,
+    resultBytes: Buffer.byteLength(json),
+    resultSha256: sha256Hex(json),
+    ...(decision === undefined ? {} : { decision: decision.effect, decision_source: toAuditSource(decision.source) }),
+    ...(options.withArgs && args !== undefined ? { args: redact.value(plain(args)) } : {}),
+    ...(options.withArgs && event.provenance.length > 0 ? { provenance: provenance(event.provenance, redact) } : {}),
+    ...(event.terminate ? { terminate: true } : {}),
+    ...(options.storeContent ? { content: redact.value(plain(event.content)) } : {}),
+  };
+}
+
+function provenance(changes: readonly ArgsChange[], redact: AuditRedactor): DecisionRecord['provenance'] {
+  return changes.map((c) => ({ handler: c.handler, before: redact.value(plain(c.before)), after: redact.value(plain(c.after)) }));
+}
+
+function vote(v: Vote, redact: AuditRedactor): DecisionRecord['votes'][number] {
+  return {
+    handler: v.handler,
+    effect: v.effect,
+    ...(v.rule === undefined ? {} : { rule: v.rule }),
+    ...(v.reason === undefined ? {} : { reason: redact.text(v.reason) }),
+  };
+}
+
+/**
+ * A JSON copy: events are deep-frozen and may hold values JSON cannot keep (undefined, functions);
+ * the record must hold exactly what its line will say, and the redactor may want to rebuild it.
+ */
+function plain(value: unknown): unknown {
+  if (value === undefined) return null;
+  return JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+}

@@ -1,0 +1,55 @@
+import { homedir } from 'node:os';
+import type { Extension, ExtensionAPI } from '@airlock/kernel';
+import { resolveAuditPath } from './location.js';
+import { createAuditLogger, type AuditLogger } from './logger.js';
+import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
+import { createAuditRedactor } from './redact.js';
+
+/**
+ * The audit log as an extension: observe handlers on both hooks, one hash-chained JSON line per
+ * decision and per result. Observers fail open: a log that cannot be written is reported as a
+ * hook failure on every call, and the calls go on (this is a record, not a policy).
+ */
+const extension = {
+  name: 'audit-log',
+  options: AuditOptions,
+  setup(api, input) {
+    installAuditLog(api, input);
+  },
+} satisfies Extension<typeof AuditOptions>;
+
+/** What setup runs, with the machine's details injectable so tests need no real home folder. */
+export interface InstallDeps {
+  env?: Readonly<Record<string, string | undefined>>;
+  home?: string;
+  session?: string;
+  now?: () => Date;
+}
+
+/** Register the audit log's handlers on `api`; returns the logger (its writer has stats and close()). */
+export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, deps: InstallDeps = {}): AuditLogger {
+  const resolved = resolveOptions(input);
+  if (!resolved.ok) throw new Error(resolved.message);
+  const options = resolved.value;
+  const env = deps.env ?? api.env;
+  const logger = createAuditLogger({
+    ...options,
+    path: resolveAuditPath(options.path, api.cwd, { env, home: deps.home ?? homedir() }),
+    // The kernel's session, the one tools see as ctx.sessionId (spill folders carry it too).
+    session: deps.session ?? api.sessionId,
+    redactor: createAuditRedactor({ env, allow: options.allow }),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  api.on('tool_call', (event) => logger.decision(event), { name: 'audit-log/decisions', phase: 'observe' });
+  api.on('tool_result', (event) => logger.result(event), { name: 'audit-log/results', phase: 'observe' });
+  api.onEvent((event) => logger.event(event));
+  return logger;
+}
+
+export default extension;
+export { createAuditLogger, type AuditLogger } from './logger.js';
+export { AuditWriter, type FsyncPolicy, type WriterOptions, type WriterStats } from './writer.js';
+export { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
+export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, DecisionSource, FORMAT_VERSION } from './record.js';
+export { canonicalJson, sha256Hex } from './canonical.js';
+export * from './cli.js';

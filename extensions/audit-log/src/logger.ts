@@ -1,0 +1,62 @@
+import type { KernelEvent, ToolCallEvent, ToolResultEvent } from '@airlock/kernel';
+import { describeDecision, describeResult } from './describe.js';
+import type { AuditOptions } from './options.js';
+import type { AuditRedactor } from './redact.js';
+import { AuditWriter } from './writer.js';
+
+/** Raw arguments kept for calls that may end before validation; bounded so a stuck call cannot grow it. */
+const MAX_PENDING = 1024;
+
+export interface AuditLogger {
+  readonly writer: AuditWriter;
+  readonly session: string;
+  /** tool_call observe. */
+  decision(event: ToolCallEvent): Promise<void>;
+  /** tool_result observe. */
+  result(event: ToolResultEvent): Promise<void>;
+  /** Kernel events: only tool_execution_start matters (the arguments as the model sent them). */
+  event(event: KernelEvent): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The per-session glue between the hooks and the writer. It remembers, per call, whether a
+ * decision record was written, so that a call that never reached the tool_call hook (not found,
+ * invalid) still gets its arguments recorded once, in its result record.
+ */
+export function createAuditLogger(options: AuditOptions & { path: string; session: string; redactor: AuditRedactor; now?: () => Date }): AuditLogger {
+  const writer = new AuditWriter({
+    path: options.path,
+    session: options.session,
+    fsync: options.fsync,
+    fsyncIntervalMs: options.fsyncIntervalMs,
+    maxBytes: options.maxBytes,
+    maxFiles: options.maxFiles,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const decided = new Set<string>();
+  const rawArgs = new Map<string, unknown>();
+
+  return {
+    writer,
+    session: options.session,
+    async decision(event) {
+      decided.add(event.toolCallId);
+      await writer.append(describeDecision(event, options.redactor));
+    },
+    async result(event) {
+      // Partials never reach observe; the guard keeps one record per result even if that changes.
+      if (event.partial) return;
+      const withArgs = !decided.delete(event.toolCallId);
+      const raw = rawArgs.get(event.toolCallId);
+      rawArgs.delete(event.toolCallId);
+      await writer.append(
+        describeResult(event, options.redactor, { storeContent: options.storeContent, withArgs, ...(raw === undefined ? {} : { rawArgs: raw }) }),
+      );
+    },
+    event(event) {
+      if (event.type === 'tool_execution_start' && rawArgs.size < MAX_PENDING) rawArgs.set(event.toolCallId, event.args);
+    },
+    close: () => writer.close(),
+  };
+}

@@ -1,0 +1,163 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
+import { run, type IO } from '../src/index.js';
+
+function tempDir(): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+}
+
+/** An in-process IO: buffers for output, a home of its own so nothing real is read or written. */
+function testIO(cwd: string, home: string): IO & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    readStdin: async () => '',
+    isTTY: false,
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.state') },
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+async function writeLog(path: string, n: number, options: { maxBytes?: number } = {}): Promise<void> {
+  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: options.maxBytes ?? 1 << 20, maxFiles: 50 });
+  for (let i = 0; i < n; i++) {
+    await w.append({ type: 'result', toolCallId: `c${i}`, tool: 'echo', outcome: 'ok', isError: false, durationMs: 1.5, resultBytes: 2, resultSha256: lineHash(String(i)) });
+  }
+  await w.close();
+}
+
+describe('airlock audit verify', () => {
+  it('exit 0 and "intact" for an untouched log; --json gives the report', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 4);
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', 'audit.jsonl'], io)).toBe(0);
+    expect(io.out()).toMatch(/^intact: 4 records in .*audit\.jsonl; chain from genesis, head [0-9a-f]{64}\n$/);
+    const json = testIO(dir, dir);
+    expect(await run(['--json', 'audit', 'verify', path], json)).toBe(0);
+    expect(JSON.parse(json.out())).toMatchObject({ ok: true, records: 4, anchor: 'genesis' });
+  });
+
+  it('exit 1 with the first broken link: kind, line and what happened', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 5);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines.splice(2, 1);
+    writeFileSync(path, lines.join('\n'));
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', path], io)).toBe(1);
+    expect(io.out()).toContain(`BROKEN (deleted) at line 3 of ${path}`);
+    expect(io.out()).toContain('seq 2');
+    const json = testIO(dir, dir);
+    expect(await run(['--json', 'audit', 'verify', path], json)).toBe(1);
+    expect(JSON.parse(json.out())).toMatchObject({ ok: false, broken: { kind: 'deleted', line: 3, file: path } });
+  });
+
+  it('exit 1 for a torn last line', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 2);
+    appendFileSync(path, '{"v":1,"se');
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', path], io)).toBe(1);
+    expect(io.out()).toContain('BROKEN (torn) at line 3');
+  });
+
+  it('a folder: every rotated file in order', async () => {
+    const dir = tempDir();
+    await writeLog(join(dir, 'audit.jsonl'), 20, { maxBytes: 600 });
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', dir], io)).toBe(0);
+    expect(io.out()).toMatch(/^intact: 20 records in \d+ files \(.*audit\.1\.jsonl, .*audit\.jsonl\)/);
+  });
+
+  it('exit 2 when there is nothing to verify, with a next step', async () => {
+    const dir = tempDir();
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', 'nope.jsonl'], io)).toBe(2);
+    expect(io.err()).toContain(`airlock: No audit log at ${join(dir, 'nope.jsonl')}.`);
+    expect(await run(['audit', 'verify', 'a', 'b'], testIO(dir, dir))).toBe(2);
+    expect(await run(['audit', 'frobnicate'], testIO(dir, dir))).toBe(2);
+  });
+});
+
+describe('airlock audit tail', () => {
+  it('the last N records, one line each; --json prints the stored lines exactly', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 30, { maxBytes: 1500 });
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'tail', path, '-n', '3'], io)).toBe(0);
+    const shown = io.out().trimEnd().split('\n');
+    expect(shown).toHaveLength(3);
+    expect(shown[0]).toMatch(/^#27 \S+ result {3}echo c27 ok 1\.5 ms 2 B sha256 [0-9a-f]{12}$/);
+    expect(shown[2]).toMatch(/^#29 /);
+    const json = testIO(dir, dir);
+    expect(await run(['--json', 'audit', 'tail', path, '-n', '40'], json)).toBe(0);
+    // Reaches back through the rotated files, oldest first.
+    expect(json.out().trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(await run(['audit', 'tail', path, '-n', '0'], testIO(dir, dir))).toBe(2);
+  });
+
+  it('without a file: this project\'s log in the state folder; a settings "path" option wins', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    await writeLog(defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home }), 2);
+    const io = testIO(project, home);
+    expect(await run(['audit', 'tail'], io)).toBe(0);
+    expect(io.out().trimEnd().split('\n')).toHaveLength(2);
+    expect(await run(['audit', 'verify'], testIO(project, home))).toBe(0);
+
+    mkdirSync(join(project, 'logs'));
+    await writeLog(join(project, 'logs', 'mine.jsonl'), 1);
+    writeFileSync(join(project, '.airlockrc.json'), JSON.stringify({ extensions: [{ name: '@airlock/audit-log', options: { path: 'logs/mine.jsonl' } }] }));
+    const configured = testIO(project, home);
+    expect(await run(['audit', 'tail'], configured)).toBe(0);
+    expect(configured.out().trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('exit 2 when the project has no log yet', async () => {
+    const home = tempDir();
+    const io = testIO(tempDir(), home);
+    expect(await run(['audit', 'tail'], io)).toBe(2);
+    expect(io.err()).toMatch(/No audit log at .*\.state\/airlock\/audit\/.*audit\.jsonl\.\nNo tool call has been logged/);
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('a default run writes its audit records outside the project', () => {
+  it('airlock call: two records in the state folder, nothing new in the project; verify passes', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    writeFileSync(join(project, 'a.txt'), 'hello\n');
+    const io = testIO(project, home);
+    // The extension finds its default folder from the process environment (the host hands
+    // extensions no env), so the test points the process at the throw-away home too.
+    vi.stubEnv('HOME', home);
+    vi.stubEnv('XDG_STATE_HOME', join(home, '.state'));
+    const code = await run(['call', 'read', '{"path":"a.txt"}'], io);
+    expect(io.err()).not.toContain('audit-log');
+    expect(code).toBe(0);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(project)).toEqual(['a.txt']);
+    const log = defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home });
+    const records = readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; tool: string });
+    expect(records.map((r) => [r.type, r.tool])).toEqual([
+      ['decision', 'read'],
+      ['result', 'read'],
+    ]);
+    expect(await run(['audit', 'verify'], testIO(project, home))).toBe(0);
+  });
+});
