@@ -3,6 +3,7 @@ import { registerAudit } from './commands/audit.js';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
+import { registerPolicy } from './commands/policy.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
@@ -105,6 +106,7 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
 
   registerAudit(program, io, done);
+  registerPolicy(program, io, done);
 
   return program;
 }

@@ -1,0 +1,127 @@
+/**
+ * Glob → RegExp for the four things rules match: paths, commands, hosts and tool names. Each
+ * dialect is small and anchored at both ends, so a pattern never matches "somewhere inside".
+ */
+
+// "/" needs no escape in a RegExp built from a string, and keeping it bare lets "a/**" find its slash.
+const SPECIAL = /[.*+?^${}()|[\]\\]/g;
+
+function escape(text: string): string {
+  return text.replace(SPECIAL, '\\$&');
+}
+
+/** A problem in a pattern, said so the rule's author can fix it. */
+export class GlobError extends Error {}
+
+/**
+ * A path glob: `**` crosses folders, `*` and `?` stay inside one name (and match a leading dot:
+ * a deny on `*.pem` must cover `.secret.pem`), `[a-z]` is a class, `{a,b}` alternatives, `\x` a
+ * literal. A trailing `/**` also matches the folder itself, so `~/.ssh/**` covers listing `~/.ssh`.
+ *
+ * @example pathGlob('/home/u/**\/.env').test('/home/u/a/b/.env') // true
+ */
+export function pathGlob(pattern: string, fold: boolean): RegExp {
+  let out = '';
+  let i = 0;
+  let braces = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      const slashBefore = i === 0 || pattern[i - 1] === '/';
+      const slashAfter = pattern[i + 2] === '/';
+      const atEnd = i + 2 === pattern.length;
+      if (!slashBefore || !(slashAfter || atEnd)) throw new GlobError(`"**" must be a whole path segment (as in "a/**/b" or "a/**"), not part of a name: ${pattern}`);
+      if (slashAfter) {
+        out += '(?:[^/]*/)*'; // zero or more whole folders
+        i += 3;
+      } else {
+        // "a/**": everything below a; the "/" already emitted is made optional so "a" itself matches.
+        if (out.endsWith('/')) out = `${out.slice(0, -1)}(?:/.*)?`;
+        else out += '.*';
+        i += 2;
+      }
+      continue;
+    }
+    if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end === -1) throw new GlobError(`"[" opens a character class that is never closed: ${pattern}`);
+      let body = pattern.slice(i + 1, end);
+      const negate = body.startsWith('!') || body.startsWith('^');
+      if (negate) body = body.slice(1);
+      out += `[${negate ? '^/' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      i = end + 1;
+      continue;
+    } else if (c === '{') {
+      braces++;
+      out += '(?:';
+    } else if (c === '}' && braces > 0) {
+      braces--;
+      out += ')';
+    } else if (c === ',' && braces > 0) out += '|';
+    else if (c === '\\') {
+      const next = pattern[i + 1];
+      if (next === undefined) throw new GlobError(`the pattern ends in a lone "\\": ${pattern}`);
+      out += escape(next);
+      i += 2;
+      continue;
+    } else out += escape(c);
+    i++;
+  }
+  if (braces > 0) throw new GlobError(`"{" opens alternatives that are never closed: ${pattern}`);
+  return new RegExp(`^${out}$`, fold ? 'iu' : 'u');
+}
+
+/**
+ * A command glob over a simple command's words joined by single spaces: `*` is any run of
+ * characters (spaces included); a trailing ` *` is a word-boundary prefix (`git push *` matches
+ * `git push` and `git push origin`, not `git pushy`); a trailing `*` is a plain prefix.
+ *
+ * @example commandGlob('git push *').test('git push origin main') // true
+ */
+export function commandGlob(pattern: string): RegExp {
+  const text = normalizeCommand(pattern);
+  if (text === '') throw new GlobError('the command pattern is empty; write e.g. "bash(npm test*)", or just "bash" for every command');
+  const wordPrefix = text.endsWith(' *');
+  const body = wordPrefix ? text.slice(0, -2) : text;
+  const source = body
+    .split('*')
+    .map((part) => escape(part))
+    .join('.*');
+  return new RegExp(`^${source}${wordPrefix ? '(?: .*)?' : ''}$`, 'su');
+}
+
+/** Whitespace runs become one space, so `git  push` and `git push` compare equal. */
+export function normalizeCommand(text: string): string {
+  return text.trim().replace(/\s+/g, ' ').normalize('NFC');
+}
+
+/**
+ * A host glob, case-insensitive: `*` stays inside one label, a leading `*.` covers any number
+ * of subdomains (not the bare domain), and `*` alone is every host. `domain:` may prefix it.
+ *
+ * @example hostGlob('*.example.com').test('a.b.example.com') // true
+ */
+export function hostGlob(pattern: string): RegExp {
+  const text = pattern.startsWith('domain:') ? pattern.slice('domain:'.length) : pattern;
+  if (text === '') throw new GlobError('the host pattern is empty; write e.g. "net(*.example.com)" or "net(*)"');
+  if (text === '*') return /^.+$/su;
+  const sub = text.startsWith('*.');
+  const rest = sub ? text.slice(2) : text;
+  const source = rest
+    .split('*')
+    .map((part) => escape(part))
+    .join('[^.]*');
+  return new RegExp(`^${sub ? '(?:[^.]+\\.)+' : ''}${source}\\.?$`, 'iu');
+}
+
+/** A tool-name glob: `*` is any run of characters (`mcp:*`, `mcp:github/*`). */
+export function toolGlob(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`, 'su');
+}
+
+/** Whether a path glob has wildcards at all (a literal path can be compared directly). */
+export function hasGlobMeta(text: string): boolean {
+  return /[*?[{]/.test(text);
+}

@@ -1,0 +1,55 @@
+import type { Extension } from '@airlock/kernel';
+import { checkExamples } from './examples.js';
+import { OptionsSchema } from './options.js';
+import { createPolicy, type ShellAnalyzer } from './policy.js';
+import { rulesFromSettings } from './settings.js';
+
+/**
+ * The path-policy extension: one authorize handler that votes on every call from the settings'
+ * `permissions` rules and the defaults. Rules compile once here; a malformed rule or a failing
+ * inline example throws, and the host then blocks every tool (a policy that half-loaded would
+ * fail open).
+ */
+const extension = {
+  name: 'path-policy',
+  options: OptionsSchema,
+  async setup(api, options) {
+    const policy = createPolicy({
+      rules: rulesFromSettings(api.settings),
+      ...(options.roots === undefined ? {} : { roots: options.roots }),
+      cwd: api.cwd,
+      defaultEffect: options.defaultEffect,
+      maxCommandLength: options.maxCommandLength,
+      extraSecrets: options.extraSecrets,
+      loadShell,
+    });
+    const failures = await checkExamples(policy);
+    if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'));
+
+    api.on(
+      'tool_call',
+      async (event) => {
+        const d = await policy.decide({ tool: event.toolName, args: event.args, resources: event.resources, cwd: api.cwd });
+        return { effect: d.effect, reason: d.reason, rule: d.rule };
+      },
+      { name: 'path-policy/rules', phase: 'authorize' },
+    );
+  },
+} satisfies Extension<typeof OptionsSchema>;
+
+/** The parser (tree-sitter, WASM) loads on the first command only; a load failure fails that call closed. */
+export async function loadShell(): Promise<ShellAnalyzer> {
+  const mod = await import('@airlock/shell-analysis');
+  return mod.analyzeShell;
+}
+
+export default extension;
+export { createPolicy, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type DerivedResource, type ShellAnalyzer } from './policy.js';
+export { checkExamples, exampleCall, type ExampleFailure } from './examples.js';
+export { rulesFromSettings } from './settings.js';
+export { OptionsSchema, DEFAULT_EFFECT, type Options, type DefaultEffect } from './options.js';
+export { RuleError } from './rules/compile.js';
+export type { RuleEntry, RuleInput } from './rules/types.js';
+export type { Finding, MatchedRule } from './items.js';
+export { SECRET_PATTERNS } from './secrets.js';
+export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

@@ -1,0 +1,67 @@
+import type { Effect } from '@airlock/kernel';
+
+/**
+ * One thing a call touches, in the form the policy judges it. A call becomes a list of items:
+ * the call itself, each file (with every spelling of it), each simple command, each host.
+ */
+export type Item =
+  | { type: 'tool' }
+  | { type: 'fs'; kind: 'fs.read' | 'fs.write'; given: string; paths: string[]; from: ItemOrigin }
+  | { type: 'arg-path'; given: string; paths: string[] }
+  | { type: 'exec'; command: Command; from: ItemOrigin }
+  | { type: 'net'; host: string }
+  /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
+  | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
+
+/** Where an item came from: the tool's declared resources, its arguments, or a parsed command. */
+export type ItemOrigin = 'resource' | 'args' | 'shell';
+
+/** A simple command as rules see it. */
+export interface Command {
+  /** The words joined by single spaces, as written (argv[0] keeps its path). */
+  words: string;
+  /** The same with a placeholder for each word only known at run time: what allow rules match. */
+  wordsForAllow: string;
+  /** More spellings a deny or ask rule is tried on: the source text, argv[0] as a bare name. */
+  alsoForDeny: string[];
+  argv0: string;
+  name: string;
+  dynamic: boolean;
+  wrappers: string[];
+  unknownArgs: boolean;
+}
+
+/** The verdict on one item. */
+export interface Finding {
+  subject: string;
+  effect: Effect;
+  /** A rule id or surface, or `default:<name>`. */
+  rule: string;
+  reason: string;
+  matched: MatchedRule[];
+}
+
+/** A rule that matched some item of the call (whether or not it decided). */
+export interface MatchedRule {
+  rule: string;
+  surface: string;
+  effect: Effect;
+  layer?: string;
+  file?: string;
+  reason?: string;
+  subject: string;
+}
+
+const RANK: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** deny > ask > allow. */
+export function stricter(a: Effect, b: Effect): boolean {
+  return RANK[a] > RANK[b];
+}
+
+/** The first strictest finding (deny > ask > allow); undefined for none. */
+export function strictest<T extends { effect: Effect }>(list: readonly T[]): T | undefined {
+  let best: T | undefined;
+  for (const x of list) if (best === undefined || stricter(x.effect, best.effect)) best = x;
+  return best;
+}

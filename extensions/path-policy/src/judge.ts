@@ -1,0 +1,189 @@
+import type { Effect } from '@airlock/kernel';
+import { strictest, type Command, type Finding, type Item, type ItemOrigin, type MatchedRule } from './items.js';
+import type { DefaultEffect } from './options.js';
+import type { PathSpace } from './paths/space.js';
+import type { CompiledRule, PathPattern } from './rules/types.js';
+import { DEVICE_PATHS, NOT_SECRET_NAMES } from './secrets.js';
+
+/** What judging needs besides the item: the rules, the defaults and how paths compare. */
+export interface JudgeContext {
+  tool: string;
+  rules: readonly CompiledRule[];
+  defaults: DefaultEffect;
+  space: PathSpace;
+  secrets: readonly PathPattern[];
+}
+
+/**
+ * The verdict on one item: the strictest deny/ask rule that matches it; else an allow rule that
+ * matches it; else the default for its kind. A file is judged under each of its spellings
+ * (link, hops, target) and the strictest wins, so an allow must cover all of them.
+ */
+export function judge(item: Item, ctx: JudgeContext): Finding {
+  switch (item.type) {
+    case 'fixed':
+      return { subject: item.subject, effect: item.effect, rule: item.rule, reason: item.reason, matched: [] };
+    case 'tool':
+      return byRules(`tool ${ctx.tool}`, ctx.rules.filter((r) => r.matcher.type === 'tool' && r.matcher.tool.test(ctx.tool)), () => ({
+        effect: 'allow',
+        rule: 'default:tool',
+        reason: `no rule names the tool ${ctx.tool}`,
+      }));
+    case 'net':
+      return byRules(`net ${item.host}`, ctx.rules.filter((r) => r.matcher.type === 'net' && r.matcher.host.test(item.host)), () => ({
+        effect: ctx.defaults.net,
+        rule: 'default:net',
+        reason: `a connection to ${item.host}, which no rule covers`,
+      }));
+    case 'exec':
+      return judgeCommand(item.command, item.from, ctx);
+    case 'arg-path': {
+      const findings = item.paths.map((path) =>
+        byRules(`${ctx.tool} ${path}`, ctx.rules.filter((r) => r.matcher.type === 'tool-path' && r.matcher.tool.test(ctx.tool) && ctx.space.matches(r.matcher.path, path, r.effect)), () => ({
+          effect: 'allow',
+          rule: 'default:tool',
+          reason: `no rule covers ${ctx.tool} on ${path}`,
+        })),
+      );
+      return merge(findings, `${ctx.tool} ${item.given}`);
+    }
+    case 'fs':
+      return merge(
+        item.paths.map((path) => judgePath(item.kind, path, item.from, ctx)),
+        `${item.kind} ${item.given}`,
+      );
+  }
+}
+
+function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin, ctx: JudgeContext): Finding {
+  const subject = `${kind} ${path}`;
+  if (DEVICE_PATHS.includes(path)) return { subject, effect: 'allow', rule: 'default:device', reason: `${path} is a device, not a file`, matched: [] };
+  const applies = (r: CompiledRule): boolean => {
+    const m = r.matcher;
+    if (m.type === 'fs') return (m.kind === kind || (m.kind === 'fs.read' && r.effect === 'deny')) && ctx.space.matches(m.path, path, r.effect);
+    // Tool(path) rules are about the tool's own file argument and resources, not files inside a bash command.
+    if (m.type === 'tool-path') return from !== 'shell' && m.tool.test(ctx.tool) && ctx.space.matches(m.path, path, r.effect);
+    return false;
+  };
+  return byRules(subject, ctx.rules.filter(applies), () => defaultForPath(kind, path, ctx));
+}
+
+function defaultForPath(kind: 'fs.read' | 'fs.write', path: string, ctx: JudgeContext): Omit<Finding, 'subject' | 'matched'> {
+  const verb = kind === 'fs.read' ? 'reading' : 'writing';
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const secret = !NOT_SECRET_NAMES.includes(name) && ctx.secrets.some((p) => ctx.space.matches(p, path, 'deny'));
+  if (secret) {
+    const effect = kind === 'fs.read' ? ctx.defaults.secretRead : ctx.defaults.secretWrite;
+    return {
+      effect,
+      rule: kind === 'fs.read' ? 'default:secret-read' : 'default:secret-write',
+      reason:
+        `${verb} ${path}: it is a well-known secret file` +
+        (effect === 'allow' ? '' : `. If this call really needs it, add an allow rule for exactly this file, e.g. "${kind}(//${path.slice(1)})".`),
+    };
+  }
+  const inside = ctx.space.insideRoots(path);
+  const key = `${kind === 'fs.read' ? 'read' : 'write'}${inside ? 'Inside' : 'Outside'}Roots` as const;
+  const effect = ctx.defaults[key];
+  return {
+    effect,
+    rule: `default:${kind === 'fs.read' ? 'read' : 'write'}-${inside ? 'inside' : 'outside'}-roots`,
+    reason: inside
+      ? `${verb} ${path}, inside the workspace`
+      : `${verb} ${path}, outside the workspace roots (${ctx.space.roots.join(', ')})` +
+        (effect === 'allow' ? '' : `; to allow it without asking, add a rule such as "${kind}(//${dirOf(path).slice(1)}/**)" or add a root.`),
+  };
+}
+
+function judgeCommand(command: Command, from: ItemOrigin, ctx: JudgeContext): Finding {
+  const subject = `exec ${command.words}`;
+  const restrictive = (text: string) =>
+    ctx.rules.filter((r) => r.effect !== 'allow' && commandRule(r, from, ctx.tool) !== undefined && commandRule(r, from, ctx.tool)!.test(text));
+  const matched = new Set<CompiledRule>();
+  for (const text of [command.words, ...command.alsoForDeny]) for (const r of restrictive(text)) matched.add(r);
+  for (const r of ctx.rules) {
+    const re = r.effect === 'allow' ? commandRule(r, from, ctx.tool) : undefined;
+    if (re?.test(command.wordsForAllow)) matched.add(r);
+  }
+  return byRules(subject, [...matched], () => {
+    if (command.wrappers.some((w) => /^(sudo|doas|su|pkexec|run0)\b/.test(w))) {
+      return { effect: 'ask', rule: 'default:privileged', reason: `${command.words} runs with raised privileges (${command.wrappers.join(' ')})` };
+    }
+    if (command.unknownArgs) {
+      return { effect: 'ask', rule: 'default:runtime-arguments', reason: `${command.words} gets more arguments only when it runs (xargs, find -exec … +), so its files cannot be judged` };
+    }
+    if (command.dynamic) {
+      const risky = ctx.rules.find((r) => r.effect !== 'allow' && firstWordMatches(r, command, from, ctx.tool));
+      if (risky) {
+        return {
+          effect: 'ask',
+          rule: 'default:dynamic-arguments',
+          reason: `${command.words} has arguments only known when it runs, and the ${risky.effect} rule ${risky.surface} may match them`,
+        };
+      }
+    }
+    return { effect: ctx.defaults.exec, rule: 'default:exec', reason: `running ${command.words}` };
+  });
+}
+
+/** The command pattern a rule applies to commands with, if it is a command rule for this call. */
+function commandRule(r: CompiledRule, from: string, tool: string): RegExp | undefined {
+  const m = r.matcher;
+  if (m.type === 'exec') return m.command;
+  // bash(…) rules judge the commands of the bash tool's own command line.
+  if (m.type === 'tool-command' && m.tool.test(tool) && (from === 'shell' || from === 'resource')) return m.command;
+  return undefined;
+}
+
+function firstWordMatches(r: CompiledRule, command: Command, from: string, tool: string): boolean {
+  const m = r.matcher;
+  const spec = m.type === 'exec' || m.type === 'tool-command' ? m.spec : undefined;
+  if (spec === undefined || commandRule(r, from, tool) === undefined) return false;
+  const first = spec.trim().split(/\s+/)[0] ?? '';
+  const re = new RegExp(`^${first.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`, 'su');
+  return re.test(command.argv0) || re.test(command.name);
+}
+
+/** deny/ask rules first (strictest wins), then allow rules, then the default. */
+function byRules(subject: string, matching: readonly CompiledRule[], fallback: () => { effect: Effect; rule: string; reason: string }): Finding {
+  const matched = matching.map((r) => describe(r, subject));
+  const restrictive = strictest(matching.filter((r) => r.effect !== 'allow'));
+  const decider = restrictive ?? matching.find((r) => r.effect === 'allow');
+  if (decider !== undefined) {
+    const from = decider.file ? ` (${decider.layer ?? 'settings'} settings: ${decider.file})` : decider.layer ? ` (${decider.layer} settings)` : '';
+    return {
+      subject,
+      effect: decider.effect,
+      rule: decider.id,
+      reason: `${subject}: ${decider.reason ?? `matches the ${decider.effect} rule ${decider.surface}`}${from}`,
+      matched,
+    };
+  }
+  const d = fallback();
+  return { subject, ...d, matched };
+}
+
+function describe(r: CompiledRule, subject: string): MatchedRule {
+  return {
+    rule: r.id,
+    surface: r.surface,
+    effect: r.effect,
+    ...(r.layer === undefined ? {} : { layer: r.layer }),
+    ...(r.file === undefined ? {} : { file: r.file }),
+    ...(r.reason === undefined ? {} : { reason: r.reason }),
+    subject,
+  };
+}
+
+/** One finding for several spellings of a thing: the strictest, with every matched rule. */
+function merge(findings: readonly Finding[], subject: string): Finding {
+  const worst = strictest(findings);
+  if (worst === undefined) return { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: nothing to judge`, matched: [] };
+  const matched = findings.flatMap((f) => f.matched);
+  return { ...worst, matched: matched.filter((m, i) => matched.findIndex((x) => x.rule === m.rule && x.subject === m.subject) === i) };
+}
+
+function dirOf(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut <= 0 ? '/' : path.slice(0, cut);
+}

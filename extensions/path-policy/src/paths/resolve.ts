@@ -1,0 +1,136 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { PathError, resolveToolPath } from '@airlock/tool-common';
+
+/** Symlink hops followed before a path counts as a loop (Linux's own limit is 40). */
+const MAX_HOPS = 40;
+
+/**
+ * Every spelling of one file a policy must judge: the path as the model wrote it (resolved like
+ * the tools resolve it), each symlink it passes through, and the real file. A deny on any of
+ * them denies; an allow must cover all of them.
+ */
+export type Canonical = { ok: true; given: string; paths: string[] } | { ok: false; given: string; reason: string };
+
+/**
+ * @example canonicalPaths('~/link', '/work', '/home/u') // { ok: true, paths: ['/home/u/link', '/etc/passwd'] }
+ */
+export function canonicalPaths(raw: string, cwd: string, home: string): Canonical {
+  if (raw.includes('\0')) return { ok: false, given: raw, reason: 'the path contains a NUL byte, which no file name can hold' };
+  let lexical: string;
+  try {
+    lexical = resolveToolPath(raw, cwd, home);
+  } catch (error) {
+    if (error instanceof PathError) return { ok: false, given: raw, reason: error.message };
+    throw error;
+  }
+  const paths = new Set<string>([lexical]);
+  try {
+    // The kernel resolves ".." after symlinks (physically), not as text: follow the path as written.
+    const written = expandHome(raw.startsWith('@') ? raw.slice(1) : raw, home);
+    const physical = isAbsolute(written) ? written : `${cwd.replace(/\/+$/, '')}/${written}`;
+    for (const start of [lexical, physical]) {
+      for (const hop of linkHops(start)) paths.add(hop);
+      paths.add(realTarget(start, 0, paths));
+    }
+    for (const variant of spellingVariants(lexical)) {
+      paths.add(variant);
+      paths.add(realTarget(variant, 0, paths));
+    }
+  } catch (error) {
+    if (error instanceof Unresolvable) return { ok: false, given: raw, reason: error.message };
+    throw error;
+  }
+  return { ok: true, given: raw, paths: [...paths].map((p) => p.normalize('NFC')).filter((p, i, all) => all.indexOf(p) === i) };
+}
+
+class Unresolvable extends Error {}
+
+/**
+ * Errors that end resolution without making the path unsafe: it does not exist (yet), or a
+ * folder on the way cannot be searched. The tool runs as the same user, so it cannot pass that
+ * folder either: the path is judged as written under its nearest readable parent, and the tool
+ * itself reports "permission denied". Loops and anything else are unresolvable: deny.
+ */
+const PASSABLE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM']);
+
+function expandHome(path: string, home: string): string {
+  if (path === '~') return home;
+  return path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
+}
+
+/**
+ * The real path of a file that may not exist yet: the real path of its nearest existing parent
+ * joined with the rest, following dangling links (a write through one creates its target).
+ * Any error other than "does not exist" (a loop, no permission) makes the path unresolvable.
+ */
+function realTarget(path: string, hops: number, seen: Set<string>): string {
+  try {
+    return realpathSync.native(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!PASSABLE.has(code ?? '')) throw unresolvable(path, code);
+  }
+  const link = readLinkIfAny(path);
+  if (link !== undefined) {
+    if (hops >= MAX_HOPS) throw new Unresolvable(`symlinks starting at ${path} go round in a loop (more than ${MAX_HOPS} hops)`);
+    const target = isAbsolute(link) ? link : `${dirname(path)}/${link}`;
+    seen.add(resolve(target));
+    return realTarget(target, hops + 1, seen);
+  }
+  const cut = path.replace(/\/+$/, '').lastIndexOf('/');
+  if (cut <= 0) return resolve(path);
+  const parent = path.slice(0, cut);
+  const name = path.slice(cut + 1);
+  return resolve(realTarget(parent, hops, seen), name);
+}
+
+/** The links a path passes through as its last component is followed (a → b → c gives b, c). */
+function linkHops(path: string): string[] {
+  const hops: string[] = [];
+  let current = path;
+  for (let i = 0; i < MAX_HOPS; i++) {
+    const link = readLinkIfAny(current);
+    if (link === undefined) return hops;
+    current = resolve(dirname(current), link);
+    hops.push(current);
+  }
+  throw new Unresolvable(`symlinks starting at ${path} go round in a loop (more than ${MAX_HOPS} hops)`);
+}
+
+function readLinkIfAny(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    return readlinkSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (PASSABLE.has(code ?? '')) return undefined;
+    throw unresolvable(path, code);
+  }
+}
+
+function unresolvable(path: string, code: string | undefined): Unresolvable {
+  if (code === 'ELOOP') return new Unresolvable(`symlinks at ${path} go round in a loop`);
+  if (code === 'EACCES' || code === 'EPERM') return new Unresolvable(`a folder on the way to ${path} cannot be read (permission denied), so where it leads is unknown`);
+  return new Unresolvable(`${path} cannot be resolved (${code ?? 'unknown error'})`);
+}
+
+/**
+ * The tools open an NFC, NFD or curly-apostrophe spelling when the given one does not exist
+ * (tool-common's resolveExistingPath): the policy judges whichever of those exist too.
+ */
+function spellingVariants(path: string): string[] {
+  if (exists(path)) return [];
+  const curly = path.replace(/'/g, '\u2019');
+  const all = [path.normalize('NFC'), path.normalize('NFD'), curly, curly.normalize('NFC'), curly.normalize('NFD')];
+  return [...new Set(all)].filter((p) => p !== path && exists(p));
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

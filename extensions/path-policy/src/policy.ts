@@ -1,0 +1,179 @@
+import { homedir } from 'node:os';
+import type { Effect, Resource } from '@airlock/kernel';
+import type { Analysis } from '@airlock/shell-analysis';
+import { judge, type JudgeContext } from './judge.js';
+import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
+import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
+import { createCaseProbe, type FoldProbe } from './paths/case-fold.js';
+import { canonicalPaths } from './paths/resolve.js';
+import { createPathSpace, type PathSpace } from './paths/space.js';
+import { compileRules, pathPattern, RuleError } from './rules/compile.js';
+import type { CompiledRule, RuleEntry } from './rules/types.js';
+import { SECRET_PATTERNS } from './secrets.js';
+import { shellItems } from './shell.js';
+
+/** Parses a command line; `@airlock/shell-analysis`'s analyzeShell, or a stand-in in tests. */
+export type ShellAnalyzer = (command: string, options?: { maxLength?: number; maxDepth?: number }) => Promise<Analysis>;
+
+export interface PolicyOptions {
+  /** Rules with their list (effect) and, when known, layer and file. Settings give allow rules only here. */
+  rules: readonly RuleEntry[];
+  /** Workspace roots: absolute paths (or relative to cwd; `~/` is home). Default: [cwd]. */
+  roots?: readonly string[];
+  /** The folder relative paths resolve against when a call does not say. */
+  cwd: string;
+  home?: string;
+  defaultEffect?: DefaultEffectInput;
+  maxCommandLength?: number;
+  extraSecrets?: readonly string[];
+  /** Whether a folder's filesystem folds case; default: probe it (cached per folder). */
+  caseFolding?: FoldProbe;
+  /** Loads the command parser, on the first call that runs a command: other calls never pay for it. */
+  loadShell: () => Promise<ShellAnalyzer>;
+}
+
+/** What a call looks like to the policy. */
+export interface PolicyCall {
+  tool: string;
+  args: Readonly<Record<string, unknown>>;
+  /** What the tool declared (its resources()). */
+  resources: readonly Resource[];
+  /** The folder the call runs in; default: the policy's cwd. */
+  cwd?: string;
+}
+
+/** A resource as the policy judged it, with every spelling of a file it compared. */
+export type DerivedResource =
+  | { kind: 'fs.read' | 'fs.write'; path: string; paths: string[]; from: 'resource' | 'args' | 'shell' }
+  | { kind: 'exec'; command: string; from: 'resource' | 'shell' }
+  | { kind: 'net'; host: string; from: 'resource' };
+
+export interface PolicyDecision {
+  effect: Effect;
+  reason: string;
+  /** The rule id or surface that decided, or `default:<name>`. */
+  rule: string;
+  /** Every rule that matched anything in the call, with its layer and file. */
+  matched: MatchedRule[];
+  /** One verdict per thing the call touches. */
+  findings: Finding[];
+  resources: DerivedResource[];
+  /** The parse of each command line in the call (bash, or any tool declaring exec). */
+  shell?: { command: string; analysis: Analysis }[];
+}
+
+export interface Policy {
+  readonly rules: readonly CompiledRule[];
+  readonly roots: readonly string[];
+  decide(call: PolicyCall): Promise<PolicyDecision>;
+}
+
+/** Built-in tools whose file argument is the file they read or write (default path '.' for listings). */
+const FILE_TOOLS: Readonly<Record<string, { kind: 'fs.read' | 'fs.write'; fallback?: string }>> = {
+  read: { kind: 'fs.read' },
+  grep: { kind: 'fs.read', fallback: '.' },
+  find: { kind: 'fs.read', fallback: '.' },
+  ls: { kind: 'fs.read', fallback: '.' },
+  write: { kind: 'fs.write' },
+  edit: { kind: 'fs.write' },
+};
+
+/**
+ * Compile rules once and return the decision function. Throws a RuleError naming the rule for a
+ * malformed one. Pure apart from looking at the filesystem (real paths, case probe, globs).
+ *
+ * @example
+ * const policy = createPolicy({ rules: [{ effect: 'deny', rule: 'bash(git push --force*)' }], cwd: '/work', loadShell });
+ * (await policy.decide({ tool: 'read', args: { path: '.env' }, resources: [] })).effect // 'deny'
+ */
+export function createPolicy(o: PolicyOptions): Policy {
+  const home = o.home ?? homedir();
+  const roots = (o.roots && o.roots.length > 0 ? o.roots : [o.cwd]).map((r) => {
+    const c = canonicalPaths(r, o.cwd, home);
+    if (!c.ok) throw new RuleError(`The workspace root ${JSON.stringify(r)} cannot be used: ${c.reason}.`);
+    return c.paths[0]!;
+  });
+  const space: PathSpace = createPathSpace({ roots, home, probe: o.caseFolding ?? createCaseProbe() });
+  const anchors = { roots: space.roots, home: space.home };
+  const rules = compileRules(o.rules, anchors);
+  const secrets = [...SECRET_PATTERNS, ...(o.extraSecrets ?? [])].map((p) => {
+    try {
+      return pathPattern(p, 'deny', anchors);
+    } catch (error) {
+      throw new RuleError(`The secret pattern ${JSON.stringify(p)} (built in, or from extraSecrets) is malformed: ${(error as Error).message}`);
+    }
+  });
+  const defaults: DefaultEffect = { ...DEFAULT_EFFECT, ...o.defaultEffect };
+  const maxLength = o.maxCommandLength ?? 10000;
+
+  let analyzer: Promise<ShellAnalyzer> | undefined;
+  const analyze = async (command: string): Promise<Analysis> => {
+    analyzer ??= o.loadShell();
+    return (await analyzer)(command, { maxLength });
+  };
+
+  return {
+    rules,
+    roots: space.roots,
+    async decide(call) {
+      const cwd = call.cwd ?? o.cwd;
+      const items: Item[] = [];
+      const resources: DerivedResource[] = [];
+      const shell: { command: string; analysis: Analysis }[] = [];
+      const file = (kind: 'fs.read' | 'fs.write', raw: string, from: 'resource' | 'args') => {
+        const c = canonicalPaths(raw, cwd, home);
+        if (!c.ok) {
+          items.push({ type: 'fixed', subject: `${kind} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` });
+          return;
+        }
+        items.push({ type: 'fs', kind, given: raw, paths: c.paths, from });
+        resources.push({ kind, path: raw, paths: c.paths, from });
+      };
+
+      // The tool's own file argument, as written: its resources() reports only the real file, so the
+      // link a model named (and every hop) would otherwise go unjudged.
+      const primary = typeof call.args.path === 'string' ? call.args.path : FILE_TOOLS[call.tool]?.fallback;
+      const known = FILE_TOOLS[call.tool];
+      if (primary !== undefined && known !== undefined) file(known.kind, primary, 'args');
+      else if (primary !== undefined) {
+        const c = canonicalPaths(primary, cwd, home);
+        items.push(c.ok ? { type: 'arg-path', given: primary, paths: c.paths } : { type: 'fixed', subject: `${call.tool} ${JSON.stringify(primary)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(primary)}: ${c.reason}` });
+      }
+
+      for (const r of call.resources) {
+        if (r.kind === 'fs.read' || r.kind === 'fs.write') file(r.kind, r.path, 'resource');
+        else if (r.kind === 'net') {
+          items.push({ type: 'net', host: r.host.toLowerCase() });
+          resources.push({ kind: 'net', host: r.host, from: 'resource' });
+        } else if (r.kind === 'exec') {
+          resources.push({ kind: 'exec', command: r.command, from: 'resource' });
+          const analysis = await analyze(r.command);
+          shell.push({ command: r.command, analysis });
+          const derived = shellItems(analysis, r.cwd ?? cwd, home);
+          items.push(...derived);
+          for (const d of derived) {
+            if (d.type === 'fs') resources.push({ kind: d.kind, path: d.given, paths: d.paths, from: 'shell' });
+            if (d.type === 'exec') resources.push({ kind: 'exec', command: d.command.words, from: 'shell' });
+          }
+        }
+      }
+
+      // The call as a whole goes last: among equal verdicts the first is reported, and a file or
+      // command says more than "no rule names the tool".
+      items.push({ type: 'tool' });
+      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets };
+      const findings = items.map((item) => judge(item, ctx));
+      const worst = strictest(findings)!;
+      const matched = findings.flatMap((f) => f.matched);
+      return {
+        effect: worst.effect,
+        reason: worst.reason,
+        rule: worst.rule,
+        matched: matched.filter((m, i) => matched.findIndex((x) => x.rule === m.rule && x.subject === m.subject) === i),
+        findings,
+        resources,
+        ...(shell.length > 0 ? { shell } : {}),
+      };
+    },
+  };
+}

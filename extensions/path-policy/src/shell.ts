@@ -1,0 +1,145 @@
+import { readdirSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
+import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
+import type { Command, Item } from './items.js';
+import { canonicalPaths } from './paths/resolve.js';
+import { SECRET_SAMPLE_NAMES } from './secrets.js';
+
+/** Stands for a word only known at run time; no literal in a rule matches it, `*` does. */
+const RUNTIME_WORD = '\u{F0000}';
+/** Entries of one folder a glob is tried against before the policy gives up and asks. */
+const MAX_GLOB_ENTRIES = 5000;
+const CD = new Set(['cd', 'pushd', 'popd']);
+
+/**
+ * The items a parsed command line touches: each simple command (nested ones included, the
+ * analysis lists them flat), the files it reads and writes (redirect targets included), and an
+ * ask for anything that cannot be judged statically.
+ */
+export function shellItems(analysis: Analysis, cwd: string, home: string): Item[] {
+  if (!analysis.ok) return [unparsed(analysis.reason)];
+  const items: Item[] = [];
+  let relative = false;
+  let changesDir = false;
+  for (const c of analysis.commands) {
+    for (const n of c.nested) if (!n.ok) items.push(unparsed(n.reason));
+    if (c.argv.length > 0) {
+      items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
+      if (CD.has(c.name)) changesDir = true;
+    }
+    type FileUse = [kind: 'fs.read' | 'fs.write', raw: string, dynamic: boolean];
+    const files: FileUse[] = [
+      ...c.reads.map((p): FileUse => ['fs.read', p, false]),
+      ...c.writes.map((p): FileUse => ['fs.write', p, false]),
+      ...c.dynamicReads.map((p): FileUse => ['fs.read', p, true]),
+      ...c.dynamicWrites.map((p): FileUse => ['fs.write', p, true]),
+    ];
+    for (const r of c.redirects) {
+      if (r.kind !== 'read' && r.kind !== 'write') continue;
+      const kind = r.kind === 'read' ? 'fs.read' : 'fs.write';
+      if (r.target === undefined) items.push(runtimePath(kind, `${r.op} (a target only known at run time)`));
+      else if (!files.some(([k, p]) => k === kind && p === r.target)) files.push([kind, r.target, false]);
+    }
+    for (const [kind, raw, dynamic] of files) {
+      if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
+      items.push(...fileItems(kind, raw, dynamic, cwd, home));
+    }
+  }
+  if (changesDir && relative) {
+    items.push({
+      type: 'fixed',
+      subject: 'cd',
+      effect: 'ask',
+      rule: 'default:cd-relative',
+      reason: 'the command changes folder (cd/pushd) and then uses relative paths, which cannot be judged against the folder they will really be in; use absolute paths',
+    });
+  }
+  return items;
+}
+
+function toCommand(c: SimpleCommand): Command {
+  const dynamic = c.dynamicArgs.length > 0;
+  const words = normalizeCommand(c.argv.join(' '));
+  const forAllow = normalizeCommand(c.argv.map((w, i) => (c.dynamicArgs.includes(i) ? RUNTIME_WORD : w)).join(' '));
+  const byName = c.name !== '' && c.name !== c.argv[0] ? [normalizeCommand([c.name, ...c.argv.slice(1)].join(' '))] : [];
+  return {
+    words,
+    wordsForAllow: forAllow,
+    alsoForDeny: [...new Set([normalizeCommand(c.text), ...byName])].filter((t) => t !== words),
+    argv0: c.argv[0] ?? '',
+    name: c.name,
+    dynamic,
+    wrappers: c.wrappers,
+    unknownArgs: c.unknownArgs,
+  };
+}
+
+function unparsed(reason: string): Item {
+  return {
+    type: 'fixed',
+    subject: 'bash',
+    effect: 'ask',
+    rule: 'default:unparsed-command',
+    reason: `the command could not be fully analysed (${reason}), so a person decides`,
+  };
+}
+
+function runtimePath(kind: 'fs.read' | 'fs.write', text: string): Item {
+  return {
+    type: 'fixed',
+    subject: `${kind} ${text}`,
+    effect: 'ask',
+    rule: 'default:runtime-path',
+    reason: `${kind === 'fs.read' ? 'reads' : 'writes'} ${text}: which file is only known when the command runs`,
+  };
+}
+
+/** A static path becomes one item; a glob the files it matches now (plus an ask if it could match a secret). */
+function fileItems(kind: 'fs.read' | 'fs.write', raw: string, dynamic: boolean, cwd: string, home: string): Item[] {
+  const asItem = (path: string): Item => {
+    const c = canonicalPaths(path, cwd, home);
+    return c.ok
+      ? { type: 'fs', kind, given: raw, paths: c.paths, from: 'shell' }
+      : { type: 'fixed', subject: `${kind} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` };
+  };
+  if (!dynamic) return [asItem(raw)];
+  if (/[$`]|<runtime-args>/.test(raw) || raw.startsWith('~') && !raw.startsWith('~/')) return [runtimePath(kind, raw)];
+  if (!hasGlobMeta(raw)) return [asItem(raw)];
+  const cut = raw.lastIndexOf('/');
+  const dir = cut === -1 ? '.' : raw.slice(0, cut) || '/';
+  const base = raw.slice(cut + 1);
+  if (hasGlobMeta(dir) || base === '') return [runtimePath(kind, raw)];
+  let re: RegExp;
+  try {
+    re = pathGlob(base, false);
+  } catch {
+    return [runtimePath(kind, raw)];
+  }
+  const items: Item[] = [];
+  // A glob that could name a secret file is never allowed outright, even if none exists now.
+  const sample = SECRET_SAMPLE_NAMES.find((name) => re.test(name) || pathGlob(base, true).test(name));
+  if (sample !== undefined) {
+    items.push({
+      type: 'fixed',
+      subject: `${kind} ${raw}`,
+      effect: 'ask',
+      rule: 'default:glob-could-match-secret',
+      reason: `the pattern ${raw} could match a secret file such as ${sample}; name the files instead`,
+    });
+  }
+  const folder = canonicalPaths(dir, cwd, home);
+  if (!folder.ok) return [...items, asItem(raw)];
+  let names: string[];
+  try {
+    names = readdirSync(folder.paths[folder.paths.length - 1]!);
+  } catch {
+    return [...items, asItem(raw)]; // No such folder: the shell passes the pattern on as written.
+  }
+  if (names.length > MAX_GLOB_ENTRIES) return [...items, runtimePath(kind, raw)];
+  // Dot files too: `shopt -s dotglob` earlier in the same script would make * match them.
+  const hits = names.filter((n) => re.test(n.normalize('NFC')));
+  if (hits.length === 0) return [...items, asItem(raw)];
+  const prefix = cut === -1 ? '' : `${raw.slice(0, cut)}/`;
+  return [...items, ...hits.map((n) => asItem(`${prefix}${n}`))];
+}

@@ -1,0 +1,140 @@
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run, type IO } from '../src/index.js';
+
+/** A project with a settings file of rules, and a home of its own (nothing real is read). */
+function project(permissions: object) {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-policy-')));
+  const dir = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'KEY');
+  writeFileSync(join(dir, 'README.md'), '# hi\n');
+  writeFileSync(join(dir, '.env'), 'TOKEN=1\n');
+  symlinkSync(join(dir, '.env'), join(dir, 'notes.txt'));
+  const settings = join(dir, 'airlock.json');
+  writeFileSync(settings, JSON.stringify({ permissions }));
+  return { dir, home, settings };
+}
+
+function testIO(cwd: string, home: string): IO & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    readStdin: async () => '',
+    isTTY: false,
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.state') },
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('airlock policy explain', () => {
+  it('names the matched rule with its layer and file, the resources and the decision', async () => {
+    const p = project({ deny: [{ match: 'fs.read(/README.md)', id: 'no-readme', reason: 'private' }] });
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'read', '{"path":"README.md"}'], io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain(`fs.read README.md  [args]`);
+    expect(out).toMatch(/deny\s+fs\.read\(\/README\.md\) \(id no-readme\)\s+\[project: .*airlock\.json\]/);
+    expect(out).toContain('decision: deny (no-readme)');
+  });
+
+  it('follows a symlink through the real tool: the link and its target (.env) are both judged', async () => {
+    const p = project({});
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, '--json', 'policy', 'explain', 'read', '{"path":"notes.txt"}'], io)).toBe(0);
+    const report = JSON.parse(io.out()) as { effect: string; rule: string; resources: { kind: string; path: string; from: string }[] };
+    expect(report.effect).toBe('deny');
+    expect(report.rule).toBe('default:secret-read');
+    // The read tool's own resources() reported the real file.
+    expect(report.resources).toContainEqual(expect.objectContaining({ kind: 'fs.read', path: join(p.dir, '.env'), from: 'resource' }));
+  });
+
+  it('shows the shell parse of a bash command and denies a secret read inside it', async () => {
+    const p = project({ ask: ['bash(git push *)'] });
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'bash', '{"command":"git push origin && cat ~/.ssh/id_rsa"}'], io)).toBe(0);
+    expect(io.out()).toContain('shell parse:');
+    expect(io.out()).toContain('["git","push","origin"]');
+    expect(io.out()).toMatch(/ask\s+bash\(git push \*\)/);
+    expect(io.out()).toContain('decision: deny (default:secret-read)');
+  });
+
+  it('says when the arguments do not fit the tool, and when there is no such tool', async () => {
+    const p = project({});
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'read', '{"nope":1}'], io)).toBe(0);
+    expect(io.out()).toContain('the kernel would answer invalid');
+    const io2 = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'nosuchtool', '{}'], io2)).toBe(0);
+    expect(io2.out()).toContain('no tool "nosuchtool" is registered');
+  });
+
+  it('bad JSON is a usage error (exit 2)', async () => {
+    const p = project({});
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'read', '{oops'], io)).toBe(2);
+    expect(io.err()).toContain('not valid JSON');
+  });
+});
+
+describe('airlock policy test', () => {
+  it('exit 0 when every inline example holds', async () => {
+    const p = project({ deny: [{ match: 'bash(git push --force*)', examples: { match: ['bash(git push --force origin)'], notMatch: ['bash(git push origin)'] } }] });
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test'], io)).toBe(0);
+    expect(io.out()).toContain('1 rules, 1 with examples, 0 failing');
+  });
+
+  it('exit 1 naming the rule and the example that fails', async () => {
+    const p = project({ deny: [{ match: 'fs.read(**/.env)', id: 'env', examples: { match: ['read(config/.env)'], notMatch: ['read(.env)'] } }] });
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test'], io)).toBe(1);
+    expect(io.out()).toContain('FAIL The rule "fs.read(**/.env)" (id env)');
+    expect(io.out()).toContain('should not match its example "read(.env)"');
+  });
+
+  it('a malformed rule fails the test (exit 1) with a message naming it and its list', async () => {
+    const p = project({ deny: ['fs.read(.env)', 'fs.read(src/**x)'] });
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test'], io)).toBe(1);
+    expect(io.err()).toMatch(/The rule "fs\.read\(src\/\*\*x\)" in permissions\.deny\[1\] \(project: .*airlock\.json\) is malformed: "\*\*" must be a whole path segment/);
+  });
+
+  it('replays recorded calls of every shape and reports what changed; --strict makes a change exit 1', async () => {
+    const p = project({ deny: ['fs.read(/README.md)'] });
+    const calls = join(p.dir, 'calls.jsonl');
+    writeFileSync(
+      calls,
+      [
+        JSON.stringify({ name: 'read', arguments: { path: 'README.md' } }),
+        JSON.stringify({ id: 'c2', name: 'read', arguments: JSON.stringify({ path: 'README.md' }), decision: 'allow' }),
+        JSON.stringify({ type: 'decision', tool: 'ls', args: {}, decision: { effect: 'allow' } }),
+        'not json',
+        '',
+      ].join('\n'),
+    );
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', 'calls.jsonl'], io)).toBe(0);
+    expect(io.out()).toContain('calls.jsonl:2 read {"path":"README.md"} → deny (was allow) CHANGED');
+    expect(io.out()).toContain('calls.jsonl:3 ls {} → allow (same as recorded)');
+    expect(io.out()).toContain('3 recorded calls replayed, 1 decided differently');
+    expect(io.err()).toContain('calls.jsonl:4: skipped: not JSON');
+    const strict = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', '--strict', 'calls.jsonl'], strict)).toBe(1);
+  });
+
+  it('a missing file is a usage error (exit 2)', async () => {
+    const p = project({});
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', 'nope.jsonl'], io)).toBe(2);
+  });
+});
