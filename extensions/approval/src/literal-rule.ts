@@ -6,8 +6,9 @@ import type { Resource } from '@airlock/kernel';
  * command, not every `ls … .ts`.
  *
  * - bash: `bash(<the command, whitespace runs as one space>)`;
- * - a call that declares files or hosts: one rule per resource, `fs.write(/real/path)` …
- *   (the real path the tool reported, so a symlink cannot stretch it);
+ * - a call that declares files or hosts: one rule per resource, `fs.write(//real/path)` …
+ *   (`//` anchors at the file system's root; the real path the tool reported, so a symlink
+ *   cannot stretch it);
  * - anything else: the tool's name, which allows every call of that tool; `broad` says so, and
  *   the prompt tells the person before they choose.
  *
@@ -31,7 +32,8 @@ function resourceRule(resource: Resource): string | undefined {
   switch (resource.kind) {
     case 'fs.read':
     case 'fs.write':
-      return `${resource.kind}(${escapeGlob(resource.path)})`;
+      // In path rules "/x" is relative to the workspace roots; "//x" is the absolute path.
+      return `${resource.kind}(${resource.path.startsWith('/') ? '/' : ''}${escapeGlob(resource.path)})`;
     case 'net':
       return `net(${escapeGlob(resource.host)})`;
     case 'exec':

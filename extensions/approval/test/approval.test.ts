@@ -155,7 +155,7 @@ describe('approval', () => {
 describe('literal rules and prompt text', () => {
   it('escapes every glob character, so a saved rule allows exactly this call', () => {
     expect(escapeGlob('a*b?c[d]{e}(f)\\g')).toBe('a\\*b\\?c\\[d\\]\\{e\\}\\(f\\)\\\\g');
-    expect(literalRules('edit', { path: 'x' }, [{ kind: 'fs.write', path: '/repo/src/[id].ts' }])).toEqual({ rules: ['fs.write(/repo/src/\\[id\\].ts)'], broad: false });
+    expect(literalRules('edit', { path: 'x' }, [{ kind: 'fs.write', path: '/repo/src/[id].ts' }])).toEqual({ rules: ['fs.write(//repo/src/\\[id\\].ts)'], broad: false });
     expect(literalRules('jira', { q: 'x' }, [])).toEqual({ rules: ['jira'], broad: true });
   });
 

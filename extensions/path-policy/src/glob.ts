@@ -83,13 +83,27 @@ export function pathGlob(pattern: string, fold: boolean): RegExp {
 export function commandGlob(pattern: string): RegExp {
   const text = normalizeCommand(pattern);
   if (text === '') throw new GlobError('the command pattern is empty; write e.g. "bash(npm test*)", or just "bash" for every command');
-  const wordPrefix = text.endsWith(' *');
+  const wordPrefix = text.endsWith(' *') && !text.endsWith('\\ *');
   const body = wordPrefix ? text.slice(0, -2) : text;
-  const source = body
-    .split('*')
-    .map((part) => escape(part))
-    .join('.*');
-  return new RegExp(`^${source}${wordPrefix ? '(?: .*)?' : ''}$`, 'su');
+  return new RegExp(`^${wildcards(body, '.*', pattern)}${wordPrefix ? '(?: .*)?' : ''}$`, 'su');
+}
+
+/**
+ * `*` becomes `star`; `\x` is a literal x (how a saved rule spells a command or name that
+ * itself holds `*`, `(` or `\`); everything else is literal.
+ */
+function wildcards(text: string, star: string, pattern: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\') {
+      const next = text[i + 1];
+      if (next === undefined) throw new GlobError(`the pattern ends in a lone "\\": ${pattern}`);
+      out += escape(next);
+      i++;
+    } else out += c === '*' ? star : escape(c);
+  }
+  return out;
 }
 
 /** Whitespace runs become one space, so `git  push` and `git push` compare equal. */
@@ -109,16 +123,13 @@ export function hostGlob(pattern: string): RegExp {
   if (text === '*') return /^.+$/su;
   const sub = text.startsWith('*.');
   const rest = sub ? text.slice(2) : text;
-  const source = rest
-    .split('*')
-    .map((part) => escape(part))
-    .join('[^.]*');
+  const source = wildcards(rest, '[^.]*', pattern);
   return new RegExp(`^${sub ? '(?:[^.]+\\.)+' : ''}${source}\\.?$`, 'iu');
 }
 
 /** A tool-name glob: `*` is any run of characters (`mcp:*`, `mcp:github/*`). */
 export function toolGlob(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`, 'su');
+  return new RegExp(`^${wildcards(pattern, '.*', pattern)}$`, 'su');
 }
 
 /** Whether a path glob has wildcards at all (a literal path can be compared directly). */

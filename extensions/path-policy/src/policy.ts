@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import type { Effect, Resource } from '@airlock/kernel';
 import type { Analysis } from '@airlock/shell-analysis';
+import { normalizeCommand } from './glob.js';
 import { judge, type JudgeContext } from './judge.js';
 import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
 import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
@@ -162,7 +163,10 @@ export function createPolicy(o: PolicyOptions): Policy {
       // command says more than "no rule names the tool".
       items.push({ type: 'tool' });
       const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets };
-      const findings = items.map((item) => judge(item, ctx));
+      const findings = liftDefaultAsks(
+        items.map((item) => judge(item, ctx)),
+        exactApproval(rules, call),
+      );
       const worst = strictest(findings)!;
       const matched = findings.flatMap((f) => f.matched);
       return {
@@ -176,4 +180,40 @@ export function createPolicy(o: PolicyOptions): Policy {
       };
     },
   };
+}
+
+/**
+ * An allow rule with no wildcard that equals a whole command line (`bash(cp a.txt /tmp/x)`, as the
+ * approval prompt's "always allow" saves it): a person has read exactly this command and said yes.
+ * It answers the asks that came from defaults for that call (the file outside the workspace the
+ * command writes); explicit ask and deny rules, and default denies, still stand.
+ */
+function exactApproval(rules: readonly CompiledRule[], call: PolicyCall): CompiledRule | undefined {
+  const lines = call.resources.flatMap((r) => (r.kind === 'exec' ? [normalizeCommand(r.command)] : []));
+  if (lines.length === 0) return undefined;
+  return rules.find((r) => {
+    if (r.effect !== 'allow') return false;
+    const m = r.matcher;
+    if (m.type === 'tool-command') return m.tool.test(call.tool) && isLiteral(m.spec) && lines.every((line) => m.command.test(line));
+    if (m.type === 'exec') return isLiteral(m.spec) && lines.every((line) => m.command.test(line));
+    return false;
+  });
+}
+
+function liftDefaultAsks(findings: Finding[], rule: CompiledRule | undefined): Finding[] {
+  if (rule === undefined) return findings;
+  return findings.map((f) =>
+    f.effect === 'ask' && f.rule.startsWith('default:')
+      ? { ...f, effect: 'allow', rule: rule.id, reason: `allowed exactly as written by ${rule.surface}` }
+      : f,
+  );
+}
+
+/** No unescaped `*`: the pattern stands for one command only. */
+function isLiteral(spec: string): boolean {
+  for (let i = 0; i < spec.length; i++) {
+    if (spec[i] === '\\') i++;
+    else if (spec[i] === '*') return false;
+  }
+  return true;
 }
