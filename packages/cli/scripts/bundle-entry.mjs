@@ -1,5 +1,6 @@
-// Entry of the single-file CLI (dist/airlock.mjs). Airlock's own tool packages are compiled in, so
-// the default set starts without jiti and babel; the host still reads each package's manifest,
+// Entry of the single-file CLI (dist/airlock.mjs). Airlock's own default extensions (the seven
+// tools and the four policy extensions) are compiled in, so the default set starts without jiti
+// and babel; the host still reads each package's manifest,
 // checks compatibility and runs setup(api) as for any extension, and uses a compiled module only
 // when resolution finds that same package and version among Airlock's own.
 import { processIO, run as runCli } from '../dist/index.js';
@@ -10,6 +11,10 @@ import grepPackage from '@airlock/tool-grep/package.json' with { type: 'json' };
 import lsPackage from '@airlock/tool-ls/package.json' with { type: 'json' };
 import readPackage from '@airlock/tool-read/package.json' with { type: 'json' };
 import writePackage from '@airlock/tool-write/package.json' with { type: 'json' };
+import approvalPackage from '@airlock/approval/package.json' with { type: 'json' };
+import auditPackage from '@airlock/audit-log/package.json' with { type: 'json' };
+import pathPolicyPackage from '@airlock/path-policy/package.json' with { type: 'json' };
+import redactPackage from '@airlock/redact-secrets/package.json' with { type: 'json' };
 
 const bundled = {
   [bashPackage.name]: { version: bashPackage.version, load: () => import('@airlock/tool-bash') },
@@ -19,6 +24,10 @@ const bundled = {
   [lsPackage.name]: { version: lsPackage.version, load: () => import('@airlock/tool-ls') },
   [readPackage.name]: { version: readPackage.version, load: () => import('@airlock/tool-read') },
   [writePackage.name]: { version: writePackage.version, load: () => import('@airlock/tool-write') },
+  [approvalPackage.name]: { version: approvalPackage.version, load: () => import('@airlock/approval') },
+  [auditPackage.name]: { version: auditPackage.version, load: () => import('@airlock/audit-log') },
+  [pathPolicyPackage.name]: { version: pathPolicyPackage.version, load: () => import('@airlock/path-policy') },
+  [redactPackage.name]: { version: redactPackage.version, load: () => import('@airlock/redact-secrets') },
 };
 
 /** `airlock …` with the compiled-in extensions. */
