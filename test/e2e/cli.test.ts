@@ -358,6 +358,40 @@ export default {
   });
 });
 
+describe('fail closed at run time', () => {
+  /** A user-level policy extension whose authorize handler misbehaves in the given way. */
+  function misbehaving(body: string, options = '') {
+    const s = sandbox();
+    const guard = extensionPackage(s, 'exts/guard', {
+      name: 'guard',
+      hooks: ['tool_call:authorize'],
+      source: `export default { name: 'guard', setup(api) {
+  api.on('tool_call', async () => { ${body} }, { name: 'check', phase: 'authorize'${options} });
+} };
+`,
+    });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: guard }] });
+    return s;
+  }
+
+  it('a policy handler that throws: the call is denied, naming the handler, and nothing runs', async () => {
+    const r = await misbehaving("throw new Error('policy database offline');").airlock(['--json', 'call', 'hello', '{"name":"x"}']);
+    expect(r.code).toBe(1);
+    const message = json(r.stdout) as { outcome: string; content: { text: string }[] };
+    expect(message.outcome).toBe('denied');
+    expect(message.content[0]!.text).toContain('guard/check');
+    expect(message.content[0]!.text).toContain('policy database offline');
+  });
+
+  it('a policy handler that never answers: denied when its time limit passes', async () => {
+    const r = await misbehaving('await new Promise(() => {});', ', timeoutMs: 300').airlock(['--json', 'call', 'hello', '{"name":"x"}']);
+    expect(r.code).toBe(1);
+    const message = json(r.stdout) as { outcome: string; content: { text: string }[] };
+    expect(message.outcome).toBe('denied');
+    expect(message.content[0]!.text).toMatch(/guard\/check.*(time|300 ms)/s);
+  });
+});
+
 describe('selection flags', () => {
   it('--tools, --no-tools, --exclude-tools and --no-builtin-tools, alone and combined', async () => {
     const s = sandbox();
