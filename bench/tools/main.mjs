@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureDir, machineInfo, median, relativeToCwd, round, runWorker } from '../lib/harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -22,13 +22,14 @@ export const usage = `pnpm bench tools [options]
   --rounds N         run every worker N times round-robin (default 2; quick: 1)
   --only a,b         only these workloads
   --no-direct        skip the airlock.direct subject (tool.execute without the kernel pipeline; skipped in --quick)
+  --no-node-engine   skip the airlock.node subject (grep/find forced onto the pure-Node engines; only run when rg/fd are on PATH)
   --direct           include it in --quick too
   --no-gc            skip the forced full GC before each timed run
   --no-write         do not write bench/results/tools.{json,md} nor the README table
   --keep             keep the generated inputs (printed path)`;
 
 function parseArgs(argv) {
-  const opts = { quick: false, rounds: undefined, only: undefined, direct: undefined, gc: true, write: true, keep: false };
+  const opts = { quick: false, rounds: undefined, only: undefined, direct: undefined, nodeEngine: true, gc: true, write: true, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -41,6 +42,7 @@ function parseArgs(argv) {
     else if (a === '--only') opts.only = value().split(',').filter(Boolean);
     else if (a === '--no-direct') opts.direct = false;
     else if (a === '--direct') opts.direct = true;
+    else if (a === '--no-node-engine') opts.nodeEngine = false;
     else if (a === '--no-gc') opts.gc = false;
     else if (a === '--no-write') opts.write = false;
     else if (a === '--keep') opts.keep = true;
@@ -178,6 +180,57 @@ function which(cmd) {
   }
 }
 
+/** "major.minor" of `fd --version` / `fdfind --version`, or null. */
+function fdVersion(bin) {
+  try {
+    const m = /(\d+)\.(\d+)/.exec(execFileSync(bin, ['--version'], { encoding: 'utf8' }));
+    return m ? { major: Number(m[1]), minor: Number(m[2]), text: `${m[1]}.${m[2]}` } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pi always passes --no-require-git to fd, which fd < 8.7 (Debian bookworm's fdfind 8.6) rejects,
+ * so its find would only time an error. Pi looks in $PI_CODING_AGENT_DIR/bin/fd before PATH: put a
+ * shim there that drops that flag. Outside git repos that keeps .gitignore files unread; the
+ * generated tree has none, so the results are the same. Returns the shim's path, or null.
+ */
+function piFdShim(piAgentDir, fd) {
+  const v = fdVersion(fd);
+  if (v && (v.major > 8 || (v.major === 8 && v.minor >= 7))) return null;
+  const shim = path.join(ensureDir(path.join(piAgentDir, 'bin')), 'fd');
+  const body = [
+    '#!/bin/sh',
+    '# bench shim: fd < 8.7 has no --no-require-git; drop it, keep every other argument in order',
+    'for a; do shift; [ "$a" = --no-require-git ] || set -- "$@" "$a"; done',
+    `exec '${fd}' "$@"`,
+    '',
+  ].join('\n');
+  fs.writeFileSync(shim, body, { mode: 0o755 });
+  return shim;
+}
+
+/**
+ * A HOME whose user settings load the host's default extension set, in its order, from this
+ * checkout by path, with grep and find forced onto their Node engines. Naming any extension
+ * replaces the default set, so all of it is listed: the pipeline (policy, audit, redaction hooks)
+ * stays the same as the 'airlock' row's and only the engines differ. A default extension that is
+ * not in this checkout is left out, as the default set leaves out one that is not installed.
+ */
+function nodeEngineHome(dir, defaultExtensions) {
+  const extensions = [];
+  for (const name of defaultExtensions) {
+    const folder = path.join(ROOT, 'extensions', name.replace(/^@airlock\//, ''));
+    if (!fs.existsSync(path.join(folder, 'package.json'))) continue;
+    const forced = name === '@airlock/tool-grep' || name === '@airlock/tool-find';
+    extensions.push(forced ? { path: folder, options: { engine: 'node' } } : { path: folder });
+  }
+  const config = ensureDir(path.join(dir, '.config', 'airlock'));
+  fs.writeFileSync(path.join(config, 'settings.json'), `${JSON.stringify({ extensions }, null, 2)}\n`);
+  return dir;
+}
+
 function peerVersions() {
   const v = (dir) => {
     try {
@@ -211,6 +264,7 @@ export async function main(argv) {
   if (!fs.existsSync(path.join(ROOT, 'packages/host/dist/index.js'))) throw new Error('packages/host/dist/index.js is missing: run pnpm -s build');
 
   const binaries = { rg: which('rg'), fd: which('fd') ?? which('fdfind') };
+  if (binaries.fd) binaries.fdVersion = fdVersion(binaries.fd)?.text ?? null;
   const piUnavailable = (w) => (w.needs && !binaries[w.needs] ? `Pi: unavailable without ${w.needs} (not on PATH; PI_OFFLINE=1 forbids Pi's download)` : null);
 
   const started = performance.now();
@@ -219,18 +273,24 @@ export async function main(argv) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'airlock-bench-tools-'));
   const ws = ensureDir(path.join(tmp, 'ws'));
   const home = ensureDir(path.join(tmp, 'home'));
+  const { DEFAULT_EXTENSIONS } = await import(pathToFileURL(path.join(ROOT, 'packages/host/dist/index.js')).href);
+  const homeNode = nodeEngineHome(ensureDir(path.join(tmp, 'home-node')), DEFAULT_EXTENSIONS);
+  const piAgentDir = ensureDir(path.join(tmp, 'pi-agent-dir'));
+  binaries.piFdShim = binaries.fd ? piFdShim(piAgentDir, binaries.fd) : null;
   const workerTmp = ensureDir(path.join(tmp, 'tmp')); // TMPDIR of the workers: bash spill files land here
   const cleanup = () => (opts.keep ? null : fs.rmSync(tmp, { recursive: true, force: true }));
   process.once('exit', cleanup);
   process.once('SIGINT', () => process.exit(130));
   log(`generating inputs in ${tmp} (${opts.quick ? 'quick' : 'full'} sizes)`);
   const gen = generate(ws, sizes);
-  log(`inputs ready in ${(gen.ms / 1000).toFixed(1)} s; rg ${binaries.rg ?? 'missing'}, fd ${binaries.fd ?? 'missing'}`);
+  log(`inputs ready in ${(gen.ms / 1000).toFixed(1)} s; rg ${binaries.rg ?? 'missing'}, fd ${binaries.fd ? `${binaries.fd} ${binaries.fdVersion ?? ''}` : 'missing'}${binaries.piFdShim ? ` (Pi gets the shim ${binaries.piFdShim})` : ''}`);
 
   const jobs = [];
   for (const w of workloads) {
     jobs.push({ w, subject: 'airlock', side: 'airlock' });
     if (opts.direct) jobs.push({ w, subject: 'airlock.direct', side: 'airlock' });
+    // With rg/fd present the 'airlock' row may time them; this row times the Node engines next to it.
+    if (opts.nodeEngine && w.needs && binaries[w.needs]) jobs.push({ w, subject: 'airlock.node', side: 'airlock', home: homeNode });
     if (!piUnavailable(w)) jobs.push({ w, subject: 'pi', side: 'pi' });
     if (w.shell) jobs.push({ w, subject: 'shell', side: 'shell', argsOverride: { command: w.shell } });
   }
@@ -247,8 +307,8 @@ export async function main(argv) {
       const { plan, target, shell, needs, title, argsOverride, ...workload } = { ...job.w, argsOverride: job.argsOverride };
       if (job.argsOverride) workload.args = job.argsOverride;
       if (job.side === 'shell') workload.expect = undefined;
-      const spec = { side: job.side, subject: job.subject, workspace: ws, home, workload, ...job.w.plan, gcBetweenReps: opts.gc, resultFile: path.join(tmp, `${key.replace(/[^a-z0-9_]+/gi, '-')}-${r}.json`) };
-      const env = { TMPDIR: workerTmp, PI_OFFLINE: '1', PI_CODING_AGENT_DIR: path.join(tmp, 'pi-agent-dir') };
+      const spec = { side: job.side, subject: job.subject, workspace: ws, home: job.home ?? home, workload, ...job.w.plan, gcBetweenReps: opts.gc, resultFile: path.join(tmp, `${key.replace(/[^a-z0-9_]+/gi, '-')}-${r}.json`) };
+      const env = { TMPDIR: workerTmp, PI_OFFLINE: '1', PI_CODING_AGENT_DIR: piAgentDir };
       const res = runWorker(WORKER, spec, { cwd: ROOT, env });
       const wall = Math.round(performance.now() - t0);
       // bash spill files of this worker: not needed
@@ -259,7 +319,7 @@ export async function main(argv) {
         continue;
       }
       runs.get(key).push(res);
-      log(`[${r}/${rounds}] ${key}: ${fmtMs(median(res.runUs) / 1000)} ms (${res.runUs.length} reps, peak RSS ${res.peakRssMB} MB, ${wall} ms wall)${res.problems.length ? `  PROBLEMS: ${res.problems.join('; ')}` : ''}`);
+      log(`[${r}/${rounds}] ${key}${res.engine ? ` [${res.engine}]` : ''}: ${fmtMs(median(res.runUs) / 1000)} ms (${res.runUs.length} reps, peak RSS ${res.peakRssMB} MB, ${wall} ms wall)${res.problems.length ? `  PROBLEMS: ${res.problems.join('; ')}` : ''}`);
     }
   }
 
@@ -310,6 +370,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
         peakAboveImportMB: round(median(results.map((r) => r.peakRssMB - r.rssAfterImportMB)), 1),
         lastResult: last.lastText,
         lastIsError: last.lastIsError,
+        engines: [...new Set(results.map((r) => r.engine).filter(Boolean))],
         problems: [...new Set(results.flatMap((r) => r.problems))],
         processWarnings: [...new Set(results.flatMap((r) => r.warnings.map((x) => `${x.name}: ${x.message}`)))],
       };
@@ -317,7 +378,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     const a = subjects.airlock;
     const pi = subjects.pi;
     const ratio = (s) => (s && !s.failed && pi && !pi.failed ? round(s.medianMs / pi.medianMs, 3) : null);
-    const ratios = { airlock: ratio(a), 'airlock.direct': ratio(subjects['airlock.direct']) };
+    const ratios = { airlock: ratio(a), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']) };
     let target = null;
     if (a && !a.failed) {
       if (w.target.kind === 'ms') target = { label: w.target.label, value: `${fmtMs(a.medianMs)} ms, +${fmt(a.peakAboveImportMB, 0)} MB above import`, pass: a.medianMs <= w.target.ms };
@@ -346,6 +407,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
         "Airlock: a host opened like the product does (openHost from packages/host/dist, interactive false, an empty temporary HOME, so the default extension set loads the tool packages); timed: host.execute({ id, name, arguments }), i.e. the whole kernel pipeline (argument preparation and validation, hooks, result normalization and truncation) plus the tool. 'airlock.direct': the registered tool's own execute(id, args, undefined, undefined, ctx) with a ToolContext captured from the kernel (no validation, no hooks, no normalization), the counterpart of Pi's figure.",
       pi: "Pi: createXTool(workspace) from @mariozechner/pi-coding-agent, timed: tool.execute(id, args) directly, with no agent loop, no validation, no hooks and no AbortSignal (as in shared/research/pi-bench.md). Asymmetry: the 'airlock' row includes Airlock's pipeline, Pi's rows do not; compare 'airlock.direct' to Pi for the tools alone.",
       shell: "shell: bash -c '<command> > /dev/null' spawned from Node (stdio ignored), awaited until exit; the floor for bash_seq.",
+      engines: "grep/find rows name the engine the tool reported (rg, fd or node). 'airlock.node' is 'airlock' (the whole pipeline, the same default extensions loaded by path from a user settings file) with grep and find forced onto their pure-Node engines; it runs only when rg/fd are on PATH. fd < 8.7 (no --no-require-git) is not used by Airlock; Pi gets a shim at $PI_CODING_AGENT_DIR/bin/fd that drops that flag and execs the system fd.",
       timing: 'One node --expose-gc child per (workload, subject) per round: open/import, one cold first call (reported separately), warm-ups, then timed runs each preceded by an untimed forced full GC until minReps and the time budget are met. Samples of all rounds are pooled. Edit toggles MARKER_A_0001 <-> MARKER_B_0002 in a per-worker copy of the generated file; write removes its target folder before each run (untimed).',
       rss: 'peak RSS = process.resourceUsage().maxRSS of the child; "above import" subtracts the RSS right after opening the host / importing Pi.',
     },
@@ -365,14 +427,14 @@ export function renderMarkdown(r) {
   const L = [];
   L.push(`### Tools bench: Airlock vs Pi (${r.mode}, ${r.rounds} round${r.rounds > 1 ? 's' : ''}${r.gcBetweenReps ? '' : ', no forced GC'})`);
   L.push('');
-  L.push(`${r.date} · Node ${r.machine.node} · ${r.machine.cpus} x ${r.machine.cpuModel} · load at start ${r.machine.loadAvgAtStart.join(' ')} · ${(r.totalMs / 1000).toFixed(0)} s · Pi coding-agent ${r.versions['@mariozechner/pi-coding-agent']} · @airlock/host ${r.versions['@airlock/host']} · rg ${r.binaries.rg ? 'on PATH' : 'missing'}, fd ${r.binaries.fd ? 'on PATH' : 'missing'}`);
+  L.push(`${r.date} · Node ${r.machine.node} · ${r.machine.cpus} x ${r.machine.cpuModel} · load at start ${r.machine.loadAvgAtStart.join(' ')} · ${(r.totalMs / 1000).toFixed(0)} s · Pi coding-agent ${r.versions['@mariozechner/pi-coding-agent']} · @airlock/host ${r.versions['@airlock/host']} · rg ${r.binaries.rg ? 'on PATH' : 'missing'}, fd ${r.binaries.fd ? `on PATH${r.binaries.fdVersion ? ` (${r.binaries.fdVersion})` : ''}` : 'missing'}`);
   L.push('');
   L.push('ms per call: median [min–max] over all pooled runs; peak RSS MB of the child (in parentheses: above the RSS right after opening the host / importing Pi). Ratio = Airlock ÷ Pi (lower is better). **`airlock` includes the kernel pipeline** (validation, hooks, normalization); `airlock.direct` and `pi` are the tools\' execute alone.');
   L.push('');
   L.push('| workload | subject | median ms | min–max ms | runs | first call ms | peak RSS MB | ÷ Pi | target |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
   for (const [id, w] of Object.entries(r.workloads)) {
-    const order = ['airlock', 'airlock.direct', 'pi', 'shell'];
+    const order = ['airlock', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
     for (const key of order) {
       const s = w.subjects[key];
       if (!s) {
@@ -385,7 +447,8 @@ export function renderMarkdown(r) {
       }
       const ratio = w.ratiosAirlockOverPi[key];
       const tgt = key === 'airlock' && w.target ? `${w.target.label}: ${w.target.value} → **${w.target.pass === null ? 'n/a' : w.target.pass ? 'PASS' : 'MISS'}**` : '';
-      L.push(`| ${id} | ${key === 'shell' ? 'raw shell' : key} | ${fmtMs(s.medianMs)} | ${fmtMs(s.minMs)}–${fmtMs(s.maxMs)} | ${s.samples} | ${fmtMs(s.firstCallMs)} | ${fmt(s.peakRssMB, 0)} (+${fmt(s.peakAboveImportMB, 0)}) | ${ratio === null || ratio === undefined ? '' : fmt(ratio)} | ${tgt} |`);
+      const engine = s.engines?.length ? ` (${s.engines.join(', ')})` : '';
+      L.push(`| ${id} | ${key === 'shell' ? 'raw shell' : key}${engine} | ${fmtMs(s.medianMs)} | ${fmtMs(s.minMs)}–${fmtMs(s.maxMs)} | ${s.samples} | ${fmtMs(s.firstCallMs)} | ${fmt(s.peakRssMB, 0)} (+${fmt(s.peakAboveImportMB, 0)}) | ${ratio === null || ratio === undefined ? '' : fmt(ratio)} | ${tgt} |`);
     }
   }
   L.push('');
@@ -401,6 +464,7 @@ export function renderMarkdown(r) {
   L.push(`- ${r.method.airlock}`);
   L.push(`- ${r.method.pi}`);
   L.push(`- ${r.method.shell}`);
+  if (r.method.engines) L.push(`- ${r.method.engines}`);
   L.push(`- ${r.method.timing}`);
   L.push(`- ${r.method.rss}`);
   L.push('- Noisy shared machine: compare only numbers from the same run.');

@@ -7,6 +7,8 @@
 // side "pi": Pi's createXTool(cwd) from the pinned peer install, timed as tool.execute(id, args)
 //   with no loop, no validation, no hooks (like shared/research/pi-bench.md).
 // side "shell": the raw command, spawned with bash -c, output to /dev/null.
+// Subject "airlock.node": like "airlock", with grep and find forced onto their pure-Node engines
+//   (a user settings file in spec.home, written by main.mjs), to compare them with rg/fd and Pi.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -55,7 +57,7 @@ function runShell(command) {
 workerMain(async (spec) => {
   const warnings = captureProcessWarnings();
   const t0 = performance.now();
-  let call; // (toolName, args, id) => Promise<{ text, isError }>
+  let call; // (toolName, args, id) => Promise<{ text, isError, engine? }>
   let close = async () => {};
   if (spec.side === 'pi') {
     const { pca } = await import('../peer/pi.mjs');
@@ -80,7 +82,7 @@ workerMain(async (spec) => {
         const tool = host.kernel.registry.get(name).tool;
         try {
           const r = await tool.execute(id, tool.prepareArguments ? tool.prepareArguments(args) : args, undefined, undefined, ctx);
-          return { text: textOf(r), isError: r?.isError === true };
+          return { text: textOf(r), isError: r?.isError === true, engine: r?.details?.engine };
         } catch (error) {
           return { text: String(error?.message ?? error), isError: true };
         }
@@ -88,7 +90,7 @@ workerMain(async (spec) => {
     } else {
       call = async (name, args, id) => {
         const m = await host.execute({ id, name, arguments: args });
-        return { text: textOf(m), isError: m.isError === true };
+        return { text: textOf(m), isError: m.isError === true, engine: m.details?.engine };
       };
     }
   } else if (spec.side === 'shell') {
@@ -156,6 +158,8 @@ workerMain(async (spec) => {
     peakRssMB: peakRssMB(),
     lastText: { chars: last.text.length, head: last.text.slice(0, 120), tail: last.text.slice(-160) },
     lastIsError: last.isError,
+    // grep/find report the engine they used (rg, fd or node), so the table can say what was timed.
+    engine: last.engine ?? null,
     problems,
     warnings: await warnings(),
   };

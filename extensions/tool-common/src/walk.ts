@@ -1,6 +1,5 @@
-import { readFileSync, type Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
 /**
@@ -13,6 +12,11 @@ import ignore, { type Ignore } from 'ignore';
  *   ones scoped to their folder, and those in the root's ancestor folders too (like rg and fd
  *   with --no-require-git); a deeper file's rule, or a later file's in `ignoreFiles`, wins;
  * - symlinks are yielded as symlinks and never followed.
+ *
+ * Folders are read with synchronous calls: one readdir per folder costs a few microseconds from
+ * the page cache, while an awaited one costs a thread-pool round trip, and the walk was mostly
+ * waiting on those. To keep the process responsive (aborts, timers, other tool calls) the walk
+ * hands the event loop back every few milliseconds of work, its visitor's work included.
  */
 
 export type WalkEntryType = 'file' | 'dir' | 'symlink' | 'other';
@@ -43,7 +47,20 @@ interface Level {
   matcher: Ignore;
 }
 
+/** One folder being listed: its sorted entries and how far the walk got through them. */
+interface Frame {
+  /** Absolute folder path with a trailing separator, ready to have a name appended. */
+  base: string;
+  rel: string;
+  entries: Dirent[];
+  next: number;
+  levels: Level[];
+}
+
 export const DEFAULT_IGNORE_FILES: readonly string[] = ['.gitignore', '.ignore'];
+
+/** Work done between two hand-backs to the event loop. */
+const SLICE_MS = 8;
 
 /** Compare two names by the byte order of their UTF-8 encodings (= code point order), as rg and fd do. */
 export function compareNamesBytewise(a: string, b: string): number {
@@ -79,47 +96,93 @@ export function comparePaths(a: string, b: string): number {
 
 /** Walk `root` (an existing folder). Entries come in sorted order; see the module comment. */
 export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
-  const files = options.ignoreFiles ?? DEFAULT_IGNORE_FILES;
-  const levels: Level[] = options.parents === false ? [] : parentLevels(root, files);
-  yield* walkFolder(root, '', levels, files, options);
+  const walker = new Walker(root, options);
+  const pause = new Pacer(options.signal);
+  for (let entry = walker.next(); entry !== undefined; entry = walker.next()) {
+    yield entry;
+    const paused = pause.maybe();
+    if (paused) await paused;
+  }
 }
 
-async function* walkFolder(folder: string, rel: string, levels: Level[], files: readonly string[], options: WalkOptions): AsyncGenerator<WalkEntry> {
-  options.signal?.throwIfAborted();
-  let entries: Dirent[];
-  try {
-    entries = await readdir(folder, { withFileTypes: true });
-  } catch {
-    return; // Unreadable folder (permission, vanished): skipped, as rg and fd do.
+/** Hands the event loop back once a slice of synchronous work is used up, then checks for an abort. */
+class Pacer {
+  private until = performance.now() + SLICE_MS;
+  private count = 0;
+  constructor(private readonly signal: AbortSignal | undefined) {}
+
+  maybe(): Promise<void> | undefined {
+    // The clock costs about as much as visiting an entry: look at it every 8 entries (a consumer
+    // reading big files still gets checked often enough).
+    if ((++this.count & 7) !== 0 || performance.now() < this.until) return undefined;
+    return new Promise<void>((done) => setImmediate(done)).then(() => {
+      this.signal?.throwIfAborted();
+      this.until = performance.now() + SLICE_MS;
+    });
   }
-  const own = files.length > 0 ? levelFor(folder, rel, entries, files) : undefined;
-  const active = own ? [...levels, own] : levels;
-  entries.sort((x, y) => compareNamesBytewise(x.name, y.name));
-  for (const dirent of entries) {
-    const name = dirent.name;
-    if (name === '.git') continue;
-    const path = rel === '' ? name : `${rel}/${name}`;
-    const absolute = join(folder, name);
-    const type = await typeOf(dirent, absolute);
-    if (active.length > 0 && isIgnored(active, path, type === 'dir')) continue;
-    const entry: WalkEntry = { path, absolute, name, type };
-    if (type === 'dir') {
-      if (options.prune?.(entry)) continue;
-      yield entry;
-      yield* walkFolder(absolute, path, active, files, options);
-    } else {
-      yield entry;
+}
+
+/** The walk as a pull iterator: `next()` lists folders as it enters them. */
+class Walker {
+  private readonly stack: Frame[] = [];
+  private readonly files: readonly string[];
+
+  constructor(
+    root: string,
+    private readonly options: WalkOptions,
+  ) {
+    this.files = options.ignoreFiles ?? DEFAULT_IGNORE_FILES;
+    const absolute = resolve(root);
+    this.enter(absolute, '', options.parents === false ? [] : parentLevels(absolute, this.files));
+  }
+
+  next(): WalkEntry | undefined {
+    for (;;) {
+      const frame = this.stack[this.stack.length - 1];
+      if (frame === undefined) return undefined;
+      const dirent = frame.entries[frame.next++];
+      if (dirent === undefined) {
+        this.stack.pop();
+        continue;
+      }
+      const name = dirent.name;
+      if (name === '.git') continue;
+      const path = frame.rel === '' ? name : `${frame.rel}/${name}`;
+      const absolute = frame.base + name;
+      const type = typeOf(dirent, absolute);
+      if (frame.levels.length > 0 && isIgnored(frame.levels, path, type === 'dir')) continue;
+      const entry: WalkEntry = { path, absolute, name, type };
+      if (type === 'dir') {
+        if (this.options.prune?.(entry)) continue;
+        // Listed now, walked right after this entry: the order is the same as listing it later.
+        this.enter(absolute, path, frame.levels);
+      }
+      return entry;
     }
   }
+
+  private enter(folder: string, rel: string, levels: Level[]): void {
+    this.options.signal?.throwIfAborted();
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return; // Unreadable folder (permission, vanished): skipped, as rg and fd do.
+    }
+    const own = this.files.length > 0 ? levelFor(folder, rel, entries, this.files) : undefined;
+    entries.sort((x, y) => compareNamesBytewise(x.name, y.name));
+    const base = folder.endsWith(sep) ? folder : folder + sep;
+    this.stack.push({ base, rel, entries, next: 0, levels: own ? [...levels, own] : levels });
+  }
 }
 
-async function typeOf(dirent: Dirent, absolute: string): Promise<WalkEntryType> {
+function typeOf(dirent: Dirent, absolute: string): WalkEntryType {
   if (dirent.isFile()) return 'file';
   if (dirent.isDirectory()) return 'dir';
   if (dirent.isSymbolicLink()) return 'symlink';
   if (dirent.isFIFO() || dirent.isSocket() || dirent.isCharacterDevice() || dirent.isBlockDevice()) return 'other';
   try {
-    const info = await lstat(absolute); // DT_UNKNOWN on some file systems
+    const info = lstatSync(absolute); // DT_UNKNOWN on some file systems
     return info.isFile() ? 'file' : info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'other';
   } catch {
     return 'other';

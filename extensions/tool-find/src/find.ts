@@ -1,11 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, type Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { delimiter, join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { closeNames, comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -118,7 +118,8 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       const matches = patternMatcher(params.pattern);
       const results = engine === 'fd' ? await searchFd(absolute, matches, signal) : await searchNode(absolute, matches, limit + 1, signal);
       signal?.throwIfAborted();
-      results.sort((a, b) => comparePaths(a.path, b.path));
+      // The Node walk already yields in this order; fd's parallel walk does not.
+      if (engine === 'fd') results.sort((a, b) => comparePaths(a.path, b.path));
       if (results.length === 0) {
         return { content: [{ type: 'text' as const, text: `No files found matching ${params.pattern}.` }], details: { engine, results: 0 } };
       }
@@ -151,6 +152,7 @@ interface Result {
   dir: boolean;
 }
 
+/** The pure-Node engine: the sorted walk (see tool-common's walk.ts), stopped once `want` results are in. */
 async function searchNode(root: string, matches: (path: string) => boolean, want: number, signal?: AbortSignal): Promise<Result[]> {
   const results: Result[] = [];
   for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal })) {

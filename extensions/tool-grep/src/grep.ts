@@ -1,17 +1,15 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { stat } from 'node:fs/promises';
+import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { closeNames, comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
+import { searchNode } from './node-engine.js';
+import { BINARY_PROBE, type Hit, type Search } from './search.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
-const BINARY_PROBE = 8192;
-/** Ignore files the Node engine reads, lowest precedence first (rg's own set). */
-const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
 
 const Params = Type.Object({
   pattern: Type.String({ description: 'Regular expression (JavaScript / ripgrep syntax), or text with literal=true.' }),
@@ -38,26 +36,6 @@ export interface GrepDetails {
 export interface GrepToolOptions {
   /** 'auto' (default): rg when it is on PATH, else the pure-Node engine. */
   engine?: 'auto' | GrepEngine;
-}
-
-/** Matches found, in path order: file path (root-relative, `/`) and 1-based line numbers. */
-interface Hit {
-  path: string;
-  absolute: string;
-  line: number;
-}
-
-interface Search {
-  root: string;
-  single: boolean;
-  pattern: string;
-  regex: RegExp;
-  glob?: string;
-  ignoreCase: boolean;
-  literal: boolean;
-  /** Stop after this many hits (limit + 1, to know whether there are more). */
-  want: number;
-  signal?: AbortSignal;
 }
 
 let rgPath: string | null | undefined;
@@ -170,85 +148,9 @@ export function compile(pattern: string, literal: boolean, ignoreCase: boolean):
 }
 
 // ---------------------------------------------------------------------------------------------
-// Node engine
+// rg engine
 
-async function searchNode(search: Search): Promise<Hit[]> {
-  const hits: Hit[] = [];
-  // A multiline prefilter: no line of a file can match unless the whole text does (see README).
-  const prefilter = /\(\?/.test(search.regex.source) ? undefined : new RegExp(search.regex.source, `${search.regex.flags}m`);
-  const scan = (path: string, absolute: string, buffer: Buffer) => {
-    if (isBinary(buffer)) return;
-    const text = buffer.toString('utf8');
-    if (prefilter && !prefilter.test(text)) return;
-    let start = 0;
-    let line = 1;
-    while (start <= text.length && hits.length < search.want) {
-      if (start === text.length && (text.length === 0 || text.endsWith('\n'))) break; // a trailing newline ends, not starts, a line
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      if (search.regex.test(text.slice(start, end))) hits.push({ path, absolute, line });
-      start = end + 1;
-      line++;
-    }
-  };
-
-  if (search.single) {
-    const buffer = await readFile(search.root);
-    scan(basename(search.root), search.root, buffer);
-    return hits;
-  }
-
-  const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
-  // Read ahead a few files while keeping the results in walk order.
-  const pending: { path: string; absolute: string; read: Promise<Buffer | undefined> }[] = [];
-  const drain = async () => {
-    const next = pending.shift();
-    if (!next) return;
-    const buffer = await next.read;
-    if (buffer) scan(next.path, next.absolute, buffer);
-  };
-  for await (const entry of walk(search.root, {
-    ignoreFiles: IGNORE_FILES,
-    signal: search.signal,
-    prune: matchGlob ? (dir) => matchGlob(dir.path, true) === false : undefined,
-  })) {
-    if (entry.type !== 'file') continue;
-    if (matchGlob && matchGlob(entry.path, false) !== true) continue;
-    const read = readFile(entry.absolute).catch(() => undefined);
-    pending.push({ path: entry.path, absolute: entry.absolute, read });
-    if (pending.length >= 16) await drain();
-    if (hits.length >= search.want) break;
-  }
-  while (pending.length > 0 && hits.length < search.want) await drain();
-  for (const p of pending) void p.read;
-  return hits;
-}
-
-/**
- * rg's --glob semantics: a glob without "/" matches the name at any depth, one with "/" the
- * path from the search folder; "!" excludes. Returns true (include), false (exclude) or
- * undefined (no opinion: folders are entered unless a "!" glob excludes them).
- */
-export function globMatcher(glob: string): (path: string, dir: boolean) => boolean | undefined {
-  const negated = glob.startsWith('!');
-  let body = negated ? glob.slice(1) : glob;
-  if (body.startsWith('/')) body = body.slice(1);
-  if (body.endsWith('/')) body = body.slice(0, -1);
-  const test = picomatch(body, { dot: true });
-  const matches = (path: string) => (body.includes('/') ? test(path) : test(path.slice(path.lastIndexOf('/') + 1)));
-  return (path, dir) => {
-    const hit = matches(path);
-    if (negated) return hit ? false : dir ? undefined : true;
-    if (dir) return undefined;
-    return hit;
-  };
-}
-
-function isBinary(buffer: Buffer): boolean {
-  const probe = buffer.length > BINARY_PROBE ? buffer.subarray(0, BINARY_PROBE) : buffer;
-  return probe.includes(0);
-}
-
+/** rg reports matches in binary files with --text; the same NUL probe as the Node engine drops them. */
 function isBinaryFile(absolute: string): boolean {
   let fd: number | undefined;
   try {
@@ -262,9 +164,6 @@ function isBinaryFile(absolute: string): boolean {
     if (fd !== undefined) closeSync(fd);
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// rg engine
 
 async function searchRipgrep(search: Search): Promise<Hit[]> {
   const rg = findRipgrep();
@@ -372,6 +271,3 @@ function splitLines(text: string): string[] {
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }
-
-// ---------------------------------------------------------------------------------------------
-

@@ -110,3 +110,64 @@ describe('grep: engines agree', () => {
     }
   });
 });
+
+// The Node engine reads files into one reused buffer and rejects files on their raw bytes
+// (a NUL in the first 8 KiB, a required literal absent) before decoding: these pin what must not change.
+describe('grep (node engine): reading and prefiltering', () => {
+  it('finds matches in files bigger than the read buffer, and in small files read after them', async () => {
+    const big = `${'filler line\n'.repeat(20_000)}deep match\n`; // ~240 KB: the buffer grows
+    const dir = tree({ 'a-big.txt': big, 'b-small.txt': 'small match\n', 'c-none.txt': 'nothing\n' });
+    expect((await grep(dir, { pattern: 'match' })).text).toBe('a-big.txt:20001: deep match\nb-small.txt:1: small match');
+  });
+
+  it('calls a file binary only for a NUL within the first 8 KiB', async () => {
+    const dir = tree({
+      'early.bin': Buffer.concat([Buffer.from('hit\n'), Buffer.alloc(1), Buffer.from('\nhit\n')]),
+      'late.txt': Buffer.concat([Buffer.from(`hit\n${'x'.repeat(9000)}\n`), Buffer.alloc(1), Buffer.from('\n')]),
+    });
+    expect((await grep(dir, { pattern: 'hit' })).text).toBe('late.txt:1: hit');
+  });
+
+  it('keeps every match the literal shortcut could wrongly skip', async () => {
+    const dir = tree({
+      'a.txt': 'color\ncolour\n',
+      'b.txt': 'fooX\nbar\n',
+      'c.txt': 'a.b(c\naxb(c\n',
+      'd.txt': 'caf\u00e9 au lait\n',
+      'e.txt': Buffer.concat([Buffer.from('bad '), Buffer.from([0xff, 0xfe]), Buffer.from(' bytes then needle\n')]),
+    });
+    const lines = async (args: Record<string, unknown>) => (await grep(dir, args)).text.split('\n');
+    expect(await lines({ pattern: 'colou?r' })).toEqual(['a.txt:1: color', 'a.txt:2: colour']);
+    expect(await lines({ pattern: 'fooX|bar' })).toEqual(['b.txt:1: fooX', 'b.txt:2: bar']);
+    expect(await lines({ pattern: 'a\\.b\\(c' })).toEqual(['c.txt:1: a.b(c']);
+    expect(await lines({ pattern: 'a.b\\(c' })).toEqual(['c.txt:1: a.b(c', 'c.txt:2: axb(c']);
+    expect(await lines({ pattern: 'caf\u00e9', literal: true })).toEqual(['d.txt:1: caf\u00e9 au lait']);
+    expect(await lines({ pattern: 'COLOR', ignoreCase: true })).toEqual(['a.txt:1: color']);
+    expect(await lines({ pattern: '^bad .* needle$' })).toEqual(['e.txt:1: bad \ufffd\ufffd bytes then needle']);
+  });
+});
+
+describe('grep: engines agree on the Node engine shortcuts', () => {
+  it.skipIf(!findRipgrep())('rg and Node agree on quantified, alternated, escaped and anchored patterns', async () => {
+    const files: Record<string, string> = {
+      'a.txt': 'color\ncolour\ncolouur\n',
+      'b.ts': 'fooX\nbar\nfoo bar\n',
+      'c.md': 'a.b(c\naxb(c\n(a.b)\n',
+      'big.txt': `${'filler line\n'.repeat(8_000)}needle_rare_42 at the end\n`,
+    };
+    for (let i = 0; i < 40; i++) files[`t/m${i % 5}/f${i}.txt`] = i % 9 === 0 ? `x\nneedle_rare_${i} = ${i}\n` : 'nothing here\n';
+    const dir = tree(files);
+    const cases = [
+      { pattern: 'colou?r' },
+      { pattern: 'colo(u)*r' },
+      { pattern: 'fooX|bar' },
+      { pattern: 'a\\.b\\(c' },
+      { pattern: '^foo' },
+      { pattern: 'needle_rare_[0-9]+' },
+      { pattern: 'needle_rare_', literal: true },
+      { pattern: '(a.b)', literal: true },
+      { pattern: 'NEEDLE_RARE', ignoreCase: true, context: 1 },
+    ];
+    for (const args of cases) expect((await grep(dir, args, 'rg')).text, JSON.stringify(args)).toBe((await grep(dir, args, 'node')).text);
+  });
+});

@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import picomatch from 'picomatch';
+import { walk } from '@airlock/tool-common';
+import { requiredLiteral } from './literal.js';
+import { WholeFileReader } from './read-whole.js';
+import { BINARY_PROBE, type Hit, type Search } from './search.js';
+
+/** Ignore files the Node engine reads, lowest precedence first (rg's own set). */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
+
+/** The pure-Node engine: the sorted walk, each file read whole and searched line by line. */
+export async function searchNode(search: Search): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  const scan = scanner(search, hits);
+  if (search.single) {
+    // One file: a read error (permission denied, …) is the answer, so let it propagate.
+    scan(basename(search.root), search.root, await readFile(search.root));
+    return hits;
+  }
+  const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
+  const reader = new WholeFileReader();
+  for await (const entry of walk(search.root, {
+    ignoreFiles: IGNORE_FILES,
+    signal: search.signal,
+    prune: matchGlob ? (dir) => matchGlob(dir.path, true) === false : undefined,
+  })) {
+    if (entry.type !== 'file') continue;
+    if (matchGlob && matchGlob(entry.path, false) !== true) continue;
+    const buffer = reader.read(entry.absolute);
+    if (buffer) scan(entry.path, entry.absolute, buffer);
+    if (hits.length >= search.want) break;
+  }
+  return hits;
+}
+
+/**
+ * The per-file search, with everything that does not depend on the file (the literal, the
+ * prefilter regex) set up once. Cheapest test first: most files of a tree are rejected on their
+ * raw bytes and never decoded.
+ */
+function scanner(search: Search, hits: Hit[]): (path: string, absolute: string, buffer: Buffer) => void {
+  const text = requiredLiteral(search.pattern, search.literal, search.ignoreCase);
+  const needle = text === undefined ? undefined : Buffer.from(text, 'latin1');
+  // A multiline prefilter: a line matches only if the whole text does (the line is a substring,
+  // and ^, $ and \b behave the same at its ends with the m flag). Lookarounds could see past the
+  // line, so they get no prefilter.
+  const prefilter = /\(\?/.test(search.regex.source) ? undefined : new RegExp(search.regex.source, `${search.regex.flags}m`);
+  return (path, absolute, buffer) => {
+    if (isBinary(buffer)) return;
+    if (needle && buffer.indexOf(needle) === -1) return;
+    const text = buffer.toString('utf8');
+    if (prefilter && !prefilter.test(text)) return;
+    let start = 0;
+    let line = 1;
+    while (start <= text.length && hits.length < search.want) {
+      if (start === text.length && (text.length === 0 || text.endsWith('\n'))) break; // a trailing newline ends, not starts, a line
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = text.length;
+      if (search.regex.test(text.slice(start, end))) hits.push({ path, absolute, line });
+      start = end + 1;
+      line++;
+    }
+  };
+}
+
+/** A NUL byte in the first block, as rg decides. */
+export function isBinary(buffer: Buffer): boolean {
+  return (buffer.length > BINARY_PROBE ? buffer.subarray(0, BINARY_PROBE) : buffer).includes(0);
+}
+
+/**
+ * rg's --glob semantics: a glob without "/" matches the name at any depth, one with "/" the
+ * path from the search folder; "!" excludes. Returns true (include), false (exclude) or
+ * undefined (no opinion: folders are entered unless a "!" glob excludes them).
+ */
+export function globMatcher(glob: string): (path: string, dir: boolean) => boolean | undefined {
+  const negated = glob.startsWith('!');
+  let body = negated ? glob.slice(1) : glob;
+  if (body.startsWith('/')) body = body.slice(1);
+  if (body.endsWith('/')) body = body.slice(0, -1);
+  const test = picomatch(body, { dot: true });
+  const matches = (path: string) => (body.includes('/') ? test(path) : test(path.slice(path.lastIndexOf('/') + 1)));
+  return (path, dir) => {
+    const hit = matches(path);
+    if (negated) return hit ? false : dir ? undefined : true;
+    if (dir) return undefined;
+    return hit;
+  };
+}

@@ -1,0 +1,24 @@
+/** What both engines are asked to find, and what they hand back. */
+
+/** A match: file path (root-relative, `/`; the basename for a single file) and 1-based line number. */
+export interface Hit {
+  path: string;
+  absolute: string;
+  line: number;
+}
+
+export interface Search {
+  root: string;
+  single: boolean;
+  pattern: string;
+  regex: RegExp;
+  glob?: string;
+  ignoreCase: boolean;
+  literal: boolean;
+  /** Stop after this many hits (limit + 1, to know whether there are more). */
+  want: number;
+  signal?: AbortSignal;
+}
+
+/** Bytes looked at for a NUL to call a file binary (both engines, so they skip the same files). */
+export const BINARY_PROBE = 8192;

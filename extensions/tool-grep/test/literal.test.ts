@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { requiredLiteral } from '../src/index.js';
+
+// The Node engine skips a file whose bytes lack this text, so a wrong answer loses matches:
+// every case here is one where taking more of the pattern would be unsafe.
+describe('requiredLiteral', () => {
+  it('takes the leading run of plain characters', () => {
+    expect(requiredLiteral('needle_rare_[0-9]+', false, false)).toBe('needle_rare_');
+    expect(requiredLiteral('value_[0-9]+ =', false, false)).toBe('value_');
+    expect(requiredLiteral('^import x', false, false)).toBe('import x');
+    expect(requiredLiteral('a\\.b\\(c', false, false)).toBe('a.b(c');
+    expect(requiredLiteral('ab+c', false, false)).toBe('ab');
+  });
+
+  it('stops before a character a quantifier makes optional', () => {
+    expect(requiredLiteral('colou?r', false, false)).toBe('colo');
+    expect(requiredLiteral('abc*d', false, false)).toBe('ab');
+    expect(requiredLiteral('abc{0,2}', false, false)).toBe('ab');
+    expect(requiredLiteral('ab?', false, false)).toBeUndefined(); // "a" alone is too short to pay
+  });
+
+  it('gives nothing where a match need not contain the run', () => {
+    expect(requiredLiteral('foo|bar', false, false)).toBeUndefined();
+    expect(requiredLiteral('(foo)bar', false, false)).toBeUndefined();
+    expect(requiredLiteral('\\bfoo', false, false)).toBeUndefined();
+    expect(requiredLiteral('\\d+foo', false, false)).toBeUndefined();
+    expect(requiredLiteral('.foo', false, false)).toBeUndefined();
+    expect(requiredLiteral('foo', false, true)).toBeUndefined(); // ignoreCase: not a byte search
+    expect(requiredLiteral('héllo', false, false)).toBeUndefined(); // stops at non-ASCII: "h" is too short
+    expect(requiredLiteral('', false, false)).toBeUndefined();
+  });
+
+  it('uses a literal pattern as it is, when ASCII', () => {
+    expect(requiredLiteral('a|b(c', true, false)).toBe('a|b(c');
+    expect(requiredLiteral('ünï', true, false)).toBeUndefined();
+  });
+});
