@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prng } from '../lib/prng.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -15,17 +16,6 @@ export function loadSharp() {
   return createRequire(path.join(ROOT, 'packages/host/package.json'))('sharp');
 }
 
-/** mulberry32: small, fast and good enough to make pixels that do not compress by accident. */
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An RGB canvas with the few drawing operations a fake screen needs. */
 function canvas(width, height) {

@@ -2,18 +2,9 @@
 // source code, build logs, JSON, lockfile lines, git output — with a handful of secrets in it.
 // Seeded so every run (and the secretlint comparison) scans the same bytes.
 
-export const TARGET_BYTES = 50 * 1024;
+import { prng } from '../lib/prng.mjs';
 
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const TARGET_BYTES = 50 * 1024;
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const HEX = '0123456789abcdef';

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureDir, machineInfo, median, relativeToCwd, round, runWorker } from '../lib/harness.mjs';
+import { prng } from '../lib/prng.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BENCH_DIR = path.resolve(HERE, '..');
@@ -55,18 +56,6 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------------------------------------
 // input generation (deterministic: a seeded PRNG, so both sides and every run see the same bytes)
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    // mulberry32
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALPHA = Buffer.from('abcdefghijklmnopqrstuvwxyz0123456789 ');
 
