@@ -57,7 +57,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
         reason:
           explicit.length > 0
             ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively, or change that rule.`
-            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow (e.g. in .airlock/settings.local.json), or run interactively.`,
+            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`,
       };
     }
 

@@ -138,7 +138,7 @@ describe('approval', () => {
     const h = setup(ui);
     const result = await h.call({ command: 'npm test' });
     expect(result.outcome).toBe('denied');
-    expect(h.text(result)).toContain('"bash(npm test)" to permissions.allow');
+    expect(h.text(result)).toContain('"bash(npm test)" to permissions.allow in /home/u/.config/airlock/settings.json');
     expect(shown).toEqual([]);
   });
 
