@@ -35,7 +35,9 @@ export async function main(argv) {
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), PI_CODING_AGENT_DIR: path.join(home, '.pi'), PI_OFFLINE: '1', NO_COLOR: '1' };
 
   const subjects = [
-    { name: 'airlock call read (default set, not installed yet)', cwd: project, args: [AIRLOCK, 'call', 'read', '{"path":"README.md"}'], target: true },
+    { name: 'airlock call read (default set: 7 tools, 4 policy extensions)', cwd: project, args: [AIRLOCK, 'call', 'read', '{"path":"README.md"}'], target: true },
+    // The first bash call of a process also loads the shell parser (tree-sitter WASM) for path-policy.
+    { name: 'airlock call bash echo (default set; loads the shell parser)', cwd: project, args: [AIRLOCK, 'call', 'bash', '{"command":"echo hi"}'] },
     { name: 'airlock call hello (a TypeScript extension via jiti)', cwd: withExt, args: [AIRLOCK, '--trust', 'call', 'hello', '{"name":"Ada"}'] },
     { name: 'airlock --version', cwd: project, args: [AIRLOCK, '--version'] },
     { name: 'pi --version', cwd: project, args: [PI, '--version'], peer: true },
