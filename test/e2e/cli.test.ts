@@ -126,6 +126,8 @@ describe('airlock call', () => {
       { name: 'edit', arguments: { path: 'secret.txt', edits: [{ oldText: 'secret', newText: 'public' }] } },
       { name: 'write', arguments: { path: 'secret.txt', content: 'overwritten' } },
       { name: 'write', arguments: { path: 'locked/new.txt', content: 'x' } },
+      { name: 'grep', arguments: { pattern: 'x', path: 'locked' } },
+      { name: 'find', arguments: { pattern: '*', path: 'locked' } },
     ];
     const r = await s.airlock(['--json', 'batch', '-'], { stdin: JSON.stringify(calls), ...(uid === undefined ? {} : { uid }) });
     try {
@@ -140,6 +142,8 @@ describe('airlock call', () => {
       expect(said[3]).toMatch(/^write: Permission denied: cannot write secret\.txt/);
       // A folder it may not search: the same plain answer, not a policy-sounding "could not work out what the call touches".
       expect(said[4]).toMatch(/^write: Permission denied: cannot \w+ locked\/new\.txt/);
+      expect(said[5]).toMatch(/^grep: Permission denied: cannot search locked/);
+      expect(said[6]).toMatch(/^find: Permission denied: cannot search locked/);
     } finally {
       chmodSync(join(s.project, 'locked'), 0o700);
     }

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { errnoCode } from './format.js';
 
 /**
  * A deterministic recursive walk for grep and find, shaped like ripgrep's and fd's walks:
@@ -11,7 +12,10 @@ import ignore, { type Ignore } from 'ignore';
  * - ignore files (`.gitignore`, `.ignore`, …) respected inside and outside git repositories, nested
  *   ones scoped to their folder, and those in the root's ancestor folders too (like rg and fd
  *   with --no-require-git); a deeper file's rule, or a later file's in `ignoreFiles`, wins;
- * - symlinks are yielded as symlinks and never followed.
+ * - symlinks are yielded as symlinks and never followed;
+ * - a folder it cannot list is skipped, as rg and fd do, but told to `onUnreadable` so a search can
+ *   say its results may be incomplete instead of looking complete. (Files are the caller's to read;
+ *   an unreadable ignore file is skipped quietly, as rg does when the file is not searched itself.)
  *
  * Folders are read with synchronous calls: one readdir per folder costs a few microseconds from
  * the page cache, while an awaited one costs a thread-pool round trip, and the walk was mostly
@@ -36,6 +40,12 @@ export interface WalkOptions {
   parents?: boolean;
   /** Return true to neither yield a folder nor enter it (after the ignore rules). */
   prune?: (entry: WalkEntry) => boolean;
+  /**
+   * Told, in walk order, about each folder that could not be listed: its root-relative path (""
+   * for the root itself) and the error code (EACCES, ENOENT for one that vanished, …). The walk
+   * goes on without it.
+   */
+  onUnreadable?: (path: string, code: string) => void;
   signal?: AbortSignal;
 }
 
@@ -166,8 +176,10 @@ class Walker {
     let entries: Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return; // Unreadable folder (permission, vanished): skipped, as rg and fd do.
+    } catch (error) {
+      // A real fs error always has a code; "EIO" only keeps the type honest.
+      this.options.onUnreadable?.(rel, errnoCode(error) ?? 'EIO');
+      return;
     }
     const own = this.files.length > 0 ? levelFor(folder, rel, entries, this.files) : undefined;
     entries.sort((x, y) => compareNamesBytewise(x.name, y.name));

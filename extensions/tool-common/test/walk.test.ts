@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +38,21 @@ describe('walk', () => {
     const dir = tree({ 'real/f': '', 'skip/g': '' });
     symlinkSync(join(dir, 'real'), join(dir, 'link'));
     expect(await list(dir, { prune: (e: WalkEntry) => e.name === 'skip' })).toEqual(['link@', 'real/', 'real/f']);
+  });
+
+  // Permission denied needs a non-root user (the tools' tests run them as nobody); a folder that
+  // vanishes between being listed and being entered, or a root that is a file, fails the same way.
+  it('tells onUnreadable about a folder it cannot list, in walk order, and walks on', async () => {
+    const dir = tree({ 'a/f': '', 'b/g': '', 'c/h': '' });
+    const events: string[] = [];
+    for await (const e of walk(dir, { onUnreadable: (path, code) => events.push(`unreadable ${path} ${code}`) })) {
+      events.push(e.path);
+      if (e.path === 'a/f') rmSync(join(dir, 'b'), { recursive: true });
+    }
+    expect(events).toEqual(['a', 'a/f', 'unreadable b ENOENT', 'b', 'c', 'c/h']);
+    const root: string[] = [];
+    expect(await list(join(dir, 'c/h'), { onUnreadable: (path, code) => root.push(`${path}:${code}`) })).toEqual([]);
+    expect(root).toEqual([':ENOTDIR']);
   });
 
   it('keeps the order over many entries, handing the event loop back on the way', async () => {

@@ -1,11 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, type Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { delimiter, join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -26,6 +27,8 @@ export interface FindDetails {
   results: number;
   resultLimitReached?: number;
   truncation?: TruncationResult;
+  /** Folders inside the search that could not be read (permission denied, …), in path order. */
+  unreadable?: UnreadableDetails;
 }
 
 export interface FindToolOptions {
@@ -109,19 +112,39 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       } catch (error) {
         const code = errnoCode(error);
         if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
+        if (code === 'EACCES' || code === 'EPERM') {
+          throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
+        }
         throw new Error(`Cannot access ${shown}: ${message(error)}`);
       }
       if (!info.isDirectory()) throw new Error(`Not a directory: ${shown} is a file. find searches folders; use read to see a file.`);
       if (params.pattern === '') throw new Error('The pattern is empty. Give a glob such as "*.ts" or "src/**/*.json".');
+      // Listing needs read permission, descending needs execute: without either, "no files found"
+      // would be a wrong answer, so it is an error that says why.
+      try {
+        await access(absolute, constants.R_OK | constants.X_OK);
+      } catch (error) {
+        throw rootError(shown, true, errnoCode(error) ?? 'EIO');
+      }
 
       const engine: FindEngine = choice === 'auto' ? (findFd() ? 'fd' : 'node') : choice;
       const matches = patternMatcher(params.pattern);
-      const results = engine === 'fd' ? await searchFd(absolute, matches, signal) : await searchNode(absolute, matches, limit + 1, signal);
+      const found = engine === 'fd' ? await searchFd(absolute, matches, signal) : await searchNode(absolute, matches, limit + 1, signal);
       signal?.throwIfAborted();
+      // The root was readable a moment ago; if it no longer is, the answer is the same error.
+      const root = found.unreadable.find((u) => u.path === '');
+      if (root && root.code !== 'ENOENT') throw rootError(shown, true, root.code);
+      const results = found.results;
       // The Node walk already yields in this order; fd's parallel walk does not.
       if (engine === 'fd') results.sort((a, b) => comparePaths(a.path, b.path));
+      const unreadable = settle(found.unreadable, results.length > limit ? (results[limit] as Result).path : undefined);
       if (results.length === 0) {
-        return { content: [{ type: 'text' as const, text: `No files found matching ${params.pattern}.` }], details: { engine, results: 0 } };
+        const none = `No files found matching ${params.pattern}.`;
+        if (unreadable.length === 0) return { content: [{ type: 'text' as const, text: none }], details: { engine, results: 0 } };
+        return {
+          content: [{ type: 'text' as const, text: `${none}\n\n${unreadableNotice(unreadable)}` }],
+          details: { engine, results: 0, unreadable: unreadableDetails(unreadable) },
+        };
       }
       const kept = results.slice(0, limit).map((r) => (r.dir ? `${r.path}/` : r.path));
       const truncation = ctx.truncate.head(kept.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
@@ -138,6 +161,10 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
             'Search a subfolder, or refine the pattern, to see the rest.]',
         );
       }
+      if (unreadable.length > 0) {
+        details.unreadable = unreadableDetails(unreadable);
+        notices.push(unreadableNotice(unreadable));
+      }
       let text = truncation.content.replace(/\n$/, '');
       if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
       return { content: [{ type: 'text' as const, text }], details };
@@ -152,41 +179,60 @@ interface Result {
   dir: boolean;
 }
 
+/** An engine's answer: its results, and every path it could not read on the way (unsorted, unfiltered). */
+interface Found {
+  results: Result[];
+  unreadable: Unreadable[];
+}
+
 /** The pure-Node engine: the sorted walk (see tool-common's walk.ts), stopped once `want` results are in. */
-async function searchNode(root: string, matches: (path: string) => boolean, want: number, signal?: AbortSignal): Promise<Result[]> {
+async function searchNode(root: string, matches: (path: string) => boolean, want: number, signal?: AbortSignal): Promise<Found> {
   const results: Result[] = [];
-  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal })) {
+  const unreadable: Unreadable[] = [];
+  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal, onUnreadable: (path, code) => unreadable.push({ path, code }) })) {
     if (!matches(entry.path)) continue;
     results.push({ path: entry.path, dir: entry.type === 'dir' });
     if (results.length >= want) break;
   }
-  return results;
+  return { results, unreadable };
 }
+
+/** fd's --show-errors line for a path it could not read: "[fd error]: <path>: <message> (os error N)". */
+const FD_UNREADABLE = /^\[fd error\]: (.+): [^:]* \(os error (\d+)\)$/;
 
 /**
  * fd lists everything (it walks in parallel, so its order and any --max-results cut are not
  * deterministic); we match the glob ourselves so both engines agree on glob semantics, sort, and cut.
  */
-async function searchFd(root: string, matches: (path: string) => boolean, signal?: AbortSignal): Promise<Result[]> {
+async function searchFd(root: string, matches: (path: string) => boolean, signal?: AbortSignal): Promise<Found> {
   const fd = findFd();
   if (!fd) throw new Error('find: the fd engine was requested but fd (≥ 8.7) is not on PATH.');
-  const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path'];
+  // --show-errors: fd is silent about folders it cannot read unless asked, and we report them.
+  const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path', '--show-errors'];
   const run = (extra: string[]) =>
-    new Promise<string[]>((resolve, reject) => {
+    new Promise<{ lines: string[]; stderr: string }>((resolve, reject) => {
       execFile(fd, [...base, ...extra, '--', '.', root], { maxBuffer: 1024 * 1024 * 1024, signal, encoding: 'utf8' }, (error, stdout, stderr) => {
         if (error) reject(new Error(`fd failed: ${stderr.trim() || error.message}`));
-        else resolve(stdout.split('\n').filter((line) => line !== ''));
+        else resolve({ lines: stdout.split('\n').filter((line) => line !== ''), stderr });
       });
     });
   const [dirs, all] = await Promise.all([run(['--type', 'd']), run([])]);
   const toRel = (line: string) => relative(root, line.endsWith(sep) ? line.slice(0, -1) : line).split(sep).join('/');
-  const dirSet = new Set(dirs.map(toRel));
+  const dirSet = new Set(dirs.lines.map(toRel));
   const results: Result[] = [];
-  for (const line of all) {
+  for (const line of all.lines) {
     const path = toRel(line);
     if (path === '' || !matches(path)) continue;
     results.push({ path, dir: dirSet.has(path) });
   }
-  return results;
+  // Both runs walk the same tree and meet the same errors; one run's are enough.
+  const unreadable: Unreadable[] = [];
+  for (const line of all.stderr.split('\n')) {
+    const m = FD_UNREADABLE.exec(line);
+    if (!m) continue;
+    const path = toRel(m[1] as string);
+    if (path !== '..' && !path.startsWith('../')) unreadable.push({ path, code: codeForErrno(Number(m[2])) });
+  }
+  return { results, unreadable };
 }
 

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
 import { createFindTool, findFd } from '../src/index.js';
+import { isRoot, runAllAsNobody, type ChildOutcome } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tree(files: Record<string, string>): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-find-')));
@@ -80,4 +81,50 @@ describe('find: engines agree', () => {
       expect((await find(dir, args, 'fd')).text).toBe((await find(dir, args, 'node')).text);
     }
   });
+});
+
+/**
+ * The real tool, with the engine forced, run as a user chmod applies to (nobody when the tests
+ * run as root), for each args in turn.
+ */
+async function findUnprivileged(cwd: string, engine: 'node' | 'fd', calls: Record<string, unknown>[]): Promise<ChildOutcome[]> {
+  if (isRoot) return runAllAsNobody('tool-find', 'createFindTool', cwd, calls.map((params) => ({ params, factoryArgs: [{ engine }] })));
+  const outcomes: ChildOutcome[] = [];
+  for (const args of calls) {
+    const h = createToolHarness(createFindTool({ engine }), { cwd });
+    const msg = await h.call(args);
+    outcomes.push({ ok: msg.outcome === 'ok', text: h.text(msg), details: msg.details });
+  }
+  return outcomes;
+}
+
+describe.each(engines)('find (%s engine): folders it may not read', (engine) => {
+  // mkdtemp makes the root 0700; 0755 so that only what a test locks is locked.
+  const lockedTree = (files: Record<string, string>, locked: Record<string, number>) => {
+    const dir = tree(files);
+    chmodSync(dir, 0o755);
+    for (const [path, mode] of Object.entries(locked)) chmodSync(join(dir, path), mode);
+    return dir;
+  };
+
+  it('refuses an unreadable folder to search instead of finding nothing in it', async () => {
+    const dir = lockedTree({ 'locked/a.txt': '', 'names-only/b.txt': '' }, { locked: 0o000, 'names-only': 0o444 });
+    const fix = 'Search somewhere else, or ask the user to change the permissions.';
+    expect(await findUnprivileged(dir, engine, [{ pattern: '*', path: 'locked' }, { pattern: '*', path: 'names-only' }])).toEqual([
+      { ok: false, text: `Permission denied: cannot search locked (this process may not read that folder). ${fix}` },
+      { ok: false, text: `Permission denied: cannot search names-only (this process may not read that folder). ${fix}` },
+    ]);
+  }, 30_000);
+
+  it('lists what it could read and says which folders it could not', async () => {
+    // An unreadable file is still found: find needs its name, not its contents.
+    const dir = lockedTree({ 'a.txt': '', 'secret.txt': '', 'sub/x.txt': '', 'z/ok.txt': '' }, { sub: 0o000, 'secret.txt': 0o000 });
+    const [found, none, early] = (await findUnprivileged(dir, engine, [{ pattern: '*.txt' }, { pattern: '*.rs' }, { pattern: '*.txt', limit: 1 }])) as ChildOutcome[];
+    expect(found?.ok).toBe(true);
+    expect(found?.text).toBe('a.txt\nsecret.txt\nz/ok.txt\n\n[1 path could not be read (permission denied): sub; results may be incomplete.]');
+    expect(found?.details).toMatchObject({ results: 3, unreadable: { count: 1, paths: [{ path: 'sub', code: 'EACCES' }] } });
+    expect(none?.text).toBe('No files found matching *.rs.\n\n[1 path could not be read (permission denied): sub; results may be incomplete.]');
+    // Stopped by the limit before reaching the locked folder: nothing to report yet.
+    expect(early?.text).toBe('a.txt\n\n[1 results limit reached. Use limit=2 for more, or refine the pattern.]');
+  }, 30_000);
 });

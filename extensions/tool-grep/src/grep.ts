@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
-import { BINARY_PROBE, type Hit, type Search } from './search.js';
+import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
+import { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
@@ -31,6 +32,8 @@ export interface GrepDetails {
   matchLimitReached?: number;
   linesCut?: true;
   truncation?: TruncationResult;
+  /** Paths inside the search that could not be read (permission denied, …), in path order. */
+  unreadable?: UnreadableDetails;
 }
 
 export interface GrepToolOptions {
@@ -80,18 +83,31 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       const limit = params.limit ?? DEFAULT_LIMIT;
       const context = params.context ?? 0;
       const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
+      const shown = display(absolute, ctx.cwd);
       let info: Stats;
       try {
         info = await stat(absolute);
       } catch (error) {
         const code = errnoCode(error);
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${display(absolute, ctx.cwd)}.${await suggestion(absolute)}`);
-        throw new Error(`Cannot access ${display(absolute, ctx.cwd)}: ${message(error)}`);
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
+        if (code === 'EACCES' || code === 'EPERM') {
+          throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
+        }
+        throw new Error(`Cannot access ${shown}: ${message(error)}`);
+      }
+      const dir = info.isDirectory();
+      // A folder that can be listed but not entered (r without x) gives a listing of names and
+      // nothing else: both engines would report every entry unreadable. It is the root that is
+      // unreadable, so ask the one question that says so before searching.
+      try {
+        await access(absolute, dir ? constants.R_OK | constants.X_OK : constants.R_OK);
+      } catch (error) {
+        throw rootError(shown, dir, errnoCode(error) ?? 'EIO');
       }
       const engine: GrepEngine = choice === 'auto' ? (findRipgrep() ? 'rg' : 'node') : choice;
       const search: Search = {
         root: absolute,
-        single: !info.isDirectory(),
+        single: !dir,
         pattern: params.pattern,
         regex: compile(params.pattern, params.literal === true, params.ignoreCase === true),
         ignoreCase: params.ignoreCase === true,
@@ -101,11 +117,22 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       };
       if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
 
-      const hits = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
+      const found = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
       signal?.throwIfAborted();
+      // The root was readable a moment ago; if it no longer is, the answer is the same error.
+      const root = found.unreadable.find((u) => u.path === '');
+      if (root && root.code !== 'ENOENT') throw rootError(shown, dir, root.code);
+      const hits = found.hits;
       hits.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
+      const unreadable = settle(found.unreadable, hits.length > limit ? (hits[limit] as Hit).path : undefined);
       const kept = hits.slice(0, limit);
-      if (kept.length === 0) return { content: [{ type: 'text' as const, text: 'No matches found.' }], details: { engine, matches: 0 } };
+      if (kept.length === 0) {
+        if (unreadable.length === 0) return { content: [{ type: 'text' as const, text: 'No matches found.' }], details: { engine, matches: 0 } };
+        return {
+          content: [{ type: 'text' as const, text: `No matches found.\n\n${unreadableNotice(unreadable)}` }],
+          details: { engine, matches: 0, unreadable: unreadableDetails(unreadable) },
+        };
+      }
 
       const { lines, cut } = await format(kept, context);
       const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
@@ -122,6 +149,10 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
           `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${lines.length} lines. ` +
             'Narrow the path, glob or pattern to see the rest.]',
         );
+      }
+      if (unreadable.length > 0) {
+        details.unreadable = unreadableDetails(unreadable);
+        notices.push(unreadableNotice(unreadable));
       }
       let text = truncation.content.replace(/\n$/, '');
       if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
@@ -165,7 +196,13 @@ function isBinaryFile(absolute: string): boolean {
   }
 }
 
-async function searchRipgrep(search: Search): Promise<Hit[]> {
+/**
+ * rg's line for a path it could not read: "<path>: <message> (os error N)", or for a folder
+ * "<path>: IO error for operation on <path>: <message> (os error N)". The message has no colon.
+ */
+const RG_UNREADABLE = /^(?:.*?: IO error for operation on )?(.+): [^:]* \(os error (\d+)\)$/;
+
+async function searchRipgrep(search: Search): Promise<Found> {
   const rg = findRipgrep();
   if (!rg) throw new Error('grep: the rg engine was requested but rg is not on PATH.');
   const args = [
@@ -180,21 +217,44 @@ async function searchRipgrep(search: Search): Promise<Hit[]> {
   args.push('--', search.pattern, search.root);
 
   const hits: Hit[] = [];
+  const unreadable: Unreadable[] = [];
   const binary = new Map<string, boolean>();
-  return new Promise<Hit[]>((resolve, reject) => {
+  return new Promise<Found>((resolve, reject) => {
     const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal });
     let buffered = '';
-    let stderr = '';
+    let errBuffered = '';
+    /** stderr lines that are not about an unreadable path: a real failure when rg exits 2. */
+    let failure = '';
+    let skipped = false;
     let done = false;
+    // Stopping early kills rg but resolves only on "close": by then all of stderr has been read,
+    // so every unreadable path rg met before the last hit we kept is known (rg writes stderr
+    // unbuffered, and stdout, where the hit came from, later).
     const finish = () => {
       done = true;
       child.kill('SIGKILL');
-      resolve(hits);
+    };
+    const onErrorLine = (line: string) => {
+      if (line === '') return;
+      const m = RG_UNREADABLE.exec(line);
+      if (m) {
+        skipped = true;
+        const rel = relative(search.root, m[1] as string).split(sep).join('/');
+        // An ignore file in a folder above the root is not part of the search; the walk does not report those either.
+        if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) return;
+        unreadable.push({ path: rel, code: codeForErrno(Number(m[2])) });
+      } else if (failure.length < 64 * 1024) failure += `${line}\n`;
     };
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 64 * 1024) stderr += chunk;
+      errBuffered += chunk;
+      let newline = errBuffered.indexOf('\n');
+      while (newline !== -1) {
+        onErrorLine(errBuffered.slice(0, newline));
+        errBuffered = errBuffered.slice(newline + 1);
+        newline = errBuffered.indexOf('\n');
+      }
     });
     child.stdout.on('data', (chunk: string) => {
       if (done) return;
@@ -220,9 +280,12 @@ async function searchRipgrep(search: Search): Promise<Hit[]> {
       if (!done) reject(error);
     });
     child.on('close', (code) => {
-      if (done) return;
-      if (code === 0 || code === 1) return resolve(hits);
-      const text = stderr.trim();
+      onErrorLine(errBuffered);
+      if (done) return resolve({ hits, unreadable });
+      // Exit code 2 means "an error happened", also when rg only skipped what it could not read
+      // and found the rest: those are results with a notice, not a failure.
+      if (code === 0 || code === 1 || (code === 2 && skipped && failure === '')) return resolve({ hits, unreadable });
+      const text = failure.trim();
       if (/regex parse error|error parsing regex|regex could not be compiled/i.test(text)) {
         reject(new Error(`Invalid regular expression ${JSON.stringify(search.pattern)}: ${text.replace(/^.*regex parse error:\s*/s, '')}. Use literal=true to search for the text as written.`));
       } else reject(new Error(`rg failed (exit code ${code}): ${text || 'no message'}`));

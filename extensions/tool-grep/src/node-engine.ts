@@ -1,22 +1,30 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
-import { walk } from '@airlock/tool-common';
+import { errnoCode, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
-import { BINARY_PROBE, type Hit, type Search } from './search.js';
+import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
+import type { Unreadable } from '@airlock/tool-common';
 
 /** Ignore files the Node engine reads, lowest precedence first (rg's own set). */
 const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
 
 /** The pure-Node engine: the sorted walk, each file read whole and searched line by line. */
-export async function searchNode(search: Search): Promise<Hit[]> {
+export async function searchNode(search: Search): Promise<Found> {
   const hits: Hit[] = [];
+  const unreadable: Unreadable[] = [];
   const scan = scanner(search, hits);
   if (search.single) {
-    // One file: a read error (permission denied, …) is the answer, so let it propagate.
-    scan(basename(search.root), search.root, await readFile(search.root));
-    return hits;
+    let buffer: Buffer;
+    try {
+      buffer = await readFile(search.root);
+    } catch (error) {
+      // One file: not being able to read it is the answer, which the tool words as an error.
+      return { hits, unreadable: [{ path: '', code: errnoCode(error) ?? 'EIO' }] };
+    }
+    scan(basename(search.root), search.root, buffer);
+    return { hits, unreadable };
   }
   const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
   const reader = new WholeFileReader();
@@ -24,14 +32,16 @@ export async function searchNode(search: Search): Promise<Hit[]> {
     ignoreFiles: IGNORE_FILES,
     signal: search.signal,
     prune: matchGlob ? (dir) => matchGlob(dir.path, true) === false : undefined,
+    onUnreadable: (path, code) => unreadable.push({ path, code }),
   })) {
     if (entry.type !== 'file') continue;
     if (matchGlob && matchGlob(entry.path, false) !== true) continue;
     const buffer = reader.read(entry.absolute);
-    if (buffer) scan(entry.path, entry.absolute, buffer);
+    if (typeof buffer === 'string') unreadable.push({ path: entry.path, code: buffer });
+    else scan(entry.path, entry.absolute, buffer);
     if (hits.length >= search.want) break;
   }
-  return hits;
+  return { hits, unreadable };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { errnoCode } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */
 const INITIAL_BYTES = 64 * 1024;
@@ -15,16 +16,17 @@ export class WholeFileReader {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
 
   /**
-   * The file's bytes, valid only until the next call (they live in the shared buffer), or
-   * undefined when it cannot be read (vanished, permission denied): skipped, as rg does.
+   * The file's bytes, valid only until the next call (they live in the shared buffer), or the
+   * errno code when it cannot be read (vanished, permission denied): the caller skips it, as rg
+   * does, and reports it, as rg does.
    */
-  read(path: string): Buffer | undefined {
+  read(path: string): Buffer | string {
     if (this.buffer.length > KEEP_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
     let fd: number;
     try {
       fd = openSync(path, 'r');
-    } catch {
-      return undefined;
+    } catch (error) {
+      return errnoCode(error) ?? 'EIO';
     }
     try {
       let length = 0;
@@ -34,8 +36,8 @@ export class WholeFileReader {
         if (n === 0) return this.buffer.subarray(0, length);
         length += n;
       }
-    } catch {
-      return undefined;
+    } catch (error) {
+      return errnoCode(error) ?? 'EIO';
     } finally {
       closeSync(fd);
     }

@@ -1,3 +1,5 @@
+import type { Unreadable } from '@airlock/tool-common';
+
 /** What both engines are asked to find, and what they hand back. */
 
 /** A match: file path (root-relative, `/`; the basename for a single file) and 1-based line number. */
@@ -5,6 +7,12 @@ export interface Hit {
   path: string;
   absolute: string;
   line: number;
+}
+
+/** An engine's answer: its hits, and every path it could not read on the way (unsorted, unfiltered). */
+export interface Found {
+  hits: Hit[];
+  unreadable: Unreadable[];
 }
 
 export interface Search {

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
 import { createGrepTool, findRipgrep } from '../src/index.js';
+import { isRoot, runAllAsNobody, type ChildOutcome } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tree(files: Record<string, string | Buffer>): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-grep-')));
@@ -170,4 +171,90 @@ describe('grep: engines agree on the Node engine shortcuts', () => {
     ];
     for (const args of cases) expect((await grep(dir, args, 'rg')).text, JSON.stringify(args)).toBe((await grep(dir, args, 'node')).text);
   });
+});
+
+/**
+ * A tree to search as a user who may not read everything: `locked` paths get mode 000. The root
+ * is made 0755 (mkdtemp gives 0700) so that only what is meant to be locked is.
+ */
+function lockedTree(files: Record<string, string>, locked: string[]): string {
+  const dir = tree(files);
+  chmodSync(dir, 0o755);
+  for (const path of locked) chmodSync(join(dir, path), 0o000);
+  return dir;
+}
+
+/**
+ * The real tool, with the engine forced, run as a user chmod applies to (nobody when the tests
+ * run as root), for each [args, engine] in turn.
+ */
+async function grepUnprivileged(cwd: string, calls: [Record<string, unknown>, 'node' | 'rg'][]): Promise<ChildOutcome[]> {
+  if (isRoot) return runAllAsNobody('tool-grep', 'createGrepTool', cwd, calls.map(([params, engine]) => ({ params, factoryArgs: [{ engine }] })));
+  const outcomes: ChildOutcome[] = [];
+  for (const [args, engine] of calls) {
+    const h = createToolHarness(createGrepTool({ engine }), { cwd });
+    const msg = await h.call(args);
+    outcomes.push({ ok: msg.outcome === 'ok', text: h.text(msg), details: msg.details });
+  }
+  return outcomes;
+}
+
+describe.each(engines)('grep (%s engine): paths it may not read', (engine) => {
+  it('refuses an unreadable folder or file to search, saying why and what to do', async () => {
+    const dir = lockedTree({ 'locked/a.txt': 'hit\n', 'names-only/b.txt': 'hit\n', 's.txt': 'hit\n' }, ['locked', 's.txt']);
+    chmodSync(join(dir, 'names-only'), 0o444); // listable, not enterable: just as unsearchable
+    const fix = 'Search somewhere else, or ask the user to change the permissions.';
+    const paths = ['locked', 'names-only', 's.txt'];
+    expect(await grepUnprivileged(dir, paths.map((path) => [{ pattern: 'hit', path }, engine]))).toEqual([
+      { ok: false, text: `Permission denied: cannot search locked (this process may not read that folder). ${fix}` },
+      { ok: false, text: `Permission denied: cannot search names-only (this process may not read that folder). ${fix}` },
+      { ok: false, text: `Permission denied: cannot search s.txt. The file exists but this process may not read it. ${fix}` },
+    ]);
+  }, 30_000);
+
+  it('keeps the matches it could read and says which paths it could not', async () => {
+    const dir = lockedTree({ 'a.txt': 'hit\n', 'secret.txt': 'hit\n', 'sub/x.txt': 'hit\n', 'z/ok.txt': 'no\nhit\n' }, ['sub', 'secret.txt']);
+    const [found, none] = (await grepUnprivileged(dir, [[{ pattern: 'hit' }, engine], [{ pattern: 'absent' }, engine]])) as [ChildOutcome, ChildOutcome];
+    expect(found.ok).toBe(true);
+    expect(found.text).toBe('a.txt:1: hit\nz/ok.txt:2: hit\n\n[2 paths could not be read (permission denied): secret.txt, sub; results may be incomplete.]');
+    expect(found.details).toMatchObject({ matches: 2, unreadable: { count: 2, paths: [{ path: 'secret.txt', code: 'EACCES' }, { path: 'sub', code: 'EACCES' }] } });
+    // Nothing found still says the search was partial: "no matches" alone would be wrong.
+    expect(none.text).toBe('No matches found.\n\n[2 paths could not be read (permission denied): secret.txt, sub; results may be incomplete.]');
+  }, 30_000);
+});
+
+describe('grep: engines agree on paths they may not read', () => {
+  it.skipIf(!findRipgrep())('rg and Node give identical output, also when the limit stops them before or after a locked path', async () => {
+    const files: Record<string, string> = { 'm/.gitignore': 'skip.txt\n', 'm/a.txt': 'hit\n', 'm/skip.txt': 'hit\n' };
+    for (let i = 0; i < 8; i++) files[`d${i}/f.txt`] = `hit ${i}\nhit again\n`;
+    for (let i = 0; i < 5; i++) files[`s${i}.txt`] = 'hit\n';
+    // Locked: folders, files, and an ignore file (reported only where it is searched as a file).
+    const dir = lockedTree(files, ['d2', 'd5', 's1.txt', 's3.txt', 'm/.gitignore']);
+    const cases = [
+      { pattern: 'hit' },
+      { pattern: 'hit', limit: 3 },
+      { pattern: 'hit', limit: 9 },
+      { pattern: 'again', limit: 4 },
+      { pattern: 'hit', glob: 's*' },
+      { pattern: 'hit', glob: '*.txt' },
+      { pattern: 'hit', glob: '!s*' },
+      { pattern: 'hit', glob: '.gitignore' },
+      { pattern: 'absent' },
+    ];
+    const rg = await grepUnprivileged(dir, cases.map((args) => [args, 'rg']));
+    const node = await grepUnprivileged(dir, cases.map((args) => [args, 'node']));
+    cases.forEach((args, i) => {
+      expect(rg[i]?.ok, JSON.stringify(args)).toBe(true);
+      expect(rg[i]?.text, JSON.stringify(args)).toBe(node[i]?.text);
+    });
+    // The unlimited search reports all five, in path order, naming the first three.
+    expect(rg.at(-1)?.text).toBe('No matches found.\n\n[5 paths could not be read (permission denied), e.g. d2, d5, m/.gitignore; results may be incomplete.]');
+  }, 30_000);
+
+  it.skipIf(!findRipgrep())('a pattern rg rejects is still an error in a tree with locked paths', async () => {
+    const dir = lockedTree({ 'a.txt': 'ab\n', 'sub/x.txt': 'ab\n' }, ['sub']);
+    const [bad] = (await grepUnprivileged(dir, [[{ pattern: 'a(?=b)' }, 'rg']])) as [ChildOutcome];
+    expect(bad.ok).toBe(false);
+    expect(bad.text).toMatch(/^Invalid regular expression "a\(\?=b\)": .*look-around/s);
+  }, 30_000);
 });

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Permission tests need a user the file system can refuse, and root ignores permission bits.
  * So as root, the call runs in a child process as `nobody` (uid/gid 65534). The child loads the
- * tool's TypeScript source with jiti (the loader the host uses for extensions) and gives it a
- * minimal ToolContext; the tool needs nothing else from a kernel. Not root: use chmod instead.
+ * tool's TypeScript source with jiti (the loader the host uses for extensions) and gives it the
+ * kernel's test ToolContext (truncation included: grep and find need it). Not root: use chmod instead.
  */
 
 export const NOBODY = 65534;
@@ -23,14 +23,35 @@ export interface ChildOutcome {
   ok: boolean;
   /** The result's text, or the thrown error's message. */
   text: string;
+  /** The result's details (undefined for an error). */
+  details?: unknown;
+}
+
+export interface RunOptions {
+  /** Call `toolExport` with these arguments to make the tool, e.g. `[{ engine: 'rg' }]` for createGrepTool. */
+  factoryArgs?: unknown[];
+}
+
+/** One call for runAllAsNobody: the tool's params, and how to make the tool. */
+export interface NobodyCall extends RunOptions {
+  params: unknown;
 }
 
 /**
  * Run `toolExport` of the tool package in `extensions/<pkg>/src/index.ts` as `nobody`, with `params`.
  *
  * @example runAsNobody('tool-edit', 'editTool', dir, { path: 'f.txt', edits: [...] })
+ * @example runAsNobody('tool-grep', 'createGrepTool', dir, { pattern: 'x' }, { factoryArgs: [{ engine: 'node' }] })
  */
-export function runAsNobody(pkg: string, toolExport: string, cwd: string, params: unknown): ChildOutcome {
+export function runAsNobody(pkg: string, toolExport: string, cwd: string, params: unknown, options: RunOptions = {}): ChildOutcome {
+  return runAllAsNobody(pkg, toolExport, cwd, [{ ...options, params }])[0] as ChildOutcome;
+}
+
+/**
+ * Several calls, one after another, in one child: starting the child and loading the tool take
+ * a second or two, the calls milliseconds, so a test comparing many calls runs them together.
+ */
+export function runAllAsNobody(pkg: string, toolExport: string, cwd: string, calls: NobodyCall[]): ChildOutcome[] {
   const scriptDir = mkdtempSync(join(tmpdir(), 'airlock-nobody-'));
   chmodSync(scriptDir, 0o755);
   const script = join(scriptDir, 'run.cjs');
@@ -39,24 +60,25 @@ export function runAsNobody(pkg: string, toolExport: string, cwd: string, params
     `const { createJiti } = require(${JSON.stringify(JITI)});
 const jiti = createJiti(__filename, { fsCache: false, moduleCache: false });
 (async () => {
-  const tool = (await jiti.import(${JSON.stringify(join(REPO, 'extensions', pkg, 'src/index.ts'))}))[${JSON.stringify(toolExport)}];
-  const stamps = new Map();
-  const ctx = {
-    cwd: ${JSON.stringify(cwd)},
-    files: { get: (p) => stamps.get(p), note: (p, s) => stamps.set(p, s), forget: (p) => stamps.delete(p) },
-    withFileMutation: (_path, fn) => fn(),
-  };
-  try {
-    const result = await tool.execute('t', ${JSON.stringify(params)}, undefined, undefined, ctx);
-    process.stdout.write(JSON.stringify({ ok: true, text: result.content.map((c) => c.text).join('') }));
-  } catch (error) {
-    process.stdout.write(JSON.stringify({ ok: false, text: error.message }));
+  const exported = (await jiti.import(${JSON.stringify(join(REPO, 'extensions', pkg, 'src/index.ts'))}))[${JSON.stringify(toolExport)}];
+  const { createTestContext } = await jiti.import(${JSON.stringify(join(REPO, 'packages/kernel/src/testing/index.ts'))});
+  const outcomes = [];
+  for (const call of ${JSON.stringify(calls)}) {
+    const tool = call.factoryArgs ? exported(...call.factoryArgs) : exported;
+    const ctx = createTestContext({ cwd: ${JSON.stringify(cwd)} });
+    try {
+      const result = await tool.execute('t', call.params, undefined, undefined, ctx);
+      outcomes.push({ ok: true, text: result.content.map((c) => c.text).join(''), details: result.details });
+    } catch (error) {
+      outcomes.push({ ok: false, text: error.message });
+    }
   }
+  process.stdout.write(JSON.stringify(outcomes));
 })();
 `,
     { mode: 0o644 },
   );
   const child = spawnSync(process.execPath, [script], { uid: NOBODY, gid: NOBODY, cwd: scriptDir, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } });
   if (child.status !== 0 || !child.stdout) throw new Error(`the child as nobody failed (status ${child.status}): ${child.stderr || child.error?.message}`);
-  return JSON.parse(child.stdout) as ChildOutcome;
+  return JSON.parse(child.stdout) as ChildOutcome[];
 }
