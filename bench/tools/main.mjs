@@ -207,12 +207,13 @@ function piFdShim(piAgentDir, fd) {
  * stays the same as the 'airlock' row's and only the engines differ. A default extension that is
  * not in this checkout is left out, as the default set leaves out one that is not installed.
  */
-function nodeEngineHome(dir, defaultExtensions) {
+function nodeEngineHome(dir, defaultExtensions, { toolsOnly = false } = {}) {
   const extensions = [];
   for (const name of defaultExtensions) {
+    if (toolsOnly && !name.startsWith('@airlock/tool-')) continue;
     const folder = path.join(ROOT, 'extensions', name.replace(/^@airlock\//, ''));
     if (!fs.existsSync(path.join(folder, 'package.json'))) continue;
-    const forced = name === '@airlock/tool-grep' || name === '@airlock/tool-find';
+    const forced = !toolsOnly && (name === '@airlock/tool-grep' || name === '@airlock/tool-find');
     extensions.push(forced ? { path: folder, options: { engine: 'node' } } : { path: folder });
   }
   const config = ensureDir(path.join(dir, '.config', 'airlock'));
@@ -264,6 +265,8 @@ export async function main(argv) {
   const home = ensureDir(path.join(tmp, 'home'));
   const { DEFAULT_EXTENSIONS } = await import(pathToFileURL(path.join(ROOT, 'packages/host/dist/index.js')).href);
   const homeNode = nodeEngineHome(ensureDir(path.join(tmp, 'home-node')), DEFAULT_EXTENSIONS);
+  // The seven tools without the policy extensions: the 'airlock' row minus policy, audit and redaction.
+  const homeTools = nodeEngineHome(ensureDir(path.join(tmp, 'home-tools')), DEFAULT_EXTENSIONS, { toolsOnly: true });
   const piAgentDir = ensureDir(path.join(tmp, 'pi-agent-dir'));
   binaries.piFdShim = binaries.fd ? piFdShim(piAgentDir, binaries.fd) : null;
   const workerTmp = ensureDir(path.join(tmp, 'tmp')); // TMPDIR of the workers: bash spill files land here
@@ -277,6 +280,7 @@ export async function main(argv) {
   const jobs = [];
   for (const w of workloads) {
     jobs.push({ w, subject: 'airlock', side: 'airlock' });
+    jobs.push({ w, subject: 'airlock.tools', side: 'airlock', home: homeTools });
     if (opts.direct) jobs.push({ w, subject: 'airlock.direct', side: 'airlock' });
     // With rg/fd present the 'airlock' row may time them; this row times the Node engines next to it.
     if (opts.nodeEngine && w.needs && binaries[w.needs]) jobs.push({ w, subject: 'airlock.node', side: 'airlock', home: homeNode });
@@ -367,7 +371,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     const a = subjects.airlock;
     const pi = subjects.pi;
     const ratio = (s) => (s && !s.failed && pi && !pi.failed ? round(s.medianMs / pi.medianMs, 3) : null);
-    const ratios = { airlock: ratio(a), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']) };
+    const ratios = { airlock: ratio(a), 'airlock.tools': ratio(subjects['airlock.tools']), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']) };
     let target = null;
     if (a && !a.failed) {
       if (w.target.kind === 'ms') target = { label: w.target.label, value: `${fmtMs(a.medianMs)} ms, +${fmt(a.peakAboveImportMB, 0)} MB above import`, pass: a.medianMs <= w.target.ms };
@@ -393,7 +397,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     failures,
     method: {
       airlock:
-        "Airlock: a host opened like the product does (openHost from packages/host/dist, interactive false, an empty temporary HOME, so the default extension set loads the tool packages); timed: host.execute({ id, name, arguments }), i.e. the whole kernel pipeline (argument preparation and validation, hooks, result normalization and truncation) plus the tool. 'airlock.direct': the registered tool's own execute(id, args, undefined, undefined, ctx) with a ToolContext captured from the kernel (no validation, no hooks, no normalization), the counterpart of Pi's figure.",
+        "Airlock: a host opened like the product does (openHost from packages/host/dist, interactive false, an empty temporary HOME, so the whole default set loads: the seven tools and the policy extensions path-policy, approval, redact-secrets and audit-log); timed: host.execute({ id, name, arguments }), i.e. the whole kernel pipeline (argument preparation and validation, policy, redaction, the audit record, result normalization and truncation) plus the tool. 'airlock.tools': the same with only the seven tool extensions (no policy, redaction or audit), so the difference to 'airlock' is what policy costs. 'airlock.direct': the registered tool's own execute(id, args, undefined, undefined, ctx) with a ToolContext captured from the kernel (no validation, no hooks, no normalization), the counterpart of Pi's figure.",
       pi: "Pi: createXTool(workspace) from @mariozechner/pi-coding-agent, timed: tool.execute(id, args) directly, with no agent loop, no validation, no hooks and no AbortSignal (as in shared/research/pi-bench.md). Asymmetry: the 'airlock' row includes Airlock's pipeline, Pi's rows do not; compare 'airlock.direct' to Pi for the tools alone.",
       shell: "shell: bash -c '<command> > /dev/null' spawned from Node (stdio ignored), awaited until exit; the floor for bash_seq.",
       engines: "grep/find rows name the engine the tool reported (rg, fd or node). 'airlock.node' is 'airlock' (the whole pipeline, the same default extensions loaded by path from a user settings file) with grep and find forced onto their pure-Node engines; it runs only when rg/fd are on PATH. fd < 8.7 (no --no-require-git) is not used by Airlock; Pi gets a shim at $PI_CODING_AGENT_DIR/bin/fd that drops that flag and execs the system fd.",
@@ -423,7 +427,7 @@ export function renderMarkdown(r) {
   L.push('| workload | subject | median ms | min–max ms | runs | first call ms | peak RSS MB | ÷ Pi | target |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
   for (const [id, w] of Object.entries(r.workloads)) {
-    const order = ['airlock', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
+    const order = ['airlock', 'airlock.tools', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
     for (const key of order) {
       const s = w.subjects[key];
       if (!s) {
