@@ -1,4 +1,5 @@
 import type { ArgsChange, ToolCallEvent, ToolResultEvent, Vote } from '@airlock/kernel';
+import { boundedCopy, finishCuts } from './bound.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { toAuditSource } from './decision-source.js';
 import type { AuditRedactor } from './redact.js';
@@ -18,9 +19,9 @@ export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): D
     type: 'decision',
     toolCallId: event.toolCallId,
     tool: event.toolName,
-    args: redact.value(plain(event.args)),
+    args: kept(event.args, redact),
     provenance: provenance(event.provenance, redact),
-    resources: redact.value(plain(event.resources)) as unknown[],
+    resources: kept(event.resources, redact) as unknown[],
     // The kernel always settles a decision before observe; a missing one would be a kernel bug,
     // and recording it as a deny keeps the log from ever claiming an allow it did not see.
     decision: decision?.effect ?? 'deny',
@@ -56,15 +57,15 @@ export function describeResult(event: ToolResultEvent, redact: AuditRedactor, op
     resultBytes: Buffer.byteLength(json),
     resultSha256: sha256Hex(json),
     ...(decision === undefined ? {} : { decision: decision.effect, decision_source: toAuditSource(decision.source) }),
-    ...(options.withArgs && args !== undefined ? { args: redact.value(plain(args)) } : {}),
+    ...(options.withArgs && args !== undefined ? { args: kept(args, redact) } : {}),
     ...(options.withArgs && event.provenance.length > 0 ? { provenance: provenance(event.provenance, redact) } : {}),
     ...(event.terminate ? { terminate: true } : {}),
-    ...(options.storeContent ? { content: redact.value(plain(event.content)) } : {}),
+    ...(options.storeContent ? { content: kept(event.content, redact) } : {}),
   };
 }
 
 function provenance(changes: readonly ArgsChange[], redact: AuditRedactor): DecisionRecord['provenance'] {
-  return changes.map((c) => ({ handler: c.handler, before: redact.value(plain(c.before)), after: redact.value(plain(c.after)) }));
+  return changes.map((c) => ({ handler: c.handler, before: kept(c.before, redact), after: kept(c.after, redact) }));
 }
 
 function vote(v: Vote, redact: AuditRedactor): DecisionRecord['votes'][number] {
@@ -77,10 +78,9 @@ function vote(v: Vote, redact: AuditRedactor): DecisionRecord['votes'][number] {
 }
 
 /**
- * A JSON copy: events are deep-frozen and may hold values JSON cannot keep (undefined, functions);
- * the record must hold exactly what its line will say, and the redactor may want to rebuild it.
+ * What a record keeps of a value from outside: a JSON copy (events are deep-frozen and may hold
+ * values JSON cannot keep) with long strings cut (bound.ts), then redacted.
  */
-function plain(value: unknown): unknown {
-  if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+function kept(value: unknown, redact: AuditRedactor): unknown {
+  return finishCuts(redact.value(boundedCopy(value)));
 }

@@ -116,6 +116,21 @@ describe('audit-log records through a real kernel', () => {
     expect(decision.votes[0]!.reason).toBe('token [REDACTED:github-token#1] is fine');
   });
 
+  it('a long argument is kept as its first 2,048 characters plus its length and hash; a secret across the cut is still redacted', async () => {
+    const { kernel, path } = auditedKernel();
+    const key = `-----BEGIN RSA PRIVATE KEY-----\n${'MIIEowIBAAKCAQEA'.repeat(40)}\n-----END RSA PRIVATE KEY-----`;
+    const text = `${'a'.repeat(2000)}${key}${'b'.repeat(1_000_000)}`;
+    await kernel.executeToolCall({ id: 'big', name: 'echo', arguments: { text } });
+    const line = readLines(path)[0]!;
+    expect(line.length).toBeLessThan(4000);
+    expect(line).not.toContain('MIIEowIBAAKCAQEA');
+    const [decision] = readRecords(path) as [Decision];
+    const kept = (decision.args as { text: string }).text;
+    expect(kept.startsWith('a'.repeat(2000))).toBe(true);
+    expect(kept).toContain('[REDACTED:');
+    expect(kept).toContain(`… [cut by the audit log: ${text.length} characters in all, sha256 ${sha256Hex(text)}]`);
+  });
+
   it('storeContent: true keeps the (redacted) content; the hash still covers what the model got', async () => {
     const { kernel, path } = auditedKernel({ storeContent: true });
     const message = await kernel.executeToolCall({ id: 'c8', name: 'echo', arguments: { text: `t ${GITHUB_TOKEN}` } });
