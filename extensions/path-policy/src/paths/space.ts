@@ -21,14 +21,19 @@ export interface PathSpace {
 export function createPathSpace(o: { roots: readonly string[]; home: string; probe: FoldProbe }): PathSpace {
   const roots = withRealPaths(o.roots);
   const home = withRealPaths([o.home]);
+  // Resolved once: a decision compares one path against dozens of patterns (every secret name),
+  // and a realpath per comparison was most of a read's policy cost.
   const realRoots = o.roots.map((r) => real(r));
+  const realHome = real(o.home);
+  const lowerRoots = o.roots.map((r, i) => [r.toLowerCase(), realRoots[i]!.toLowerCase()]);
+  const lowerHome = home.map((h) => h.toLowerCase());
 
   // Which filesystem a path is on, for the case probe: its root, else home, else "/". One probe each.
   const foldFor = (path: string): boolean | undefined => {
     const lower = path.toLowerCase();
-    const root = o.roots.find((r, i) => [r, realRoots[i]!].some((x) => within(lower, x.toLowerCase())));
-    if (root !== undefined) return o.probe(real(root));
-    if (home.some((h) => within(lower, h.toLowerCase()))) return o.probe(real(o.home));
+    const index = lowerRoots.findIndex((spellings) => spellings.some((x) => within(lower, x)));
+    if (index !== -1) return o.probe(realRoots[index]!);
+    if (lowerHome.some((h) => within(lower, h))) return o.probe(realHome);
     return o.probe('/');
   };
 
