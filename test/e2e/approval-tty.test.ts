@@ -75,6 +75,23 @@ describe('approval in a real terminal', { timeout: 60_000 }, () => {
     expect(existsSync(join(s.project, 'ran.txt'))).toBe(false);
   });
 
+  it('with the default set: path-policy asks about a write outside the project, the person allows it once', async () => {
+    const s = sandbox(); // no settings: the default set (path-policy, approval, …) loads
+    const outside = join(s.base, 'outside.txt');
+    const args = JSON.stringify({ path: outside, content: 'from the agent\n' });
+    const { exitCode, transcript } = await inPty(s, ['call', 'write', args], [
+      { expect: 'Allow write\\?' },
+      { expect: 'default:write-outside-roots' },
+      { expect: 'Allow once' },
+      { send: ENTER },
+      { expect: 'write \\(call_1\\) → ok' },
+    ]);
+    expect(exitCode, transcript).toBe(0);
+    expect(readFileSync(outside, 'utf8')).toBe('from the agent\n');
+    // Once means once: nothing was saved.
+    expect(existsSync(join(s.project, '.airlock/settings.local.json'))).toBe(false);
+  });
+
   it('with no terminal the call is denied, and the message names the rule that would allow it', async () => {
     const s = askingProject();
     const r = await s.airlock(['--trust', 'call', 'bash', '{"command":"touch ran.txt"}']);
