@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
-import { ByteTail } from './byte-tail.js';
 import { canScanProcesses, findRunProcesses, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
@@ -36,7 +35,7 @@ export interface RunOptions {
 export interface RunResult {
   ending: Ending;
   tail: TruncationResult;
-  /** UTF-8 size of the last line (for the partial-line notice). */
+  /** Raw size of the last line (for the partial-line notice). */
   lastLineBytes: number;
   fullOutputPath?: string;
   /** The spill file keeps only the beginning (the session's spill budget ran out). */
@@ -89,7 +88,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   const maxWaitAfterStopMs = options.maxWaitAfterStopMs ?? 250;
   const updateIntervalMs = options.updateIntervalMs ?? 100;
   const limits = tailLimits(ctx.limits);
-  const tail = new ByteTail(limits, ctx.truncate);
+  const tail = ctx.truncate.stream(limits);
   // Marks every process of this run, so a stop can find the ones that left the process group.
   const runId = randomBytes(8).toString('hex');
   const env = canScanProcesses ? { ...options.env, [RUN_MARKER]: runId } : options.env;
@@ -228,7 +227,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       finished = true;
       const pipesHeldOpen = !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
-      const result = tail.snapshot(true);
+      const result = tail.end();
       let fullOutputPath: string | undefined;
       let fullOutputCapped: boolean | undefined;
       try {

@@ -28,15 +28,25 @@ export interface TruncationResult {
 
 /** A rolling tail of a stream of any size, in bounded memory (bash output, logs). */
 export interface TailAccumulator {
-  /** Feed raw bytes (decoded as UTF-8 across chunk boundaries) or already-decoded text. */
+  /**
+   * Feed raw bytes (decoded as UTF-8 across chunk boundaries) or text (UTF-8 encoded into the same
+   * stream). The accumulator copies what it keeps, so the caller may reuse a byte chunk's memory.
+   */
   push(chunk: Uint8Array | string): void;
-  /** The tail as it stands, truncated to the limits. Cheap enough to call on every update. */
+  /**
+   * The tail as it stands, truncated to the limits. Cheap enough to call on every update. An
+   * incomplete character at the end is left out (its remaining bytes may still come).
+   */
   snapshot(): TruncationResult;
   /** Flush the decoder and return the final tail. Further pushes are errors. */
   end(): TruncationResult;
+  /**
+   * Raw bytes pushed (less an incomplete character at the end, until `end()`). For valid UTF-8
+   * this is the decoded size; invalid bytes count as themselves, not as the U+FFFD they show as.
+   */
   readonly totalBytes: number;
   readonly totalLines: number;
-  /** UTF-8 size of the last line so far (its notice says how long an oversized last line is). */
+  /** Raw size of the last line so far (its notice says how long an oversized last line is). */
   readonly lastLineBytes: number;
 }
 
