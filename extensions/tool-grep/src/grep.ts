@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, delimiter, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
@@ -214,13 +214,17 @@ async function searchRipgrep(search: Search): Promise<Found> {
   if (search.ignoreCase) args.push('-i');
   if (search.literal) args.push('-F');
   if (search.glob !== undefined) args.push('--glob', search.glob);
-  args.push('--', search.pattern, search.root);
+  // A folder is searched from inside it (no path argument): rg matches a --glob that holds a "/"
+  // (`src/**`) against the path it prints, which would otherwise start with the absolute root and
+  // never match. The Node engine matches globs against root-relative paths; so does this.
+  args.push('--', search.pattern);
+  if (search.single) args.push(search.root);
 
   const hits: Hit[] = [];
   const unreadable: Unreadable[] = [];
   const binary = new Map<string, boolean>();
   return new Promise<Found>((resolve, reject) => {
-    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal });
+    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal, ...(search.single ? {} : { cwd: search.root }) });
     let buffered = '';
     let errBuffered = '';
     /** stderr lines that are not about an unreadable path: a real failure when rg exits 2. */
@@ -239,7 +243,7 @@ async function searchRipgrep(search: Search): Promise<Found> {
       const m = RG_UNREADABLE.exec(line);
       if (m) {
         skipped = true;
-        const rel = relative(search.root, m[1] as string).split(sep).join('/');
+        const rel = relative(search.root, resolvePath(search.root, m[1] as string)).split(sep).join('/');
         // An ignore file in a folder above the root is not part of the search; the walk does not report those either.
         if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) return;
         unreadable.push({ path: rel, code: codeForErrno(Number(m[2])) });

@@ -106,8 +106,12 @@ describe('grep: engines agree', () => {
     const files: Record<string, string> = { '.gitignore': 'skip/\n', 'skip/a.txt': 'value\n', '.h/x': 'value = 3\n' };
     for (let i = 0; i < 50; i++) files[`m${i % 4}/n${i % 7}/f${i}.js`] = `const value_${i} = ${i};\nother\nvalue_${i}\n`;
     const dir = tree(files);
-    for (const args of [{ pattern: 'value_[0-9]+' }, { pattern: 'value', context: 1, limit: 7 }, { pattern: 'VALUE', ignoreCase: true, glob: '*.js' }]) {
-      expect((await grep(dir, args, 'rg')).text).toBe((await grep(dir, args, 'node')).text);
+    // Globs with a "/" match the path below the searched folder, on both engines.
+    const globs = [{ pattern: 'value', glob: 'm1/**' }, { pattern: 'value', glob: 'm2/n3/*.js' }, { pattern: 'value', glob: '**/n5/**' }];
+    for (const args of [{ pattern: 'value_[0-9]+' }, { pattern: 'value', context: 1, limit: 7 }, { pattern: 'VALUE', ignoreCase: true, glob: '*.js' }, ...globs]) {
+      const rg = (await grep(dir, args, 'rg')).text;
+      expect(rg).toBe((await grep(dir, args, 'node')).text);
+      if ('glob' in args && args.glob.includes('/')) expect(rg).not.toBe('No matches found.');
     }
   });
 });
