@@ -6,7 +6,7 @@ import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
-import { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -138,36 +138,19 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       // The Node walk already yields in this order; fd's parallel walk does not.
       if (engine === 'fd') results.sort((a, b) => comparePaths(a.path, b.path));
       const unreadable = settle(found.unreadable, results.length > limit ? (results[limit] as Result).path : undefined);
-      if (results.length === 0) {
-        const none = `No files found matching ${params.pattern}.`;
-        if (unreadable.length === 0) return { content: [{ type: 'text' as const, text: none }], details: { engine, results: 0 } };
-        return {
-          content: [{ type: 'text' as const, text: `${none}\n\n${unreadableNotice(unreadable)}` }],
-          details: { engine, results: 0, unreadable: unreadableDetails(unreadable) },
-        };
-      }
       const kept = results.slice(0, limit).map((r) => (r.dir ? `${r.path}/` : r.path));
-      const truncation = ctx.truncate.head(kept.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
       const details: FindDetails = { engine, results: kept.length };
-      const notices: string[] = [];
-      if (results.length > limit) {
-        details.resultLimitReached = limit;
-        notices.push(`[${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern.]`);
-      }
-      if (truncation.truncated) {
-        details.truncation = truncation;
-        notices.push(
-          `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${kept.length} results. ` +
-            'Search a subfolder, or refine the pattern, to see the rest.]',
-        );
-      }
-      if (unreadable.length > 0) {
-        details.unreadable = unreadableDetails(unreadable);
-        notices.push(unreadableNotice(unreadable));
-      }
-      let text = truncation.content.replace(/\n$/, '');
-      if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
-      return { content: [{ type: 'text' as const, text }], details };
+      if (results.length > limit) details.resultLimitReached = limit;
+      return listingResult({
+        lines: kept,
+        none: `No files found matching ${params.pattern}.`,
+        details,
+        limitNotice: results.length > limit ? `[${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern.]` : undefined,
+        truncationNotice: (t) =>
+          `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${kept.length} results. Search a subfolder, or refine the pattern, to see the rest.]`,
+        unreadable,
+        truncate: ctx.truncate,
+      });
     },
   };
 }

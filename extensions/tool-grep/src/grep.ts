@@ -7,7 +7,7 @@ import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
@@ -126,37 +126,20 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       hits.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
       const unreadable = settle(found.unreadable, hits.length > limit ? (hits[limit] as Hit).path : undefined);
       const kept = hits.slice(0, limit);
-      if (kept.length === 0) {
-        if (unreadable.length === 0) return { content: [{ type: 'text' as const, text: 'No matches found.' }], details: { engine, matches: 0 } };
-        return {
-          content: [{ type: 'text' as const, text: `No matches found.\n\n${unreadableNotice(unreadable)}` }],
-          details: { engine, matches: 0, unreadable: unreadableDetails(unreadable) },
-        };
-      }
-
-      const { lines, cut } = await format(kept, context);
-      const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+      const { lines, cut } = kept.length > 0 ? await format(kept, context) : { lines: [], cut: false };
       const details: GrepDetails = { engine, matches: kept.length };
-      const notices: string[] = [];
-      if (hits.length > limit) {
-        details.matchLimitReached = limit;
-        notices.push(`[${limit} matches limit reached. Use limit=${limit * 2} for more, or refine the pattern.]`);
-      }
+      if (hits.length > limit) details.matchLimitReached = limit;
       if (cut) details.linesCut = true;
-      if (truncation.truncated) {
-        details.truncation = truncation;
-        notices.push(
-          `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${lines.length} lines. ` +
-            'Narrow the path, glob or pattern to see the rest.]',
-        );
-      }
-      if (unreadable.length > 0) {
-        details.unreadable = unreadableDetails(unreadable);
-        notices.push(unreadableNotice(unreadable));
-      }
-      let text = truncation.content.replace(/\n$/, '');
-      if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
-      return { content: [{ type: 'text' as const, text }], details };
+      return listingResult({
+        lines,
+        none: 'No matches found.',
+        details,
+        limitNotice: hits.length > limit ? `[${limit} matches limit reached. Use limit=${limit * 2} for more, or refine the pattern.]` : undefined,
+        truncationNotice: (t) =>
+          `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${lines.length} lines. Narrow the path, glob or pattern to see the rest.]`,
+        unreadable,
+        truncate: ctx.truncate,
+      });
     },
   };
 }

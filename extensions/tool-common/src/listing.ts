@@ -1,0 +1,49 @@
+import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/kernel';
+import { unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
+
+/** What a listing tool (grep, find) found, and the words it uses for what was cut. */
+export interface Listing<D> {
+  /** One entry per line, in order; empty when nothing was found. */
+  lines: readonly string[];
+  /** The whole answer when nothing was found, e.g. "No matches found.". */
+  none: string;
+  /** The tool's own details (counts, engine, its limit flag). */
+  details: D;
+  /** Said when the tool's result limit stopped the search. */
+  limitNotice?: string | undefined;
+  /** Said when the byte limit cut the lines: how many of them were shown and how to see the rest. */
+  truncationNotice: (truncation: TruncationResult) => string;
+  unreadable: readonly Unreadable[];
+  truncate: ToolContext['truncate'];
+}
+
+export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails };
+
+/**
+ * A listing as the model sees it: the lines (whole lines within the byte limit), then a blank
+ * line and one notice per thing that makes the list incomplete — the result limit, the byte
+ * limit, paths that could not be read — each saying how to get the rest.
+ *
+ * @example listingResult({ lines: ['a.ts'], none: 'No files found.', details: { results: 1 }, truncationNotice, unreadable: [], truncate: ctx.truncate })
+ */
+export function listingResult<D extends object>(listing: Listing<D>): AgentToolResult<ListingDetails<D>> {
+  const details: ListingDetails<D> = { ...listing.details };
+  const notices: string[] = [];
+  let body = listing.none;
+  if (listing.lines.length > 0) {
+    // Lines are not what is limited here (the tool's own limit is); bytes are.
+    const truncation = listing.truncate.head(listing.lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+    body = truncation.content.replace(/\n$/, '');
+    if (listing.limitNotice !== undefined) notices.push(listing.limitNotice);
+    if (truncation.truncated) {
+      details.truncation = truncation;
+      notices.push(listing.truncationNotice(truncation));
+    }
+  }
+  if (listing.unreadable.length > 0) {
+    details.unreadable = unreadableDetails(listing.unreadable);
+    notices.push(unreadableNotice(listing.unreadable));
+  }
+  const text = notices.length > 0 ? `${body}\n\n${notices.join('\n')}` : body;
+  return { content: [{ type: 'text', text }], details };
+}
