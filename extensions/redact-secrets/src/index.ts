@@ -8,10 +8,8 @@ import { parseAllow, RedactOptions } from './options.js';
  * and the host runs setup once per kernel session, so `[REDACTED:github-token#1]` means the same
  * token for the whole session.
  *
- * The environment comes from `process.env`: ExtensionAPI offers settings, cwd, ui and log but no
- * environment (tools get `ctx.env`, which is the scrubbed one bash passes on — the secrets are
- * exactly what it leaves out). The host process's own environment is where the secrets a
- * command could print come from.
+ * The environment is the host's (`api.env`, the same one tools see as `ctx.env` before bash
+ * scrubs it for its commands): that is where the secrets a command could print come from.
  */
 const extension = {
   name: 'redact-secrets',
@@ -19,7 +17,7 @@ const extension = {
   setup(api, options) {
     const scanner = createSecretScanner({
       allow: parseAllow(options.allow),
-      ...(options.envFrom === 'process' ? { env: process.env } : {}),
+      ...(options.envFrom === 'process' ? { env: api.env } : {}),
     });
     api.on('tool_result', redactHandler(createRedactor(scanner)), { name: 'secrets', phase: 'redact' });
   },

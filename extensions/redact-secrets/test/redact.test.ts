@@ -31,14 +31,9 @@ function load(options: unknown = {}, env?: Record<string, string>) {
   const kernel = createKernel({ updateThrottleMs: 0 });
   kernel.registry.register(shell, { source: 'sdk' });
   const resolved = Value.Convert(extension.options, Value.Default(extension.options, options));
-  const api = { on: kernel.on } as Partial<ExtensionAPI> as ExtensionAPI;
-  const saved = { ...process.env };
-  if (env) Object.assign(process.env, env);
-  try {
-    void extension.setup(api, resolved as never);
-  } finally {
-    if (env) for (const k of Object.keys(env)) if (!(k in saved)) delete process.env[k];
-  }
+  // The host's environment, as api.env carries it.
+  const api = { on: kernel.on, env: env ?? {} } as Partial<ExtensionAPI> as ExtensionAPI;
+  void extension.setup(api, resolved as never);
   let n = 0;
   return async (args: Record<string, unknown>) => {
     const events: KernelEvent[] = [];
