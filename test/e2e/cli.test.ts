@@ -362,6 +362,30 @@ export default {
   });
 });
 
+describe('the default policy set through the real binary', () => {
+  it('redacts a token format and the value of a secret variable of the environment Airlock runs in', async () => {
+    const s = sandbox();
+    const secret = 'q7Vx2LmP9rT4wZ8kB3nD';
+    const command = `echo ghp_0123456789abcdefABCDEF0123456789abcd; printf '%s\\n' ${secret}`;
+    const r = await s.airlock(['call', 'bash', JSON.stringify({ command })], { env: { DEPLOY_TOKEN: secret } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('[REDACTED:github-token#1]');
+    expect(r.stdout).toContain('[REDACTED:env:DEPLOY_TOKEN#1]');
+    expect(r.stdout).not.toContain(secret);
+  });
+
+  it('denies reading a secret file, naming the rule and how to allow exactly that file', async () => {
+    const s = sandbox();
+    s.write('project/.env', 'TOKEN=1\n');
+    const r = await s.airlock(['--json', 'call', 'read', '{"path":".env"}']);
+    expect(r.code).toBe(1);
+    const message = json(r.stdout) as { outcome: string; content: { text: string }[] };
+    expect(message.outcome).toBe('denied');
+    expect(message.content[0]!.text).toContain('default:secret-read');
+    expect(message.content[0]!.text).toContain('fs.read(//');
+  });
+});
+
 describe('fail closed at run time', () => {
   /** A user-level policy extension whose authorize handler misbehaves in the given way. */
   function misbehaving(body: string, options = '') {

@@ -37,10 +37,10 @@ export function sandbox() {
       return file;
     },
     /** Run the real `airlock` binary in the project folder (as another user when `uid` is given; needs root). */
-    airlock(args: string[], options: { stdin?: string; cwd?: string; uid?: number } = {}): Promise<Run> {
+    airlock(args: string[], options: { stdin?: string; cwd?: string; uid?: number; env?: Record<string, string> } = {}): Promise<Run> {
       return new Promise((resolve, reject) => {
         const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
-        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env, stdio: ['pipe', 'pipe', 'pipe'], ...as });
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], ...as });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
