@@ -10,6 +10,8 @@ export type Item =
   | { type: 'arg-path'; given: string; paths: string[] }
   | { type: 'exec'; command: Command; from: ItemOrigin }
   | { type: 'net'; host: string }
+  /** A network program's host only known at run time (`curl "$URL"`): its source text. */
+  | { type: 'net-runtime'; text: string }
   /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
   | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
 

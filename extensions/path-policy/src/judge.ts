@@ -35,6 +35,20 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
         rule: 'default:net',
         reason: `a connection to ${item.host}, which no rule covers`,
       }));
+    case 'net-runtime': {
+      // No host to match: a net deny or ask rule might cover it, so it asks; without any, the default decides.
+      const restrictive = ctx.rules.find((r) => r.matcher.type === 'net' && r.effect !== 'allow');
+      const effect = restrictive ? 'ask' : ctx.defaults.net;
+      return {
+        subject: `net ${item.text}`,
+        effect,
+        rule: 'default:runtime-host',
+        reason: restrictive
+          ? `connects to ${item.text}, a host only known when the command runs, and the ${restrictive.effect} rule ${restrictive.surface} may cover it`
+          : `connects to ${item.text}, a host only known when the command runs`,
+        matched: [],
+      };
+    }
     case 'exec':
       return judgeCommand(item.command, item.from, ctx);
     case 'arg-path': {

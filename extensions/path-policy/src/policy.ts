@@ -47,7 +47,7 @@ export interface PolicyCall {
 export type DerivedResource =
   | { kind: 'fs.read' | 'fs.write'; path: string; paths: string[]; from: 'resource' | 'args' | 'shell' }
   | { kind: 'exec'; command: string; from: 'resource' | 'shell' }
-  | { kind: 'net'; host: string; from: 'resource' };
+  | { kind: 'net'; host: string; from: 'resource' | 'shell' };
 
 export interface PolicyDecision {
   effect: Effect;
@@ -155,6 +155,7 @@ export function createPolicy(o: PolicyOptions): Policy {
           for (const d of derived) {
             if (d.type === 'fs') resources.push({ kind: d.kind, path: d.given, paths: d.paths, from: 'shell' });
             if (d.type === 'exec') resources.push({ kind: 'exec', command: d.command.words, from: 'shell' });
+            if (d.type === 'net') resources.push({ kind: 'net', host: d.host, from: 'shell' });
           }
         }
       }

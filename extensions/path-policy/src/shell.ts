@@ -45,6 +45,9 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
     }
+    // curl, ssh, git clone …: the same net rules and default as a tool that declares the host.
+    for (const host of c.hosts) items.push({ type: 'net', host });
+    for (const text of c.dynamicHosts) items.push({ type: 'net-runtime', text });
   }
   if (changesDir && relative) {
     items.push({

@@ -48,6 +48,14 @@ export interface SimpleCommand {
   dynamicReads: string[];
   /** Same for writes; `<runtime-args>` stands for operands appended at run time (xargs, find -exec … +). */
   dynamicWrites: string[];
+  /**
+   * Hosts a well-known network program is pointed at by its arguments (curl, wget, httpie, ssh,
+   * scp, sftp, rsync, nc, telnet, ftp, git clone/fetch/pull/push/…): a URL's host, `user@host`,
+   * `host:path`. Lower case, no port. A git remote named in the repository's config is not seen.
+   */
+  hosts: string[];
+  /** Source text of such a program's host operands that are only known at run time (`curl "$URL"`). */
+  dynamicHosts: string[];
   /** True when more arguments are supplied at run time: the command after `xargs`, or `find -exec CMD … {} +`. */
   unknownArgs: boolean;
   /** True when argv[0] names a function defined in the same script; the function's body is listed separately. */

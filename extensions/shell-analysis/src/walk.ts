@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { fileEffects } from './file-args.js';
+import { networkUse } from './network.js';
 import { programRuns, type Stdin } from './programs.js';
 import { readRedirect, REDIRECT_TYPES, type ReadRedirect } from './redirects.js';
 import type { Analysis, Context, Redirect, SimpleCommand } from './types.js';
@@ -258,6 +259,7 @@ export class Walker {
     // Operands xargs or find -exec … + add later: classified like any other operand, as a placeholder.
     const classified = unknownArgs ? [...argvWords, literalWord('<runtime-args>', false)] : argvWords;
     const effects = fileEffects(name, classified);
+    const network = networkUse(name, argvWords);
     const command: SimpleCommand = {
       text,
       argv: argvWords.map((w) => w.text),
@@ -270,6 +272,8 @@ export class Walker {
       writes: [],
       dynamicReads: [],
       dynamicWrites: [],
+      hosts: network.hosts,
+      dynamicHosts: network.dynamic,
       unknownArgs,
       callsFunction: this.functions.has(name) && unwrapped.wrappers.length === 0,
       nested: [],

@@ -11,6 +11,8 @@ interface Expect {
   dynWrites?: string[];
   wrappers?: string[];
   context?: string[];
+  hosts?: string[];
+  dynHosts?: string[];
 }
 type Case = [command: string, expected: Expect[] | { reason: string }];
 
@@ -241,6 +243,23 @@ const CASES: Case[] = [
   ['cd /etc && cat shadow', [c('cd /etc'), c('cat shadow', { reads: ['shadow'] })]],
   ['cd "$DIR" && cat x', { reason: 'working folder' }],
   ['(cd "$DIR" && make); cat x', { reason: 'working folder' }],
+  // hosts of well-known network programs
+  ["curl -s 'https://API.Example.com:8443/v1?q=1'", [c('curl -s https://API.Example.com:8443/v1?q=1', { hosts: ['api.example.com'] })]],
+  // Unquoted, the "?" is a glob: the word is only known at run time.
+  ['curl -s https://api.example.com/v1?q=1', [c('curl -s https://api.example.com/v1?q=1', { dyn: [2], hosts: [], dynHosts: ['https://api.example.com/v1?q=1'] })]],
+  ['curl -d @- -H "X: y" example.org/post', [c('curl -d @- -H X:\\ y example.org/post', { reads: ['-'], hosts: ['example.org'] })]],
+  ['wget -q -O out.html http://user:pw@files.test/a', [c('wget -q -O out.html http://user:pw@files.test/a', { writes: ['out.html'], hosts: ['files.test'] })]],
+  ['curl "$URL"', [c('curl "$URL"', { dyn: [1], hosts: [], dynHosts: ['"$URL"'] })]],
+  ['ssh -p 2222 deploy@prod-box uptime', [c('ssh -p 2222 deploy@prod-box uptime', { hosts: ['prod-box'] })]],
+  ['scp -P 22 notes.txt me@10.0.0.5:/tmp/', [c('scp -P 22 notes.txt me@10.0.0.5:/tmp/', { hosts: ['10.0.0.5'] })]],
+  ['rsync -a -e "ssh -p 22" ./site/ backup:/srv/site', [c('rsync -a -e ssh\\ -p\\ 22 ./site/ backup:/srv/site', { hosts: ['backup'] })]],
+  ['nc -z -w 3 db.internal 5432', [c('nc -z -w 3 db.internal 5432', { hosts: ['db.internal'] })]],
+  ['git clone git@github.com:acme/app.git', [c('git clone git@github.com:acme/app.git', { hosts: ['github.com'] })]],
+  ['git -C repo fetch https://gitlab.example.com/x.git main', [c('git -C repo fetch https://gitlab.example.com/x.git main', { hosts: ['gitlab.example.com'] })]],
+  ['git push origin main', [c('git push origin main', { hosts: [] })]],
+  ['git commit -m "fix: typo"', [c('git commit -m fix:\\ typo', { hosts: [] })]],
+  ['echo https://not-a-request.example.com', [c('echo https://not-a-request.example.com', { hosts: [] })]],
+  ['sudo timeout 5 curl http://169.254.169.254/latest/meta-data/', [c('curl http://169.254.169.254/latest/meta-data/', { hosts: ['169.254.169.254'] })]],
 ];
 
 function pick(cmd: SimpleCommand, want: Expect) {
@@ -253,6 +272,8 @@ function pick(cmd: SimpleCommand, want: Expect) {
     ...(want.dynWrites ? { dynWrites: cmd.dynamicWrites } : {}),
     ...(want.wrappers ? { wrappers: cmd.wrappers } : {}),
     ...(want.context ? { context: cmd.context } : {}),
+    ...(want.hosts ? { hosts: cmd.hosts } : {}),
+    ...(want.dynHosts ? { dynHosts: cmd.dynamicHosts } : {}),
   };
 }
 
