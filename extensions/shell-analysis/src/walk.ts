@@ -331,6 +331,7 @@ function addPaths(words: Word[], into: string[], dynamicInto: string[]): void {
     if (w.pipe) continue;
     if (!w.static) {
       if (!dynamicInto.includes(w.source)) dynamicInto.push(w.source);
-    } else if (!DEVICE.test(w.text) && !into.includes(w.text)) into.push(w.text);
+      // "-" is standard input or output for nearly every program that takes a file (cat -, curl -T -, tar -f -).
+    } else if (w.text !== '-' && !DEVICE.test(w.text) && !into.includes(w.text)) into.push(w.text);
   }
 }

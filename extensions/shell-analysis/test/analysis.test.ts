@@ -247,9 +247,10 @@ const CASES: Case[] = [
   ["curl -s 'https://API.Example.com:8443/v1?q=1'", [c('curl -s https://API.Example.com:8443/v1?q=1', { hosts: ['api.example.com'] })]],
   // Unquoted, the "?" is a glob: the word is only known at run time.
   ['curl -s https://api.example.com/v1?q=1', [c('curl -s https://api.example.com/v1?q=1', { dyn: [2], hosts: [], dynHosts: ['https://api.example.com/v1?q=1'] })]],
-  ['curl -d @- -H "X: y" example.org/post', [c('curl -d @- -H X:\\ y example.org/post', { reads: ['-'], hosts: ['example.org'] })]],
+  ['curl -d @- -H "X: y" example.org/post', [c('curl -d @- -H X:\\ y example.org/post', { hosts: ['example.org'] })]],
   ['wget -q -O out.html http://user:pw@files.test/a', [c('wget -q -O out.html http://user:pw@files.test/a', { writes: ['out.html'], hosts: ['files.test'] })]],
   ['curl "$URL"', [c('curl "$URL"', { dyn: [1], hosts: [], dynHosts: ['"$URL"'] })]],
+  ['cat - < in.txt | tee -', [c('cat -', { reads: ['in.txt'] }), c('tee -')]],
   ['ssh -p 2222 deploy@prod-box uptime', [c('ssh -p 2222 deploy@prod-box uptime', { hosts: ['prod-box'] })]],
   ['scp -P 22 notes.txt me@10.0.0.5:/tmp/', [c('scp -P 22 notes.txt me@10.0.0.5:/tmp/', { hosts: ['10.0.0.5'] })]],
   ['rsync -a -e "ssh -p 22" ./site/ backup:/srv/site', [c('rsync -a -e ssh\\ -p\\ 22 ./site/ backup:/srv/site', { hosts: ['backup'] })]],

@@ -274,6 +274,7 @@ function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loade
         if (c.wrappers.length > 0) parts.push(`wrappers ${c.wrappers.join(' | ')}`);
         if (c.reads.length + c.dynamicReads.length > 0) parts.push(`reads ${[...c.reads, ...c.dynamicReads].join(', ')}`);
         if (c.writes.length + c.dynamicWrites.length > 0) parts.push(`writes ${[...c.writes, ...c.dynamicWrites].join(', ')}`);
+        if (c.hosts.length + c.dynamicHosts.length > 0) parts.push(`connects to ${[...c.hosts, ...c.dynamicHosts].join(', ')}`);
         if (c.context.length > 0) parts.push(`in ${c.context.join(' > ')}`);
         out.push(parts.join('  '));
       }
