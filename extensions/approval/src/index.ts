@@ -25,6 +25,7 @@ export const CHOICES = {
   once: 'Allow once',
   session: 'Allow for this session',
   local: 'Always allow in this project (saved to .airlock/settings.local.json)',
+  localUntrusted: 'Always allow in this project (saved to .airlock/settings.local.json; counts once you trust this folder)',
   user: 'Always allow, everywhere (saved to your user settings)',
   deny: 'Deny',
   denyWhy: 'Deny, and tell the model why…',
@@ -65,7 +66,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
     // An explicit ask rule means "ask every time": offering to remember the answer would undo it.
     if (explicit.length === 0) {
       choices.push(CHOICES.session);
-      if (options.allowSave && api.rules !== undefined) choices.push(CHOICES.local, CHOICES.user);
+      if (options.allowSave && api.rules !== undefined) choices.push(api.rules.localCounts ? CHOICES.local : CHOICES.localUntrusted, CHOICES.user);
     }
     choices.push(CHOICES.deny, CHOICES.denyWhy);
 
@@ -81,8 +82,9 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
         for (const rule of rules) sessionAllowed.add(rule);
         return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session (${label})` };
       case CHOICES.local:
+      case CHOICES.localUntrusted:
       case CHOICES.user: {
-        const where = answer === CHOICES.local ? 'local' : 'user';
+        const where = answer === CHOICES.user ? 'user' : 'local';
         for (const rule of rules) sessionAllowed.add(rule);
         try {
           const files = new Set<string>();

@@ -40,10 +40,11 @@ function scriptedUI(answers: (string | undefined)[], interactive = true) {
   return { ui, shown, inputs };
 }
 
-function fakeRules() {
+function fakeRules(localCounts = true) {
   const saved: { effect: string; rule: string; where: string }[] = [];
   const store: RuleStore = {
     files: { local: '/p/.airlock/settings.local.json', user: '/home/u/.config/airlock/settings.json' },
+    localCounts,
     add: async (effect, rule, where) => {
       saved.push({ effect, rule, where });
       return { file: store.files[where], added: true };
@@ -104,6 +105,16 @@ describe('approval', () => {
     expect(shown).toHaveLength(1);
     await h.call({ command: 'rm -rf build' });
     expect(rules.saved[1]).toEqual({ effect: 'allow', rule: 'bash(rm -rf build)', where: 'user' });
+  });
+
+  it('in a folder that is not trusted, the project choice says its rule counts only once the folder is trusted', async () => {
+    const rules = fakeRules(false);
+    const { ui, shown } = scriptedUI([CHOICES.localUntrusted]);
+    const h = setup(ui, 'default:exec', rules.store);
+    expect((await h.call({ command: 'make' })).outcome).toBe('ok');
+    expect(shown[0]!.choices).toContain(CHOICES.localUntrusted);
+    expect(shown[0]!.choices).not.toContain(CHOICES.local);
+    expect(rules.saved).toEqual([{ effect: 'allow', rule: 'bash(make)', where: 'local' }]);
   });
 
   it('an explicit ask rule asks every time: no session or saved answers are offered', async () => {

@@ -162,7 +162,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     cwd: options.cwd,
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
-    rules: createRuleStore({ local: settings.localFile, user: settings.userFile }),
+    rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
 
@@ -217,9 +217,10 @@ function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
 }
 
 /** `api.rules`: a person's "always" answers go to the project's local rules or the user's settings. */
-function createRuleStore(files: { local: string; user: string }): RuleStore {
+function createRuleStore(files: { local: string; user: string }, localCounts: boolean): RuleStore {
   return {
     files,
+    localCounts,
     add: (effect, rule, where) => addPermissionRule(files[where], effect, rule, where),
   };
 }

@@ -41,6 +41,8 @@ export interface ExtensionAPI extends HookRegistrar {
 export interface RuleStore {
   /** The project's local rules (`.airlock/settings.local.json`, not shared) and the user's settings file. */
   readonly files: { readonly local: string; readonly user: string };
+  /** False while the project folder is not trusted: its local allow rules are ignored until it is (`airlock trust`). */
+  readonly localCounts: boolean;
   /** Add a rule to `permissions[effect]` of that file (once). Rejects with a message naming the file when it cannot. */
   add(effect: 'allow' | 'ask' | 'deny', rule: string, where: 'local' | 'user'): Promise<{ file: string; added: boolean }>;
 }
