@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { constants } from 'node:fs';
+import { accessSync, closeSync, constants, fchmodSync, fchownSync, fstatSync, openSync, renameSync, unlinkSync, writeSync, writevSync } from 'node:fs';
 import { access, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -45,6 +45,7 @@ export interface AtomicWriteResult {
  */
 export async function writeFileAtomic(target: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions = {}): Promise<AtomicWriteResult> {
   const { replacing } = options;
+  if (sizeOf(data) <= SYNC_LIMIT) return writeSmall(target, data, options);
   // Rename needs write permission on the folder only, so it would replace a file its owner made
   // read-only (or one owned by someone else). Respect the file's own permission, as writing in
   // place would: EACCES here, before anything is written.
@@ -75,6 +76,80 @@ export async function writeFileAtomic(target: string, data: string | readonly Ui
   } finally {
     if (!renamed) await unlink(temp).catch(() => {});
   }
+}
+
+/**
+ * Up to this many bytes the whole write is synchronous: its seven system calls (access, open,
+ * write, fstat, close, rename, and a chown/chmod when needed) each cost a thread-pool round
+ * trip when asynchronous, more than the work itself for a small file. Bigger writes stay
+ * asynchronous so they do not hold the event loop.
+ */
+const SYNC_LIMIT = 256 * 1024;
+
+function sizeOf(data: string | readonly Uint8Array[]): number {
+  if (typeof data === 'string') return data.length > SYNC_LIMIT ? Number.POSITIVE_INFINITY : Buffer.byteLength(data, 'utf8');
+  let total = 0;
+  for (const chunk of data) total += chunk.length;
+  return total;
+}
+
+/** {@link writeFileAtomic} for small data, step for step, with synchronous calls. */
+function writeSmall(target: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions): AtomicWriteResult {
+  const { replacing } = options;
+  if (replacing) accessSync(target, constants.W_OK);
+  const temp = join(dirname(target), tempName(basename(target)));
+  const fd = openSync(temp, 'wx', replacing ? replacing.mode & 0o777 : 0o666);
+  let renamed = false;
+  try {
+    let result: AtomicWriteResult;
+    try {
+      const bytes = typeof data === 'string' ? writeAllSync(fd, Buffer.from(data, 'utf8')) : writeChunksSync(fd, data);
+      if (replacing && !(replacing.uid === process.geteuid?.() && replacing.gid === process.getegid?.())) {
+        try {
+          fchownSync(fd, replacing.uid, replacing.gid);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+        }
+      }
+      const after = fstatSync(fd);
+      if (replacing && (after.mode & 0o7777) !== (replacing.mode & 0o7777)) fchmodSync(fd, replacing.mode & 0o7777);
+      result = { bytes, mtimeMs: after.mtimeMs, size: after.size };
+    } finally {
+      closeSync(fd);
+    }
+    options.beforeRename?.();
+    renameSync(temp, target);
+    renamed = true;
+    return result;
+  } finally {
+    if (!renamed) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+function writeAllSync(fd: number, bytes: Uint8Array): number {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = writeSync(fd, bytes, done, bytes.length - done);
+    if (n === 0) throw new Error('The file system accepted no bytes of the write.');
+    done += n;
+  }
+  return bytes.length;
+}
+
+function writeChunksSync(fd: number, chunks: readonly Uint8Array[]): number {
+  const pending = chunks.filter((chunk) => chunk.length > 0);
+  let total = 0;
+  for (const chunk of pending) total += chunk.length;
+  const written = pending.length > 0 ? writevSync(fd, pending) : 0;
+  // A short writev (a nearly full disk) is finished chunk by chunk.
+  if (written < total) writeAllSync(fd, Buffer.concat(pending).subarray(written));
+  return total;
 }
 
 /** At most this many UTF-16 units of the target's name go into the temp name, so it stays under NAME_MAX. */

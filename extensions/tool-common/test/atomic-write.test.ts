@@ -34,6 +34,20 @@ describe('writeFileAtomic', () => {
     expect([after.uid, after.gid, after.mode & 0o7777]).toEqual([NOBODY, NOBODY, 0o2640]);
   });
 
+  it('a big write (asynchronous, past 256 KiB) keeps the mode too, as string or chunks', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'big.txt');
+    writeFileSync(file, 'old');
+    chmodSync(file, 0o640);
+    const text = 'ab\n'.repeat(200_000);
+    expect((await writeFileAtomic(file, text, { replacing: statSync(file) })).bytes).toBe(600_000);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    await writeFileAtomic(file, [Buffer.from(text), Buffer.from('end')], { replacing: statSync(file) });
+    expect(readFileSync(file, 'utf8')).toBe(`${text}end`);
+    expect(readdirSync(dir)).toEqual(['big.txt']);
+  });
+
   it('creates a new file with the mode the umask gives', async () => {
     const dir = tempDir();
     await writeFileAtomic(join(dir, 'n.txt'), 'x');

@@ -4,21 +4,36 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestContext } from '@airlock/kernel/testing';
 
-// Watch every rename the tool makes, and what the target holds at that moment.
+// Watch every rename the tool makes, and what the target holds at that moment (small writes
+// rename synchronously, big ones asynchronously: both are watched).
 const renames: { from: string; to: string; targetBefore: string | undefined; tempMode: number }[] = [];
+const observe = (from: string, to: string, read: (p: string) => string, stat: (p: string) => { mode: number }) => {
+  let targetBefore: string | undefined;
+  try {
+    targetBefore = read(to);
+  } catch {
+    targetBefore = undefined;
+  }
+  renames.push({ from, to, targetBefore, tempMode: stat(from).mode & 0o7777 });
+};
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const fs = await vi.importActual<typeof import('node:fs')>('node:fs');
   return {
     ...actual,
     rename: async (from: string, to: string) => {
-      let targetBefore: string | undefined;
-      try {
-        targetBefore = readFileSync(to, 'utf8');
-      } catch {
-        targetBefore = undefined;
-      }
-      renames.push({ from, to, targetBefore, tempMode: statSync(from).mode & 0o7777 });
+      observe(from, to, (p) => fs.readFileSync(p, 'utf8'), fs.statSync);
       return actual.rename(from, to);
+    },
+  };
+});
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...actual,
+    renameSync: (from: string, to: string) => {
+      observe(from, to, (p) => actual.readFileSync(p, 'utf8'), actual.statSync);
+      return actual.renameSync(from, to);
     },
   };
 });
@@ -46,6 +61,17 @@ describe('write: the atomic swap', () => {
     expect(readFileSync(file, 'utf8')).toBe('new content, complete');
     expect(statSync(file).ino).not.toBe(inode);
     expect(readdirSync(dir)).toEqual(['a.txt']);
+  });
+
+  it('a big write (asynchronous path) swaps the same way', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-atomic-')));
+    writeFileSync(join(dir, 'big.txt'), 'old');
+    const content = 'x'.repeat(1024 * 1024);
+    await writeTool.execute('t', { path: 'big.txt', content }, undefined, undefined, createTestContext({ cwd: dir }));
+    expect(renames).toHaveLength(1);
+    expect(renames[0]!.targetBefore).toBe('old');
+    expect(readFileSync(join(dir, 'big.txt'), 'utf8')).toBe(content);
+    expect(readdirSync(dir)).toEqual(['big.txt']);
   });
 
   it('uses a different temp name for every write', async () => {
