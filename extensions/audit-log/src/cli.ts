@@ -3,7 +3,7 @@
  * logs only needs the file format.
  */
 export { verifyAuditLog, type Break, type BreakKind, type VerifyReport, type VerifyResult, type VerifiedFile } from './verify.js';
-export { tailAuditLog, formatRecord, type TailLine, type TailResult } from './tail.js';
+export { followAuditLog, tailAuditLog, formatRecord, type TailLine, type TailResult } from './tail.js';
 export { defaultAuditPath, resolveAuditPath, stateDir, projectRoot, type LocationEnv } from './location.js';
 export { GENESIS, lineHash } from './chain.js';
 export type { AuditRecord } from './record.js';

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { listSet, setsInFolder } from './rotation.js';
 import type { AuditRecord } from './record.js';
@@ -24,16 +24,119 @@ export function tailAuditLog(target: string, count: number): TailResult {
   }
   const out: TailLine[] = [];
   for (const file of [...files].reverse()) {
-    const text = readFileSync(file, 'utf8');
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    for (const line of lines.reverse()) {
-      if (out.length >= count) break;
-      out.push({ file, text: line, record: parseRecord(line) });
-    }
+    for (const line of lastLines(file, count - out.length).reverse()) out.push({ file, text: line, record: parseRecord(line) });
     if (out.length >= count) break;
   }
   return { kind: 'lines', lines: out.reverse() };
+}
+
+/** Read backwards in blocks: the last lines of a 10 MB log cost what they hold, not the file. */
+const BLOCK = 64 * 1024;
+
+/** The last `count` lines of `file` (a final line without "\n" included), oldest first. */
+function lastLines(file: string, count: number): string[] {
+  if (count <= 0) return [];
+  const fd = openSync(file, 'r');
+  try {
+    let end = fstatSync(fd).size;
+    const chunks: Buffer[] = [];
+    let newlines = 0;
+    // One newline more than lines wanted, so the first kept line is whole (the last byte is usually "\n" itself).
+    while (end > 0 && newlines <= count) {
+      const size = Math.min(BLOCK, end);
+      const chunk = Buffer.allocUnsafe(size);
+      readSync(fd, chunk, 0, size, end - size);
+      end -= size;
+      chunks.unshift(chunk);
+      for (const byte of chunk) if (byte === 0x0a) newlines++;
+    }
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    if (end > 0) lines.shift(); // cut mid-line by the first block read
+    return lines.slice(-count);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Print records as they are appended (`airlock audit tail -f`), until `signal` aborts. Follows
+ * the active file across rotation: when the path names a new file, the rest of the old one is
+ * read first, then the new one from its start. Polls (fs.watch misses renames on some systems).
+ */
+export async function followAuditLog(file: string, onLine: (line: TailLine) => void, signal: AbortSignal, intervalMs = 250): Promise<void> {
+  let fd: number | undefined;
+  let ino = 0;
+  let position = 0;
+  let partial = '';
+  const open = (fromEnd: boolean) => {
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      fd = undefined; // not created yet, or between rotation steps: try again on the next poll
+      return;
+    }
+    const stats = fstatSync(fd);
+    ino = stats.ino;
+    position = fromEnd ? stats.size : 0;
+    partial = '';
+  };
+  const drain = () => {
+    if (fd === undefined) return;
+    const buffer = Buffer.allocUnsafe(BLOCK);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, BLOCK, position);
+      if (n === 0) break;
+      position += n;
+      const text = partial + buffer.subarray(0, n).toString('utf8');
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') onLine({ file, text: line, record: parseRecord(line) });
+    }
+  };
+  open(true);
+  try {
+    while (!signal.aborted) {
+      await new Promise<void>((resume) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          resume();
+        };
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', onAbort);
+          resume();
+        }, intervalMs);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      drain();
+      const now = statSync(file, { throwIfNoEntry: false });
+      if (fd === undefined || (now !== undefined && now.ino !== ino)) {
+        if (fd !== undefined) {
+          closeSync(fd);
+          // Several rotations may have happened since the last poll: the files rotated after the
+          // one we were reading hold records too, oldest first.
+          for (const rotated of rotatedAfter(file, ino)) {
+            fd = openSync(rotated, 'r');
+            position = 0;
+            partial = ''; // a torn last line of the file before stays its own
+            drain();
+            closeSync(fd);
+          }
+        }
+        open(false);
+        drain();
+      }
+    }
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Rotated files of `active`'s set newer than the one with inode `ino`, oldest first ([] when it is gone). */
+function rotatedAfter(active: string, ino: number): string[] {
+  const files = listSet(active).rotated.map((r) => r.path);
+  const at = files.findIndex((path) => statSync(path, { throwIfNoEntry: false })?.ino === ino);
+  return at === -1 ? [] : files.slice(at + 1);
 }
 
 /** The files of the set `target` names (a file: its set up to and including it; a folder: its first set). */

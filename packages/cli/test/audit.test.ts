@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
 import { run, type IO } from '../src/index.js';
+import { auditTailCommand } from '../src/commands/audit.js';
 
 function tempDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
@@ -123,6 +124,32 @@ describe('airlock audit tail', () => {
     const configured = testIO(project, home);
     expect(await run(['audit', 'tail'], configured)).toBe(0);
     expect(configured.out().trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('reads a big log from its end: the last lines of a 1,000-record file, exactly', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 1000, { maxBytes: 1 << 30 });
+    const json = testIO(dir, dir);
+    expect(await run(['--json', 'audit', 'tail', path, '-n', '500'], json)).toBe(0);
+    const stored = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(json.out().trimEnd().split('\n')).toEqual(stored.slice(-500));
+  });
+
+  it('--follow prints records as they are written, across a rotation, until stopped', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 2, { maxBytes: 1 << 20 });
+    const io = testIO(dir, dir);
+    const stop = new AbortController();
+    const following = auditTailCommand({ file: path, lines: 1, follow: true, signal: stop.signal }, { json: true }, io);
+    const seqs = () => io.out().trimEnd().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { seq: number }).seq);
+    await vi.waitFor(() => expect(seqs()).toEqual([1]));
+    // More records, then a rotation (a tiny size limit) in the middle of them.
+    await writeLog(path, 6, { maxBytes: 600 });
+    await vi.waitFor(() => expect(seqs()).toEqual([1, 2, 3, 4, 5, 6, 7]), { timeout: 3000 });
+    stop.abort();
+    expect(await following).toBe(0);
   });
 
   it('exit 2 when the project has no log yet', async () => {

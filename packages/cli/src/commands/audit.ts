@@ -31,8 +31,9 @@ export function registerAudit(program: Command, io: IO, done: (code: number) => 
     .description('show the last records of the audit log, one line each (--json: the raw JSON lines)')
     .argument('[file]', "the log file (default: this project's active log)")
     .addOption(new Option('-n, --lines <n>', 'how many records').argParser(positiveInt).default(20))
-    .action(async (file: string | undefined, opts: { lines: number }, cmd: Command) =>
-      done(await auditTailCommand({ ...(file === undefined ? {} : { file }), lines: opts.lines }, globals(cmd), io)),
+    .option('-f, --follow', 'keep printing records as they are written, across rotation, until Ctrl-C')
+    .action(async (file: string | undefined, opts: { lines: number; follow?: boolean }, cmd: Command) =>
+      done(await auditTailCommand({ ...(file === undefined ? {} : { file }), lines: opts.lines, follow: opts.follow === true }, globals(cmd), io)),
     );
 }
 
@@ -57,12 +58,27 @@ export async function auditVerifyCommand(o: { target?: string }, g: GlobalOption
 }
 
 /** `airlock audit tail [file] [-n N]`: the last records, one line each (or the raw JSON lines with --json). */
-export async function auditTailCommand(o: { file?: string; lines: number }, g: GlobalOptions, io: IO): Promise<number> {
+export async function auditTailCommand(o: { file?: string; lines: number; follow?: boolean; signal?: AbortSignal }, g: GlobalOptions, io: IO): Promise<number> {
   const target = o.file === undefined ? await projectLog(g, io) : resolve(cwdOf(g, io), o.file);
-  const { tailAuditLog, formatRecord } = await auditLog();
+  const { followAuditLog, tailAuditLog, formatRecord } = await auditLog();
+  const print = (line: { text: string; record: Parameters<typeof formatRecord>[0] }) =>
+    void io.stdout.write(`${g.json ? line.text : formatRecord(line.record, line.text)}\n`);
   const result = tailAuditLog(target, o.lines);
-  if (result.kind === 'unreadable') throw new UsageError(result.message, result.fix);
-  for (const line of result.lines) io.stdout.write(`${g.json ? line.text : formatRecord(line.record, line.text)}\n`);
+  // Following a log that does not exist yet is fine: the first call of the run creates it.
+  if (result.kind === 'unreadable' && !o.follow) throw new UsageError(result.message, result.fix);
+  if (result.kind === 'lines') for (const line of result.lines) print(line);
+  if (!o.follow) return EXIT.ok;
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+  o.signal?.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    await followAuditLog(target, print, stop.signal);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
+  }
   return EXIT.ok;
 }
 
