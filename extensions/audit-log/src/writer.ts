@@ -3,6 +3,7 @@ import { constants, statSync, writeSync } from 'node:fs';
 import { GENESIS, lineHash } from './chain.js';
 import { readTail } from './file-tail.js';
 import { FORMAT_VERSION, type AuditRecord, type RecordBody } from './record.js';
+import { lockLog } from './lock.js';
 import { listSet, rotatedPath } from './rotation.js';
 import { sha256Hex } from './canonical.js';
 
@@ -45,9 +46,10 @@ const IDLE_CLOSE_MS = 2000;
  *   chain is right however many calls finish at once.
  * - One write(2) per record on an O_APPEND descriptor: a line is never split between writes, so
  *   two writers (two runs in one project) can never interleave parts of lines.
- * - Before each record it checks that the file is still the one it holds and has the size it
- *   expects; if another process appended or rotated, it re-reads the tail, so the chain continues
- *   from the other writer's last record instead of forking.
+ * - Each record is written under `<log>.lock` (lock.ts), and before it the writer checks that the
+ *   file is still the one it holds and has the size it expects; if another process appended or
+ *   rotated, it re-reads the tail. Two runs in one project chain their records one after the
+ *   other instead of forking.
  * - The file is created on the first record, not at start-up: a run that calls no tool leaves no trace.
  */
 export class AuditWriter {
@@ -77,15 +79,28 @@ export class AuditWriter {
   append(body: RecordBody): Promise<AuditRecord> {
     return this.#enqueue(async () => {
       if (this.#closed) throw new Error(`The audit log ${this.#o.path} is closed; records after close() are not written.`);
-      const file = await this.#ready();
-      const record = { v: FORMAT_VERSION, seq: this.#seq, time: this.#now(), session: this.#o.session, ...body, prev: this.#prev } as AuditRecord;
-      const line = JSON.stringify(record);
-      const bytes = Buffer.from(`${line}\n`);
-      const target = this.#size > 0 && this.#size + bytes.length > this.#o.maxBytes ? await this.#rotate(file) : file;
-      await this.#write(target, bytes);
-      this.#prev = lineHash(line);
-      this.#seq += 1;
-      this.stats.records += 1;
+      // Another run may write the same log: from reading its last line to appending ours, no one else may.
+      const release = await lockLog(this.#o.path).catch((error: unknown) => {
+        // A file-system error here is the folder's (cannot be created or written): say it as for opening the file.
+        throw (error as NodeJS.ErrnoException).code !== undefined
+          ? problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.')
+          : problem(`lock ${this.#o.path}`, error, 'The record was not written; the call itself went on (the audit log fails open).');
+      });
+      let record: AuditRecord;
+      let target: FileHandle;
+      try {
+        const file = await this.#ready();
+        record = { v: FORMAT_VERSION, seq: this.#seq, time: this.#now(), session: this.#o.session, ...body, prev: this.#prev } as AuditRecord;
+        const line = JSON.stringify(record);
+        const bytes = Buffer.from(`${line}\n`);
+        target = this.#size > 0 && this.#size + bytes.length > this.#o.maxBytes ? await this.#rotate(file) : file;
+        await this.#write(target, bytes);
+        this.#prev = lineHash(line);
+        this.#seq += 1;
+        this.stats.records += 1;
+      } finally {
+        release();
+      }
       await this.#afterWrite(target);
       return record;
     });
