@@ -8,8 +8,10 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'] } },
+      // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
+      // cold transpile cache on a busy 2-core machine one test can take several seconds.
+      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
+      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
