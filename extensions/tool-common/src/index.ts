@@ -5,3 +5,4 @@ export { listingResult, type Listing, type ListingDetails } from './listing.js';
 export { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { displayPath, errnoCode, errorMessage, formatSize } from './format.js';
+export { findExecutable } from './executable.js';

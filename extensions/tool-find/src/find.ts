@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { accessSync, constants, type Stats } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { delimiter, join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
-import { codeForErrno, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, findExecutable, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -43,7 +43,7 @@ export function findFd(): string | undefined {
   if (fdPath === undefined) {
     fdPath = null;
     for (const name of ['fd', 'fdfind']) {
-      const path = lookup(name);
+      const path = findExecutable(name);
       if (path && versionOk(path)) {
         fdPath = path;
         break;
@@ -60,20 +60,6 @@ function versionOk(path: string): boolean {
   const major = Number(m[1]);
   const minor = Number(m[2]);
   return major > 8 || (major === 8 && minor >= 7);
-}
-
-function lookup(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** The matcher for a find pattern: with "/" the relative path (a leading "/" anchors, as is), else the name. */

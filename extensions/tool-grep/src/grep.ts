@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
+import { constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { basename, delimiter, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, findExecutable, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
@@ -45,22 +45,8 @@ let rgPath: string | null | undefined;
 
 /** rg on PATH, looked up once per process. */
 export function findRipgrep(): string | undefined {
-  if (rgPath === undefined) rgPath = lookup('rg') ?? null;
+  if (rgPath === undefined) rgPath = findExecutable('rg') ?? null;
   return rgPath ?? undefined;
-}
-
-function lookup(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof Params, GrepDetails> {
