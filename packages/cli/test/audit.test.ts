@@ -3,27 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
-import { run, type IO } from '../src/index.js';
+import { run } from '../src/index.js';
+import { testIO } from './test-io.js';
 import { auditTailCommand } from '../src/commands/audit.js';
 
 function tempDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
-}
-
-/** An in-process IO: buffers for output, a home of its own so nothing real is read or written. */
-function testIO(cwd: string, home: string): IO & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    readStdin: async () => '',
-    isTTY: false,
-    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.state') },
-    cwd,
-    out: () => out,
-    err: () => err,
-  };
 }
 
 async function writeLog(path: string, n: number, options: { maxBytes?: number } = {}): Promise<void> {

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, type IO } from '../src/index.js';
+import { run } from '../src/index.js';
+import { testIO } from './test-io.js';
 
 /** A project with a settings file of rules, and a home of its own (nothing real is read). */
 function project(permissions: object) {
@@ -19,21 +20,6 @@ function project(permissions: object) {
   const settings = join(dir, 'airlock.json');
   writeFileSync(settings, JSON.stringify({ permissions }));
   return { dir, home, settings };
-}
-
-function testIO(cwd: string, home: string): IO & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    readStdin: async () => '',
-    isTTY: false,
-    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.state') },
-    cwd,
-    out: () => out,
-    err: () => err,
-  };
 }
 
 describe('airlock policy explain', () => {
