@@ -19,7 +19,8 @@
  * (`.config/config.*` or package.json#cosmiconfig in the process's cwd may add search places).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import {
@@ -30,9 +31,11 @@ import {
   settingsSyntaxError,
   SettingsError,
   unreadableSettings,
+  unsafeSettingsFile,
   type SettingsLayerName,
   type SettingsSource,
 } from './errors.js';
+import { settingsFileSafety } from './file-safety.js';
 
 export const MODULE_NAME = 'airlock';
 
@@ -79,20 +82,27 @@ export interface SearchBoundaries {
 }
 
 /**
- * The folders searched for project settings, nearest first.
+ * The folders searched for project settings, nearest first: from `cwd` up to the repository root
+ * (the nearest folder holding `.git`, included) or the home folder (not included), whichever
+ * comes first. With neither above it, only `cwd` itself: a folder such as /tmp, which anyone may
+ * write to, must not hand its settings to every project below it.
  *
  * @example
  * projectSearchDirs('/home/u/repo/pkg', { homeDir: '/home/u', userConfigDir: '/home/u/.config/airlock' })
- * // ['/home/u/repo/pkg', '/home/u/repo']
+ * // ['/home/u/repo/pkg', '/home/u/repo']   (or ['/home/u/repo/pkg'] if pkg holds .git)
+ * projectSearchDirs('/tmp/x/y', { homeDir: '/home/u', userConfigDir: '/home/u/.config/airlock' }) // ['/tmp/x/y'] without a .git
  */
 export function projectSearchDirs(cwd: string, { homeDir, userConfigDir }: SearchBoundaries): string[] {
   const home = resolve(homeDir);
   const skip = resolve(userConfigDir);
+  const start = resolve(cwd);
   const dirs: string[] = [];
-  for (let dir = resolve(cwd); dir !== home; ) {
+  for (let dir = start; dir !== home; ) {
     if (dir !== skip) dirs.push(dir);
+    if (existsSync(join(dir, '.git'))) return dirs;
     const parent = dirname(dir);
-    if (parent === dir) break;
+    // The filesystem root without a repository root or the home folder on the way: no boundary we can trust.
+    if (parent === dir) return start === skip ? [] : [start];
     dir = parent;
   }
   return dirs;
@@ -126,6 +136,7 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     }
     if (!found) continue;
     const field = basename(found.filepath) === 'package.json' ? MODULE_NAME : undefined;
+    await refuseUnsafe({ layer: 'project', file: found.filepath, ...(field ? { field } : {}) });
     const base = { file: found.filepath, dir, ...(field ? { field } : {}) };
     if (sawCode) return { ...base, kind: 'code' };
     return { ...base, kind: 'data', values: found.isEmpty ? {} : found.config };
@@ -146,15 +157,23 @@ export async function readSettingsFile(file: string, layer: SettingsLayerName): 
   if (!CODE_EXTENSIONS.includes(extension) && !DATA_EXTENSIONS.includes(extension)) {
     throw unreadableSettings(source, new Error(`"${extension}" files are not settings files; use .json, .yaml, .yml, .ts, .mts, .js or .mjs`));
   }
+  await refuseUnsafe(source);
   let result: CosmiconfigResult;
   try {
-    result = await createExplorer(SEARCH_PLACES, importSettingsModule).load(file);
+    // Local rules are written by a prompt and hold rules only: a `$import` there must not run code.
+    result = await createExplorer(SEARCH_PLACES, layer === 'local' ? refuseCode : importSettingsModule).load(file);
   } catch (error) {
     throw await toSettingsError(error, source);
   }
   const field = basename(file) === 'package.json' ? MODULE_NAME : undefined;
   if (!result) throw settingsFileNotFound(source, `this package.json has no "${MODULE_NAME}" field`);
   return { values: result.isEmpty ? {} : result.config, ...(field ? { field } : {}) };
+}
+
+/** Throws when someone else could have written the settings file (file-safety.ts). */
+async function refuseUnsafe(source: SettingsSource & { file: string }): Promise<void> {
+  const unsafe = await settingsFileSafety(source.file);
+  if (unsafe) throw unsafeSettingsFile(source, unsafe);
 }
 
 /** True when something (a file, a folder, a link) exists at `path`: reading it then explains what is wrong with it. */
@@ -220,6 +239,11 @@ async function importJavaScript(loader: Jiti, file: string): Promise<unknown> {
     throw error;
   }
 }
+
+/** The loader for files that must stay data: any code file they reach is an error, never run. */
+const refuseCode: Loader = (file) => {
+  throw new Error(`${file} is code; this settings file may only hold data (JSON or YAML), so it was not run`);
+};
 
 class MissingDefaultExport extends Error {
   constructor(file: string) {

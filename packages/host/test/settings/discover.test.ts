@@ -84,8 +84,8 @@ describe('walking up', () => {
     expect(await find(root, join(root, '.config/airlock/extensions/x'))).toBeUndefined();
     expect(projectSearchDirs('/h/u/repo/pkg', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/repo/pkg', '/h/u/repo']);
     expect(projectSearchDirs('/h/u/.config/airlock/ext', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/.config/airlock/ext', '/h/u/.config']);
-    // Outside the home folder, up to the filesystem root.
-    expect(projectSearchDirs('/srv/repo', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/srv/repo', '/srv', '/']);
+    // Outside the home folder and outside any repository: only the folder itself.
+    expect(projectSearchDirs('/srv/repo', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/srv/repo']);
   });
 
   it('runs no code while finding: a TS config only runs when read', async () => {

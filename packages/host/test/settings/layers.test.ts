@@ -100,7 +100,7 @@ describe('layers', () => {
 
   it('limits.spillDir resolves against the folder of the file that sets it', async () => {
     const root = await tree({ 'repo/.airlockrc.json': { limits: { spillDir: '.airlock/spill', maxLines: 100 } } });
-    const loaded = await load(root, 'repo/sub');
+    const loaded = await load(root, 'repo/sub', { trustProject: () => true });
     expect(loaded.settings.limits).toEqual({ maxLines: 100, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillDir: join(root, 'repo/.airlock/spill') });
     expect(toKernelOptions(loaded.settings)).toEqual({
       limits: { maxLines: 100, maxBytes: 51200 },
@@ -219,29 +219,29 @@ describe('the project layer', () => {
       'repo/airlock.config.ts': "import { rules } from './helper.js';\nexport default { permissions: { deny: rules }, extensions: ['./ext/index.ts'] };\n",
       'repo/helper.ts': "export const rules = ['fs.read(**/.env)'];\n",
     });
-    const loaded = await load(root, 'repo');
+    const loaded = await load(root, 'repo', { trustProject: () => true });
     expect(loaded.settings.permissions.deny).toEqual(['fs.read(**/.env)']);
     expect(loaded.extensions[0]).toMatchObject({ layer: 'project', file: join(root, 'repo/airlock.config.ts'), path: join(root, 'repo/ext/index.ts') });
   });
 
-  it('a code config runs only if trustProjectCode allows it; otherwise it is reported and skipped', async () => {
+  it('a code config runs only if trustProject allows it; otherwise it is reported and skipped', async () => {
     const root = await tree({ 'repo/airlock.config.ts': 'export default { tools: { none: true } };\n' });
     const asked: unknown[] = [];
-    const skipped = await load(root, 'repo', { trustProjectCode: (p) => (asked.push(p), false) });
-    expect(asked).toEqual([{ file: join(root, 'repo/airlock.config.ts'), dir: join(root, 'repo') }]);
+    const skipped = await load(root, 'repo', { trustProject: (p) => (asked.push(p), false) });
+    expect(asked).toEqual([{ file: join(root, 'repo/airlock.config.ts'), dir: join(root, 'repo'), needs: [] }]);
     expect(skipped.settings.tools.none).toBe(false);
     expect(skipped.layers.map((l) => l.name)).toEqual(['defaults']);
     expect(skipped.projectDir).toBe(join(root, 'repo'));
     expect(skipped.diagnostics).toEqual([expect.objectContaining({ code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN', file: join(root, 'repo/airlock.config.ts') })]);
 
-    const allowed = await load(root, 'repo', { trustProjectCode: async () => true });
+    const allowed = await load(root, 'repo', { trustProject: async () => true });
     expect(allowed.settings.tools.none).toBe(true);
     expect(allowed.diagnostics).toEqual([]);
   });
 
   it('a data config is never asked about: reading it runs nothing', async () => {
     const root = await tree({ 'repo/.airlockrc.json': { tools: { none: true } } });
-    const loaded = await load(root, 'repo', { trustProjectCode: () => expect.unreachable('asked for a data file') });
+    const loaded = await load(root, 'repo', { trustProject: () => expect.unreachable('asked for a data file') });
     expect(loaded.settings.tools.none).toBe(true);
   });
 });
