@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { chmod, chown, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findProjectSettings, projectSearchDirs, readSettingsFile, SEARCH_PLACES, SettingsError } from '../../src/settings/index.js';
+import { findProjectSettings, projectSearchDirs, readSettingsFile, SEARCH_PLACES, SettingsError, settingsFileSafety } from '../../src/settings/index.js';
 import { tree, write } from './fixtures/temp-tree.js';
 
 /** Search from `cwd` with the tree's root as the home folder (so nothing above it is searched). */
@@ -207,5 +208,86 @@ describe('reading an explicit file', () => {
     const error = await failure(readSettingsFile(join(root, 'repo/package.json'), 'project'));
     expect(error.code).toBe('AIRLOCK_SETTINGS_NOT_FOUND');
     expect(error.message).toContain('has no "airlock" field');
+  });
+});
+
+describe('boundaries: settings are never read from above the project', () => {
+  /** Search with a home folder elsewhere, as for a project under /tmp. */
+  const findAway = async (root: string, cwd: string) => findProjectSettings(cwd, { homeDir: join(root, 'home'), userConfigDir: join(root, 'home/.config/airlock') });
+
+  it('without a repository root or the home folder above it, only the working folder counts (a planted /tmp/.airlockrc.json is not read)', async () => {
+    const root = await tree({ 'shared/.airlockrc.json': { tools: { none: true } }, 'shared/project/x.txt': '', 'home/.keep': '' });
+    expect(await findAway(root, join(root, 'shared/project'))).toBeUndefined();
+    expect(projectSearchDirs(join(root, 'shared/project'), { homeDir: join(root, 'home'), userConfigDir: join(root, 'home/.config/airlock') })).toEqual([
+      join(root, 'shared/project'),
+    ]);
+  });
+
+  it('walks up to the repository root (the nearest folder holding .git, a folder or a file) and stops there', async () => {
+    const root = await tree({
+      'shared/.airlockrc.json': { tools: { none: true } },
+      'shared/repo/.git/HEAD': 'ref: refs/heads/main\n',
+      'shared/repo/src/deep/x.txt': '',
+      'shared/worktree/.git': 'gitdir: /elsewhere\n',
+      'shared/worktree/.airlockrc.json': { tools: { noBuiltin: true } },
+      'shared/worktree/pkg/x.txt': '',
+      'home/.keep': '',
+    });
+    expect(await findAway(root, join(root, 'shared/repo/src/deep'))).toBeUndefined();
+    expect(await findAway(root, join(root, 'shared/worktree/pkg'))).toMatchObject({ file: join(root, 'shared/worktree/.airlockrc.json') });
+    // A repository inside the home folder stops the walk before the home folder does.
+    expect(projectSearchDirs(join(root, 'shared/repo/src/deep'), { homeDir: root, userConfigDir: join(root, '.config/airlock') })).toEqual([
+      join(root, 'shared/repo/src/deep'),
+      join(root, 'shared/repo/src'),
+      join(root, 'shared/repo'),
+    ]);
+  });
+});
+
+describe('a settings file someone else could have written is refused', () => {
+  it.each([
+    [0o664, 'its group'],
+    [0o646, 'every user'],
+  ])('mode %s: refused, saying who may write it and how to fix it', async (mode, who) => {
+    const root = await tree({ 'repo/.airlockrc.json': { permissions: { deny: ['bash'] } } });
+    const file = join(root, 'repo/.airlockrc.json');
+    await chmod(file, mode);
+    for (const attempt of [() => find(root, join(root, 'repo')), () => readSettingsFile(file, 'project')]) {
+      const error = await failure(attempt());
+      expect(error.code).toBe('AIRLOCK_SETTINGS_UNSAFE_FILE');
+      expect(error.message).toContain(`Refusing ${file}`);
+      expect(error.message).toContain(`${who} may write to it (mode ${mode.toString(8)})`);
+      expect(error.message).toContain(`chmod go-w ${file}`);
+    }
+    await chmod(file, 0o644);
+    expect(await find(root, join(root, 'repo'))).toMatchObject({ values: { permissions: { deny: ['bash'] } } });
+  });
+
+  it.runIf(process.getuid?.() === 0)('a file owned by another user in a world-writable folder (like /tmp) is refused', async () => {
+    const root = await tree({ 'shared/.airlockrc.json': { tools: { none: true } } });
+    const shared = join(root, 'shared');
+    const file = join(shared, '.airlockrc.json');
+    await chmod(shared, 0o1777);
+    await chown(file, 65534, 65534);
+    const error = await failure(find(root, shared));
+    expect(error.code).toBe('AIRLOCK_SETTINGS_UNSAFE_FILE');
+    expect(error.message).toContain(`it is in ${shared}, which every user may write to, and it belongs to user id 65534`);
+    expect(error.message).toContain('Remove it');
+    // The same file owned by the user is fine there.
+    await chown(file, 0, 0);
+    expect(await find(root, shared)).toMatchObject({ values: { tools: { none: true } } });
+  });
+
+  it('a symlink in a world-writable folder to a file of another owner is refused', async () => {
+    const root = await tree({ 'shared/x.txt': '' });
+    const shared = join(root, 'shared');
+    await chmod(shared, 0o1777);
+    // /etc/hostname or /etc/passwd: owned by root, so by someone else unless the tests run as root.
+    const target = ['/etc/passwd', '/etc/hostname'].find((p) => existsSync(p))!;
+    const owner = statSync(target).uid;
+    await symlink(target, join(shared, '.airlockrc'));
+    const unsafe = await settingsFileSafety(join(shared, '.airlockrc'));
+    if (owner === process.getuid?.()) expect(unsafe).toBeUndefined();
+    else expect(unsafe?.reason).toContain(`belongs to user id ${owner}`);
   });
 });
