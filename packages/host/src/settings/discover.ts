@@ -21,7 +21,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { cosmiconfig, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import {
   errorText,
@@ -124,8 +124,8 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     sawCode = true;
     return deferred;
   };
-  const everywhere = createExplorer(SEARCH_PLACES, defer);
-  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer);
+  const everywhere = createExplorer(SEARCH_PLACES, defer, 'project');
+  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer, 'project');
 
   for (const dir of projectSearchDirs(cwd, boundaries)) {
     sawCode = false;
@@ -136,7 +136,8 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     }
     if (!found) continue;
     const field = basename(found.filepath) === 'package.json' ? MODULE_NAME : undefined;
-    await refuseUnsafe({ layer: 'project', file: found.filepath, ...(field ? { field } : {}) });
+    // An empty file never reaches a loader, but it still stops the walk up: it is settings too.
+    if (found.isEmpty) await refuseUnsafe({ layer: 'project', file: found.filepath });
     const base = { file: found.filepath, dir, ...(field ? { field } : {}) };
     if (sawCode) return { ...base, kind: 'code' };
     return { ...base, kind: 'data', values: found.isEmpty ? {} : found.config };
@@ -161,7 +162,7 @@ export async function readSettingsFile(file: string, layer: SettingsLayerName): 
   let result: CosmiconfigResult;
   try {
     // Local rules are written by a prompt and hold rules only: a `$import` there must not run code.
-    result = await createExplorer(SEARCH_PLACES, layer === 'local' ? refuseCode : importSettingsModule).load(file);
+    result = await createExplorer(SEARCH_PLACES, layer === 'local' ? refuseCode : importSettingsModule, layer).load(file);
   } catch (error) {
     throw await toSettingsError(error, source);
   }
@@ -188,14 +189,38 @@ export async function pathExists(path: string): Promise<boolean> {
 
 // ─── cosmiconfig and jiti ───────────────────────────────────────────────────────────────────
 
-function createExplorer(searchPlaces: readonly string[], codeLoader: Loader) {
+function createExplorer(searchPlaces: readonly string[], codeLoader: Loader, layer: SettingsLayerName) {
+  const loaders: Record<string, Loader> = { ...defaultLoaders, ...Object.fromEntries(CODE_EXTENSIONS.map((ext) => [ext, codeLoader])) };
   return cosmiconfig(MODULE_NAME, {
     searchPlaces: [...searchPlaces],
     searchStrategy: 'none',
     ignoreEmptySearchPlaces: false,
     cache: false, // settings may be reloaded in one process; always read the file again
-    loaders: Object.fromEntries(CODE_EXTENSIONS.map((ext) => [ext, codeLoader])),
+    // Every file cosmiconfig reads goes through a loader — the settings file and each file it
+    // `$import`s — so each one is checked for who could have written it before it counts.
+    loaders: Object.fromEntries(Object.entries(loaders).map(([ext, loader]) => [ext, guarded(loader, layer)])),
   });
+}
+
+/**
+ * `loader`, refusing a file others could have written (file-safety.ts). Code is checked before it
+ * runs. A package.json only counts when it holds settings (an `airlock` field that is not an
+ * extension's manifest): any other package.json on the way is not settings, whatever its mode.
+ */
+function guarded(loader: Loader, layer: SettingsLayerName): Loader {
+  return async (file, content) => {
+    if (CODE_EXTENSIONS.includes(extname(file))) {
+      await refuseUnsafe({ layer, file });
+      return loader(file, content);
+    }
+    const loaded: unknown = await loader(file, content);
+    if (basename(file) === 'package.json') {
+      const field = (loaded as Record<string, unknown> | null | undefined)?.[MODULE_NAME];
+      if (field === undefined || isExtensionManifest(field)) return loaded;
+    }
+    await refuseUnsafe({ layer, file, ...(basename(file) === 'package.json' ? { field: MODULE_NAME } : {}) });
+    return loaded;
+  };
 }
 
 async function searchFolder(explorer: ReturnType<typeof createExplorer>, dir: string): Promise<CosmiconfigResult> {

@@ -263,6 +263,27 @@ describe('a settings file someone else could have written is refused', () => {
     expect(await find(root, join(root, 'repo'))).toMatchObject({ values: { permissions: { deny: ['bash'] } } });
   });
 
+  it('every file counts: one a settings file `$import`s, and an empty one (it hides the settings above it)', async () => {
+    const root = await tree({
+      'repo/.git/HEAD': '',
+      'repo/.airlockrc.json': { $import: './base.yaml', tools: { none: true } },
+      'repo/base.yaml': 'execution:\n  maxConcurrency: 2\n',
+      'repo/sub/.airlockrc.json': '',
+      // A package.json without settings is not settings: its mode does not matter.
+      'repo/sub/deeper/package.json': { name: 'deeper' },
+    });
+    await chmod(join(root, 'repo/base.yaml'), 0o666);
+    const imported = await failure(find(root, join(root, 'repo')));
+    expect(imported.message).toContain(`Refusing ${join(root, 'repo/base.yaml')}`);
+    await chmod(join(root, 'repo/base.yaml'), 0o644);
+    expect(await find(root, join(root, 'repo'))).toMatchObject({ values: { execution: { maxConcurrency: 2 }, tools: { none: true } } });
+
+    await chmod(join(root, 'repo/sub/deeper/package.json'), 0o666);
+    expect(await find(root, join(root, 'repo/sub/deeper'))).toMatchObject({ file: join(root, 'repo/sub/.airlockrc.json'), values: {} });
+    await chmod(join(root, 'repo/sub/.airlockrc.json'), 0o664);
+    expect((await failure(find(root, join(root, 'repo/sub/deeper')))).message).toContain(`Refusing ${join(root, 'repo/sub/.airlockrc.json')}`);
+  });
+
   it.runIf(process.getuid?.() === 0)('a file owned by another user in a world-writable folder (like /tmp) is refused', async () => {
     const root = await tree({ 'shared/.airlockrc.json': { tools: { none: true } } });
     const shared = join(root, 'shared');
