@@ -1,14 +1,16 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { AuditOptions } from '../../../../extensions/audit-log/src/options.js';
+import { OptionsSchema as PathPolicyOptions } from '../../../../extensions/path-policy/src/options.js';
 import { BashOptions } from '../../../../extensions/tool-bash/src/index.js';
 import { validateOptions } from '../../src/extensions/index.js';
 import { valueKindOf } from '../../src/settings/index.js';
 
 describe('extension options that name a path or a program', () => {
-  it("bash's shellPath and the audit log's path carry the mark", () => {
+  it("bash's shellPath, the audit log's path and path-policy's roots carry the mark", () => {
     expect(valueKindOf(BashOptions.properties.shellPath)).toBe('program');
     expect(valueKindOf(AuditOptions.properties.path)).toBe('path');
+    expect(valueKindOf(PathPolicyOptions.properties.roots)).toBe('path');
   });
 
   it('from an untrusted layer, bash keeps its own shell; the other options still apply', () => {
