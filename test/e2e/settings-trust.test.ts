@@ -108,6 +108,10 @@ describe('an untrusted project runs no code through its settings', () => {
     const denied = await s.airlock(['call', 'read', JSON.stringify({ path: join(s.home, '.ssh/id_rsa') })]);
     expect(denied.code).toBe(1);
     expect(denied.stdout).toContain('Denied by policy');
+
+    // Once the user trusts the folder, its list is what loads: `[]` means no extensions, no tools.
+    expect((await s.airlock(['trust'])).code).toBe(0);
+    expect((JSON.parse((await s.airlock(['--json', 'tools'])).stdout) as { enabled: string[] }).enabled).toEqual([]);
   });
 });
 

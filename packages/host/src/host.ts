@@ -129,7 +129,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   if (trustDir !== undefined && trust === undefined) {
     const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
     diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
-    const hasProjectExtensions = settings.extensions.some((e) => e.layer === 'project');
+    // Any project list counts, even `[]`: only a trusted project's list replaces the default set.
+    const hasProjectExtensions = settings.layers.some((l) => l.name === 'project' && l.values.extensions !== undefined);
     // Ask only when it matters: a project that loads no code and allows nothing needs no trust.
     if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
   }
