@@ -39,8 +39,9 @@ export interface LoadSettingsOptions {
    * Is the project folder trusted? Asked at most once, and only when the answer matters: before
    * a discovered settings module (`airlock.config.ts` …) would run, or when the project's
    * settings or local rules set values only a trusted layer may set (`needs` names them, e.g.
-   * `limits.spillDir`; empty for a module). This is where the host plugs in project trust. Default: untrusted — the
-   * module is not run and those values are ignored, each with a diagnostic. An explicit
+   * `limits.spillDir`; empty for a module). This is where the host plugs in project trust.
+   * Default: untrusted — the module is not run and those values are ignored, each with a
+   * diagnostic. An explicit
    * `settingsFile` module runs without asking (the user named it); its values are judged alike.
    */
   trustProject?: ((project: { file: string; dir: string; needs: readonly string[] }) => boolean | Promise<boolean>) | undefined;
