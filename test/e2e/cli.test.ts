@@ -232,6 +232,7 @@ describe('settings', () => {
 
   it('a config at the repository root is found from a subfolder that has its own package.json', async () => {
     const s = sandbox();
+    s.write('project/.git/HEAD', 'ref: refs/heads/main\n'); // the repository root: discovery stops here
     s.write('project/.airlockrc.json', helloSettings);
     s.write('project/packages/app/package.json', { name: 'app' });
     const r = await s.airlock(['--trust', 'call', 'hello', '{"name":"Sub"}'], { cwd: `${s.project}/packages/app` });

@@ -10,6 +10,8 @@ export const AuditOptions = Type.Object(
         description:
           'The active log file. Default: $XDG_STATE_HOME/airlock/audit/<project>-<hash>/audit.jsonl (~/.local/state/…), outside the project. ' +
           'Relative paths are relative to the project folder; ~/ is the home folder.',
+        // A path: the host never takes it from an untrusted project.
+        'x-airlock-value': 'path',
       }),
     ),
     fsync: Type.Union([Type.Literal('always'), Type.Literal('interval'), Type.Literal('never')], {

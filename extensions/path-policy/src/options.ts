@@ -45,6 +45,8 @@ export const OptionsSchema = Type.Object(
     roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description: 'Workspace roots (absolute, or relative to the project folder; `~/` is home). Default: the project folder.',
+        // Paths: the host never takes them from an untrusted project.
+        'x-airlock-value': 'path',
       }),
     ),
     defaultEffect: DefaultEffectSchema,

@@ -21,7 +21,8 @@ export const BashOptions = Type.Object({
     description: 'Time limit when a call gives none. 0 = no limit, only if allowNoTimeout is true.',
   }),
   allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.' }),
-  shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).' })),
+  // A program: the host never takes it from an untrusted project (the mark is read by the host's options check).
+  shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).', 'x-airlock-value': 'program' })),
   // 1500, not the kernel's graceMs of 2000: the kernel stops waiting for a cancelled call after
   // graceMs, so with equal values its "did not stop" raced our SIGKILL and usually won, throwing
   // away the output tail. 500 ms is left for the shell to die, the pipes to close (at most

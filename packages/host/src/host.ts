@@ -11,8 +11,8 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
-import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
+import { defaultExtensionEntries, hostPackageDir, loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
+import { addPermissionRule, extensionsReplaceDefaults, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { chooseUI } from './ui/index.js';
 
@@ -118,7 +118,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     cli: cliLayer(options.flags ?? {}),
     env,
     homeDir,
-    trustProjectCode: async ({ dir }) => (await decideTrust(dir, await userMode())).trusted,
+    trustProject: async ({ dir }) => (await decideTrust(dir, await userMode())).trusted,
   });
   const diagnostics: HostDiagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: 'warning', message: d.message }));
 
@@ -129,7 +129,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   if (trustDir !== undefined && trust === undefined) {
     const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
     diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
-    const hasProjectExtensions = settings.extensions.some((e) => e.layer === 'project');
+    // Any project list counts, even `[]`: only a trusted project's list replaces the default set.
+    const hasProjectExtensions = settings.layers.some((l) => l.name === 'project' && l.values.extensions !== undefined);
     // Ask only when it matters: a project that loads no code and allows nothing needs no trust.
     if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
   }
@@ -152,8 +153,11 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     error: (m) => say(`error: ${m}`),
   };
   const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env });
+  // An untrusted project's list cannot replace the default set; its entries are still reported.
+  const listed = settings.extensionsListed ? settings.extensions : undefined;
+  const entries = listed === undefined || extensionsReplaceDefaults(settings.layers, trust?.trusted === true) ? listed : [...defaultExtensionEntries(hostPackageDir()), ...listed];
   const extensions = await loadExtensions({
-    entries: settings.extensionsListed ? settings.extensions : undefined,
+    entries,
     kernel,
     trust: { trusted: trust?.trusted ?? false, ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }) },
     ui,

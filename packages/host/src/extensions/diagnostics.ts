@@ -268,6 +268,13 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED: entry<{ ignored: string[] }>('warning', (d, s) =>
+    withFix(
+      `Ignored option${d.ignored.length === 1 ? '' : 's'} ${d.ignored.join(', ')} of extension ${who(s)}: ${settingsPlace(s)} is not trusted, and only a trusted layer may set a path, a program or code.`,
+      'trust the project folder (`airlock trust`), or set the option in your user settings.',
+    ),
+  ),
+
   AIRLOCK_EXTENSION_LOAD_FAILED: entry<{ reason: string }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)} could not be loaded: ${d.reason}. This was not expected at this step (a file changed while ` +

@@ -177,6 +177,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     log,
     settings: frozenCopy(options.settings ?? {}) as Readonly<Record<string, unknown>>,
     cwd,
+    projectTrusted: trusted,
     setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
     bundled: options.bundled ?? {},
     ...(options.rules === undefined ? {} : { rules: options.rules }),

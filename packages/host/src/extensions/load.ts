@@ -60,6 +60,8 @@ export interface LoadContext {
   /** Frozen once for all extensions. */
   settings: Readonly<Record<string, unknown>>;
   cwd: string;
+  /** Whether the project's own settings layers count (its folder is trusted). */
+  projectTrusted: boolean;
   setupTimeoutMs: number;
   /** Extension names already loaded → how to name that extension in a message. */
   names: Map<string, string>;
@@ -147,8 +149,11 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     // Settings hand `{}` for "no options"; only options someone actually wrote deserve a warning.
     if (options !== undefined && !isEmptyObject(options)) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED', subject, { received: options }));
   } else {
-    const checked = validateOptions(ext.options, options);
+    // The loader skips an untrusted project's entries before this; judged here too, so no later change can let its paths through.
+    const untrusted = (resolved.entry.layer === 'project' || resolved.entry.layer === 'local') && !ctx.projectTrusted;
+    const checked = validateOptions(ext.options, options, { untrusted });
     if (!checked.ok) return fail(diagnostic('AIRLOCK_EXTENSION_OPTIONS_INVALID', subject, { errors: checked.errors, received: options }));
+    if (checked.ignored.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED', subject, { ignored: checked.ignored }));
     options = checked.value;
   }
 

@@ -1,22 +1,32 @@
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
+import { stripTrustedOnly } from '../settings/value-kind.js';
 import { errorText } from './diagnostics.js';
 
 /**
  * An extension's options, checked against its own TypeBox schema the way settings are: defaults
  * filled in, then values converted ("3" → 3 where a number is wanted), then checked. The
  * extension receives a fresh copy, so it never shares an object with the settings.
+ *
+ * An option schema marks a value that names a path, a program or code the way the settings
+ * schema does (`"x-airlock-value": "path"`, see settings/value-kind.ts). Options that come from
+ * a layer the user has not vouched for lose those values (the extension's default applies), so
+ * e.g. an untrusted project can never choose bash's shell or the audit log's file.
  */
 
-export type OptionsResult = { ok: true; value: unknown } | { ok: false; errors: string[] };
+export type OptionsResult =
+  | { ok: true; value: unknown; /** Marked values dropped because the options came from an untrusted layer. */ ignored: string[] }
+  | { ok: false; errors: string[] };
 
 /**
  * @example
  * const schema = Type.Object({ greeting: Type.String({ default: 'Hello' }) });
  * validateOptions(schema, undefined);          // { ok: true, value: { greeting: 'Hello' } }
  * validateOptions(schema, { greeting: 42 });   // { ok: false, errors: ['/greeting must be string (got 42)'] }
+ * const shell = Type.Object({ shellPath: Type.Optional(Type.String({ 'x-airlock-value': 'program' })) });
+ * validateOptions(shell, { shellPath: '/tmp/evil' }, { untrusted: true }); // { ok: true, value: {}, ignored: ['shellPath'] }
  */
-export function validateOptions(schema: TSchema, raw: unknown): OptionsResult {
+export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted?: boolean } = {}): OptionsResult {
   let value: unknown;
   try {
     // Settings may give no options at all; an object schema still gets its defaults.
@@ -25,9 +35,10 @@ export function validateOptions(schema: TSchema, raw: unknown): OptionsResult {
     return { ok: false, errors: [`/ cannot be copied (${errorText(error)}); options must be plain JSON`] };
   }
   try {
-    value = Value.Default(schema, value);
-    value = Value.Convert(schema, value);
-    if (Value.Check(schema, value)) return { ok: true, value };
+    // What was written loses its marked values first, so the extension's own default applies to them.
+    const { value: kept, stripped } = from.untrusted && value !== undefined ? stripTrustedOnly(schema, value) : { value, stripped: [] };
+    value = Value.Convert(schema, Value.Default(schema, kept));
+    if (Value.Check(schema, value)) return { ok: true, value, ignored: stripped };
     return { ok: false, errors: Value.Errors(schema, value).map((e) => describe(e.instancePath, e.message, value)) };
   } catch (error) {
     // A schema TypeBox cannot evaluate is the extension's bug, not the user's settings.

@@ -19,8 +19,9 @@
  * (`.config/config.*` or package.json#cosmiconfig in the process's cwd may add search places).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
-import { cosmiconfig, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import {
   errorText,
@@ -30,9 +31,11 @@ import {
   settingsSyntaxError,
   SettingsError,
   unreadableSettings,
+  unsafeSettingsFile,
   type SettingsLayerName,
   type SettingsSource,
 } from './errors.js';
+import { settingsFileSafety } from './file-safety.js';
 
 export const MODULE_NAME = 'airlock';
 
@@ -79,20 +82,27 @@ export interface SearchBoundaries {
 }
 
 /**
- * The folders searched for project settings, nearest first.
+ * The folders searched for project settings, nearest first: from `cwd` up to the repository root
+ * (the nearest folder holding `.git`, included) or the home folder (not included), whichever
+ * comes first. With neither above it, only `cwd` itself: a folder such as /tmp, which anyone may
+ * write to, must not hand its settings to every project below it.
  *
  * @example
  * projectSearchDirs('/home/u/repo/pkg', { homeDir: '/home/u', userConfigDir: '/home/u/.config/airlock' })
- * // ['/home/u/repo/pkg', '/home/u/repo']
+ * // ['/home/u/repo/pkg', '/home/u/repo']   (or ['/home/u/repo/pkg'] if pkg holds .git)
+ * projectSearchDirs('/tmp/x/y', { homeDir: '/home/u', userConfigDir: '/home/u/.config/airlock' }) // ['/tmp/x/y'] without a .git
  */
 export function projectSearchDirs(cwd: string, { homeDir, userConfigDir }: SearchBoundaries): string[] {
   const home = resolve(homeDir);
   const skip = resolve(userConfigDir);
+  const start = resolve(cwd);
   const dirs: string[] = [];
-  for (let dir = resolve(cwd); dir !== home; ) {
+  for (let dir = start; dir !== home; ) {
     if (dir !== skip) dirs.push(dir);
+    if (existsSync(join(dir, '.git'))) return dirs;
     const parent = dirname(dir);
-    if (parent === dir) break;
+    // The filesystem root without a repository root or the home folder on the way: no boundary we can trust.
+    if (parent === dir) return start === skip ? [] : [start];
     dir = parent;
   }
   return dirs;
@@ -114,8 +124,8 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     sawCode = true;
     return deferred;
   };
-  const everywhere = createExplorer(SEARCH_PLACES, defer);
-  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer);
+  const everywhere = createExplorer(SEARCH_PLACES, defer, 'project');
+  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer, 'project');
 
   for (const dir of projectSearchDirs(cwd, boundaries)) {
     sawCode = false;
@@ -126,6 +136,8 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     }
     if (!found) continue;
     const field = basename(found.filepath) === 'package.json' ? MODULE_NAME : undefined;
+    // An empty file never reaches a loader, but it still stops the walk up: it is settings too.
+    if (found.isEmpty) await refuseUnsafe({ layer: 'project', file: found.filepath });
     const base = { file: found.filepath, dir, ...(field ? { field } : {}) };
     if (sawCode) return { ...base, kind: 'code' };
     return { ...base, kind: 'data', values: found.isEmpty ? {} : found.config };
@@ -146,15 +158,23 @@ export async function readSettingsFile(file: string, layer: SettingsLayerName): 
   if (!CODE_EXTENSIONS.includes(extension) && !DATA_EXTENSIONS.includes(extension)) {
     throw unreadableSettings(source, new Error(`"${extension}" files are not settings files; use .json, .yaml, .yml, .ts, .mts, .js or .mjs`));
   }
+  await refuseUnsafe(source);
   let result: CosmiconfigResult;
   try {
-    result = await createExplorer(SEARCH_PLACES, importSettingsModule).load(file);
+    // Local rules are written by a prompt and hold rules only: a `$import` there must not run code.
+    result = await createExplorer(SEARCH_PLACES, layer === 'local' ? refuseCode : importSettingsModule, layer).load(file);
   } catch (error) {
     throw await toSettingsError(error, source);
   }
   const field = basename(file) === 'package.json' ? MODULE_NAME : undefined;
   if (!result) throw settingsFileNotFound(source, `this package.json has no "${MODULE_NAME}" field`);
   return { values: result.isEmpty ? {} : result.config, ...(field ? { field } : {}) };
+}
+
+/** Throws when someone else could have written the settings file (file-safety.ts). */
+async function refuseUnsafe(source: SettingsSource & { file: string }): Promise<void> {
+  const unsafe = await settingsFileSafety(source.file);
+  if (unsafe) throw unsafeSettingsFile(source, unsafe);
 }
 
 /** True when something (a file, a folder, a link) exists at `path`: reading it then explains what is wrong with it. */
@@ -169,14 +189,38 @@ export async function pathExists(path: string): Promise<boolean> {
 
 // ─── cosmiconfig and jiti ───────────────────────────────────────────────────────────────────
 
-function createExplorer(searchPlaces: readonly string[], codeLoader: Loader) {
+function createExplorer(searchPlaces: readonly string[], codeLoader: Loader, layer: SettingsLayerName) {
+  const loaders: Record<string, Loader> = { ...defaultLoaders, ...Object.fromEntries(CODE_EXTENSIONS.map((ext) => [ext, codeLoader])) };
   return cosmiconfig(MODULE_NAME, {
     searchPlaces: [...searchPlaces],
     searchStrategy: 'none',
     ignoreEmptySearchPlaces: false,
     cache: false, // settings may be reloaded in one process; always read the file again
-    loaders: Object.fromEntries(CODE_EXTENSIONS.map((ext) => [ext, codeLoader])),
+    // Every file cosmiconfig reads goes through a loader — the settings file and each file it
+    // `$import`s — so each one is checked for who could have written it before it counts.
+    loaders: Object.fromEntries(Object.entries(loaders).map(([ext, loader]) => [ext, guarded(loader, layer)])),
   });
+}
+
+/**
+ * `loader`, refusing a file others could have written (file-safety.ts). Code is checked before it
+ * runs. A package.json only counts when it holds settings (an `airlock` field that is not an
+ * extension's manifest): any other package.json on the way is not settings, whatever its mode.
+ */
+function guarded(loader: Loader, layer: SettingsLayerName): Loader {
+  return async (file, content) => {
+    if (CODE_EXTENSIONS.includes(extname(file))) {
+      await refuseUnsafe({ layer, file });
+      return loader(file, content);
+    }
+    const loaded: unknown = await loader(file, content);
+    if (basename(file) === 'package.json') {
+      const field = (loaded as Record<string, unknown> | null | undefined)?.[MODULE_NAME];
+      if (field === undefined || isExtensionManifest(field)) return loaded;
+    }
+    await refuseUnsafe({ layer, file, ...(basename(file) === 'package.json' ? { field: MODULE_NAME } : {}) });
+    return loaded;
+  };
 }
 
 async function searchFolder(explorer: ReturnType<typeof createExplorer>, dir: string): Promise<CosmiconfigResult> {
@@ -220,6 +264,11 @@ async function importJavaScript(loader: Jiti, file: string): Promise<unknown> {
     throw error;
   }
 }
+
+/** The loader for files that must stay data: any code file they reach is an error, never run. */
+const refuseCode: Loader = (file) => {
+  throw new Error(`${file} is code; this settings file may only hold data (JSON or YAML), so it was not run`);
+};
 
 class MissingDefaultExport extends Error {
   constructor(file: string) {

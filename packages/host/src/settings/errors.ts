@@ -18,7 +18,9 @@ export type SettingsErrorCode =
   /** An explicit `--settings FILE` does not exist (or a package.json there has no `airlock` field). */
   | 'AIRLOCK_SETTINGS_NOT_FOUND'
   /** A TypeScript/JavaScript settings module threw, or one of its imports failed. */
-  | 'AIRLOCK_SETTINGS_LOAD_FAILED';
+  | 'AIRLOCK_SETTINGS_LOAD_FAILED'
+  /** Someone else could have written the file (group/other-writable, or a stranger's file in a world-writable folder). */
+  | 'AIRLOCK_SETTINGS_UNSAFE_FILE';
 
 /** One thing wrong in a settings layer. */
 export interface SettingsProblem {
@@ -155,6 +157,18 @@ export function settingsLoadFailed(source: SettingsSource & { file: string }, ca
       'The settings module threw, or one of its imports failed. Fix it (or use .airlockrc.json) and run again. Nothing was run.',
     details(source, [{ path: '', message: reason }]),
     { cause },
+  );
+}
+
+/**
+ * A settings file someone else could have written: refused, not skipped — skipping it could drop
+ * deny rules its owner relies on, and reading it could let a stranger decide what runs.
+ */
+export function unsafeSettingsFile(source: SettingsSource & { file: string }, unsafe: { reason: string; fix: string }): SettingsError {
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_UNSAFE_FILE',
+    `Refusing ${describeSource(source)}: ${unsafe.reason}.\n${unsafe.fix} Nothing was run.`,
+    details(source, [{ path: '', message: unsafe.reason }]),
   );
 }
 

@@ -34,6 +34,7 @@ export {
 } from './layers.js';
 export { addPermissionRule, localRulesFile, validateLocalRules, type AddedRule } from './local-rules.js';
 export {
+  extensionsReplaceDefaults,
   extensionsToLoad,
   mergeLayers,
   type ExtensionEntry,
@@ -43,6 +44,17 @@ export {
   type SourcedLayer,
 } from './merge.js';
 export { isPathSpec, parseExtensionSpec, type ExtensionKind, type ParsedExtensionSpec } from './extension-spec.js';
+export {
+  stripTrustedOnly,
+  TRUSTED_ONLY_KINDS,
+  unmarkedStrings,
+  VALUE_KIND_KEYWORD,
+  valueKind,
+  valueKindOf,
+  type StrippedValues,
+  type ValueKind,
+} from './value-kind.js';
+export { settingsFileSafety, type UnsafeSettingsFile } from './file-safety.js';
 export { toKernelOptions, toSelectOptions } from './kernel-options.js';
 export {
   describeSource,

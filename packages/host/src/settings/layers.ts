@@ -7,13 +7,20 @@
  *   5. the CLI flags, as an object the CLI builds.
  * Every layer is validated before anything merges, so a bad file stops everything. How values
  * merge is merge.ts.
+ *
+ * A project is not the user: until its folder is trusted, its settings may not name a path on
+ * disk, a program or code (the keys marked so in schema.ts, see value-kind.ts). Those values are
+ * dropped here with one warning naming them, before anything merges; a settings module is not
+ * run at all. Its `extensions` entries stay listed: the extension loader skips and reports each
+ * one and keeps the user's own entry in its place.
  */
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
-import { defaultSettings, type Settings, type SettingsLayer } from './schema.js';
+import { defaultSettings, SettingsSchema, type Settings, type SettingsLayer } from './schema.js';
+import { stripTrustedOnly } from './value-kind.js';
 import { localRulesFile, validateLocalRules } from './local-rules.js';
 import { validateSettings } from './validate.js';
 
@@ -29,11 +36,16 @@ export interface LoadSettingsOptions {
   /** Default: os.homedir(). Tests pass a temp folder so the real ~/.config is never read. */
   homeDir?: string | undefined;
   /**
-   * Asked before a discovered project settings file that is code (`airlock.config.ts` …) runs;
-   * return false to skip that layer (reported in `diagnostics`). A settings module is code, like
-   * an extension, so this is where the host plugs in project trust. Default: it runs. Never
-   * asked for data files, nor for an explicit `settingsFile` (the user named it).
+   * Is the project folder trusted? Asked at most once, and only when the answer matters: before
+   * a discovered settings module (`airlock.config.ts` …) would run, or when the project's
+   * settings or local rules set values only a trusted layer may set (`needs` names them, e.g.
+   * `limits.spillDir`; empty for a module). This is where the host plugs in project trust.
+   * Default: untrusted — the module is not run and those values are ignored, each with a
+   * diagnostic. An explicit
+   * `settingsFile` module runs without asking (the user named it); its values are judged alike.
    */
+  trustProject?: ((project: { file: string; dir: string; needs: readonly string[] }) => boolean | Promise<boolean>) | undefined;
+  /** @deprecated The former name of {@link trustProject}; used when that is not given. */
   trustProjectCode?: ((project: { file: string; dir: string }) => boolean | Promise<boolean>) | undefined;
 }
 
@@ -48,7 +60,7 @@ export interface SettingsLayerRecord {
 
 /** Something worth telling the user that did not stop loading. */
 export interface SettingsDiagnostic {
-  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN';
+  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN' | 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES';
   message: string;
   file: string;
 }
@@ -108,6 +120,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const userFile = join(configDir, 'settings.json');
   const diagnostics: SettingsDiagnostic[] = [];
   const layers: SourcedLayer[] = [];
+  const trust = projectTrustOnce(options);
 
   // 2. The user file: optional; when present it must be valid.
   if (await pathExists(userFile)) {
@@ -116,17 +129,20 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   }
 
   // 3. The project: the explicit file, or discovery.
-  const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics);
+  const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics, trust);
   if (project?.values !== undefined) {
     const values = validateSettings(project.values, { layer: 'project', file: project.file, field: project.field });
-    layers.push({ name: 'project', file: project.file, baseDir: project.dir, values });
+    const judged = await judgeUntrusted(values, { file: project.file, dir: project.dir }, trust, diagnostics);
+    layers.push({ name: 'project', file: project.file, baseDir: project.dir, values: judged });
   }
 
   // 4. Local rules ("always allow" answers), next to the project settings or in the cwd.
-  const localFile = localRulesFile(project?.dir ?? cwd);
+  const localDir = project?.dir ?? cwd;
+  const localFile = localRulesFile(localDir);
   if (await pathExists(localFile)) {
     const raw = await readSettingsFile(localFile, 'local');
-    layers.push({ name: 'local', file: localFile, baseDir: dirname(localFile), values: validateLocalRules(raw.values, localFile) });
+    const values = await judgeUntrusted(validateLocalRules(raw.values, localFile), { file: localFile, dir: localDir }, trust, diagnostics);
+    layers.push({ name: 'local', file: localFile, baseDir: dirname(localFile), values });
   }
 
   // 5. The CLI flags.
@@ -159,11 +175,46 @@ interface ProjectRead {
   values?: unknown;
 }
 
+/** The project's trust, asked for at most once per load (false without a callback: fail closed). */
+type ProjectTrust = (project: { file: string; dir: string; needs: readonly string[] }) => Promise<boolean>;
+
+function projectTrustOnce(options: LoadSettingsOptions): ProjectTrust {
+  let answer: Promise<boolean> | undefined;
+  const ask = options.trustProject ?? options.trustProjectCode;
+  return (project) => (answer ??= ask ? Promise.resolve(ask(project)).then((trusted) => trusted === true) : Promise.resolve(false));
+}
+
+/**
+ * A project layer's values without those only a trusted layer may set, unless the folder is
+ * trusted; one diagnostic names what was ignored. `extensions` is left to the extension loader,
+ * which skips each untrusted entry itself (and keeps the user's entry for it).
+ */
+async function judgeUntrusted(
+  values: SettingsLayer,
+  project: { file: string; dir: string },
+  trust: ProjectTrust,
+  diagnostics: SettingsDiagnostic[],
+): Promise<SettingsLayer> {
+  const { extensions, ...rest } = values;
+  const { value, stripped } = stripTrustedOnly(SettingsSchema, rest);
+  if (stripped.length === 0 || (await trust({ ...project, needs: stripped }))) return values;
+  const keys = stripped.join(', ');
+  diagnostics.push({
+    code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
+    file: project.file,
+    message:
+      `Ignored ${keys} in ${project.file}: ${project.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run. ` +
+      `Trust the folder (airlock trust ${project.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
+  });
+  return { ...value, ...(extensions === undefined ? {} : { extensions }) };
+}
+
 async function readProject(
   options: LoadSettingsOptions,
   cwd: string,
   boundaries: SearchBoundaries,
   diagnostics: SettingsDiagnostic[],
+  trust: ProjectTrust,
 ): Promise<ProjectRead | undefined> {
   if (options.settingsFile !== undefined) {
     const file = resolve(cwd, options.settingsFile);
@@ -175,7 +226,7 @@ async function readProject(
   if (found.kind === 'data') return found;
 
   const { file, dir } = found;
-  if (options.trustProjectCode && !(await options.trustProjectCode({ file, dir }))) {
+  if (!(await trust({ file, dir, needs: [] }))) {
     diagnostics.push({
       code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN',
       file,

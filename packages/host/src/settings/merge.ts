@@ -171,6 +171,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Whether the `extensions` lists replace the host's default set. Only a layer the user vouches
+ * for may do that: a list from an untrusted project (even `[]`) does not, or a cloned repository
+ * could switch off path-policy and approval just by listing something else. Its entries are still
+ * handed to the loader, which skips and reports each one.
+ *
+ * @example
+ * extensionsReplaceDefaults([{ name: 'project', values: { extensions: [] } }], false) // false: defaults still load
+ */
+export function extensionsReplaceDefaults(
+  layers: readonly { name: SettingsLayerName; values: SettingsLayer }[],
+  projectTrusted: boolean,
+): boolean {
+  return layers.some((layer) => layer.values.extensions !== undefined && layer.name !== 'defaults' && (projectTrusted || !UNTRUSTED_LAYERS.has(layer.name)));
+}
+
+/** The layers a project folder brings along: they count only once the folder is trusted. */
+const UNTRUSTED_LAYERS: ReadonlySet<SettingsLayerName> = new Set(['project', 'local']);
+
 /** Why an entry of `extensions` is not loaded. */
 export interface SkippedExtension {
   entry: ExtensionEntry;

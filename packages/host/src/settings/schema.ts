@@ -3,10 +3,15 @@
  * flags). Every field is optional in a layer; what a field means, and its default, is written
  * where the field is declared, and the built-in defaults layer is derived from those `default`s.
  *
+ * Every string-valued field says what it names (value-kind.ts): `path`, `program` and `code`
+ * values are taken only from trusted layers; an untrusted project's are ignored with a warning.
+ * A test fails for a string field without a mark, so a new one must choose.
+ *
  * How layers merge is in merge.ts; where layers come from is in layers.ts.
  */
 import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, type TruncationLimits } from '@airlock/kernel';
 import Type, { type Static, type TOptional, type TProperties } from 'typebox';
+import { valueKind } from './value-kind.js';
 
 /** The kernel spill store's default budget (256 MiB); not exported by the kernel, so repeated here. */
 const DEFAULT_SPILL_BUDGET = 256 * 1024 * 1024;
@@ -28,6 +33,7 @@ const ExtensionByName = Type.Object(
     name: Type.String({
       minLength: 1,
       description: "An npm package name (`@acme/tool-jira`), resolved from the project, then the user folder, then Airlock's own workspace.",
+      ...valueKind('code'),
     }),
     options: Type.Optional(ExtensionOptions),
     enabled: Type.Optional(ExtensionEnabled),
@@ -40,6 +46,7 @@ const ExtensionByPath = Type.Object(
     path: Type.String({
       minLength: 1,
       description: 'A file or folder, relative to the settings file that names it (`./tools/jira.ts`); `~/` means the home folder.',
+      ...valueKind('code'),
     }),
     options: Type.Optional(ExtensionOptions),
     enabled: Type.Optional(ExtensionEnabled),
@@ -53,7 +60,7 @@ const ExtensionByPath = Type.Object(
  */
 export const ExtensionSpecSchema = Type.Union(
   [
-    Type.String({ minLength: 1, description: 'A package name (`@acme/tool-jira`) or a path (`./tools/jira.ts`).' }),
+    Type.String({ minLength: 1, description: 'A package name (`@acme/tool-jira`) or a path (`./tools/jira.ts`).', ...valueKind('code') }),
     ExtensionByName,
     ExtensionByPath,
   ],
@@ -73,14 +80,15 @@ const RuleObject = Type.Object(
     match: Type.String({
       minLength: 1,
       description: 'What the rule matches, in surface form: a tool (`bash`, `mcp:*`), a tool with an argument pattern (`bash(git push *)`) or a resource kind with a glob (`fs.read(**/.env)`, `net(*)`).',
+      ...valueKind('text'),
     }),
-    reason: Type.Optional(Type.String({ description: 'Why; shown to the user and the model when the rule decides.' })),
-    id: Type.Optional(Type.String({ minLength: 1, description: 'A stable name for the rule, used by `policy explain` and in audit records.' })),
+    reason: Type.Optional(Type.String({ description: 'Why; shown to the user and the model when the rule decides.', ...valueKind('text') })),
+    id: Type.Optional(Type.String({ minLength: 1, description: 'A stable name for the rule, used by `policy explain` and in audit records.', ...valueKind('text') })),
     examples: Type.Optional(
       Type.Object(
         {
-          match: Type.Optional(Type.Array(Type.String(), { description: 'Calls (surface form) the rule must match; checked when rules load.', default: [] })),
-          notMatch: Type.Optional(Type.Array(Type.String(), { description: 'Calls (surface form) the rule must not match; checked when rules load.', default: [] })),
+          match: Type.Optional(Type.Array(Type.String(valueKind('text')), { description: 'Calls (surface form) the rule must match; checked when rules load.', default: [] })),
+          notMatch: Type.Optional(Type.Array(Type.String(valueKind('text')), { description: 'Calls (surface form) the rule must not match; checked when rules load.', default: [] })),
         },
         { additionalProperties: false, description: 'Inline self-tests for the rule.', default: {} },
       ),
@@ -91,7 +99,7 @@ const RuleObject = Type.Object(
 
 /** A policy rule: its surface form (`"fs.read(**\/.env)"`) or an object with `match` and metadata. */
 export const PermissionRuleSchema = Type.Union(
-  [Type.String({ minLength: 1, description: 'A rule in surface form, e.g. `fs.read(**/.env)` or `bash(npm test*)`.' }), RuleObject],
+  [Type.String({ minLength: 1, description: 'A rule in surface form, e.g. `fs.read(**/.env)` or `bash(npm test*)`.', ...valueKind('text') }), RuleObject],
   { description: 'A policy rule (interpreted by the path-policy extension).' },
 );
 export type PermissionRule = Static<typeof PermissionRuleSchema>;
@@ -124,16 +132,18 @@ const sections = {
   extensions: Type.Array(ExtensionSpecSchema, {
     description:
       'Extensions to load, in order. Lists from the user and project layers are concatenated; a later layer naming the same extension replaces its options. ' +
-      'When no layer names any, the host loads its default set (the built-in tools plus audit-log, path-policy, approval and redact-secrets).',
+      'When no layer names any, the host loads its default set (the built-in tools plus audit-log, path-policy, approval and redact-secrets). ' +
+      'Code: an untrusted project\'s list is ignored (its entries are reported as skipped), and the default set or the user\'s list stands.',
     default: [],
+    ...valueKind('code'),
   }),
 
   tools: section(
     {
-      allow: Type.Array(Type.String({ minLength: 1 }), {
+      allow: Type.Array(Type.String({ minLength: 1, ...valueKind('text') }), {
         description: 'Only these tools are enabled (all sources). `[]` means none. Default: every registered tool (no allowlist). CLI: --tools. Replaces an earlier layer\'s list.',
       }),
-      exclude: Type.Array(Type.String({ minLength: 1 }), {
+      exclude: Type.Array(Type.String({ minLength: 1, ...valueKind('text') }), {
         description: 'Tools left out; wins over `allow`. CLI: --exclude-tools. Replaces an earlier layer\'s list.',
         default: [],
       }),
@@ -170,7 +180,10 @@ const sections = {
       maxBytes: Type.Integer({ minimum: 1, description: 'UTF-8 bytes of tool output that enter the model\'s context at most.', default: DEFAULT_LIMITS.maxBytes }),
       spillDir: Type.String({
         minLength: 1,
-        description: 'Folder for full outputs that were cut (one sub-folder per session). Relative paths resolve against the settings file. Default: <os tmpdir>/airlock-spill-<uid> (one per user: a shared folder would let one user block another).',
+        description:
+          'Folder for full outputs that were cut (one sub-folder per session). Relative paths resolve against the settings file. Default: <os tmpdir>/airlock-spill-<uid> (one per user: a shared folder would let one user block another). ' +
+          'A path: ignored in an untrusted project.',
+        ...valueKind('path'),
       }),
       spillBudget: Type.Integer({ minimum: 1, description: 'Bytes the spill folder may use per session; the oldest files go first.', default: DEFAULT_SPILL_BUDGET }),
     },

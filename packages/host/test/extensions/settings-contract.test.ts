@@ -22,6 +22,8 @@ function world() {
   const project = join(root, 'repo');
   mkdirSync(userDir, { recursive: true });
   mkdirSync(join(project, 'packages', 'app'), { recursive: true });
+  // The repository root: discovery walks up from packages/app to here and no further.
+  mkdirSync(join(project, '.git'));
   const key = `__airlockContract_${Math.random().toString(36).slice(2)}`;
   writePackage(join(root, 'user-ext'), {
     name: 'user-ext',

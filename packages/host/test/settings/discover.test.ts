@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { chmod, chown, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findProjectSettings, projectSearchDirs, readSettingsFile, SEARCH_PLACES, SettingsError } from '../../src/settings/index.js';
+import { findProjectSettings, projectSearchDirs, readSettingsFile, SEARCH_PLACES, SettingsError, settingsFileSafety } from '../../src/settings/index.js';
 import { tree, write } from './fixtures/temp-tree.js';
 
 /** Search from `cwd` with the tree's root as the home folder (so nothing above it is searched). */
@@ -84,8 +85,8 @@ describe('walking up', () => {
     expect(await find(root, join(root, '.config/airlock/extensions/x'))).toBeUndefined();
     expect(projectSearchDirs('/h/u/repo/pkg', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/repo/pkg', '/h/u/repo']);
     expect(projectSearchDirs('/h/u/.config/airlock/ext', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/h/u/.config/airlock/ext', '/h/u/.config']);
-    // Outside the home folder, up to the filesystem root.
-    expect(projectSearchDirs('/srv/repo', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/srv/repo', '/srv', '/']);
+    // Outside the home folder and outside any repository: only the folder itself.
+    expect(projectSearchDirs('/srv/repo', { homeDir: '/h/u', userConfigDir: '/h/u/.config/airlock' })).toEqual(['/srv/repo']);
   });
 
   it('runs no code while finding: a TS config only runs when read', async () => {
@@ -207,5 +208,107 @@ describe('reading an explicit file', () => {
     const error = await failure(readSettingsFile(join(root, 'repo/package.json'), 'project'));
     expect(error.code).toBe('AIRLOCK_SETTINGS_NOT_FOUND');
     expect(error.message).toContain('has no "airlock" field');
+  });
+});
+
+describe('boundaries: settings are never read from above the project', () => {
+  /** Search with a home folder elsewhere, as for a project under /tmp. */
+  const findAway = async (root: string, cwd: string) => findProjectSettings(cwd, { homeDir: join(root, 'home'), userConfigDir: join(root, 'home/.config/airlock') });
+
+  it('without a repository root or the home folder above it, only the working folder counts (a planted /tmp/.airlockrc.json is not read)', async () => {
+    const root = await tree({ 'shared/.airlockrc.json': { tools: { none: true } }, 'shared/project/x.txt': '', 'home/.keep': '' });
+    expect(await findAway(root, join(root, 'shared/project'))).toBeUndefined();
+    expect(projectSearchDirs(join(root, 'shared/project'), { homeDir: join(root, 'home'), userConfigDir: join(root, 'home/.config/airlock') })).toEqual([
+      join(root, 'shared/project'),
+    ]);
+  });
+
+  it('walks up to the repository root (the nearest folder holding .git, a folder or a file) and stops there', async () => {
+    const root = await tree({
+      'shared/.airlockrc.json': { tools: { none: true } },
+      'shared/repo/.git/HEAD': 'ref: refs/heads/main\n',
+      'shared/repo/src/deep/x.txt': '',
+      'shared/worktree/.git': 'gitdir: /elsewhere\n',
+      'shared/worktree/.airlockrc.json': { tools: { noBuiltin: true } },
+      'shared/worktree/pkg/x.txt': '',
+      'home/.keep': '',
+    });
+    expect(await findAway(root, join(root, 'shared/repo/src/deep'))).toBeUndefined();
+    expect(await findAway(root, join(root, 'shared/worktree/pkg'))).toMatchObject({ file: join(root, 'shared/worktree/.airlockrc.json') });
+    // A repository inside the home folder stops the walk before the home folder does.
+    expect(projectSearchDirs(join(root, 'shared/repo/src/deep'), { homeDir: root, userConfigDir: join(root, '.config/airlock') })).toEqual([
+      join(root, 'shared/repo/src/deep'),
+      join(root, 'shared/repo/src'),
+      join(root, 'shared/repo'),
+    ]);
+  });
+});
+
+describe('a settings file someone else could have written is refused', () => {
+  it.each([
+    [0o664, 'its group'],
+    [0o646, 'every user'],
+  ])('mode %s: refused, saying who may write it and how to fix it', async (mode, who) => {
+    const root = await tree({ 'repo/.airlockrc.json': { permissions: { deny: ['bash'] } } });
+    const file = join(root, 'repo/.airlockrc.json');
+    await chmod(file, mode);
+    for (const attempt of [() => find(root, join(root, 'repo')), () => readSettingsFile(file, 'project')]) {
+      const error = await failure(attempt());
+      expect(error.code).toBe('AIRLOCK_SETTINGS_UNSAFE_FILE');
+      expect(error.message).toContain(`Refusing ${file}`);
+      expect(error.message).toContain(`${who} may write to it (mode ${mode.toString(8)})`);
+      expect(error.message).toContain(`chmod go-w ${file}`);
+    }
+    await chmod(file, 0o644);
+    expect(await find(root, join(root, 'repo'))).toMatchObject({ values: { permissions: { deny: ['bash'] } } });
+  });
+
+  it('every file counts: one a settings file `$import`s, and an empty one (it hides the settings above it)', async () => {
+    const root = await tree({
+      'repo/.git/HEAD': '',
+      'repo/.airlockrc.json': { $import: './base.yaml', tools: { none: true } },
+      'repo/base.yaml': 'execution:\n  maxConcurrency: 2\n',
+      'repo/sub/.airlockrc.json': '',
+      // A package.json without settings is not settings: its mode does not matter.
+      'repo/sub/deeper/package.json': { name: 'deeper' },
+    });
+    await chmod(join(root, 'repo/base.yaml'), 0o666);
+    const imported = await failure(find(root, join(root, 'repo')));
+    expect(imported.message).toContain(`Refusing ${join(root, 'repo/base.yaml')}`);
+    await chmod(join(root, 'repo/base.yaml'), 0o644);
+    expect(await find(root, join(root, 'repo'))).toMatchObject({ values: { execution: { maxConcurrency: 2 }, tools: { none: true } } });
+
+    await chmod(join(root, 'repo/sub/deeper/package.json'), 0o666);
+    expect(await find(root, join(root, 'repo/sub/deeper'))).toMatchObject({ file: join(root, 'repo/sub/.airlockrc.json'), values: {} });
+    await chmod(join(root, 'repo/sub/.airlockrc.json'), 0o664);
+    expect((await failure(find(root, join(root, 'repo/sub/deeper')))).message).toContain(`Refusing ${join(root, 'repo/sub/.airlockrc.json')}`);
+  });
+
+  it.runIf(process.getuid?.() === 0)('a file owned by another user in a world-writable folder (like /tmp) is refused', async () => {
+    const root = await tree({ 'shared/.airlockrc.json': { tools: { none: true } } });
+    const shared = join(root, 'shared');
+    const file = join(shared, '.airlockrc.json');
+    await chmod(shared, 0o1777);
+    await chown(file, 65534, 65534);
+    const error = await failure(find(root, shared));
+    expect(error.code).toBe('AIRLOCK_SETTINGS_UNSAFE_FILE');
+    expect(error.message).toContain(`it is in ${shared}, which every user may write to, and it belongs to user id 65534`);
+    expect(error.message).toContain('Remove it');
+    // The same file owned by the user is fine there.
+    await chown(file, 0, 0);
+    expect(await find(root, shared)).toMatchObject({ values: { tools: { none: true } } });
+  });
+
+  it('a symlink in a world-writable folder to a file of another owner is refused', async () => {
+    const root = await tree({ 'shared/x.txt': '' });
+    const shared = join(root, 'shared');
+    await chmod(shared, 0o1777);
+    // /etc/hostname or /etc/passwd: owned by root, so by someone else unless the tests run as root.
+    const target = ['/etc/passwd', '/etc/hostname'].find((p) => existsSync(p))!;
+    const owner = statSync(target).uid;
+    await symlink(target, join(shared, '.airlockrc'));
+    const unsafe = await settingsFileSafety(join(shared, '.airlockrc'));
+    if (owner === process.getuid?.()) expect(unsafe).toBeUndefined();
+    else expect(unsafe?.reason).toContain(`belongs to user id ${owner}`);
   });
 });

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   defaultSettings,
+  extensionsReplaceDefaults,
   extensionsToLoad,
   loadSettings,
   SettingsError,
@@ -100,7 +102,7 @@ describe('layers', () => {
 
   it('limits.spillDir resolves against the folder of the file that sets it', async () => {
     const root = await tree({ 'repo/.airlockrc.json': { limits: { spillDir: '.airlock/spill', maxLines: 100 } } });
-    const loaded = await load(root, 'repo/sub');
+    const loaded = await load(root, 'repo/sub', { trustProject: () => true });
     expect(loaded.settings.limits).toEqual({ maxLines: 100, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillDir: join(root, 'repo/.airlock/spill') });
     expect(toKernelOptions(loaded.settings)).toEqual({
       limits: { maxLines: 100, maxBytes: 51200 },
@@ -219,29 +221,29 @@ describe('the project layer', () => {
       'repo/airlock.config.ts': "import { rules } from './helper.js';\nexport default { permissions: { deny: rules }, extensions: ['./ext/index.ts'] };\n",
       'repo/helper.ts': "export const rules = ['fs.read(**/.env)'];\n",
     });
-    const loaded = await load(root, 'repo');
+    const loaded = await load(root, 'repo', { trustProject: () => true });
     expect(loaded.settings.permissions.deny).toEqual(['fs.read(**/.env)']);
     expect(loaded.extensions[0]).toMatchObject({ layer: 'project', file: join(root, 'repo/airlock.config.ts'), path: join(root, 'repo/ext/index.ts') });
   });
 
-  it('a code config runs only if trustProjectCode allows it; otherwise it is reported and skipped', async () => {
+  it('a code config runs only if trustProject allows it; otherwise it is reported and skipped', async () => {
     const root = await tree({ 'repo/airlock.config.ts': 'export default { tools: { none: true } };\n' });
     const asked: unknown[] = [];
-    const skipped = await load(root, 'repo', { trustProjectCode: (p) => (asked.push(p), false) });
-    expect(asked).toEqual([{ file: join(root, 'repo/airlock.config.ts'), dir: join(root, 'repo') }]);
+    const skipped = await load(root, 'repo', { trustProject: (p) => (asked.push(p), false) });
+    expect(asked).toEqual([{ file: join(root, 'repo/airlock.config.ts'), dir: join(root, 'repo'), needs: [] }]);
     expect(skipped.settings.tools.none).toBe(false);
     expect(skipped.layers.map((l) => l.name)).toEqual(['defaults']);
     expect(skipped.projectDir).toBe(join(root, 'repo'));
     expect(skipped.diagnostics).toEqual([expect.objectContaining({ code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN', file: join(root, 'repo/airlock.config.ts') })]);
 
-    const allowed = await load(root, 'repo', { trustProjectCode: async () => true });
+    const allowed = await load(root, 'repo', { trustProject: async () => true });
     expect(allowed.settings.tools.none).toBe(true);
     expect(allowed.diagnostics).toEqual([]);
   });
 
   it('a data config is never asked about: reading it runs nothing', async () => {
     const root = await tree({ 'repo/.airlockrc.json': { tools: { none: true } } });
-    const loaded = await load(root, 'repo', { trustProjectCode: () => expect.unreachable('asked for a data file') });
+    const loaded = await load(root, 'repo', { trustProject: () => expect.unreachable('asked for a data file') });
     expect(loaded.settings.tools.none).toBe(true);
   });
 });
@@ -277,5 +279,63 @@ describe('the CLI layer', () => {
     expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_INVALID', layer: 'cli', file: undefined });
     expect(error.message).toContain('command-line flags');
     expect(error.message).toContain('execution.maxConcurrency: expected an integer ≥ 1, got 0');
+  });
+});
+
+describe('an untrusted project cannot set a path, a program or code', () => {
+  const SPILL = { limits: { spillDir: '..', maxBytes: 200 }, permissions: { deny: ['bash(rm *)'] } };
+
+  it('ignores limits.spillDir with one warning naming it (no trust callback: untrusted); its other values apply', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': SPILL });
+    const loaded = await load(root, 'repo');
+    expect(loaded.settings.limits.spillDir).toBeUndefined();
+    expect(toKernelOptions(loaded.settings).spill).toEqual({ budgetBytes: 256 * 1024 * 1024 });
+    expect(loaded.settings.limits.maxBytes).toBe(200);
+    expect(loaded.settings.permissions.deny).toEqual(['bash(rm *)']);
+    expect(loaded.diagnostics).toEqual([
+      {
+        code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
+        file: join(root, 'repo/.airlockrc.json'),
+        message: expect.stringMatching(/^Ignored limits\.spillDir in .*\.airlockrc\.json: .* is not trusted.*airlock trust /),
+      },
+    ]);
+  });
+
+  it('asks once, naming what needs trust, and keeps the values of a trusted project', async () => {
+    const root = await tree({ 'repo/.airlockrc.json': SPILL });
+    const asked: unknown[] = [];
+    const trusted = await load(root, 'repo', { trustProject: (p) => (asked.push(p), true) });
+    expect(asked).toEqual([{ file: join(root, 'repo/.airlockrc.json'), dir: join(root, 'repo'), needs: ['limits.spillDir'] }]);
+    expect(trusted.settings.limits.spillDir).toBe(root);
+    expect(trusted.diagnostics).toEqual([]);
+    const refused = await load(root, 'repo', { trustProject: () => false });
+    expect(refused.settings.limits.spillDir).toBeUndefined();
+  });
+
+  it('the user file sets spillDir without being asked: it is the user', async () => {
+    const root = await tree({ [USER]: { limits: { spillDir: '/var/tmp/mine' } }, 'repo/x.txt': '' });
+    const loaded = await load(root, 'repo', { trustProject: () => expect.unreachable('asked about the user file') });
+    expect(loaded.settings.limits.spillDir).toBe('/var/tmp/mine');
+  });
+
+  it("an untrusted project's extensions stay listed for the loader to skip and report, but do not replace the default set", async () => {
+    const root = await tree({ 'repo/.airlockrc.json': { extensions: [] } });
+    const loaded = await load(root, 'repo', { trustProject: () => expect.unreachable('extensions are judged by the loader') });
+    expect(loaded.extensionsListed).toBe(true);
+    expect(extensionsReplaceDefaults(loaded.layers, false)).toBe(false);
+    expect(extensionsReplaceDefaults(loaded.layers, true)).toBe(true);
+    const user = await tree({ [USER]: { extensions: [] }, 'repo/.airlockrc.json': { extensions: ['x'] } });
+    expect(extensionsReplaceDefaults((await load(user, 'repo')).layers, false)).toBe(true);
+  });
+
+  it('a `$import` in the local rules file never runs code', async () => {
+    const root = await tree({
+      'repo/.airlockrc.json': {},
+      'repo/.airlock/settings.local.json': { $import: '../evil.mjs', permissions: { allow: ['read'] } },
+      'repo/evil.mjs': `import { writeFileSync } from 'node:fs';\nwriteFileSync(new URL('./ran.txt', import.meta.url), 'yes');\nexport default {};\n`,
+    });
+    const error = await failure(load(root, 'repo', { trustProject: () => true }));
+    expect(error.message).toContain('evil.mjs is code; this settings file may only hold data');
+    expect(existsSync(join(root, 'repo/ran.txt'))).toBe(false);
   });
 });

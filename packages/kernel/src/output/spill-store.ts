@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { lstat, mkdir, open, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpillInfo, SpillOptions, SpillWriter } from '../contract/context.js';
@@ -71,8 +71,10 @@ export function defaultSpillRoot(): string {
 export class SpillStore {
   /**
    * Remove session folders under `root` not modified for `olderThanMs` (a folder's age is that of
-   * its newest entry, so a session still appending to an old file is kept). Only folders named
-   * like sessions are touched; symlinks and files are left alone.
+   * its newest entry, so a session still appending to an old file is kept). Only folders this
+   * class made are touched: a real folder (not a symlink) owned by this user that holds Airlock's
+   * session marker. Inside one, only its top-level files go; it is never recursed into, so a
+   * folder that is not a spill session (or that someone nested a folder into) survives.
    *
    * @example await SpillStore.cleanup('/tmp/airlock-spill-1000', { olderThanMs: 86_400_000 })
    */
@@ -92,8 +94,9 @@ export class SpillStore {
       if (!entry.isDirectory() || keep.has(entry.name) || !isValidSessionId(entry.name)) continue;
       const folder = join(root, entry.name);
       try {
+        if (!(await isSpillSession(folder, entry.name))) continue;
         if ((await lastModified(folder)) >= cutoff) continue;
-        await rm(folder, { recursive: true, force: true });
+        await removeSessionFolder(folder);
         result.removed.push(folder);
       } catch {
         result.failed.push(folder);
@@ -196,7 +199,9 @@ export class SpillStore {
       for (const writer of this.#writers) this.#track(writer.discard());
       await this.idle();
       // Ending a session never fails over its scratch folder: a folder it could not remove is a warning.
-      await rm(this.dir, { recursive: true, force: true }).catch((error: unknown) => this.#onWarning(`Could not remove the spill folder ${this.dir}`, error));
+      // Only a folder this session made: one that already existed without the marker was refused, not used.
+      if (!(await isSpillSession(this.dir, this.sessionId).catch(() => false))) return;
+      await removeSessionFolder(this.dir).catch((error: unknown) => this.#onWarning(`Could not remove the spill folder ${this.dir}`, error));
     })();
     return this.#disposed;
   }
@@ -266,10 +271,12 @@ export class SpillStore {
   }
 
   async #prepare(): Promise<void> {
+    let created = true;
     try {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       await mkdir(this.dir, { mode: 0o700 }).catch((error: unknown) => {
         if (errorCode(error) !== 'EEXIST') throw error;
+        created = false;
       });
     } catch (error) {
       throw new Error(
@@ -284,6 +291,16 @@ export class SpillStore {
       throw new Error(
         `The spill folder ${this.dir} is not a directory owned by this user. ` +
           'Remove it, or set limits.spillDir to a private folder.',
+      );
+    }
+    if (created) {
+      // The marker is what lets a later cleanup (ours or another session's) prove Airlock made this folder.
+      await writeFile(join(this.dir, SESSION_MARKER), markerText(this.sessionId), { mode: 0o600, flag: 'wx' });
+    } else if (!(await isSpillSession(this.dir, this.sessionId))) {
+      // Files in a folder we did not make are not ours to count, evict or delete.
+      throw new Error(
+        `The spill folder ${this.dir} already exists and was not made by Airlock (no ${SESSION_MARKER} marker). ` +
+          'Move it away, or set limits.spillDir to another folder.',
       );
     }
     await this.#adoptExisting();
@@ -301,6 +318,7 @@ export class SpillStore {
     const names = await readdir(this.dir);
     const found: { entry: Entry; mtimeMs: number }[] = [];
     for (const name of names) {
+      if (name === SESSION_MARKER) continue;
       const path = join(this.dir, name);
       const info = await stat(path).catch(() => undefined);
       if (info?.isFile() !== true || this.#entries.some((entry) => entry.path === path)) continue;
@@ -469,6 +487,64 @@ async function lastModified(folder: string): Promise<number> {
     if (info !== undefined) newest = Math.max(newest, info.mtimeMs);
   }
   return newest;
+}
+
+/** The file that marks a folder as a spill session Airlock made; it names the session. */
+const SESSION_MARKER = '.airlock-spill-session';
+
+function markerText(sessionId: string): string {
+  return `airlock spill session ${sessionId}\n`;
+}
+
+/**
+ * Whether `folder` is a spill session this user's Airlock made: a real folder (not a link) owned
+ * by this user, holding a marker file (not a link, ours) that names this very session.
+ */
+async function isSpillSession(folder: string, sessionId: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  const folderInfo = await lstat(folder).catch(() => undefined);
+  if (folderInfo?.isDirectory() !== true || (uid !== undefined && folderInfo.uid !== uid)) return false;
+  const marker = join(folder, SESSION_MARKER);
+  const info = await lstat(marker).catch(() => undefined);
+  if (info?.isFile() !== true || (uid !== undefined && info.uid !== uid) || info.size > 512) return false;
+  return (await readFile(marker, 'utf8').catch(() => '')) === markerText(sessionId);
+}
+
+/**
+ * Delete a session folder without recursing: its top-level files and links go (unlink never
+ * follows a link), the marker last, then the folder itself. A folder nested inside is never
+ * entered: the session folder is then kept (with its marker) and the call fails.
+ */
+async function removeSessionFolder(folder: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  const foreign: string[] = [];
+  for (const name of names) {
+    if (name === SESSION_MARKER) continue;
+    const path = join(folder, name);
+    const info = await lstat(path).catch(() => undefined);
+    if (info === undefined) continue;
+    if (info.isDirectory()) {
+      foreign.push(name);
+      continue;
+    }
+    await unlink(path).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    });
+  }
+  // Keep the marker: the folder stays recognisable, and what is nested in it stays untouched.
+  if (foreign.length > 0) throw new Error(`${folder} holds folders a spill session never makes (${foreign.join(', ')}); left in place`);
+  await unlink(join(folder, SESSION_MARKER)).catch((error: unknown) => {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  });
+  await rmdir(folder).catch((error: unknown) => {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  });
 }
 
 function label(value: string | undefined, fallback: string, max: number): string {

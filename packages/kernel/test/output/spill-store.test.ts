@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,16 +21,37 @@ const exists = (path: string): Promise<boolean> => stat(path).then(
 const modeOf = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
 const DAY = 24 * 60 * 60 * 1000;
 
-/** A folder (and a file in it) last modified `ageMs` ago, as a past session would leave it. */
-async function oldSession(name: string, ageMs: number): Promise<string> {
-  const folder = join(root, name);
-  await mkdir(folder, { recursive: true });
-  const file = join(folder, 'out.txt');
-  await writeFile(file, 'old');
+/** Set a folder's mtime and that of everything directly in it to `ageMs` ago. */
+async function age(folder: string, ageMs: number): Promise<void> {
   const when = new Date(Date.now() - ageMs);
-  await utimes(file, when, when);
+  for (const name of await readdir(folder)) await utimes(join(folder, name), when, when);
   await utimes(folder, when, when);
-  return folder;
+}
+
+/** A real session folder (made by a SpillStore, with one spilled file) last modified `ageMs` ago. */
+async function oldSession(name: string, ageMs: number): Promise<string> {
+  const past = createSpillStore({ root, sessionId: name, retentionMs: Number.MAX_SAFE_INTEGER });
+  await past.spill('old');
+  await past.idle();
+  await age(past.dir, ageMs);
+  return past.dir;
+}
+
+/** A folder Airlock did not make, with a file and a nested folder, last modified `ageMs` ago. */
+async function foreignFolder(path: string, ageMs: number): Promise<Map<string, string>> {
+  await mkdir(join(path, 'nested'), { recursive: true });
+  const files = new Map([
+    [join(path, 'keep.txt'), 'precious'],
+    [join(path, 'nested', 'deep.txt'), 'also precious'],
+  ]);
+  for (const [file, text] of files) await writeFile(file, text);
+  await age(join(path, 'nested'), ageMs);
+  await age(path, ageMs);
+  return files;
+}
+
+async function expectBytes(files: Map<string, string>): Promise<void> {
+  for (const [file, text] of files) expect(await readFile(file, 'utf8')).toBe(text);
 }
 
 describe('SpillStore.spill', () => {
@@ -122,7 +143,8 @@ describe('SpillStore cleanup', () => {
     const stillWriting = await oldSession('still-writing', 8 * DAY);
     await writeFile(join(stillWriting, 'new.txt'), 'fresh'); // newest entry is recent
     await utimes(stillWriting, new Date(Date.now() - 8 * DAY), new Date(Date.now() - 8 * DAY));
-    const notASession = await oldSession('.not-a-session', 30 * DAY);
+    const notASession = join(root, '.not-a-session');
+    await foreignFolder(notASession, 30 * DAY);
     await writeFile(join(root, 'stray-file'), '');
 
     const store = createSpillStore({ root, sessionId: 'me' });
@@ -149,6 +171,67 @@ describe('SpillStore cleanup', () => {
     const result = await store.cleanup({ olderThanMs: DAY });
     expect(result).toEqual({ removed: [other], failed: [] });
     expect(await exists(store.dir)).toBe(true);
+  });
+
+  it('never removes a folder it did not make, however old, even when the root is a shared parent', async () => {
+    // The attack: limits.spillDir ".." made cleanup delete every old sibling of the project.
+    const sibling = join(root, 'sibling-project');
+    const siblingFiles = await foreignFolder(sibling, 30 * DAY);
+    // A copied marker naming another session does not make a folder a session either.
+    const copied = join(root, 'copied');
+    const copiedFiles = await foreignFolder(copied, 30 * DAY);
+    await writeFile(join(copied, '.airlock-spill-session'), 'airlock spill session other\n');
+    copiedFiles.set(join(copied, '.airlock-spill-session'), 'airlock spill session other\n');
+    await age(copied, 30 * DAY);
+
+    const store = createSpillStore({ root, sessionId: 'me' });
+    await store.spill('x');
+    await store.idle();
+    const result = await store.cleanup({ olderThanMs: 0 });
+    expect(result.removed).toEqual([]);
+    await expectBytes(siblingFiles);
+    await expectBytes(copiedFiles);
+  });
+
+  it('does not follow a symlink named like a session, nor a session marker that is a link', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'airlock-spill-outside-'));
+    try {
+      const outsideFiles = await foreignFolder(outside, 30 * DAY);
+      await symlink(outside, join(root, 'linked'));
+      const real = await oldSession('real', 30 * DAY);
+      // Replace the real marker by a link to a file with the right text: not proof either.
+      await writeFile(join(outside, 'fake-marker'), 'airlock spill session real\n');
+      await rm(join(real, '.airlock-spill-session'));
+      await symlink(join(outside, 'fake-marker'), join(real, '.airlock-spill-session'));
+      await age(real, 30 * DAY);
+      const result = await SpillStore.cleanup(root, { olderThanMs: 0 });
+      expect(result.removed).toEqual([]);
+      await expectBytes(outsideFiles);
+      expect(await exists(join(real, 'fake'))).toBe(false);
+      expect((await readdir(real)).length).toBe(2);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('never recurses: a folder nested into an old session survives, and so does the session folder', async () => {
+    const old = await oldSession('old', 30 * DAY);
+    const nested = join(old, 'nested');
+    const nestedFiles = await foreignFolder(nested, 30 * DAY);
+    await age(old, 30 * DAY);
+    const result = await SpillStore.cleanup(root, { olderThanMs: DAY });
+    expect(result.failed).toEqual([old]);
+    await expectBytes(nestedFiles);
+    expect((await readdir(old)).sort()).toEqual(['.airlock-spill-session', 'nested']);
+  });
+
+  it('refuses to spill into an existing folder it did not make, and leaves its files alone', async () => {
+    const folder = join(root, 'taken');
+    const files = await foreignFolder(folder, 0);
+    const store = createSpillStore({ root, sessionId: 'taken', budgetBytes: 4 });
+    await expect(store.spill('data')).rejects.toThrow(/already exists and was not made by Airlock .*limits\.spillDir/);
+    await store.dispose();
+    await expectBytes(files);
   });
 
   it('is a no-op for a root that does not exist', async () => {
@@ -234,7 +317,7 @@ describe('SpillStore.open (streaming)', () => {
     await writer.discard();
     expect(await exists(writer.path)).toBe(false);
     expect(store.usedBytes).toBe(0);
-    expect(await readdir(store.dir)).toEqual([]);
+    expect(await readdir(store.dir)).toEqual(['.airlock-spill-session']);
     expect(() => writer.write('y')).toThrow(/closed/);
   });
 });
