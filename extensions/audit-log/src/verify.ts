@@ -2,7 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Compile } from 'typebox/compile';
 import { GENESIS, lineHash } from './chain.js';
-import { AuditRecord } from './record.js';
+import { headPathFor, headsInFolder, readHead, realLogPath, type HeadRead } from './head.js';
+import { AuditRecord, type HeadMismatchRecord } from './record.js';
 import { listSet, parseLogName, rotatedPath, setsInFolder, type LogSet } from './rotation.js';
 
 /**
@@ -11,14 +12,40 @@ import { listSet, parseLogName, rotatedPath, setsInFolder, type LogSet } from '.
  * chain proves").
  */
 
-export type BreakKind = 'edited' | 'deleted' | 'reordered' | 'inserted' | 'torn' | 'sequence';
+export type BreakKind =
+  | 'edited'
+  | 'deleted'
+  | 'reordered'
+  | 'inserted'
+  | 'torn'
+  | 'sequence'
+  /** The log ends before the record the head names: records cut off the end, or the log deleted. */
+  | 'truncated'
+  /** The log does not hold the record the head names: a different chain took its place. */
+  | 'replaced'
+  /** Records follow the head's record that no Airlock run accounted for in the head. */
+  | 'appended'
+  /** Rotated files are missing that rotation did not remove. */
+  | 'files-deleted'
+  /** The log has records but no head (deleted), or the head cannot be read. */
+  | 'head-missing'
+  /** A run found the log did not match its head and recorded it (a head-mismatch record). */
+  | 'head-mismatch';
 
 export interface Break {
   kind: BreakKind;
   file: string;
-  /** 1-based line number in that file. */
-  line: number;
+  /** 1-based line number in that file; absent when the break is about the log as a whole (its end, its files). */
+  line?: number;
   message: string;
+}
+
+export interface VerifyOptions {
+  /**
+   * The folder of chain heads (location.ts `headsDir`). Given, the end of the chain is checked
+   * against its head; without it, only the chain itself is checked, and a note says so.
+   */
+  headsDir?: string;
 }
 
 export interface VerifiedFile {
@@ -39,6 +66,8 @@ export interface VerifyReport {
   anchor: 'genesis' | 'previous-file' | 'pruned';
   /** SHA-256 of the last line: write it down elsewhere to detect a later rewrite of the tail. */
   head?: string;
+  /** The head file the end of the chain was checked against (absent: not checked). */
+  headFile?: string;
   notes: string[];
   broken?: Break;
 }
@@ -62,19 +91,56 @@ interface Anchor {
   seq?: number;
 }
 
-/** Verify a file (with the file before it as its anchor) or every set of a folder, oldest file first. */
-export function verifyAuditLog(target: string): VerifyResult[] {
+/**
+ * Verify a file (with the file before it as its anchor) or every set of a folder, oldest file
+ * first; with `headsDir`, also whether each chain ends where its head says.
+ *
+ * @example verifyAuditLog('/home/ada/.local/state/airlock/audit/shop-1a2b3c4d', { headsDir: '/home/ada/.local/state/airlock/audit-heads' })
+ */
+export function verifyAuditLog(target: string, options: VerifyOptions = {}): VerifyResult[] {
   let isDir: boolean;
   try {
     isDir = statSync(target).isDirectory();
   } catch (error) {
-    return [unreadable(target, error)];
+    // A log folder deleted as a whole still has its heads: that is a finding, not "nothing to check".
+    const orphans = options.headsDir === undefined ? [] : headsInFolder(options.headsDir, realLogPath(target));
+    if (orphans.length === 0) return [unreadable(target, error)];
+    return orphans.map((o) => verifyFiles([], { kind: 'genesis', hash: GENESIS }, { path: o.path, read: { kind: 'head', head: o.head }, active: o.head.log, pruned: undefined }));
   }
-  if (!isDir) return [verifyFiles([target], anchorForFile(target))];
+  if (!isDir) return [verifyFiles([target], anchorForFile(target), headForFile(target, options))];
   const sets = setsInFolder(target).filter((s) => s.rotated.length > 0 || existsSync(s.active));
+  // Sets whose files are all gone but whose head remains.
+  if (options.headsDir !== undefined) {
+    const known = new Set(sets.map((s) => realLogPath(s.active)));
+    for (const orphan of headsInFolder(options.headsDir, realLogPath(target))) {
+      if (!known.has(orphan.head.log)) sets.push(listSet(orphan.head.log));
+    }
+  }
   if (sets.length === 0)
     return [{ kind: 'unreadable', message: `${target} holds no audit log (*.jsonl).`, fix: 'Give the folder the audit log is in, or the file itself.' }];
-  return sets.map((set) => verifyFiles(filesOf(set), anchorForSet(set)));
+  return sets.map((set) => verifyFiles(filesOf(set), anchorForSet(set), headForSet(set, options)));
+}
+
+/** The head a set is checked against, and what the check needs to know about the set. */
+interface HeadCheck {
+  path: string;
+  read: HeadRead;
+  active: string;
+  /** The oldest rotated file present (undefined: none, or not checking a whole set). */
+  pruned: { oldest: number | undefined } | undefined;
+}
+
+function headForSet(set: LogSet, options: VerifyOptions): HeadCheck | undefined {
+  if (options.headsDir === undefined) return undefined;
+  const path = headPathFor(set.active, options.headsDir);
+  return { path, read: readHead(path), active: set.active, pruned: { oldest: set.rotated[0]?.n } };
+}
+
+/** Only the active file is checked against the head: a rotated file is not the end of the chain. */
+function headForFile(file: string, options: VerifyOptions): HeadCheck | undefined {
+  if (options.headsDir === undefined || parseLogName(basename(file))?.n !== undefined) return undefined;
+  const path = headPathFor(file, options.headsDir);
+  return { path, read: readHead(path), active: file, pruned: undefined };
 }
 
 function filesOf(set: LogSet): string[] {
@@ -104,7 +170,7 @@ function anchorForFile(file: string): Anchor {
   return { kind: 'previous-file', hash: last.hash, ...(last.record ? { seq: last.record.seq } : {}) };
 }
 
-function verifyFiles(paths: string[], anchor: Anchor): VerifyResult {
+function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | undefined): VerifyResult {
   const lines: Line[] = [];
   const files: VerifiedFile[] = [];
   for (const path of paths) {
@@ -124,13 +190,18 @@ function verifyFiles(paths: string[], anchor: Anchor): VerifyResult {
   }
   const notes: string[] = [];
   if (anchor.kind === 'pruned') notes.push(`The oldest file (${paths[0]}) follows files removed by rotation: its first link cannot be checked.`);
-  const broken = walk(lines, anchor, notes);
+  let broken = walk(lines, anchor, notes);
+  if (head === undefined) notes.push('The end of the chain was not checked against its head (no head folder given).');
+  else if (broken === undefined) broken = checkHead(lines, head, notes, paths.at(-1) ?? head.active);
+  const lock = lines.filter((l) => l.record?.lock !== undefined);
+  if (lock.length > 0) notes.push(`${lock.length} record(s) were written without the log's lock, e.g. line ${lock[0]!.line} of ${lock[0]!.file}: ${lock[0]!.record!.lock}.`);
   const report: VerifyReport = {
     ok: broken === undefined,
     files,
     records: files.reduce((n, f) => n + f.records, 0),
     anchor: anchor.kind,
     ...(lines.length > 0 && broken === undefined ? { head: lines.at(-1)!.hash } : {}),
+    ...(head === undefined ? {} : { headFile: head.path }),
     notes,
     ...(broken === undefined ? {} : { broken }),
   };
@@ -201,6 +272,7 @@ function walk(lines: Line[], anchor: Anchor, notes: string[]): Break | undefined
     }
     const record = line.record;
     if (expected !== undefined && record.prev !== expected) return classify(lines, i, firstIndexOf, lastGood, anchor, where);
+    if (record.type === 'head-mismatch') return { kind: 'head-mismatch', ...at, message: mismatchMessage(record, where(line)) };
     if (expectedSeq !== undefined && record.seq !== expectedSeq) {
       return {
         kind: 'sequence',
@@ -264,6 +336,81 @@ function classify(lines: Line[], i: number, firstIndexOf: Map<string, number>, l
     kind: 'edited',
     ...at,
     message: `${before} was changed after it was written: ${where(line)} holds the hash of a different line.`,
+  };
+}
+
+const EVIDENCE =
+  'Keep the files as they are (evidence) and find out what changed them; to start a new chain afterwards, move the log folder and its head file aside.';
+
+function mismatchMessage(record: HeadMismatchRecord, where: string): string {
+  const said = record.head === null ? 'there was no head (it was deleted, or the log predates heads)' : `the head said seq ${record.head.seq}`;
+  const found = record.found === null ? 'the log held no records (deleted or emptied)' : `the log ended at seq ${record.found.seq ?? '(not a record)'}`;
+  return `${where}: a run found that the log did not match its head (${record.headFile}): ${said}, but ${found}. Records were removed, or the log or its head replaced, before ${record.time}. ${EVIDENCE}`;
+}
+
+/** The chain is intact in itself: does it end where the head says, with no rotated file missing? */
+function checkHead(lines: Line[], head: HeadCheck, notes: string[], file: string): Break | undefined {
+  const records = lines.filter((l) => l.record !== undefined);
+  const last = records.at(-1);
+  if (head.read.kind === 'unreadable') {
+    return { kind: 'head-missing', file, message: `The head ${head.path} ${head.read.problem}, so the end of the log cannot be checked. It was damaged or replaced. ${EVIDENCE}` };
+  }
+  if (head.read.kind === 'missing') {
+    if (last === undefined) return undefined;
+    return {
+      kind: 'head-missing',
+      file,
+      message:
+        `The log has ${records.length} record(s) but no head (${head.path}): the head was deleted, or this log was written before Airlock kept heads. ` +
+        `Without it, records cut off the end or a replaced log cannot be told apart from an intact one. ${EVIDENCE}`,
+    };
+  }
+  const h = head.read.head;
+  if (head.pruned !== undefined && head.pruned.oldest !== undefined && head.pruned.oldest > h.pruned + 1) {
+    const { dir, stem } = listSet(head.active);
+    const first = rotatedPath(dir, stem, h.pruned + 1);
+    const lastMissing = rotatedPath(dir, stem, head.pruned.oldest - 1);
+    return {
+      kind: 'files-deleted',
+      file: first,
+      message:
+        `${first === lastMissing ? first : `${first} to ${lastMissing}`} ${first === lastMissing ? 'is' : 'are'} missing, but rotation removed only ` +
+        `${h.pruned === 0 ? 'none' : `files up to ${rotatedPath(dir, stem, h.pruned)}`} (head ${head.path}): they were deleted. ${EVIDENCE}`,
+    };
+  }
+  if (last === undefined) {
+    return {
+      kind: 'truncated',
+      file,
+      message: `The log holds no records, but its head (${head.path}) says it ended at seq ${h.seq}: the log was deleted or emptied. ${EVIDENCE}`,
+    };
+  }
+  const lastSeq = last.record!.seq;
+  if (lastSeq === h.seq && last.hash === h.hash) return undefined;
+  if (lastSeq === h.seq + 1 && last.record!.prev === h.hash) {
+    notes.push(`The head names seq ${h.seq}, one record before the end: a run stopped between writing its last record and moving the head (the next record moves it).`);
+    return undefined;
+  }
+  const named = records.find((l) => l.hash === h.hash && l.record!.seq === h.seq);
+  const at = { file: last.file, line: last.line };
+  if (named !== undefined) {
+    return {
+      kind: 'appended',
+      ...at,
+      message: `The head (${head.path}) names seq ${h.seq} at line ${named.line} of ${named.file}, but the log goes on to seq ${lastSeq}: records were appended by something that did not move the head. ${EVIDENCE}`,
+    };
+  }
+  if (lastSeq < h.seq) {
+    return {
+      kind: 'truncated',
+      ...at,
+      message: `The log ends at seq ${lastSeq}, but the head (${head.path}) says seq ${h.seq}: ${h.seq - lastSeq} record(s) were cut off the end, or the log was replaced by an older or shorter one. ${EVIDENCE}`,
+    };
+  }
+  return {
+    kind: 'replaced',
+    ...at,
+    message: `The log ends at seq ${lastSeq}, but does not hold the record the head (${head.path}) names (seq ${h.seq}, ${h.hash.slice(0, 12)}…): the log was replaced by a different chain. ${EVIDENCE}`,
   };
 }
 

@@ -1,8 +1,8 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
+import { AuditWriter, defaultAuditPath, headsDir, lineHash } from '@airlock/audit-log';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { auditTailCommand } from '../src/commands/audit.js';
@@ -11,8 +11,13 @@ function tempDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
 }
 
-async function writeLog(path: string, n: number, options: { maxBytes?: number } = {}): Promise<void> {
-  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: options.maxBytes ?? 1 << 20, maxFiles: 50 });
+/** The heads folder the CLI uses when `home` is the test's home (testIO). */
+function headsFor(home: string): string {
+  return headsDir({ env: testIO(home, home).env, home });
+}
+
+async function writeLog(path: string, n: number, options: { maxBytes?: number; home?: string } = {}): Promise<void> {
+  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: options.maxBytes ?? 1 << 20, maxFiles: 50, headsDir: headsFor(options.home ?? dirname(path)) });
   for (let i = 0; i < n; i++) {
     await w.append({ type: 'result', toolCallId: `c${i}`, tool: 'echo', outcome: 'ok', isError: false, durationMs: 1.5, resultBytes: 2, resultSha256: lineHash(String(i)) });
   }
@@ -26,7 +31,7 @@ describe('airlock audit verify', () => {
     await writeLog(path, 4);
     const io = testIO(dir, dir);
     expect(await run(['audit', 'verify', 'audit.jsonl'], io)).toBe(0);
-    expect(io.out()).toMatch(/^intact: 4 records in .*audit\.jsonl; chain from genesis, head [0-9a-f]{64}\n$/);
+    expect(io.out()).toMatch(/^intact: 4 records in .*audit\.jsonl; chain from genesis, head [0-9a-f]{64}; ends where its head says \(.*audit-heads.*\.json\)\n$/);
     const json = testIO(dir, dir);
     expect(await run(['--json', 'audit', 'verify', path], json)).toBe(0);
     expect(JSON.parse(json.out())).toMatchObject({ ok: true, records: 4, anchor: 'genesis' });
@@ -97,7 +102,7 @@ describe('airlock audit tail', () => {
   it('without a file: this project\'s log in the state folder; a settings "path" option wins', async () => {
     const home = tempDir();
     const project = tempDir();
-    await writeLog(defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home }), 2);
+    await writeLog(defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home }), 2, { home });
     const io = testIO(project, home);
     expect(await run(['audit', 'tail'], io)).toBe(0);
     expect(io.out().trimEnd().split('\n')).toHaveLength(2);
