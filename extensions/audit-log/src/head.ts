@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -77,15 +77,69 @@ export function readHead(path: string): HeadRead {
   return HeadCheck.Check(value) ? { kind: 'head', head: value } : { kind: 'unreadable', problem: 'is not an audit head' };
 }
 
+/** The head is written over itself in one write of whole 4 KiB blocks: JSON, then spaces (JSON.parse ignores them). */
+const BLOCK = 4096;
+
 /**
- * Replace the head atomically (write a temporary file, rename it over the old one): a reader
- * sees the old head or the new one, never half of either. Called under the log's lock.
+ * The head file as one writer keeps it: held open, and rewritten in place with a single
+ * positioned write per record. Replacing it through a temporary file and rename(2) would be
+ * atomic too, but costs ~2 ms per record on ext4 (which flushes data on replace); one pwrite of a
+ * block costs ~20 µs. Every writer pads to whole blocks, so a shorter head never leaves the end
+ * of a longer one behind. Called under the log's lock.
+ *
+ * @example const file = new HeadFile(headPathFor(log, headsDir)); file.write(head); file.close();
  */
-export function writeHead(path: string, head: Head): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(head)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
+export class HeadFile {
+  readonly path: string;
+  #fd: number | undefined;
+  #ino = 0;
+  #dirty = false;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /**
+   * True when the file at `path` is no longer the one this writer holds open (deleted or replaced
+   * since its last write): the head must then be checked again before it is trusted or moved.
+   */
+  moved(): boolean {
+    if (this.#fd === undefined) return false;
+    const now = statSync(this.path, { throwIfNoEntry: false });
+    if (now !== undefined && now.ino === this.#ino) return false;
+    this.close();
+    return true;
+  }
+
+  write(head: Head): void {
+    if (this.#fd === undefined) {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      // No O_TRUNC: several writers of one log share this file, each writing whole blocks at 0.
+      this.#fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
+      this.#ino = fstatSync(this.#fd).ino;
+    }
+    const json = JSON.stringify(head);
+    const size = Math.ceil((json.length + 1) / BLOCK) * BLOCK;
+    writeSync(this.#fd, `${json.padEnd(size - 1)}\n`, 0);
+    this.#dirty = true;
+  }
+
+  /** fdatasync, when something was written since the last one. */
+  sync(): void {
+    if (this.#fd === undefined || !this.#dirty) return;
+    fdatasyncSync(this.#fd);
+    this.#dirty = false;
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return;
+    try {
+      closeSync(this.#fd);
+    } finally {
+      this.#fd = undefined;
+      this.#dirty = false;
+    }
+  }
 }
 
 /** Every head in `headsDir` whose log lies in `folder` (a real path): how verify finds logs deleted with their files. */

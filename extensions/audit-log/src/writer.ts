@@ -2,7 +2,7 @@ import { chmod, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/pro
 import { constants, statSync, writeSync } from 'node:fs';
 import { GENESIS, lineHash } from './chain.js';
 import { readTail } from './file-tail.js';
-import { headPathFor, HEAD_VERSION, readHead, realLogPath, writeHead } from './head.js';
+import { HeadFile, headPathFor, HEAD_VERSION, readHead, realLogPath } from './head.js';
 import { FORMAT_VERSION, type AuditRecord, type HeadMismatchRecord, type RecordBody } from './record.js';
 import { lockLog } from './lock.js';
 import { listSet, rotatedPath } from './rotation.js';
@@ -78,7 +78,7 @@ export class AuditWriter {
   #closed = false;
   /** Rotated numbers up to this one were pruned (carried in the head). */
   #pruned = 0;
-  #headPath: string | undefined;
+  #head: HeadFile | undefined;
   #realPath: string | undefined;
   /** While a record is being written: why it goes on without the lock (stamped into every record written under that hold). */
   #lockProblem: string | undefined;
@@ -106,6 +106,8 @@ export class AuditWriter {
       let target: FileHandle;
       try {
         const file = await this.#ready();
+        // The head was deleted or replaced while this run held it: check it again, as at start.
+        if (this.#head?.moved()) await this.#recordMismatch(file, this.#checkHead(this.#seq === 0 ? undefined : { seq: this.#seq - 1, prev: undefined, hash: this.#prev }));
         record = this.#stamp(body);
         const line = JSON.stringify(record);
         const bytes = Buffer.from(`${line}\n`);
@@ -125,7 +127,7 @@ export class AuditWriter {
 
   /** The head file this writer keeps (known once the log's folder exists). */
   get headPath(): string {
-    return this.#headPath ?? headPathFor(this.#o.path, this.#o.headsDir);
+    return this.#head?.path ?? headPathFor(this.#o.path, this.#o.headsDir);
   }
 
   /** fsync now whatever the policy (written records reach the disk). */
@@ -138,8 +140,9 @@ export class AuditWriter {
     return this.#enqueue(async () => {
       this.#closed = true;
       this.#clearTimer();
-      if (this.#file === undefined) return;
+      if (this.#file === undefined) return this.#head?.close();
       if (this.#o.fsync !== 'never') await this.#sync();
+      this.#head?.close();
       await this.#file.close();
       this.#file = undefined;
     });
@@ -189,7 +192,7 @@ export class AuditWriter {
       this.#ino = (await file.stat()).ino;
       // Now that the folder exists, its real path names the head (a link to the folder finds the same one).
       this.#realPath ??= realLogPath(this.#o.path);
-      this.#headPath ??= headPathFor(this.#o.path, this.#o.headsDir);
+      this.#head ??= new HeadFile(headPathFor(this.#o.path, this.#o.headsDir));
       return file;
     } catch (error) {
       throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
@@ -214,7 +217,7 @@ export class AuditWriter {
     if (anchor === undefined) anchor = await this.#previousFileLastLine();
     this.#prev = anchor === undefined ? GENESIS : lineHash(anchor);
     this.#seq = anchor === undefined ? 0 : nextSeq(anchor);
-    const mismatch = this.#checkHead(anchor);
+    const mismatch = this.#checkHead(anchor === undefined ? undefined : chainFields(anchor));
     if (tail.fragment !== undefined) {
       const line = JSON.stringify(this.#stamp({ type: 'recovery', torn: { bytes: tail.fragment.length, sha256: sha256Hex(tail.fragment) } }));
       await this.#write(file, Buffer.from(`\n${line}\n`));
@@ -223,14 +226,17 @@ export class AuditWriter {
       this.#saveHead();
       await this.#afterWrite(file);
     }
-    if (mismatch !== undefined) {
-      const line = JSON.stringify(this.#stamp(mismatch));
-      await this.#write(file, Buffer.from(`${line}\n`));
-      this.#advance(line);
-      this.stats.mismatches += 1;
-      this.#saveHead();
-      await this.#afterWrite(file);
-    }
+    await this.#recordMismatch(file, mismatch);
+  }
+
+  async #recordMismatch(file: FileHandle, mismatch: MismatchBody | undefined): Promise<void> {
+    if (mismatch === undefined) return;
+    const line = JSON.stringify(this.#stamp(mismatch));
+    await this.#write(file, Buffer.from(`${line}\n`));
+    this.#advance(line);
+    this.stats.mismatches += 1;
+    this.#saveHead();
+    await this.#afterWrite(file);
   }
 
   /**
@@ -238,12 +244,11 @@ export class AuditWriter {
    * between appending a record and moving the head: the record chains from the head); anything
    * else is a mismatch, returned as the record that reports it.
    */
-  #checkHead(anchor: Buffer | undefined): Omit<HeadMismatchRecord, 'v' | 'seq' | 'time' | 'session' | 'prev' | 'lock'> | undefined {
+  #checkHead(found: ChainFields | undefined): MismatchBody | undefined {
     const headFile = this.headPath;
     const read = readHead(headFile);
     const head = read.kind === 'head' ? read.head : undefined;
     this.#pruned = Math.max(this.#pruned, head?.pruned ?? 0);
-    const found = anchor === undefined ? undefined : chainFields(anchor);
     if (head === undefined && found === undefined) return undefined; // a new log: nothing written yet
     if (head !== undefined && found !== undefined) {
       if (found.seq === head.seq && found.hash === head.hash) return undefined;
@@ -270,7 +275,8 @@ export class AuditWriter {
   /** Move the head to the record just written (under the lock, like the record itself). */
   #saveHead(): void {
     try {
-      writeHead(this.headPath, {
+      this.#head ??= new HeadFile(headPathFor(this.#o.path, this.#o.headsDir));
+      this.#head.write({
         v: HEAD_VERSION,
         log: this.#realPath ?? realLogPath(this.#o.path),
         seq: this.#seq - 1,
@@ -333,6 +339,7 @@ export class AuditWriter {
   async #sync(file = this.#file): Promise<void> {
     if (file === undefined || !this.#dirty) return;
     await file.datasync();
+    this.#head?.sync();
     this.#dirty = false;
     this.stats.fsyncs += 1;
   }
@@ -379,6 +386,7 @@ export class AuditWriter {
     if (file === undefined || Date.now() - this.#lastWrite < IDLE_CLOSE_MS) return;
     if (this.#o.fsync !== 'never') await this.#sync(file);
     this.#file = undefined;
+    this.#head?.close();
     await file.close();
   }
 
@@ -389,8 +397,16 @@ export class AuditWriter {
   }
 }
 
+type MismatchBody = Omit<HeadMismatchRecord, 'v' | 'seq' | 'time' | 'session' | 'prev' | 'lock'>;
+
+interface ChainFields {
+  seq: number | undefined;
+  prev: string | undefined;
+  hash: string;
+}
+
 /** seq and prev of a stored line, and its hash; seq/prev undefined when it is not a record. */
-function chainFields(line: Buffer): { seq: number | undefined; prev: string | undefined; hash: string } {
+function chainFields(line: Buffer): ChainFields {
   let seq: number | undefined;
   let prev: string | undefined;
   try {

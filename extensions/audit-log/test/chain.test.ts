@@ -2,11 +2,12 @@ import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type AuditRecord, type VerifyReport } from '../src/index.js';
-import { readLines, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, tempDir } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
   await Promise.all(writers.splice(0).map((w) => w.close()));
+  removeTempDirs();
 });
 
 function writer(path: string, options: Partial<ConstructorParameters<typeof AuditWriter>[0]> = {}): AuditWriter {

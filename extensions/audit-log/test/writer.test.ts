@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type WriterOptions } from '../src/index.js';
-import { readLines, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, tempDir } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
   vi.useRealTimers();
   await Promise.all(writers.splice(0).map((w) => w.close().catch(() => undefined)));
+  removeTempDirs();
 });
 
 function writer(path: string, options: Partial<WriterOptions> = {}): AuditWriter {
