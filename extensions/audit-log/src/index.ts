@@ -38,6 +38,8 @@ export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, dep
     path: resolveAuditPath(options.path, api.cwd, where),
     // Always in the user's state folder, whatever the log's path: never beside the log.
     headsDir: headsDir(where),
+    // The person running the agent hears of a cut log or a planted lock now, not at the next verify.
+    onWarning: (message) => api.log.warn(message),
     // The kernel's session, the one tools see as ctx.sessionId (spill folders carry it too).
     session: deps.session ?? api.sessionId,
     redactor: createAuditRedactor({ env, allow: options.allow }),

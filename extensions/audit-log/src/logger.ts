@@ -25,7 +25,7 @@ export interface AuditLogger {
  * invalid) still gets its arguments recorded once, in its result record.
  */
 export function createAuditLogger(
-  options: AuditOptions & { path: string; headsDir: string; session: string; redactor: AuditRedactor; now?: () => Date },
+  options: AuditOptions & { path: string; headsDir: string; session: string; redactor: AuditRedactor; now?: () => Date; onWarning?: (message: string) => void },
 ): AuditLogger {
   const writer = new AuditWriter({
     path: options.path,
@@ -35,6 +35,7 @@ export function createAuditLogger(
     maxBytes: options.maxBytes,
     maxFiles: options.maxFiles,
     headsDir: options.headsDir,
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const decided = new Set<string>();

@@ -137,8 +137,9 @@ function headForSet(set: LogSet, options: VerifyOptions): HeadCheck | undefined 
 }
 
 /** Only the active file is checked against the head: a rotated file is not the end of the chain. */
-function headForFile(file: string, options: VerifyOptions): HeadCheck | undefined {
-  if (options.headsDir === undefined || parseLogName(basename(file))?.n !== undefined) return undefined;
+function headForFile(file: string, options: VerifyOptions): HeadCheck | 'not-the-end' | undefined {
+  if (options.headsDir === undefined) return undefined;
+  if (parseLogName(basename(file))?.n !== undefined) return 'not-the-end';
   const path = headPathFor(file, options.headsDir);
   return { path, read: readHead(path), active: file, pruned: undefined };
 }
@@ -170,7 +171,7 @@ function anchorForFile(file: string): Anchor {
   return { kind: 'previous-file', hash: last.hash, ...(last.record ? { seq: last.record.seq } : {}) };
 }
 
-function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | undefined): VerifyResult {
+function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | 'not-the-end' | undefined): VerifyResult {
   const lines: Line[] = [];
   const files: VerifiedFile[] = [];
   for (const path of paths) {
@@ -192,6 +193,7 @@ function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | undefine
   if (anchor.kind === 'pruned') notes.push(`The oldest file (${paths[0]}) follows files removed by rotation: its first link cannot be checked.`);
   let broken = walk(lines, anchor, notes);
   if (head === undefined) notes.push('The end of the chain was not checked against its head (no head folder given).');
+  else if (head === 'not-the-end') notes.push('A rotated file is not the end of the chain: verify the folder to check the end against its head.');
   else if (broken === undefined) broken = checkHead(lines, head, notes, paths.at(-1) ?? head.active);
   const lock = lines.filter((l) => l.record?.lock !== undefined);
   if (lock.length > 0) notes.push(`${lock.length} record(s) were written without the log's lock, e.g. line ${lock[0]!.line} of ${lock[0]!.file}: ${lock[0]!.record!.lock}.`);
@@ -201,7 +203,7 @@ function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | undefine
     records: files.reduce((n, f) => n + f.records, 0),
     anchor: anchor.kind,
     ...(lines.length > 0 && broken === undefined ? { head: lines.at(-1)!.hash } : {}),
-    ...(head === undefined ? {} : { headFile: head.path }),
+    ...(head === undefined || head === 'not-the-end' ? {} : { headFile: head.path }),
     notes,
     ...(broken === undefined ? {} : { broken }),
   };

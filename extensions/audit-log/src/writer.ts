@@ -25,6 +25,11 @@ export interface WriterOptions {
   headsDir: string;
   /** How long to wait for another writer's lock before writing without it (default 5 s). */
   lockWaitMs?: number;
+  /**
+   * Told when something is wrong that the records alone would only show at the next verify: the
+   * log did not match its head, or a record was written without the lock. Once per distinct message.
+   */
+  onWarning?: (message: string) => void;
   now?: () => Date;
 }
 
@@ -83,6 +88,7 @@ export class AuditWriter {
   /** While a record is being written: why it goes on without the lock (stamped into every record written under that hold). */
   #lockProblem: string | undefined;
   readonly #givenUp = new Set<string>();
+  readonly #warned = new Set<string>();
 
   constructor(options: WriterOptions) {
     this.#o = options;
@@ -102,6 +108,7 @@ export class AuditWriter {
         throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
       });
       this.#lockProblem = hold.problem;
+      if (hold.problem !== undefined) this.#warn(`${hold.problem}.`);
       let record: AuditRecord;
       let target: FileHandle;
       try {
@@ -231,6 +238,11 @@ export class AuditWriter {
 
   async #recordMismatch(file: FileHandle, mismatch: MismatchBody | undefined): Promise<void> {
     if (mismatch === undefined) return;
+    this.#warn(
+      `${this.#o.path} did not end where its head said (head: ${mismatch.head === null ? 'none' : `seq ${mismatch.head.seq}`}, ` +
+        `log: ${mismatch.found === null ? 'no records' : `seq ${mismatch.found.seq ?? '?'}`}): records were removed or the log or its head replaced. ` +
+        'A head-mismatch record now says so in the log; run `airlock audit verify`.',
+    );
     const line = JSON.stringify(this.#stamp(mismatch));
     await this.#write(file, Buffer.from(`${line}\n`));
     this.#advance(line);
@@ -260,6 +272,12 @@ export class AuditWriter {
       found: found === undefined ? null : { seq: found.seq ?? null, hash: found.hash },
       headFile,
     };
+  }
+
+  #warn(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    this.#o.onWarning?.(message);
   }
 
   #stamp(body: RecordBody): AuditRecord {

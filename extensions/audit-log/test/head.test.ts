@@ -248,3 +248,30 @@ describe('the head while a run is going on', () => {
     expect(JSON.parse(text)).toMatchObject({ seq: 11 });
   });
 });
+
+describe('the person running the agent hears of it', () => {
+  it('a log cut between two runs: the next run warns through the host log, once', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    const start = () => {
+      const kernel = createKernel({ cwd: project, spill: { dir: join(project, 'spill') } });
+      kernel.registry.register(echo, { source: 'sdk' });
+      const warnings: string[] = [];
+      const api = { ...apiFor(kernel, project, []), log: { debug() {}, info() {}, error() {}, warn: (m: string) => void warnings.push(m) } };
+      const logger = track(installAuditLog(api, { fsync: 'never' }, { env: {}, home }));
+      return { kernel, logger, warnings };
+    };
+    const first = start();
+    for (let i = 0; i < 3; i++) await first.kernel.executeToolCall({ id: `c${i}`, name: 'echo', arguments: { text: 'hi' } });
+    await first.logger.close();
+    expect(first.warnings).toEqual([]);
+    const path = first.logger.writer.path;
+    writeFileSync(path, `${readLines(path).slice(0, 2).join('\n')}\n`);
+    const second = start();
+    await second.kernel.executeToolCall({ id: 'd1', name: 'echo', arguments: { text: 'hi' } });
+    await second.kernel.executeToolCall({ id: 'd2', name: 'echo', arguments: { text: 'hi' } });
+    expect(second.warnings).toHaveLength(1);
+    expect(second.warnings[0]).toContain('did not end where its head said (head: seq 5, log: seq 1)');
+    expect(second.warnings[0]).toContain('airlock audit verify');
+  });
+});
