@@ -192,7 +192,7 @@ function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | 'not-the
   const notes: string[] = [];
   if (anchor.kind === 'pruned') notes.push(`The oldest file (${paths[0]}) follows files removed by rotation: its first link cannot be checked.`);
   let broken = walk(lines, anchor, notes);
-  if (head === undefined) notes.push('The end of the chain was not checked against its head (no head folder given).');
+  if (head === undefined) notes.push('The end of the chain was not checked against a head (--no-head, or no head folder given).');
   else if (head === 'not-the-end') notes.push('A rotated file is not the end of the chain: verify the folder to check the end against its head.');
   else if (broken === undefined) broken = checkHead(lines, head, notes, paths.at(-1) ?? head.active);
   const lock = lines.filter((l) => l.record?.lock !== undefined);

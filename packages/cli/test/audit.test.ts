@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,9 +7,15 @@ import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { auditTailCommand } from '../src/commands/audit.js';
 
+const temps: string[] = [];
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+  temps.push(dir);
+  return dir;
 }
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** The heads folder the CLI uses when `home` is the test's home (testIO). */
 function headsFor(home: string): string {
@@ -69,6 +75,34 @@ describe('airlock audit verify', () => {
     const io = testIO(dir, dir);
     expect(await run(['audit', 'verify', dir], io)).toBe(0);
     expect(io.out()).toMatch(/^intact: 20 records in \d+ files \(.*audit\.1\.jsonl, .*audit\.jsonl\)/);
+  });
+
+  it('a log replaced by a fresh, valid chain: the chain alone is intact, the head says otherwise; --no-head checks the chain alone', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 6);
+    // A valid chain written elsewhere by the real writer, moved over the log.
+    const other = tempDir();
+    await writeLog(join(other, 'audit.jsonl'), 3);
+    renameSync(join(other, 'audit.jsonl'), path);
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', path], io)).toBe(1);
+    expect(io.out()).toContain(`BROKEN (truncated) at line 3 of ${path}`);
+    expect(io.out()).toContain('The log ends at seq 2, but the head');
+    expect(io.out()).toContain('or the log was replaced');
+    const chainOnly = testIO(dir, dir);
+    expect(await run(['audit', 'verify', '--no-head', path], chainOnly)).toBe(0);
+    expect(chainOnly.out()).toContain('note: The end of the chain was not checked against a head');
+  });
+
+  it('a log whose head is gone is not "intact"', async () => {
+    const dir = tempDir();
+    await writeLog(join(dir, 'audit.jsonl'), 2);
+    rmSync(headsFor(dir), { recursive: true });
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', dir], io)).toBe(1);
+    expect(io.out()).toContain('BROKEN (head-missing)');
+    expect(io.out()).toContain('the head was deleted, or this log was written before Airlock kept heads');
   });
 
   it('exit 2 when there is nothing to verify, with a next step', async () => {

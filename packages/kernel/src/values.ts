@@ -66,7 +66,7 @@ export const ECHO_KEEP_CHARS = 2048;
  * `text` itself when it is short, else its first `keep` characters and a note with the full
  * length and the SHA-256 of the whole, so the cut text still identifies what was sent.
  *
- * @example cutForEcho('x'.repeat(5000)) // 'xxx…(2048 x)… [cut: 5000 characters in all, sha256 3f…]'
+ * @example cutForEcho('x'.repeat(5000)) // the first 2,048 x, then '… [cut: 5000 characters in all, sha256 <64 hex digits>]'
  */
 export function cutForEcho(text: string, keep = ECHO_KEEP_CHARS): string {
   if (text.length <= keep) return text;
