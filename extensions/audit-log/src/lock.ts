@@ -55,7 +55,15 @@ export async function lockLog(path: string, options: LockOptions = {}): Promise<
   const started = Date.now();
   let tookOver: string | undefined;
   for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-    if (create(lock, me)) return { release: () => release(lock, me.token), ...(tookOver === undefined ? {} : { problem: tookOver }) };
+    let created: boolean;
+    try {
+      created = create(lock, me);
+    } catch (error) {
+      // The folder refuses new files (its write permission taken away, a read-only mount) while the
+      // log itself may still be appendable: the record must not be lost to that either.
+      return unlocked(`${lock} could not be created (${(error as NodeJS.ErrnoException).code ?? String(error)}), so the record was written without the lock (check the permissions of ${dirname(lock)})`);
+    }
+    if (created) return { release: () => release(lock, me.token), ...(tookOver === undefined ? {} : { problem: tookOver }) };
     const found = inspect(lock);
     if (found.kind === 'gone') continue;
     if (found.kind === 'foreign') return unlocked(`${lock} ${found.what}; it is not an Airlock lock, so the record was written without the lock (remove it if no Airlock run made it)`);
