@@ -115,8 +115,15 @@ export class HeadFile {
     if (this.#fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       // No O_TRUNC: several writers of one log share this file, each writing whole blocks at 0.
-      this.#fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
-      this.#ino = fstatSync(this.#fd).ino;
+      // O_NOFOLLOW: a link planted at the head's path must not make us write over the file it names.
+      const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) {
+        closeSync(fd);
+        throw new Error(`${this.path} is not a regular file`);
+      }
+      this.#fd = fd;
+      this.#ino = stats.ino;
     }
     const json = JSON.stringify(head);
     const size = Math.ceil((json.length + 1) / BLOCK) * BLOCK;

@@ -89,6 +89,7 @@ export class AuditWriter {
   #lockProblem: string | undefined;
   readonly #givenUp = new Set<string>();
   readonly #warned = new Set<string>();
+  #headError: Error | undefined;
 
   constructor(options: WriterOptions) {
     this.#o = options;
@@ -128,6 +129,9 @@ export class AuditWriter {
         hold.release();
       }
       await this.#afterWrite(target);
+      const headError = this.#headError;
+      this.#headError = undefined;
+      if (headError !== undefined) throw headError;
       return record;
     });
   }
@@ -303,10 +307,13 @@ export class AuditWriter {
         time: this.#now(),
       });
     } catch (error) {
-      throw problem(
+      // Kept until the record being appended is written too: a head that cannot move must not
+      // cost the record; append reports it afterwards.
+      this.#headError ??= problem(
         `update the head ${this.headPath}`,
         error,
-        'The record itself was written; until the head is updated, `airlock audit verify` reports the log as not matching its head. Check that the folder is writable.',
+        'The record itself was written; until the head is updated, `airlock audit verify` reports the log as not matching its head. ' +
+          'Check that the folder is writable and that the head is a plain file (not a link).',
       );
     }
   }

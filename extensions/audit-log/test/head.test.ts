@@ -275,3 +275,21 @@ describe('the person running the agent hears of it', () => {
     expect(second.warnings[0]).toContain('airlock audit verify');
   });
 });
+
+describe('the head file itself', () => {
+  it('a link planted at the head path is not written through: the file it names stays as it was', async () => {
+    const m = machine();
+    await run(m, 1);
+    const victim = join(m.base, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    const headFile = headPathFor(m.path, m.heads);
+    unlinkSync(headFile);
+    symlinkSync(victim, headFile);
+    const w = writer(m);
+    await expect(w.append(body(1))).rejects.toThrow(/could not update the head .* \(ELOOP\)/);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    // The record itself was written (after the head-mismatch record: the head was not a head), and verify does not call the log intact.
+    expect(readRecords(m.path).map((r) => r.type)).toEqual(['result', 'head-mismatch', 'result']);
+    expect(verify(m).ok).toBe(false);
+  });
+});
