@@ -17,8 +17,8 @@ export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): D
   const decision = event.decision;
   return {
     type: 'decision',
-    toolCallId: event.toolCallId,
-    tool: event.toolName,
+    toolCallId: cut(event.toolCallId),
+    tool: cut(event.toolName),
     args: kept(event.args, redact),
     provenance: provenance(event.provenance, redact),
     resources: kept(event.resources, redact) as unknown[],
@@ -29,7 +29,7 @@ export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): D
     ...(event.effect === undefined || event.votes.length === 0 ? {} : { vote: event.effect }),
     decision_source: decision === undefined ? { kind: 'kernel', reason: 'error' } : toAuditSource(decision.source),
     votes: (decision?.votes ?? event.votes).map((v) => vote(v, redact)),
-    ...(decision?.reason === undefined ? {} : { reason: redact.text(decision.reason) }),
+    ...(decision?.reason === undefined ? {} : { reason: keptText(decision.reason, redact) }),
     ...(decision?.effect === 'deny' ? { outcome: decision.outcome } : {}),
   };
 }
@@ -49,8 +49,8 @@ export function describeResult(event: ToolResultEvent, redact: AuditRedactor, op
   const args = event.args ?? options.rawArgs;
   return {
     type: 'result',
-    toolCallId: event.toolCallId,
-    tool: event.toolName,
+    toolCallId: cut(event.toolCallId),
+    tool: cut(event.toolName),
     outcome: event.outcome,
     isError: event.isError,
     durationMs: Math.round(event.durationMs * 1000) / 1000,
@@ -72,8 +72,8 @@ function vote(v: Vote, redact: AuditRedactor): DecisionRecord['votes'][number] {
   return {
     handler: v.handler,
     effect: v.effect,
-    ...(v.rule === undefined ? {} : { rule: v.rule }),
-    ...(v.reason === undefined ? {} : { reason: redact.text(v.reason) }),
+    ...(v.rule === undefined ? {} : { rule: keptText(v.rule, redact) }),
+    ...(v.reason === undefined ? {} : { reason: keptText(v.reason, redact) }),
   };
 }
 
@@ -83,4 +83,17 @@ function vote(v: Vote, redact: AuditRedactor): DecisionRecord['votes'][number] {
  */
 function kept(value: unknown, redact: AuditRedactor): unknown {
   return finishCuts(redact.value(boundedCopy(value)));
+}
+
+/** The same for one string: reasons quote the call (the denial of a 2 MB command names the command). */
+function keptText(text: string, redact: AuditRedactor): string {
+  return kept(text, redact) as string;
+}
+
+/**
+ * The tool name and call id come from the model, so they are cut like any other string; they are
+ * not redacted, because they join a call's records (a random-looking id is not a secret).
+ */
+function cut(text: string): string {
+  return finishCuts(boundedCopy(text)) as string;
 }

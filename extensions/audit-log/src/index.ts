@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { Extension, ExtensionAPI } from '@airlock/kernel';
-import { resolveAuditPath } from './location.js';
+import { headsDir, resolveAuditPath } from './location.js';
 import { createAuditLogger, type AuditLogger } from './logger.js';
 import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
 import { createAuditRedactor } from './redact.js';
@@ -32,9 +32,14 @@ export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, dep
   if (!resolved.ok) throw new Error(resolved.message);
   const options = resolved.value;
   const env = deps.env ?? api.env;
+  const where = { env, home: deps.home ?? homedir() };
   const logger = createAuditLogger({
     ...options,
-    path: resolveAuditPath(options.path, api.cwd, { env, home: deps.home ?? homedir() }),
+    path: resolveAuditPath(options.path, api.cwd, where),
+    // Always in the user's state folder, whatever the log's path: never beside the log.
+    headsDir: headsDir(where),
+    // The person running the agent hears of a cut log or a planted lock now, not at the next verify.
+    onWarning: (message) => api.log.warn(message),
     // The kernel's session, the one tools see as ctx.sessionId (spill folders carry it too).
     session: deps.session ?? api.sessionId,
     redactor: createAuditRedactor({ env, allow: options.allow }),
@@ -50,6 +55,7 @@ export default extension;
 export { createAuditLogger, type AuditLogger } from './logger.js';
 export { AuditWriter, type FsyncPolicy, type WriterOptions, type WriterStats } from './writer.js';
 export { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
-export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, DecisionSource, FORMAT_VERSION } from './record.js';
+export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, HeadMismatchRecord, DecisionSource, FORMAT_VERSION } from './record.js';
+export { lockLog, type LockHold, type LockOptions } from './lock.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export * from './cli.js';

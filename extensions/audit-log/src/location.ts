@@ -42,6 +42,17 @@ export function defaultAuditPath(cwd: string, where: LocationEnv): string {
   return join(stateDir(where), 'airlock', 'audit', `${name}-${sha256Hex(root).slice(0, 8)}`, 'audit.jsonl');
 }
 
+/**
+ * Where the heads of all audit logs are kept (head.ts): `$XDG_STATE_HOME/airlock/audit-heads`.
+ * A folder of its own, not the log's: whoever reaches a log's folder has not found its head, and
+ * a custom `path` inside the project (where tools may write) still has its head outside.
+ *
+ * @example headsDir({ env: {}, home: '/home/ada' }) // '/home/ada/.local/state/airlock/audit-heads'
+ */
+export function headsDir(where: LocationEnv): string {
+  return join(stateDir(where), 'airlock', 'audit-heads');
+}
+
 /** The `path` option: `~/` is the home folder, a relative path is relative to the project folder. */
 export function resolveAuditPath(option: string | undefined, cwd: string, where: LocationEnv): string {
   if (option === undefined) return defaultAuditPath(cwd, where);

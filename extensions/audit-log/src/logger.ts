@@ -24,7 +24,9 @@ export interface AuditLogger {
  * decision record was written, so that a call that never reached the tool_call hook (not found,
  * invalid) still gets its arguments recorded once, in its result record.
  */
-export function createAuditLogger(options: AuditOptions & { path: string; session: string; redactor: AuditRedactor; now?: () => Date }): AuditLogger {
+export function createAuditLogger(
+  options: AuditOptions & { path: string; headsDir: string; session: string; redactor: AuditRedactor; now?: () => Date; onWarning?: (message: string) => void },
+): AuditLogger {
   const writer = new AuditWriter({
     path: options.path,
     session: options.session,
@@ -32,6 +34,8 @@ export function createAuditLogger(options: AuditOptions & { path: string; sessio
     fsyncIntervalMs: options.fsyncIntervalMs,
     maxBytes: options.maxBytes,
     maxFiles: options.maxFiles,
+    headsDir: options.headsDir,
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const decided = new Set<string>();

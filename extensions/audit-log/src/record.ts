@@ -56,6 +56,11 @@ const Common = {
   session: Type.String(),
   /** SHA-256 of the previous line's bytes (or GENESIS for the first record). */
   prev: Hash,
+  /**
+   * Set when the record was written without holding `<log>.lock`: what was wrong with the lock
+   * (planted, left behind, held too long). The record is kept rather than lost; verify notes it.
+   */
+  lock: Type.Optional(Type.String()),
 };
 
 /** tool_call observe: the final decision on a call, before it runs. */
@@ -108,11 +113,33 @@ export const RecoveryRecord = Type.Object({
 });
 export type RecoveryRecord = Static<typeof RecoveryRecord>;
 
-export const AuditRecord = Type.Union([DecisionRecord, ResultRecord, RecoveryRecord]);
+/** A point in the chain: a seq and the hash of that record's line. */
+const ChainPoint = Type.Object({ seq: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), hash: Hash });
+
+/**
+ * Written when a run found the log did not end where its head (kept outside the log, head.ts)
+ * said: records were removed from the end, the log was deleted or replaced, or the head was
+ * deleted. The chain goes on from what the log now holds, and this record keeps the evidence;
+ * verify reports it as long as it is in the log.
+ */
+export const HeadMismatchRecord = Type.Object({
+  ...Common,
+  type: Type.Literal('head-mismatch'),
+  /** What the head said (null: there was no head, although the log has records). */
+  head: Type.Union([ChainPoint, Type.Null()]),
+  /** Where the log ended (null: no records at all). `seq` is null when the last line is not a record. */
+  found: Type.Union([ChainPoint, Type.Null()]),
+  /** The head file. */
+  headFile: Type.String(),
+});
+export type HeadMismatchRecord = Static<typeof HeadMismatchRecord>;
+
+export const AuditRecord = Type.Union([DecisionRecord, ResultRecord, RecoveryRecord, HeadMismatchRecord]);
 export type AuditRecord = Static<typeof AuditRecord>;
 
 /** A record before the writer stamps it: the chain fields are the writer's job alone. */
 export type RecordBody =
   | Omit<DecisionRecord, keyof typeof Common>
   | Omit<ResultRecord, keyof typeof Common>
-  | Omit<RecoveryRecord, keyof typeof Common>;
+  | Omit<RecoveryRecord, keyof typeof Common>
+  | Omit<HeadMismatchRecord, keyof typeof Common>;

@@ -172,7 +172,13 @@ export function formatRecord(record: AuditRecord | undefined, raw: string): stri
       return `${head} result   ${record.tool} ${record.toolCallId} ${record.outcome} ${record.durationMs} ms ${record.resultBytes} B sha256 ${record.resultSha256.slice(0, 12)}`;
     case 'recovery':
       return `${head} recovery sealed a torn line of ${record.torn.bytes} bytes (a crash cut a write short)`;
+    case 'head-mismatch':
+      return `${head} HEAD MISMATCH the head said ${point(record.head, 'nothing (no head)')}, the log ended at ${point(record.found, 'nothing (no records)')}`;
   }
+}
+
+function point(p: { seq: number | null; hash: string } | null, none: string): string {
+  return p === null ? none : `seq ${p.seq ?? '?'} (${p.hash.slice(0, 12)})`;
 }
 
 function source(s: Extract<AuditRecord, { type: 'decision' }>['decision_source']): string {

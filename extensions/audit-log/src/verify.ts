@@ -2,7 +2,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Compile } from 'typebox/compile';
 import { GENESIS, lineHash } from './chain.js';
+import { headPathFor, headsInFolder, readHead, realLogPath } from './head.js';
 import { AuditRecord } from './record.js';
+import { checkHead, mismatchMessage, type HeadCheck } from './verify-head.js';
 import { listSet, parseLogName, rotatedPath, setsInFolder, type LogSet } from './rotation.js';
 
 /**
@@ -11,14 +13,40 @@ import { listSet, parseLogName, rotatedPath, setsInFolder, type LogSet } from '.
  * chain proves").
  */
 
-export type BreakKind = 'edited' | 'deleted' | 'reordered' | 'inserted' | 'torn' | 'sequence';
+export type BreakKind =
+  | 'edited'
+  | 'deleted'
+  | 'reordered'
+  | 'inserted'
+  | 'torn'
+  | 'sequence'
+  /** The log ends before the record the head names: records cut off the end, or the log deleted. */
+  | 'truncated'
+  /** The log does not hold the record the head names: a different chain took its place. */
+  | 'replaced'
+  /** Records follow the head's record that no Airlock run accounted for in the head. */
+  | 'appended'
+  /** Rotated files are missing that rotation did not remove. */
+  | 'files-deleted'
+  /** The log has records but no head (deleted), or the head cannot be read. */
+  | 'head-missing'
+  /** A run found the log did not match its head and recorded it (a head-mismatch record). */
+  | 'head-mismatch';
 
 export interface Break {
   kind: BreakKind;
   file: string;
-  /** 1-based line number in that file. */
-  line: number;
+  /** 1-based line number in that file; absent when the break is about the log as a whole (its end, its files). */
+  line?: number;
   message: string;
+}
+
+export interface VerifyOptions {
+  /**
+   * The folder of chain heads (location.ts `headsDir`). Given, the end of the chain is checked
+   * against its head; without it, only the chain itself is checked, and a note says so.
+   */
+  headsDir?: string;
 }
 
 export interface VerifiedFile {
@@ -39,6 +67,8 @@ export interface VerifyReport {
   anchor: 'genesis' | 'previous-file' | 'pruned';
   /** SHA-256 of the last line: write it down elsewhere to detect a later rewrite of the tail. */
   head?: string;
+  /** The head file the end of the chain was checked against (absent: not checked). */
+  headFile?: string;
   notes: string[];
   broken?: Break;
 }
@@ -62,19 +92,48 @@ interface Anchor {
   seq?: number;
 }
 
-/** Verify a file (with the file before it as its anchor) or every set of a folder, oldest file first. */
-export function verifyAuditLog(target: string): VerifyResult[] {
+/**
+ * Verify a file (with the file before it as its anchor) or every set of a folder, oldest file
+ * first; with `headsDir`, also whether each chain ends where its head says.
+ *
+ * @example verifyAuditLog('/home/ada/.local/state/airlock/audit/shop-1a2b3c4d', { headsDir: '/home/ada/.local/state/airlock/audit-heads' })
+ */
+export function verifyAuditLog(target: string, options: VerifyOptions = {}): VerifyResult[] {
   let isDir: boolean;
   try {
     isDir = statSync(target).isDirectory();
   } catch (error) {
-    return [unreadable(target, error)];
+    // A log folder deleted as a whole still has its heads: that is a finding, not "nothing to check".
+    const orphans = options.headsDir === undefined ? [] : headsInFolder(options.headsDir, realLogPath(target));
+    if (orphans.length === 0) return [unreadable(target, error)];
+    return orphans.map((o) => verifyFiles([], { kind: 'genesis', hash: GENESIS }, { path: o.path, read: { kind: 'head', head: o.head }, active: o.head.log, pruned: undefined }));
   }
-  if (!isDir) return [verifyFiles([target], anchorForFile(target))];
+  if (!isDir) return [verifyFiles([target], anchorForFile(target), headForFile(target, options))];
   const sets = setsInFolder(target).filter((s) => s.rotated.length > 0 || existsSync(s.active));
+  // Sets whose files are all gone but whose head remains.
+  if (options.headsDir !== undefined) {
+    const known = new Set(sets.map((s) => realLogPath(s.active)));
+    for (const orphan of headsInFolder(options.headsDir, realLogPath(target))) {
+      if (!known.has(orphan.head.log)) sets.push(listSet(orphan.head.log));
+    }
+  }
   if (sets.length === 0)
     return [{ kind: 'unreadable', message: `${target} holds no audit log (*.jsonl).`, fix: 'Give the folder the audit log is in, or the file itself.' }];
-  return sets.map((set) => verifyFiles(filesOf(set), anchorForSet(set)));
+  return sets.map((set) => verifyFiles(filesOf(set), anchorForSet(set), headForSet(set, options)));
+}
+
+function headForSet(set: LogSet, options: VerifyOptions): HeadCheck | undefined {
+  if (options.headsDir === undefined) return undefined;
+  const path = headPathFor(set.active, options.headsDir);
+  return { path, read: readHead(path), active: set.active, pruned: { oldest: set.rotated[0]?.n } };
+}
+
+/** Only the active file is checked against the head: a rotated file is not the end of the chain. */
+function headForFile(file: string, options: VerifyOptions): HeadCheck | 'not-the-end' | undefined {
+  if (options.headsDir === undefined) return undefined;
+  if (parseLogName(basename(file))?.n !== undefined) return 'not-the-end';
+  const path = headPathFor(file, options.headsDir);
+  return { path, read: readHead(path), active: file, pruned: undefined };
 }
 
 function filesOf(set: LogSet): string[] {
@@ -104,7 +163,7 @@ function anchorForFile(file: string): Anchor {
   return { kind: 'previous-file', hash: last.hash, ...(last.record ? { seq: last.record.seq } : {}) };
 }
 
-function verifyFiles(paths: string[], anchor: Anchor): VerifyResult {
+function verifyFiles(paths: string[], anchor: Anchor, head: HeadCheck | 'not-the-end' | undefined): VerifyResult {
   const lines: Line[] = [];
   const files: VerifiedFile[] = [];
   for (const path of paths) {
@@ -124,13 +183,19 @@ function verifyFiles(paths: string[], anchor: Anchor): VerifyResult {
   }
   const notes: string[] = [];
   if (anchor.kind === 'pruned') notes.push(`The oldest file (${paths[0]}) follows files removed by rotation: its first link cannot be checked.`);
-  const broken = walk(lines, anchor, notes);
+  let broken = walk(lines, anchor, notes);
+  if (head === undefined) notes.push('The end of the chain was not checked against a head (--no-head, or no head folder given).');
+  else if (head === 'not-the-end') notes.push('A rotated file is not the end of the chain: verify the folder to check the end against its head.');
+  else if (broken === undefined) broken = checkHead(lines, head, notes, paths.at(-1) ?? head.active);
+  const lock = lines.filter((l) => l.record?.lock !== undefined);
+  if (lock.length > 0) notes.push(`${lock.length} record(s) were written without the log's lock, e.g. line ${lock[0]!.line} of ${lock[0]!.file}: ${lock[0]!.record!.lock}.`);
   const report: VerifyReport = {
     ok: broken === undefined,
     files,
     records: files.reduce((n, f) => n + f.records, 0),
     anchor: anchor.kind,
     ...(lines.length > 0 && broken === undefined ? { head: lines.at(-1)!.hash } : {}),
+    ...(head === undefined || head === 'not-the-end' ? {} : { headFile: head.path }),
     notes,
     ...(broken === undefined ? {} : { broken }),
   };
@@ -201,6 +266,7 @@ function walk(lines: Line[], anchor: Anchor, notes: string[]): Break | undefined
     }
     const record = line.record;
     if (expected !== undefined && record.prev !== expected) return classify(lines, i, firstIndexOf, lastGood, anchor, where);
+    if (record.type === 'head-mismatch') return { kind: 'head-mismatch', ...at, message: mismatchMessage(record, where(line)) };
     if (expectedSeq !== undefined && record.seq !== expectedSeq) {
       return {
         kind: 'sequence',

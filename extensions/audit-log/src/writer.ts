@@ -2,7 +2,8 @@ import { chmod, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/pro
 import { constants, statSync, writeSync } from 'node:fs';
 import { GENESIS, lineHash } from './chain.js';
 import { readTail } from './file-tail.js';
-import { FORMAT_VERSION, type AuditRecord, type RecordBody } from './record.js';
+import { HeadFile, headPathFor, HEAD_VERSION, readHead, realLogPath } from './head.js';
+import { FORMAT_VERSION, type AuditRecord, type HeadMismatchRecord, type RecordBody } from './record.js';
 import { lockLog } from './lock.js';
 import { listSet, rotatedPath } from './rotation.js';
 import { sha256Hex } from './canonical.js';
@@ -17,6 +18,18 @@ export interface WriterOptions {
   fsyncIntervalMs: number;
   maxBytes: number;
   maxFiles: number;
+  /**
+   * Where the chain's head is kept (head.ts), one file per log: outside the log's folder, e.g.
+   * `$XDG_STATE_HOME/airlock/audit-heads` (location.ts `headsDir`).
+   */
+  headsDir: string;
+  /** How long to wait for another writer's lock before writing without it (default 5 s). */
+  lockWaitMs?: number;
+  /**
+   * Told when something is wrong that the records alone would only show at the next verify: the
+   * log did not match its head, or a record was written without the lock. Once per distinct message.
+   */
+  onWarning?: (message: string) => void;
   now?: () => Date;
 }
 
@@ -28,6 +41,8 @@ export interface WriterStats {
   fsyncs: number;
   rotations: number;
   recoveries: number;
+  /** Runs of this writer that found the log did not match its head (a head-mismatch record each). */
+  mismatches: number;
 }
 
 const APPEND_READ = constants.O_APPEND | constants.O_CREAT | constants.O_RDWR;
@@ -53,7 +68,7 @@ const IDLE_CLOSE_MS = 2000;
  * - The file is created on the first record, not at start-up: a run that calls no tool leaves no trace.
  */
 export class AuditWriter {
-  readonly stats: WriterStats = { records: 0, writes: 0, fsyncs: 0, rotations: 0, recoveries: 0 };
+  readonly stats: WriterStats = { records: 0, writes: 0, fsyncs: 0, rotations: 0, recoveries: 0, mismatches: 0 };
   readonly #o: WriterOptions;
   #queue: Promise<unknown> = Promise.resolve();
   #file: FileHandle | undefined;
@@ -66,6 +81,15 @@ export class AuditWriter {
   #idle: NodeJS.Timeout | undefined;
   #lastWrite = 0;
   #closed = false;
+  /** Rotated numbers up to this one were pruned (carried in the head). */
+  #pruned = 0;
+  #head: HeadFile | undefined;
+  #realPath: string | undefined;
+  /** While a record is being written: why it goes on without the lock (stamped into every record written under that hold). */
+  #lockProblem: string | undefined;
+  readonly #givenUp = new Set<string>();
+  readonly #warned = new Set<string>();
+  #headError: Error | undefined;
 
   constructor(options: WriterOptions) {
     this.#o = options;
@@ -75,35 +99,46 @@ export class AuditWriter {
     return this.#o.path;
   }
 
-  /** Stamp (seq, time, session, prev) and append one record. Resolves once it is written. */
+  /** Stamp (seq, time, session, prev) and append one record; then move the head to it. Resolves once both are written. */
   append(body: RecordBody): Promise<AuditRecord> {
     return this.#enqueue(async () => {
       if (this.#closed) throw new Error(`The audit log ${this.#o.path} is closed; records after close() are not written.`);
-      // Another run may write the same log: from reading its last line to appending ours, no one else may.
-      const release = await lockLog(this.#o.path).catch((error: unknown) => {
-        // A file-system error here is the folder's (cannot be created or written): say it as for opening the file.
-        throw (error as NodeJS.ErrnoException).code !== undefined
-          ? problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.')
-          : problem(`lock ${this.#o.path}`, error, 'The record was not written; the call itself went on (the audit log fails open).');
+      // Another run may write the same log: from reading its last line to appending ours and
+      // moving the head, no one else may. A lock that cannot be had never drops the record (lock.ts).
+      const hold = await lockLog(this.#o.path, { waitMs: this.#o.lockWaitMs, givenUp: this.#givenUp }).catch((error: unknown) => {
+        throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
       });
+      this.#lockProblem = hold.problem;
+      if (hold.problem !== undefined) this.#warn(`${hold.problem}.`);
       let record: AuditRecord;
       let target: FileHandle;
       try {
         const file = await this.#ready();
-        record = { v: FORMAT_VERSION, seq: this.#seq, time: this.#now(), session: this.#o.session, ...body, prev: this.#prev } as AuditRecord;
+        // The head was deleted or replaced while this run held it: check it again, as at start.
+        if (this.#head?.moved()) await this.#recordMismatch(file, this.#checkHead(this.#seq === 0 ? undefined : { seq: this.#seq - 1, prev: undefined, hash: this.#prev }));
+        record = this.#stamp(body);
         const line = JSON.stringify(record);
         const bytes = Buffer.from(`${line}\n`);
         target = this.#size > 0 && this.#size + bytes.length > this.#o.maxBytes ? await this.#rotate(file) : file;
         await this.#write(target, bytes);
-        this.#prev = lineHash(line);
-        this.#seq += 1;
+        this.#advance(line);
         this.stats.records += 1;
+        this.#saveHead();
       } finally {
-        release();
+        this.#lockProblem = undefined;
+        hold.release();
       }
       await this.#afterWrite(target);
+      const headError = this.#headError;
+      this.#headError = undefined;
+      if (headError !== undefined) throw headError;
       return record;
     });
+  }
+
+  /** The head file this writer keeps (known once the log's folder exists). */
+  get headPath(): string {
+    return this.#head?.path ?? headPathFor(this.#o.path, this.#o.headsDir);
   }
 
   /** fsync now whatever the policy (written records reach the disk). */
@@ -116,8 +151,9 @@ export class AuditWriter {
     return this.#enqueue(async () => {
       this.#closed = true;
       this.#clearTimer();
-      if (this.#file === undefined) return;
+      if (this.#file === undefined) return this.#head?.close();
       if (this.#o.fsync !== 'never') await this.#sync();
+      this.#head?.close();
       await this.#file.close();
       this.#file = undefined;
     });
@@ -165,6 +201,9 @@ export class AuditWriter {
       await file.chmod(0o600).catch(() => undefined);
       this.#file = file;
       this.#ino = (await file.stat()).ino;
+      // Now that the folder exists, its real path names the head (a link to the folder finds the same one).
+      this.#realPath ??= realLogPath(this.#o.path);
+      this.#head ??= new HeadFile(headPathFor(this.#o.path, this.#o.headsDir));
       return file;
     } catch (error) {
       throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
@@ -173,10 +212,14 @@ export class AuditWriter {
 
   /**
    * Continue the chain from the file's last complete line (or, for an empty file, from the last
-   * line of the newest rotated file, or from GENESIS). A torn last line, left by a crash in the
-   * middle of a write, is sealed: a newline ends it and a recovery record naming its bytes and
-   * hash follows, chained from the last complete line. The torn bytes stay (evidence), and verify
-   * accepts them only with that recovery record right after.
+   * line of the newest rotated file, or from GENESIS), and check that line against the head.
+   *
+   * - A torn last line, left by a crash in the middle of a write, is sealed: a newline ends it and
+   *   a recovery record naming its bytes and hash follows, chained from the last complete line.
+   *   The torn bytes stay (evidence), and verify accepts them only with that recovery record after.
+   * - A log that does not end where the head says (records cut off, the log deleted or replaced,
+   *   the head deleted) gets a head-mismatch record naming both, and the chain goes on from what
+   *   the log holds: the evidence stays in the log, and verify reports it.
    */
   async #resync(file: FileHandle): Promise<void> {
     const tail = await readTail(file);
@@ -185,22 +228,94 @@ export class AuditWriter {
     if (anchor === undefined) anchor = await this.#previousFileLastLine();
     this.#prev = anchor === undefined ? GENESIS : lineHash(anchor);
     this.#seq = anchor === undefined ? 0 : nextSeq(anchor);
-    if (tail.fragment === undefined) return;
-    const record: AuditRecord = {
-      v: FORMAT_VERSION,
-      seq: this.#seq,
-      time: this.#now(),
-      session: this.#o.session,
-      type: 'recovery',
-      torn: { bytes: tail.fragment.length, sha256: sha256Hex(tail.fragment) },
-      prev: this.#prev,
+    const mismatch = this.#checkHead(anchor === undefined ? undefined : chainFields(anchor));
+    if (tail.fragment !== undefined) {
+      const line = JSON.stringify(this.#stamp({ type: 'recovery', torn: { bytes: tail.fragment.length, sha256: sha256Hex(tail.fragment) } }));
+      await this.#write(file, Buffer.from(`\n${line}\n`));
+      this.#advance(line);
+      this.stats.recoveries += 1;
+      this.#saveHead();
+      await this.#afterWrite(file);
+    }
+    await this.#recordMismatch(file, mismatch);
+  }
+
+  async #recordMismatch(file: FileHandle, mismatch: MismatchBody | undefined): Promise<void> {
+    if (mismatch === undefined) return;
+    this.#warn(
+      `${this.#o.path} did not end where its head said (head: ${mismatch.head === null ? 'none' : `seq ${mismatch.head.seq}`}, ` +
+        `log: ${mismatch.found === null ? 'no records' : `seq ${mismatch.found.seq ?? '?'}`}): records were removed or the log or its head replaced. ` +
+        'A head-mismatch record now says so in the log; run `airlock audit verify`.',
+    );
+    const line = JSON.stringify(this.#stamp(mismatch));
+    await this.#write(file, Buffer.from(`${line}\n`));
+    this.#advance(line);
+    this.stats.mismatches += 1;
+    this.#saveHead();
+    await this.#afterWrite(file);
+  }
+
+  /**
+   * Compare the log's last line with the head. The head may lag by one record (a run stopped
+   * between appending a record and moving the head: the record chains from the head); anything
+   * else is a mismatch, returned as the record that reports it.
+   */
+  #checkHead(found: ChainFields | undefined): MismatchBody | undefined {
+    const headFile = this.headPath;
+    const read = readHead(headFile);
+    const head = read.kind === 'head' ? read.head : undefined;
+    this.#pruned = Math.max(this.#pruned, head?.pruned ?? 0);
+    if (head === undefined && found === undefined) return undefined; // a new log: nothing written yet
+    if (head !== undefined && found !== undefined) {
+      if (found.seq === head.seq && found.hash === head.hash) return undefined;
+      if (found.seq === head.seq + 1 && found.prev === head.hash) return undefined;
+    }
+    return {
+      type: 'head-mismatch',
+      head: head === undefined ? null : { seq: head.seq, hash: head.hash },
+      found: found === undefined ? null : { seq: found.seq ?? null, hash: found.hash },
+      headFile,
     };
-    const line = JSON.stringify(record);
-    await this.#write(file, Buffer.from(`\n${line}\n`));
+  }
+
+  #warn(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    this.#o.onWarning?.(message);
+  }
+
+  #stamp(body: RecordBody): AuditRecord {
+    const lock = this.#lockProblem === undefined ? {} : { lock: this.#lockProblem };
+    return { v: FORMAT_VERSION, seq: this.#seq, time: this.#now(), session: this.#o.session, ...body, ...lock, prev: this.#prev } as AuditRecord;
+  }
+
+  #advance(line: string): void {
     this.#prev = lineHash(line);
     this.#seq += 1;
-    this.stats.recoveries += 1;
-    await this.#afterWrite(file);
+  }
+
+  /** Move the head to the record just written (under the lock, like the record itself). */
+  #saveHead(): void {
+    try {
+      this.#head ??= new HeadFile(headPathFor(this.#o.path, this.#o.headsDir));
+      this.#head.write({
+        v: HEAD_VERSION,
+        log: this.#realPath ?? realLogPath(this.#o.path),
+        seq: this.#seq - 1,
+        hash: this.#prev,
+        pruned: this.#pruned,
+        time: this.#now(),
+      });
+    } catch (error) {
+      // Kept until the record being appended is written too: a head that cannot move must not
+      // cost the record; append reports it afterwards.
+      this.#headError ??= problem(
+        `update the head ${this.headPath}`,
+        error,
+        'The record itself was written; until the head is updated, `airlock audit verify` reports the log as not matching its head. ' +
+          'Check that the folder is writable and that the head is a plain file (not a link).',
+      );
+    }
   }
 
   async #previousFileLastLine(): Promise<Buffer | undefined> {
@@ -249,6 +364,7 @@ export class AuditWriter {
   async #sync(file = this.#file): Promise<void> {
     if (file === undefined || !this.#dirty) return;
     await file.datasync();
+    this.#head?.sync();
     this.#dirty = false;
     this.stats.fsyncs += 1;
   }
@@ -263,7 +379,11 @@ export class AuditWriter {
     try {
       await rename(this.#o.path, rotatedPath(set.dir, set.stem, n));
       const rotated = [...set.rotated, { n, path: rotatedPath(set.dir, set.stem, n) }];
-      for (const old of rotated.slice(0, Math.max(0, rotated.length - (this.#o.maxFiles - 1)))) await unlink(old.path).catch(() => undefined);
+      for (const old of rotated.slice(0, Math.max(0, rotated.length - (this.#o.maxFiles - 1)))) {
+        await unlink(old.path).catch(() => undefined);
+        // The head remembers what rotation removed, so verify can tell pruning from deletion.
+        this.#pruned = Math.max(this.#pruned, old.n);
+      }
     } catch (error) {
       throw problem(`rotate ${this.#o.path}`, error, 'Check that the folder is writable.');
     }
@@ -291,6 +411,7 @@ export class AuditWriter {
     if (file === undefined || Date.now() - this.#lastWrite < IDLE_CLOSE_MS) return;
     if (this.#o.fsync !== 'never') await this.#sync(file);
     this.#file = undefined;
+    this.#head?.close();
     await file.close();
   }
 
@@ -299,6 +420,28 @@ export class AuditWriter {
     if (this.#idle !== undefined) clearTimeout(this.#idle);
     this.#timer = this.#idle = undefined;
   }
+}
+
+type MismatchBody = Omit<HeadMismatchRecord, 'v' | 'seq' | 'time' | 'session' | 'prev' | 'lock'>;
+
+interface ChainFields {
+  seq: number | undefined;
+  prev: string | undefined;
+  hash: string;
+}
+
+/** seq and prev of a stored line, and its hash; seq/prev undefined when it is not a record. */
+function chainFields(line: Buffer): ChainFields {
+  let seq: number | undefined;
+  let prev: string | undefined;
+  try {
+    const value = JSON.parse(line.toString('utf8')) as { seq?: unknown; prev?: unknown };
+    if (typeof value.seq === 'number' && Number.isInteger(value.seq) && value.seq >= 0) seq = value.seq;
+    if (typeof value.prev === 'string') prev = value.prev;
+  } catch {
+    // Not a record (a damaged line).
+  }
+  return { seq, prev, hash: lineHash(line) };
 }
 
 function nextSeq(line: Buffer): number {

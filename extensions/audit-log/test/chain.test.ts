@@ -1,16 +1,17 @@
 import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type AuditRecord, type VerifyReport } from '../src/index.js';
-import { readLines, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, tempDir } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
   await Promise.all(writers.splice(0).map((w) => w.close()));
+  removeTempDirs();
 });
 
 function writer(path: string, options: Partial<ConstructorParameters<typeof AuditWriter>[0]> = {}): AuditWriter {
-  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, ...options });
+  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, headsDir: join(dirname(path), 'heads'), ...options });
   writers.push(w);
   return w;
 }
@@ -37,8 +38,8 @@ async function log(n: number): Promise<string> {
   return path;
 }
 
-function report(target: string): VerifyReport {
-  const [result] = verifyAuditLog(target);
+function report(target: string, options: { withHead?: boolean } = {}): VerifyReport {
+  const [result] = verifyAuditLog(target, options.withHead ? { headsDir: join(dirname(target), 'heads') } : {});
   if (result?.kind !== 'report') throw new Error(`expected a report, got ${JSON.stringify(result)}`);
   return result.report;
 }
@@ -50,7 +51,7 @@ function rewrite(path: string, edit: (lines: string[]) => string[]): void {
 describe('verify: an untouched log', () => {
   it('is intact, chains from genesis and reports the head hash', async () => {
     const path = await log(5);
-    const r = report(path);
+    const r = report(path, { withHead: true });
     expect(r).toMatchObject({ ok: true, records: 5, anchor: 'genesis', notes: [] });
     expect(r.head).toBe(lineHash(readLines(path)[4]!));
   });

@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKernel, type EventSink } from '@airlock/kernel';
 import extension, { defaultAuditPath, installAuditLog, projectRoot, resolveAuditPath, resolveOptions } from '../src/index.js';
-import { apiFor, closeLoggers, echo, readRecords, tempDir, track } from './helpers.js';
+import { apiFor, closeLoggers, echo, readRecords, tempDir, track, removeTempDirs } from './helpers.js';
 
-afterEach(closeLoggers);
+afterEach(async () => {
+  await closeLoggers();
+  removeTempDirs();
+});
 
 describe('the extension package', () => {
   it('declares its two observe hooks in the manifest and registers exactly those', () => {

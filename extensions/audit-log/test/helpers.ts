@@ -1,12 +1,22 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { createKernel, defineTool, type EventSink, type ExtensionAPI, type Kernel } from '@airlock/kernel';
 import { installAuditLog, type AuditLogger, type AuditOptionsInput, type AuditRecord } from '../src/index.js';
 
+const temps: string[] = [];
+
+/** A fresh temp folder (its real path), removed by {@link removeTempDirs}. */
 export function tempDir(prefix = 'airlock-audit-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  temps.push(dir);
+  return dir;
+}
+
+/** Remove every folder tempDir made (call from afterEach, after closing writers). */
+export function removeTempDirs(): void {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** The ExtensionAPI the host would give, built straight on a kernel (what load-extensions does, minus bookkeeping). */

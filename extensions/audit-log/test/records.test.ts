@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createKernel } from '@airlock/kernel';
 import { canonicalJson, installAuditLog, sha256Hex, verifyAuditLog, type AuditRecord } from '../src/index.js';
-import { apiFor, auditedKernel, closeLoggers, echo, GITHUB_TOKEN, readLines, readRecords, track } from './helpers.js';
+import { apiFor, auditedKernel, closeLoggers, echo, GITHUB_TOKEN, readLines, readRecords, track, removeTempDirs } from './helpers.js';
 
-afterEach(closeLoggers);
+afterEach(async () => {
+  await closeLoggers();
+  removeTempDirs();
+});
 
 type Decision = Extract<AuditRecord, { type: 'decision' }>;
 type Result = Extract<AuditRecord, { type: 'result' }>;

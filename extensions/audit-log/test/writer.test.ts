@@ -1,23 +1,27 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type WriterOptions } from '../src/index.js';
-import { readLines, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, tempDir } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
   vi.useRealTimers();
   await Promise.all(writers.splice(0).map((w) => w.close().catch(() => undefined)));
+  removeTempDirs();
 });
 
 function writer(path: string, options: Partial<WriterOptions> = {}): AuditWriter {
-  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, ...options });
+  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, headsDir: join(dirname(path), 'heads'), ...options });
   writers.push(w);
   return w;
 }
+
+/** The log files of a folder (the tests keep the heads in a "heads" folder beside them). */
+const logFiles = (dir: string) => readdirSync(dir).filter((name) => name !== 'heads');
 
 const body = (i: number) => ({
   type: 'result' as const,
@@ -92,14 +96,14 @@ describe('writer: rotation', () => {
     const w = writer(path, { maxBytes: 700, maxFiles: 50 });
     for (let i = 0; i < 30; i++) await w.append(body(i));
     await w.close();
-    const names = readdirSync(dir).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    const names = logFiles(dir).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     expect(names.length).toBeGreaterThan(3);
     expect(names.at(-1)).toBe('audit.jsonl');
     for (const name of names) expect(statSync(join(dir, name)).size).toBeLessThanOrEqual(700);
     // The first record of rotated file 2 holds the hash of the last line of file 1.
     expect(JSON.parse(readLines(join(dir, 'audit.2.jsonl'))[0]!).prev).toBe(lineHash(readLines(join(dir, 'audit.1.jsonl')).at(-1)!));
-    const [set] = verifyAuditLog(dir);
-    expect(set).toMatchObject({ kind: 'report', report: { ok: true, records: 30, anchor: 'genesis' } });
+    const [set] = verifyAuditLog(dir, { headsDir: join(dir, 'heads') });
+    expect(set).toMatchObject({ kind: 'report', report: { ok: true, records: 30, anchor: 'genesis', notes: [] } });
     // One file alone is checked against the last line of the file before it.
     expect(verifyAuditLog(join(dir, 'audit.3.jsonl'))[0]).toMatchObject({ report: { ok: true, anchor: 'previous-file' } });
     expect(verifyAuditLog(path)[0]).toMatchObject({ report: { ok: true, anchor: 'previous-file' } });
@@ -110,8 +114,9 @@ describe('writer: rotation', () => {
     const w = writer(join(dir, 'audit.jsonl'), { maxBytes: 400, maxFiles: 3 });
     for (let i = 0; i < 30; i++) await w.append(body(i));
     await w.close();
-    expect(readdirSync(dir)).toHaveLength(3);
-    const [result] = verifyAuditLog(dir);
+    expect(logFiles(dir)).toHaveLength(3);
+    // The head says rotation removed the older files: pruning, not deletion.
+    const [result] = verifyAuditLog(dir, { headsDir: join(dir, 'heads') });
     expect(result).toMatchObject({ report: { ok: true, anchor: 'pruned' } });
     expect(result?.kind === 'report' && result.report.notes[0]).toContain('removed by rotation');
   });
@@ -144,7 +149,7 @@ describe('writer: rotation', () => {
     const a = writer(path);
     const b = writer(path);
     for (let i = 0; i < 20; i++) await (i % 3 === 0 ? b : a).append(body(i));
-    expect(verifyAuditLog(path)[0]).toMatchObject({ report: { ok: true, records: 20 } });
+    expect(verifyAuditLog(path, { headsDir: join(dirname(path), 'heads') })[0]).toMatchObject({ report: { ok: true, records: 20, notes: [] } });
   });
 });
 
@@ -160,7 +165,7 @@ describe('writer: two processes, one log', () => {
     writeFileSync(
       child,
       `import { AuditWriter } from ${JSON.stringify(source)};
-const w = new AuditWriter({ path: process.argv[2]!, session: process.argv[3]!, fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 1 << 30, maxFiles: 10 });
+const w = new AuditWriter({ path: process.argv[2]!, session: process.argv[3]!, fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 1 << 30, maxFiles: 10, headsDir: process.argv[5]! });
 // Both children start writing at the same moment, so their appends really overlap.
 while (Date.now() < Number(process.argv[4])) await new Promise((r) => setTimeout(r, 1));
 for (let i = 0; i < 1000; i++) await w.append({ type: 'result', toolCallId: 'c' + i, tool: 'echo', outcome: 'ok', isError: false, durationMs: 1, resultBytes: 2, resultSha256: '0'.repeat(64) });
@@ -169,15 +174,16 @@ await w.close();
     );
     const run = promisify(execFile);
     const startAt = String(Date.now() + 3000);
-    await Promise.all(['a', 'b'].map((session) => run(process.execPath, ['--import', register, child, path, session, startAt], { timeout: 60_000 })));
+    await Promise.all(['a', 'b'].map((session) => run(process.execPath, ['--import', register, child, path, session, startAt, join(dir, 'heads')], { timeout: 60_000 })));
     const lines = readLines(path);
     expect(lines).toHaveLength(2000);
-    const [result] = verifyAuditLog(path);
-    expect(result).toMatchObject({ kind: 'report', report: { ok: true, records: 2000 } });
+    // The head moved under the same lock as the records: it names the very last one.
+    const [result] = verifyAuditLog(path, { headsDir: join(dir, 'heads') });
+    expect(result).toMatchObject({ kind: 'report', report: { ok: true, records: 2000, notes: [] } });
     // Both runs wrote, interleaved or not, and every seq appears once.
     const records = lines.map((l) => JSON.parse(l) as { seq: number; session: string });
     expect(new Set(records.map((r) => r.session))).toEqual(new Set(['a', 'b']));
     expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
-    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.ts']);
+    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.ts', 'heads']);
   }, 60_000);
 });

@@ -1,18 +1,29 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
+import { AuditWriter, defaultAuditPath, headsDir, lineHash } from '@airlock/audit-log';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { auditTailCommand } from '../src/commands/audit.js';
 
+const temps: string[] = [];
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+  temps.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The heads folder the CLI uses when `home` is the test's home (testIO). */
+function headsFor(home: string): string {
+  return headsDir({ env: testIO(home, home).env, home });
 }
 
-async function writeLog(path: string, n: number, options: { maxBytes?: number } = {}): Promise<void> {
-  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: options.maxBytes ?? 1 << 20, maxFiles: 50 });
+async function writeLog(path: string, n: number, options: { maxBytes?: number; home?: string } = {}): Promise<void> {
+  const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: options.maxBytes ?? 1 << 20, maxFiles: 50, headsDir: headsFor(options.home ?? dirname(path)) });
   for (let i = 0; i < n; i++) {
     await w.append({ type: 'result', toolCallId: `c${i}`, tool: 'echo', outcome: 'ok', isError: false, durationMs: 1.5, resultBytes: 2, resultSha256: lineHash(String(i)) });
   }
@@ -26,7 +37,7 @@ describe('airlock audit verify', () => {
     await writeLog(path, 4);
     const io = testIO(dir, dir);
     expect(await run(['audit', 'verify', 'audit.jsonl'], io)).toBe(0);
-    expect(io.out()).toMatch(/^intact: 4 records in .*audit\.jsonl; chain from genesis, head [0-9a-f]{64}\n$/);
+    expect(io.out()).toMatch(/^intact: 4 records in .*audit\.jsonl; chain from genesis, head [0-9a-f]{64}; ends where its head says \(.*audit-heads.*\.json\)\n$/);
     const json = testIO(dir, dir);
     expect(await run(['--json', 'audit', 'verify', path], json)).toBe(0);
     expect(JSON.parse(json.out())).toMatchObject({ ok: true, records: 4, anchor: 'genesis' });
@@ -66,6 +77,34 @@ describe('airlock audit verify', () => {
     expect(io.out()).toMatch(/^intact: 20 records in \d+ files \(.*audit\.1\.jsonl, .*audit\.jsonl\)/);
   });
 
+  it('a log replaced by a fresh, valid chain: the chain alone is intact, the head says otherwise; --no-head checks the chain alone', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    await writeLog(path, 6);
+    // A valid chain written elsewhere by the real writer, moved over the log.
+    const other = tempDir();
+    await writeLog(join(other, 'audit.jsonl'), 3);
+    renameSync(join(other, 'audit.jsonl'), path);
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', path], io)).toBe(1);
+    expect(io.out()).toContain(`BROKEN (truncated) at line 3 of ${path}`);
+    expect(io.out()).toContain('The log ends at seq 2, but the head');
+    expect(io.out()).toContain('or the log was replaced');
+    const chainOnly = testIO(dir, dir);
+    expect(await run(['audit', 'verify', '--no-head', path], chainOnly)).toBe(0);
+    expect(chainOnly.out()).toContain('note: The end of the chain was not checked against a head');
+  });
+
+  it('a log whose head is gone is not "intact"', async () => {
+    const dir = tempDir();
+    await writeLog(join(dir, 'audit.jsonl'), 2);
+    rmSync(headsFor(dir), { recursive: true });
+    const io = testIO(dir, dir);
+    expect(await run(['audit', 'verify', dir], io)).toBe(1);
+    expect(io.out()).toContain('BROKEN (head-missing)');
+    expect(io.out()).toContain('the head was deleted, or this log was written before Airlock kept heads');
+  });
+
   it('exit 2 when there is nothing to verify, with a next step', async () => {
     const dir = tempDir();
     const io = testIO(dir, dir);
@@ -97,7 +136,7 @@ describe('airlock audit tail', () => {
   it('without a file: this project\'s log in the state folder; a settings "path" option wins', async () => {
     const home = tempDir();
     const project = tempDir();
-    await writeLog(defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home }), 2);
+    await writeLog(defaultAuditPath(project, { env: { XDG_STATE_HOME: join(home, '.state') }, home }), 2, { home });
     const io = testIO(project, home);
     expect(await run(['audit', 'tail'], io)).toBe(0);
     expect(io.out().trimEnd().split('\n')).toHaveLength(2);

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Small helpers for the JSON-like values that cross the kernel boundary: arguments from a model,
  * results from a tool. Tool arguments are plain JSON, so a hand-written clone is ~10× cheaper
@@ -53,15 +55,37 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-/** One line of JSON for messages: never throws, never huge. */
-export function previewJson(value: unknown, maxChars = 2000): string {
+/**
+ * How much of one string a text for the model (a denial, an invalid-arguments message) may echo.
+ * The audit log keeps the same amount of each string it records (extensions/audit-log/src/bound.ts):
+ * a 2 MB command must not become a 2 MB result, yet the model must still recognise its call.
+ */
+export const ECHO_KEEP_CHARS = 2048;
+
+/**
+ * `text` itself when it is short, else its first `keep` characters and a note with the full
+ * length and the SHA-256 of the whole, so the cut text still identifies what was sent.
+ *
+ * @example cutForEcho('x'.repeat(5000)) // the first 2,048 x, then '… [cut: 5000 characters in all, sha256 <64 hex digits>]'
+ */
+export function cutForEcho(text: string, keep = ECHO_KEEP_CHARS): string {
+  if (text.length <= keep) return text;
+  return `${text.slice(0, keep)}… [cut: ${text.length} characters in all, sha256 ${createHash('sha256').update(text).digest('hex')}]`;
+}
+
+/**
+ * JSON for messages: never throws, never huge. Each long string is cut first (so the other
+ * arguments stay visible and the work stays proportional to what is shown), then the whole text
+ * if it is still longer than `maxChars`; every cut names the length and SHA-256 of what it cut.
+ */
+export function previewJson(value: unknown, maxChars = 2 * ECHO_KEEP_CHARS): string {
   let text: string;
   try {
-    text = JSON.stringify(value, null, 2) ?? String(value);
+    text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? cutForEcho(item) : item), 2) ?? String(value);
   } catch {
     text = String(value);
   }
-  return text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+  return cutForEcho(text, maxChars);
 }
 
 export function errorMessage(error: unknown): string {

@@ -23,8 +23,9 @@ export function registerAudit(program: Command, io: IO, done: (code: number) => 
     .command('verify')
     .description("check the hash chain and report the first broken link (exit 1); default: this project's log folder")
     .argument('[target]', 'an audit log file, or a folder: every rotated set in it, oldest file first')
-    .action(async (target: string | undefined, _opts: unknown, cmd: Command) =>
-      done(await auditVerifyCommand(target === undefined ? {} : { target }, globals(cmd), io)),
+    .option('--no-head', 'check the chain only, not whether it ends where its head says (a copied or archived log)')
+    .action(async (target: string | undefined, opts: { head: boolean }, cmd: Command) =>
+      done(await auditVerifyCommand({ ...(target === undefined ? {} : { target }), head: opts.head }, globals(cmd), io)),
     );
   audit
     .command('tail')
@@ -39,13 +40,16 @@ export function registerAudit(program: Command, io: IO, done: (code: number) => 
 
 /**
  * `airlock audit verify [target]`: check the hash chain of a log file, or of every rotated set in a
- * folder, and report the first broken link. Exit 0 when intact, 1 when broken, 2 when there is
- * nothing to check.
+ * folder, and that each chain ends where its head (kept in the user's state folder) says; report
+ * the first broken link. Exit 0 when intact, 1 when broken, 2 when there is nothing to check.
+ * `head: false` (`--no-head`) checks the chain alone.
  */
-export async function auditVerifyCommand(o: { target?: string }, g: GlobalOptions, io: IO): Promise<number> {
+export async function auditVerifyCommand(o: { target?: string; head?: boolean }, g: GlobalOptions, io: IO): Promise<number> {
   // Without a target: this project's folder, so the whole rotated set is checked in order.
   const target = o.target === undefined ? dirname(await projectLog(g, io)) : resolve(cwdOf(g, io), o.target);
-  const results = (await auditLog()).verifyAuditLog(target);
+  const reader = await auditLog();
+  const heads = reader.headsDir({ env: io.env, home: io.env.HOME ?? homedir() });
+  const results = reader.verifyAuditLog(target, o.head === false ? {} : { headsDir: heads });
   const reports: VerifyReport[] = [];
   for (const result of results) {
     if (result.kind === 'unreadable') throw new UsageError(result.message, result.fix);
@@ -86,10 +90,11 @@ function describe(report: VerifyReport): string {
   const files = report.files.length === 1 ? report.files[0]!.path : `${report.files.length} files (${report.files.map((f) => f.path).join(', ')})`;
   const notes = report.notes.map((n) => `  note: ${n}\n`).join('');
   if (report.broken === undefined) {
-    return `intact: ${report.records} records in ${files}; chain from ${report.anchor}, head ${report.head ?? '(empty)'}\n${notes}`;
+    const checked = report.headFile === undefined ? '' : `; ends where its head says (${report.headFile})`;
+    return `intact: ${report.records} records in ${files}; chain from ${report.anchor}, head ${report.head ?? '(empty)'}${checked}\n${notes}`;
   }
   const b = report.broken;
-  return `BROKEN (${b.kind}) at line ${b.line} of ${b.file}:\n  ${b.message}\n${notes}`;
+  return `BROKEN (${b.kind}) at ${b.line === undefined ? '' : `line ${b.line} of `}${b.file}:\n  ${b.message}\n${notes}`;
 }
 
 function cwdOf(g: GlobalOptions, io: IO): string {

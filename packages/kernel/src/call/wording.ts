@@ -1,6 +1,6 @@
 import type { Vote } from '../contract/hooks.js';
 import type { Outcome } from '../contract/outcome.js';
-import { previewJson } from '../values.js';
+import { cutForEcho, previewJson } from '../values.js';
 
 /**
  * Every sentence the model reads about a call that did not simply succeed, in one place and in
@@ -11,10 +11,12 @@ import { previewJson } from '../values.js';
 // ─── not_found ─────────────────────────────────────────────────────────────────────────────
 
 const MAX_LISTED = 40;
+/** A tool name is short; a longer one is shown cut, with its length and hash. */
+const MAX_NAME_SHOWN = 80;
 
 export function notFound(name: string, unavailableBecause: string | undefined, closest: readonly string[], enabled: readonly string[]): string {
   // The name comes from the model and may be anything, of any length.
-  const shown = name.length === 0 ? '(no name given)' : JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+  const shown = name.length === 0 ? '(no name given)' : JSON.stringify(cutForEcho(name, MAX_NAME_SHOWN));
   const lines = [unavailableBecause === undefined ? `Tool ${shown} not found.` : `Tool ${shown} is not available in this session: ${unavailableBecause}`];
   if (closest.length > 0) lines.push(`Did you mean: ${closest.join(', ')}?`);
   if (enabled.length === 0) lines.push('No tools are enabled in this session; answer without tools.');
@@ -30,7 +32,7 @@ export function notFound(name: string, unavailableBecause: string | undefined, c
 export function invalidArguments(tool: string, problems: readonly string[], received: unknown): string {
   return [
     `Invalid arguments for tool "${tool}":`,
-    ...problems.map((p) => `  - ${p}`),
+    ...problems.map((p) => `  - ${cutForEcho(p)}`),
     '',
     'Received arguments:',
     previewJson(received),
@@ -40,11 +42,11 @@ export function invalidArguments(tool: string, problems: readonly string[], rece
 }
 
 export function argumentsNotJson(tool: string, why: string, received: unknown): string {
-  return `Invalid arguments for tool "${tool}": they are not valid JSON (${why}).\n\nReceived arguments:\n${previewJson(received)}\n\nSend the arguments as a JSON object and call the tool again.`;
+  return `Invalid arguments for tool "${tool}": they are not valid JSON (${cutForEcho(why)}).\n\nReceived arguments:\n${previewJson(received)}\n\nSend the arguments as a JSON object and call the tool again.`;
 }
 
 export function argumentsUnreadable(tool: string, why: string, received: unknown): string {
-  return `Invalid arguments for tool "${tool}": they could not be read (${why}).\n\nReceived arguments:\n${previewJson(received)}\n\nFix the arguments and call the tool again.`;
+  return `Invalid arguments for tool "${tool}": they could not be read (${cutForEcho(why)}).\n\nReceived arguments:\n${previewJson(received)}\n\nFix the arguments and call the tool again.`;
 }
 
 /** A transform handler, not the model, produced arguments the schema rejects. */
@@ -52,7 +54,7 @@ export function invalidAfterTransform(tool: string, handlers: readonly string[],
   const by = handlers.map((h) => `"${h}"`).join(', ');
   return [
     `Invalid arguments for tool "${tool}" after the transform handler(s) ${by} changed them:`,
-    ...problems.map((p) => `  - ${p}`),
+    ...problems.map((p) => `  - ${cutForEcho(p)}`),
     '',
     'Arguments after the change:',
     previewJson(args),
@@ -64,11 +66,19 @@ export function invalidAfterTransform(tool: string, handlers: readonly string[],
 // ─── denied ────────────────────────────────────────────────────────────────────────────────
 
 function who(vote: Vote): string {
-  return vote.rule === undefined ? `handler "${vote.handler}"` : `rule "${vote.rule}" (${vote.handler})`;
+  return vote.rule === undefined ? `handler "${vote.handler}"` : `rule "${cutForEcho(vote.rule)}" (${vote.handler})`;
+}
+
+/**
+ * Reasons come from handlers and often quote the call (a whole command, a path): each is cut to
+ * the echo limit, so a huge argument never becomes a huge denial.
+ */
+function reasonOf(vote: Vote, fallback: string): string {
+  return `${cutForEcho(vote.reason ?? fallback)} [${who(vote)}]`;
 }
 
 export function deniedByPolicy(tool: string, votes: readonly Vote[]): string {
-  const reasons = votes.map((v) => `${v.reason ?? 'no reason given'} [${who(v)}]`);
+  const reasons = votes.map((v) => reasonOf(v, 'no reason given'));
   return (
     `Denied by policy: the call to "${tool}" was not run. ${reasons.length === 1 ? `Reason: ${reasons[0]}` : `Reasons: ${reasons.join('; ')}`}. ` +
     'Do not retry the same call; choose another approach, or ask the user to change the policy.'
@@ -76,7 +86,7 @@ export function deniedByPolicy(tool: string, votes: readonly Vote[]): string {
 }
 
 export function noApprover(tool: string, asks: readonly Vote[]): string {
-  const reasons = asks.map((v) => `${v.reason ?? 'approval required'} [${who(v)}]`).join('; ');
+  const reasons = asks.map((v) => reasonOf(v, 'approval required')).join('; ');
   return (
     `Not run: the call to "${tool}" needs approval (${reasons}), and no approver is available (non-interactive mode). ` +
     'Ask the user to allow it (for example with an allow rule in the settings), or choose another approach.'
@@ -85,12 +95,12 @@ export function noApprover(tool: string, asks: readonly Vote[]): string {
 
 export function deniedByApprover(by: string | undefined, reason: string | undefined): string {
   const whom = by === undefined ? 'the approver' : by === 'user' ? 'the user' : by;
-  return `Denied by ${whom}${reason ? `: ${reason}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`;
+  return `Denied by ${cutForEcho(whom)}${reason ? `: ${cutForEcho(reason)}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`;
 }
 
 export function handlerFailedClosed(phase: string, handler: string, why: string): string {
   return (
-    `Not run: the ${phase} handler "${handler}" failed (${why}), and it fails closed, so the call was blocked. ` +
+    `Not run: the ${phase} handler "${handler}" failed (${cutForEcho(why)}), and it fails closed, so the call was blocked. ` +
     'Retrying will not help until that handler is fixed; tell the user.'
   );
 }
@@ -123,7 +133,7 @@ export function malformedResult(tool: string, what: string): string {
 }
 
 export function resourcesThrew(why: string): string {
-  return `Not run: could not work out what the call touches (the tool's resources() threw: ${why}).`;
+  return `Not run: could not work out what the call touches (the tool's resources() threw: ${cutForEcho(why)}).`;
 }
 
 export function resourcesMalformed(tool: string): string {
@@ -132,9 +142,9 @@ export function resourcesMalformed(tool: string): string {
 
 export function withheld(outcome: Outcome, handler: string, why: string): string {
   const ran = outcome === 'ok' ? 'The call ran, but its' : `The call ended as "${outcome}" and its`;
-  return `${ran} output is withheld: the redaction handler "${handler}" failed (${why}), so nothing from it may be shown. Tell the user.`;
+  return `${ran} output is withheld: the redaction handler "${handler}" failed (${cutForEcho(why)}), so nothing from it may be shown. Tell the user.`;
 }
 
 export function internalError(doing: string, tool: string, why: string): string {
-  return `Internal error in Airlock while ${doing} the call to "${tool}": ${why}. This is a bug in Airlock or a host component, not in your call; tell the user.`;
+  return `Internal error in Airlock while ${doing} the call to "${tool}": ${cutForEcho(why)}. This is a bug in Airlock or a host component, not in your call; tell the user.`;
 }
