@@ -14,6 +14,56 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/**
+ * How deeply objects and arrays may nest in a value that crosses the kernel boundary: a model's
+ * arguments, a tool's result. Real tool parameters nest a handful of levels (the deepest built-in
+ * schema has 3), so 100 is generous; it is also far below the ~2,000 levels at which the
+ * recursive walks behind the boundary (clone, freeze, equality, JSON.stringify in events, audit
+ * records and redaction) would run out of stack, even several walks deep.
+ */
+export const MAX_VALUE_DEPTH = 100;
+
+/**
+ * True when objects and arrays in `value` nest more than `limit` levels deep (`{}` is one level,
+ * `{a: []}` two), or refer to themselves. Iterative, so it is safe on any value: it is the check
+ * that lets every recursive walk behind it assume a bounded depth. A shared object is walked again
+ * only when reached at a greater depth, so a value built from shared parts costs at most
+ * `limit` visits per object.
+ *
+ * @example
+ * nestsDeeperThan(JSON.parse('[[[1]]]'), 2) // true
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  let deepest: Map<object, number> | undefined;
+  let visits = 0;
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    // A tree (all JSON is one) never meets an object twice; only a big value pays for the map,
+    // which keeps a value made of shared parts from costing 2^limit visits.
+    if (++visits > 1024) {
+      deepest ??= new Map();
+      const seen = deepest.get(node);
+      if (seen !== undefined && seen >= depth) continue;
+      deepest.set(node, depth);
+    }
+    if (ArrayBuffer.isView(node)) continue;
+    const items: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < items.length; i++) {
+      const child = items[i];
+      if (child !== null && typeof child === 'object') {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 /** Deep copy of plain objects and arrays; anything else (Date, Map, class instances) via structuredClone. */
 export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
@@ -55,6 +105,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /** One line of JSON for messages: never throws, never huge. */
 export function previewJson(value: unknown, maxChars = 2000): string {
+  if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `(not shown: nests deeper than ${MAX_VALUE_DEPTH} levels)`;
   let text: string;
   try {
     text = JSON.stringify(value, null, 2) ?? String(value);

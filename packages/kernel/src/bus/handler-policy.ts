@@ -5,7 +5,7 @@ import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks
 import type { CallState, ResultDraft } from '../call/state.js';
 import { isStopped, stop } from '../call/state.js';
 import { abortedBeforeStart, handlerFailedClosed, withheld } from '../call/wording.js';
-import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual } from '../values.js';
+import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import type { DeadlineQueue } from './deadlines.js';
 import { isEffect } from './votes.js';
 import { toolCallView, toolResultView } from './views.js';
@@ -174,7 +174,7 @@ function fail(handler: ResolvedHandler, state: CallState, error: unknown, timedO
   if (handler.hook === 'tool_call') {
     stop(state, 'denied', handlerFailedClosed(handler.phase, handler.name, why), { kind: 'handler-failure', handler: handler.name, phase: handler.phase });
   } else if (handler.phase === 'redact') {
-    withhold(state, handler, why);
+    withhold(state, handler, timedOut);
   }
 }
 
@@ -202,12 +202,21 @@ function frozenHint(error: unknown): string {
     : '';
 }
 
-function withhold(state: CallState, handler: ResolvedHandler, why: string): void {
+/**
+ * A redactor failed: nothing it was meant to scrub may go on, so content and details go. A call
+ * that ran becomes `error` (the model must not take "withheld" for a success); any other outcome
+ * already says the call did not succeed, and stays.
+ */
+function withhold(state: CallState, handler: ResolvedHandler, timedOut: boolean): void {
   const result = state.result!;
+  // Not the handler's error message: one about the text it failed on may quote that text
+  // (JSON.parse does). The full error goes to the hook_failure event for people.
+  const why = timedOut ? `no answer within ${handler.timeoutMs} ms` : 'it threw or returned a malformed patch';
   result.content = deepFreeze([{ type: 'text', text: withheld(result.outcome, handler.name, why) }]);
   result.details = undefined;
   result.isError = true;
-  result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError'] });
+  if (result.outcome === 'ok') result.outcome = 'error';
+  result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError', 'outcome'] });
 }
 
 function abortedText(state: CallState): string {
@@ -229,6 +238,7 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
       if (!isPlainObject(value)) {
         return `it returned ${describe(value)}; a transform handler returns the new arguments object, or undefined to keep them`;
       }
+      if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned arguments nested deeper than ${MAX_VALUE_DEPTH} levels`;
       const before = state.args!;
       if (value === before || jsonEqual(before, value)) return undefined;
       const after = deepFreeze(cloneValue(value));
@@ -313,6 +323,7 @@ function checkPatch(value: unknown, fields: readonly string[]): ResultPatch | st
   if (value === undefined) return undefined;
   const expected = `{${fields.map((f) => `${f}?`).join(', ')}}, or undefined to keep the result`;
   if (!isPlainObject(value)) return `it returned ${describe(value)}; expected ${expected}`;
+  if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned a patch nested deeper than ${MAX_VALUE_DEPTH} levels`;
   const extra = Object.keys(value).filter((k) => !fields.includes(k));
   if (extra.length > 0) return `it returned the field(s) ${extra.join(', ')}, which this phase may not change; expected ${expected}`;
   if ('content' in value && !ContentArray.Check(value.content)) {
