@@ -45,6 +45,8 @@ export interface OpenHostOptions {
   ui?: ToolUI;
   /** Airlock's own extension packages compiled into the caller (the CLI bundle): no jiti for them. */
   bundled?: BundledExtensions;
+  /** An extension whose setup takes longer fails to load (default 10,000 ms; 0 = no limit). */
+  setupTimeoutMs?: number;
 }
 
 /** A problem worth telling the user about, from any step of opening the host. */
@@ -180,6 +182,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     cwd: options.cwd,
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
+    ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
     rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
@@ -218,10 +221,10 @@ function blockedFrom(b: NonNullable<LoadExtensionsResult['blocked']>): HostBlock
 
 /** The blocked state in words for the model, which reads it in every refused call's result. */
 function refusalFor(b: HostBlocked): Refusal {
-  const which = b.extensions.length === 1 ? `the policy extension "${b.extension}"` : `the policy extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
+  const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
   const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
   return {
-    reason: `${which} failed to load (${first}${b.reason}), and Airlock fails closed rather than run calls without the checks it provides`,
+    reason: `${which} failed to load (${first}${b.reason}); the settings count on ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks, and Airlock fails closed rather than run calls without them`,
     fix: b.fix,
   };
 }

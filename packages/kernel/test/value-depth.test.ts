@@ -164,7 +164,7 @@ describe('a tool whose result nests too deep', () => {
     k.registry.register(deepDetails, { source: 'sdk' });
     const observed: unknown[] = [];
     k.on('tool_result', (e) => void observed.push(JSON.stringify(e.details) ?? 'none'), { name: 'audit/see', phase: 'observe' });
-    k.on('tool_result', (e) => ({ content: e.content }), { name: 'scrub/all', phase: 'redact' });
+    k.on('tool_result', (e) => ({ content: [...e.content] }), { name: 'scrub/all', phase: 'redact' });
     const events: KernelEvent[] = [];
     const msg = await k.executeToolCall({ id: 'c', name: 'deep', arguments: { levels: 100_000 } }, { onEvent: (e) => void events.push(e) });
     expect(msg.outcome).toBe('error');

@@ -116,7 +116,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
 
   const diagnostics: Diagnostic[] = [];
   const records: ExtensionRecord[] = [];
-  const failedPolicy: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[] = [];
+  const failedPolicy: PolicyFailure[] = [];
   const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
 
   // Resolve everything first (reading files only, no extension code): de-duplication and the
@@ -151,7 +151,10 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     if (!result.ok) {
       record.status = result.diagnostic.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED' ? 'not-installed' : 'failed';
       diagnostics.push(result.diagnostic);
-      if (record.status === 'failed' && record.policy) failedPolicy.push({ record, diagnostic: result.diagnostic, entry });
+      // Not found, or no manifest to read: it may be the policy the settings count on (an
+      // uninstalled guard looks exactly like this), and nothing says otherwise, so it blocks.
+      const unknown = !record.policy && record.kernelRange === undefined && entry.layer !== 'defaults';
+      if (record.status === 'failed' && (record.policy || unknown)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
       return;
     }
     toLoad.push({ index, resolved: result.resolved });
@@ -192,7 +195,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
-    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry });
+    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
   }
 
   const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
@@ -283,11 +286,21 @@ function dedupe(
   return toLoad.filter((item) => keep.has(item));
 }
 
-function blockedBy(failures: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[]): Blocked {
+/** A listed extension that failed and is (or, `unknown`, may be) a policy extension. */
+interface PolicyFailure {
+  record: ExtensionRecord;
+  diagnostic: Diagnostic;
+  entry: ExtensionEntry;
+  /** It could not be found or read, so whether it is a policy extension is unknown. */
+  unknown: boolean;
+}
+
+function blockedBy(failures: PolicyFailure[]): Blocked {
   const first = failures[0]!;
   const where = (e: ExtensionEntry) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
   const lines = failures.map(
-    (f) => `- "${f.record.name}" (${f.diagnostic.code}): ${f.diagnostic.message.split('\n')[0]}`,
+    (f) =>
+      `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,
   );
   const reason = first.diagnostic.message.split('\n')[0] ?? first.diagnostic.code;
   const fix =
