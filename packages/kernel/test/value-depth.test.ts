@@ -177,6 +177,18 @@ describe('a tool whose result nests too deep', () => {
     expect(() => JSON.stringify(msg)).not.toThrow();
   });
 
+  it('a deep value in another field (usage) is caught too: error, and the message serialises', async () => {
+    const k = kernel();
+    k.registry.register(
+      defineTool({ ...store, execute: async () => ({ content: [{ type: 'text', text: 'x' }], usage: { input: 1, output: 1, extra: nestedObject(50_000) } as never }) }),
+      { source: 'sdk' },
+    );
+    const msg = await k.executeToolCall({ id: 'c', name: 'store', arguments: { data: 1 } });
+    expect(msg.outcome).toBe('error');
+    expect(msg.usage).toBeUndefined();
+    expect(() => JSON.stringify(msg)).not.toThrow();
+  });
+
   it('details of ordinary depth pass through unchanged', async () => {
     const k = kernel({ updateThrottleMs: 0 });
     k.registry.register(deepDetails, { source: 'sdk' });

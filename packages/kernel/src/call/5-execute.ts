@@ -98,9 +98,10 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
     return;
   }
   const result = value as AgentToolResult;
-  // Everything after this point (freezing, redaction, audit, the JSON of events) walks the result.
-  if (nestsDeeperThan(result.content, MAX_VALUE_DEPTH) || nestsDeeperThan(result.details, MAX_VALUE_DEPTH)) {
-    state.result = failure('error', malformedResult(state.call.name, `its content or details nest deeper than ${MAX_VALUE_DEPTH} levels`));
+  // Everything after this point (freezing, redaction, audit, the JSON of events) walks the result;
+  // the whole of it is checked (+1 for the result object), so extra fields cannot slip past.
+  if (nestsDeeperThan(result, MAX_VALUE_DEPTH + 1)) {
+    state.result = failure('error', malformedResult(state.call.name, `its details (or another field) nest deeper than ${MAX_VALUE_DEPTH} levels`));
     return;
   }
   state.result = {

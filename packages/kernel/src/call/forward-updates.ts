@@ -43,7 +43,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
     lastSent = performance.now();
     // Checked here, not in push: a tool may change a pending partial until its timer fires. One too
     // deep to clone, redact and serialise is dropped (the final result is checked on its own).
-    if (nestsDeeperThan(partial.content, MAX_VALUE_DEPTH) || nestsDeeperThan(partial.details, MAX_VALUE_DEPTH)) return;
+    if (nestsDeeperThan(partial, MAX_VALUE_DEPTH + 1)) return;
     const snapshot = { content: deepFreeze(cloneValue(partial.content)), details: deepFreeze(cloneValue(partial.details)) };
     if (!bus.hasRedactors()) {
       emit(snapshot);
