@@ -5,7 +5,6 @@ import {
   type Kernel,
   type KernelBatchOptions,
   type Logger,
-  type Refusal,
   type RuleStore,
   type ToolCall,
   type ToolResultMessage,
@@ -186,9 +185,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
-  // In the kernel, before the host is handed out: every way of running a call passes there.
+  // loadExtensions has already made the kernel refuse every call (see there); this is for people.
   const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
-  if (blocked !== undefined) kernel.refuseAll(refusalFor(blocked));
 
   const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
   for (const d of selection.diagnostics) diagnostics.push({ code: d.code, severity: 'warning', message: d.message });
@@ -217,16 +215,6 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
 
 function blockedFrom(b: NonNullable<LoadExtensionsResult['blocked']>): HostBlocked {
   return { message: b.message, fix: b.fix, extension: b.extension, extensions: [...b.extensions], reason: b.reason };
-}
-
-/** The blocked state in words for the model, which reads it in every refused call's result. */
-function refusalFor(b: HostBlocked): Refusal {
-  const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
-  const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
-  return {
-    reason: `${which} failed to load (${first}${b.reason}); the settings count on ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks, and Airlock fails closed rather than run calls without them`,
-    fix: b.fix,
-  };
 }
 
 function cliLayer(flags: HostFlags): SettingsLayer {

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolResultMessage } from '@airlock/kernel';
-import { openHost, type Host } from '../src/index.js';
-import { removeTempDirs, tempDir, writePackage } from './extensions/fixtures.js';
+import { createKernel, type ToolResultMessage } from '@airlock/kernel';
+import { loadExtensions, openHost, type Host } from '../src/index.js';
+import { entry, removeTempDirs, tempDir, writePackage } from './extensions/fixtures.js';
 
 /**
  * Fail closed through the library, as an SDK user (or a future RPC/MCP server) calls it: a host
@@ -164,6 +164,22 @@ describe('a policy extension that failed to load: every call on every entry poin
     const m = await host.execute({ id: '1', name: 'mark', arguments: { file: join(w.project, 'ok.txt') } });
     expect(m.outcome).toBe('ok');
     expect(readFileSync(join(w.project, 'ok.txt'), 'utf8')).toBe('ran');
+  });
+});
+
+describe('an SDK user composing createKernel and loadExtensions', () => {
+  it('the kernel refuses every call once loadExtensions reports blocked, without the caller checking', async () => {
+    const w = world();
+    const guard = w.policy('guard', `setup() { throw new Error('rules file is corrupt'); }`);
+    const kernel = createKernel({ cwd: w.project, spill: { dir: join(w.root, 'spill') } });
+    const result = await loadExtensions({ entries: [entry(w.marker, w.root), entry(guard, w.root)], kernel, trust: { trusted: false }, defaults: false, cwd: w.project });
+    expect(result.blocked?.extension).toBe('guard');
+    const file = join(w.project, 'sdk.txt');
+    const m = await kernel.executeToolCall({ id: 's', name: 'mark', arguments: { file } });
+    expect(m.outcome).toBe('denied');
+    expect(text(m)).toContain('rules file is corrupt');
+    expect(existsSync(file)).toBe(false);
+    await kernel.dispose();
   });
 });
 

@@ -146,6 +146,30 @@ describe('arguments nested too deep end as invalid, with a message about depth',
   });
 });
 
+describe('other values a walk would meet: resources, approvals', () => {
+  it('resources() with a deep extra field: the call ends as error (the tool declared them badly), not an internal error', async () => {
+    const k = kernel();
+    k.registry.register(defineTool({ ...store, resources: () => [{ kind: 'fs.read', path: 'a', extra: nestedObject(50_000) } as never] }), { source: 'sdk' });
+    const events: KernelEvent[] = [];
+    const msg = await k.executeToolCall({ id: 'c', name: 'store', arguments: { data: 1 } }, { onEvent: (e) => void events.push(e) });
+    expect(msg.outcome).toBe('error');
+    expect(text(msg)).toContain('declared its resources in a shape policy cannot read');
+    everyEventSerialises(events);
+  });
+
+  it('an approver answering with a non-string `by` fails closed (denied), and the decision event serialises', async () => {
+    const k = kernel();
+    k.registry.register(store, { source: 'sdk' });
+    k.on('tool_call', () => ({ effect: 'ask' }), { name: 'p/ask', phase: 'authorize' });
+    k.on('tool_call', () => ({ effect: 'allow', by: nestedObject(50_000) }) as never, { name: 'p/approve', phase: 'approve' });
+    const events: KernelEvent[] = [];
+    const msg = await k.executeToolCall({ id: 'c', name: 'store', arguments: { data: 1 } }, { onEvent: (e) => void events.push(e) });
+    expect(msg.outcome).toBe('denied');
+    expect(text(msg)).toContain('p/approve');
+    everyEventSerialises(events);
+  });
+});
+
 describe('a tool whose result nests too deep', () => {
   const deepDetails = defineTool({
     name: 'deep',

@@ -1,4 +1,4 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -23,7 +23,8 @@ import {
  *   compatibility → import → export → options → setup (rolled back on failure)
  *
  * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
- * declared in its manifest) fails, `blocked` says no tool may run, and how to fix it.
+ * declared in its manifest) fails, or a listed one cannot be found or read at all, `blocked` says
+ * no tool may run and how to fix it, and the kernel is told to refuse every call (refuseAll).
  */
 
 export interface LoadExtensionsOptions {
@@ -77,7 +78,7 @@ export interface LoadExtensionsResult {
   /** Every entry, loaded or not, in settings order: what `airlock extensions` lists. */
   extensions: ExtensionRecord[];
   diagnostics: Diagnostic[];
-  /** Set when a policy extension failed: the host must refuse every tool call. */
+  /** Set when a policy extension failed: the kernel then refuses every tool call. */
   blocked?: Blocked;
   /** What extensions registered with `api.onEvent`, in load order. */
   listeners: ExtensionListener[];
@@ -97,7 +98,7 @@ export interface LoadExtensionsResult {
  *   entries: s.extensionsListed ? s.extensions : undefined, // untrusted project entries are filtered (and reported) here
  *   kernel, trust, ui, log, settings: s.settings, cwd,
  * });
- * if (result.blocked) { console.error(result.blocked.message); process.exit(2); }
+ * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
  * await kernel.executeBatch(calls, { onEvent: result.emit });
  */
 export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
@@ -200,6 +201,9 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
 
   const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
   const blocked = failedPolicy.length > 0 ? blockedBy(failedPolicy) : undefined;
+  // The kernel itself refuses from now on, so whoever runs calls on it (openHost's execute and
+  // batch, an SDK user who called loadExtensions, a server) cannot forget to check `blocked`.
+  if (blocked !== undefined) options.kernel.refuseAll(refusalFor(blocked));
   return {
     loaded,
     extensions: records,
@@ -311,6 +315,16 @@ function blockedBy(failures: PolicyFailure[]): Blocked {
     'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.\n' +
     `${lines.join('\n')}\nFix: ${fix}`;
   return { extension: first.record.name, extensions: failures.map((f) => f.record.name), code: first.diagnostic.code, reason, fix, message };
+}
+
+/** The blocked state in words for the model, which reads it in every refused call's result. */
+function refusalFor(b: Blocked): Refusal {
+  const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
+  const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
+  return {
+    reason: `${which} failed to load (${first}${b.reason}); the settings count on ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks, and Airlock fails closed rather than run calls without them`,
+    fix: b.fix,
+  };
 }
 
 function fanOut(listeners: readonly ExtensionListener[], log: Logger): EventSink {

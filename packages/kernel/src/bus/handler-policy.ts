@@ -259,7 +259,7 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
     },
     approve(state, value, handler) {
       if (value === undefined) return undefined;
-      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason)) {
+      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason) || !optionalString(value.by)) {
         return `it returned ${describe(value)}; an approve handler returns {effect: "allow" | "deny", reason?, by?, scope?}, or undefined to pass`;
       }
       const scope = value.scope;
