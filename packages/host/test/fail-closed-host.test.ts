@@ -97,7 +97,7 @@ async function callEveryWay(host: Host, file: (n: string) => string): Promise<To
 }
 
 describe('a policy extension that failed to load: every call on every entry point is refused', () => {
-  const cases: { title: string; make: (w: ReturnType<typeof world>) => string; expectInReason: RegExp; options?: { setupTimeoutMs: number } }[] = [
+  const cases: { title: string; make: (w: ReturnType<typeof world>) => string; expectInReason: RegExp; expectInMessage?: string; options?: { setupTimeoutMs: number } }[] = [
     {
       title: 'its setup throws (after registering its handler)',
       make: (w) => w.policy('guard', `setup(api: any) { api.on('tool_call', () => undefined, { name: 'rules', phase: 'authorize' }); throw new Error('rules file is corrupt'); }`),
@@ -123,6 +123,7 @@ describe('a policy extension that failed to load: every call on every entry poin
       title: 'its package is not there at all (uninstalled: nothing says it is not a policy extension)',
       make: (w) => join(w.root, 'exts', 'guard'),
       expectInReason: /not found|does not exist|no such/i,
+      expectInMessage: 'an extension that may be a policy extension',
     },
   ];
 
@@ -133,6 +134,7 @@ describe('a policy extension that failed to load: every call on every entry poin
       expect(host.blocked).toBeDefined();
       expect(host.blocked!.extension).toMatch(/guard/);
       expect(host.blocked!.reason).toMatch(c.expectInReason);
+      expect(host.blocked!.message).toContain(c.expectInMessage ?? 'a policy extension failed to load');
 
       const results = await callEveryWay(host, (n) => join(w.project, `${n}.txt`));
       for (const m of results) {

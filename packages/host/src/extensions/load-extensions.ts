@@ -306,12 +306,20 @@ function blockedBy(failures: PolicyFailure[]): Blocked {
     (f) =>
       `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,
   );
-  const reason = first.diagnostic.message.split('\n')[0] ?? first.diagnostic.code;
+  // The first line, without a trailing "Looked in:" that announces lines left out here.
+  const reason = (first.diagnostic.message.split('\n')[0] ?? '').replace(/(?<=\.)\s*[^.]*:$/, '') || first.diagnostic.code;
   const fix =
     `${first.diagnostic.fix} Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.` +
     ' Run `airlock extensions` for every detail.';
+  const what = failures.every((f) => f.unknown)
+    ? failures.length === 1
+      ? 'an extension that may be a policy extension'
+      : `${failures.length} extensions that may be policy extensions`
+    : failures.length === 1
+      ? 'a policy extension'
+      : `${failures.length} policy extensions`;
   const message =
-    `No tool may run: ${failures.length === 1 ? 'a policy extension' : `${failures.length} policy extensions`} failed to load, ` +
+    `No tool may run: ${what} failed to load, ` +
     'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.\n' +
     `${lines.join('\n')}\nFix: ${fix}`;
   return { extension: first.record.name, extensions: failures.map((f) => f.record.name), code: first.diagnostic.code, reason, fix, message };
@@ -322,7 +330,7 @@ function refusalFor(b: Blocked): Refusal {
   const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
   const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
   return {
-    reason: `${which} failed to load (${first}${b.reason}); the settings count on ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks, and Airlock fails closed rather than run calls without them`,
+    reason: `${which} failed to load (${first}${b.reason}); the settings list ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks (authorize, approve, redact), and Airlock fails closed rather than run calls without them`,
     fix: b.fix,
   };
 }
