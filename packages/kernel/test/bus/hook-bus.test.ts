@@ -344,9 +344,23 @@ describe('failure modes and time limits', () => {
     expect(text(msg)).toContain('redaction failed');
     expect(observed).toEqual([{ outcome: 'error', content: expect.stringContaining('withheld'), details: undefined }]);
     expect(observed[0]!.content).not.toContain('SECRET123');
-    // People still learn what went wrong, from the failure event.
-    expect(of('hook_failure')[0]).toMatchObject({ handler: 'acme/scrub', phase: 'redact' });
+    // Observers learn which handler failed and how, but not the message that quotes the output.
+    expect(of('hook_failure')[0]).toMatchObject({ handler: 'acme/scrub', phase: 'redact', error: expect.stringContaining('SyntaxError') });
+    expect(JSON.stringify(of('hook_failure'))).not.toContain('SECRET123');
     expect(of('tool_execution_end')[0]!.result.outcome).toBe('error');
+  });
+
+  it('a redactor that returns the output itself instead of a patch: withheld, and the complaint does not quote it', async () => {
+    const kernel = testKernel();
+    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    kernel.registry.register(echo, { source: 'sdk' });
+    kernel.on('tool_result', (e) => (e.content[0] as { text: string }).text as never, { name: 'acme/scrub', phase: 'redact' });
+    const { events, sink } = collect();
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'ghp_SECRET456' } }, { onEvent: sink });
+    expect(msg.outcome).toBe('error');
+    expect(text(msg)).toContain('a string of 13 characters');
+    expect(JSON.stringify(msg)).not.toContain('SECRET456');
+    expect(JSON.stringify(events.filter((e) => e.type !== 'tool_execution_start'))).not.toContain('SECRET456');
   });
 
   it('a redactor that times out: outcome error, withheld, and the time limit named', async () => {
