@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, extensionPackage, HELLO, sandbox } from './harness.js';
 
 /** Settings that load the hello-tool example, with a greeting of its own. */
@@ -338,6 +339,7 @@ export default defineExtension({
 
   it('fail closed: when a policy extension fails to load, no tool runs, and the message says how to fix it', async () => {
     const s = sandbox();
+    onTestFinished(() => rm(s.base, { recursive: true, force: true }));
     const policy = extensionPackage(s, 'exts/guard', {
       name: 'guard',
       hooks: ['tool_call:authorize'],
@@ -352,11 +354,23 @@ export default {
 `,
     });
     s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: policy }] });
-    const call = await s.airlock(['call', 'hello', '{"name":"x"}']);
-    expect(call.code).toBe(2);
-    expect(call.stdout).toBe('');
-    expect(call.stderr).toContain('guard');
+    // The host refuses each call (the kernel does, whoever calls): a denied result, not a crash.
+    const call = await s.airlock(['--json', 'call', 'hello', '{"name":"x"}']);
+    expect(call.code).toBe(1);
+    const refused = json(call.stdout) as { outcome: string; content: { text: string }[] };
+    expect(refused.outcome).toBe('denied');
+    expect(refused.content[0]!.text).toContain('no tool may run in this session');
+    expect(refused.content[0]!.text).toContain('"guard"');
+    expect(refused.content[0]!.text).toContain('rules file is corrupt');
+    expect(call.stdout).not.toContain('Hello');
+    expect(call.stderr).toContain('No tool may run');
     expect(call.stderr).toContain('rules file is corrupt');
+    s.write('project/batch.json', [{ name: 'hello', arguments: { name: 'a' } }, { name: 'hello', arguments: { name: 'b' } }]);
+    const batch = await s.airlock(['--json', 'batch', 'batch.json']);
+    expect(batch.code).toBe(1);
+    const messages = json(batch.stdout) as { outcome: string; content: { text: string }[] }[];
+    expect(messages.map((m) => m.outcome)).toEqual(['denied', 'denied']);
+    for (const m of messages) expect(m.content[0]!.text).toContain('"guard"');
     const listing = await s.airlock(['extensions']);
     expect(listing.code).toBe(0);
     expect(listing.stdout).toContain('NO TOOL WILL RUN');
@@ -418,6 +432,24 @@ describe('fail closed at run time', () => {
     const message = json(r.stdout) as { outcome: string; content: { text: string }[] };
     expect(message.outcome).toBe('denied');
     expect(message.content[0]!.text).toMatch(/guard\/check.*(time|300 ms)/s);
+  });
+});
+
+describe('arguments nested too deep', () => {
+  it('airlock batch --events with 200,000 levels: that call is invalid with a message about depth, the next one runs, every line is JSON', async () => {
+    const s = sandbox();
+    onTestFinished(() => rm(s.base, { recursive: true, force: true }));
+    s.write('home/.config/airlock/settings.json', helloSettings);
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    s.write('project/deep.json', `[{"id":"deep","name":"hello","arguments":{"name":${deep}}},{"id":"flat","name":"hello","arguments":{"name":"Ada"}}]`);
+    const r = await s.airlock(['batch', '--events', 'deep.json']);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => json(l) as { role?: string; outcome?: string; toolCallId?: string; content?: { text: string }[] });
+    const results = lines.filter((l) => l.role === 'toolResult');
+    expect(results.map((m) => [m.toolCallId, m.outcome])).toEqual([['deep', 'invalid'], ['flat', 'ok']]);
+    expect(results[0]!.content![0]!.text).toContain('nest deeper than 100 levels');
+    expect(results[1]!.content![0]!.text).toBe('Ahoy, Ada!');
+    expect(r.stderr).not.toContain('Maximum call stack');
   });
 });
 

@@ -40,8 +40,3 @@ function splitList(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 }
-
-/** Tools must not run when a policy extension failed to load (fail closed). */
-export function refuseIfBlocked(host: Host): void {
-  if (host.blocked !== undefined) throw new UsageError(host.blocked.message, host.blocked.fix);
-}

@@ -44,6 +44,8 @@ export interface OpenHostOptions {
   ui?: ToolUI;
   /** Airlock's own extension packages compiled into the caller (the CLI bundle): no jiti for them. */
   bundled?: BundledExtensions;
+  /** An extension whose setup takes longer fails to load (default 10,000 ms; 0 = no limit). */
+  setupTimeoutMs?: number;
 }
 
 /** A problem worth telling the user about, from any step of opening the host. */
@@ -53,6 +55,18 @@ export interface HostDiagnostic {
   message: string;
   fix?: string;
   extension?: string;
+}
+
+/** Why an open host refuses every call. */
+export interface HostBlocked {
+  /** The whole explanation, for people. */
+  message: string;
+  fix: string;
+  /** The (first) policy extension that failed, and every one that did. */
+  extension: string;
+  extensions: string[];
+  /** What went wrong with the first one, in one line. */
+  reason: string;
 }
 
 /**
@@ -66,8 +80,12 @@ export interface Host {
   readonly extensions: LoadExtensionsResult;
   readonly selection: ToolSelection;
   readonly diagnostics: readonly HostDiagnostic[];
-  /** Set when a policy extension failed to load: no tool may run (fail closed). */
-  readonly blocked: { message: string; fix: string } | undefined;
+  /**
+   * Set when a policy extension failed to load: no tool may run (fail closed). The kernel itself
+   * refuses every call then (`execute`, `batch`, and `kernel` used directly): each gets a `denied`
+   * result naming the extension and the fix; this field is for telling people before any call.
+   */
+  readonly blocked: HostBlocked | undefined;
   execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
   batch(calls: readonly ToolCall[], options?: KernelBatchOptions): Promise<{ messages: ToolResultMessage[]; terminate: boolean }>;
   close(): Promise<void>;
@@ -76,11 +94,12 @@ export interface Host {
 /**
  * Open a host for a folder: settings (defaults, user, project, flags), project trust, the kernel
  * and its extensions. Throws a SettingsError when a settings file is invalid (nothing runs then);
- * every other problem is a diagnostic, and a failed policy extension sets `blocked`.
+ * every other problem is a diagnostic, and a failed policy extension sets `blocked` and makes the
+ * kernel refuse every call (outcome `denied`), whoever makes it.
  *
  * @example
  * const host = await openHost({ cwd: process.cwd(), interactive: process.stdin.isTTY === true });
- * if (host.blocked) throw new Error(host.blocked.message);
+ * if (host.blocked) console.error(host.blocked.message); // calls would be refused anyway
  * const result = await host.execute({ id: '1', name: 'read', arguments: { path: 'README.md' } });
  */
 export async function openHost(options: OpenHostOptions): Promise<Host> {
@@ -166,9 +185,12 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     cwd: options.cwd,
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
+    ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
     rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
+  // loadExtensions has already made the kernel refuse every call (see there); this is for people.
+  const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
 
   const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
   for (const d of selection.diagnostics) diagnostics.push({ code: d.code, severity: 'warning', message: d.message });
@@ -188,11 +210,15 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     extensions,
     selection,
     diagnostics,
-    blocked: extensions.blocked === undefined ? undefined : { message: extensions.blocked.message, fix: extensions.blocked.fix },
+    blocked,
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),
     close: () => kernel.dispose(),
   };
+}
+
+function blockedFrom(b: NonNullable<LoadExtensionsResult['blocked']>): HostBlocked {
+  return { message: b.message, fix: b.fix, extension: b.extension, extensions: [...b.extensions], reason: b.reason };
 }
 
 function cliLayer(flags: HostFlags): SettingsLayer {

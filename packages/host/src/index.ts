@@ -38,5 +38,5 @@ export {
 } from './extensions/index.js';
 export * from './trust/index.js';
 export * from './ui/index.js';
-export { openHost, type Host, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
+export { openHost, type Host, type HostBlocked, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
 export { createImageResizer, resizeNote } from './images/resize.js';

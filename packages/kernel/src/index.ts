@@ -63,6 +63,8 @@ export type { HandlerInfo } from './bus/hooks.js';
 // Running calls.
 export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type KernelBatchOptions, type KernelOptions } from './kernel.js';
 export type { BatchOptions, BatchResult } from './run-batch.js';
+export type { Refusal } from './run-tool-call.js';
+export { MAX_VALUE_DEPTH } from './values.js';
 
 // The registry and provider schemas.
 export {

@@ -13,7 +13,7 @@ import { createTruncationService } from './output/truncation-service.js';
 import { resolveLimits } from './output/truncate.js';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
 import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
-import type { KernelRuntime } from './run-tool-call.js';
+import type { KernelRuntime, Refusal } from './run-tool-call.js';
 
 /** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
 export const KERNEL_VERSION = '1.0.0';
@@ -129,6 +129,7 @@ export class Kernel {
         },
         spill: (text, o) => this.spillStore.spill(text, o),
       },
+      refusal: undefined,
       updateThrottleMs: options.updateThrottleMs ?? 100,
       graceMs: options.execution?.graceMs ?? 2000,
       // Spelled out rather than spread: a spread of a dozen keys per call was 7% of the kernel's time.
@@ -191,6 +192,30 @@ export class Kernel {
       maxConcurrency: options.maxConcurrency ?? this.#execution.maxConcurrency,
       timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
     });
+  }
+
+  /**
+   * Refuse every call from now on, for good: each one still gets a result (outcome `denied`,
+   * naming the reason and the fix) and passes the tool_result hook, so auditors see it, but no
+   * tool is looked up, no argument read, nothing run. A host calls this when a policy extension
+   * failed to load; every way of running calls (executeToolCall, executeBatch, anything built on
+   * them) goes through the check. The first refusal stands; later ones are ignored.
+   *
+   * @example
+   * kernel.refuseAll({ reason: 'the policy extension "guard" failed to load (rules file missing)', fix: 'Restore rules.json.' });
+   * (await kernel.executeToolCall({ id: '1', name: 'read', arguments: { path: 'a' } })).outcome; // 'denied'
+   */
+  refuseAll(refusal: Refusal): void {
+    if (this.#runtime.refusal !== undefined) return;
+    // A malformed refusal still refuses (fail closed), with words of the kernel's own.
+    const reason = typeof refusal?.reason === 'string' && refusal.reason !== '' ? refusal.reason : 'the host that runs Airlock refused every call';
+    const fix = typeof refusal?.fix === 'string' && refusal.fix !== '' ? refusal.fix : 'Check the host\'s diagnostics (`airlock extensions`).';
+    this.#runtime.refusal = Object.freeze({ reason, fix });
+  }
+
+  /** Why every call is refused, if it is (see refuseAll). */
+  get refusal(): Refusal | undefined {
+    return this.#runtime.refusal;
   }
 
   /** Remove this session's spill folder (full outputs the model was pointed to become unreadable). */

@@ -13,8 +13,8 @@ import { toResultMessage } from './call/8-result-message.js';
 import type { EventChannel } from './call/event-channel.js';
 import type { RunAbort } from './call/run-abort.js';
 import { type CallState, createCallState, isStopped, stop } from './call/state.js';
-import { abortedBeforeStart, internalError as internalErrorText, invalidArguments } from './call/wording.js';
-import { errorMessage } from './values.js';
+import { abortedBeforeStart, argumentsTooDeep, internalError as internalErrorText, invalidArguments, refusedAll } from './call/wording.js';
+import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './values.js';
 
 /**
  * One tool call, stage by stage. Start reading here.
@@ -35,7 +35,17 @@ export interface KernelRuntime {
   readonly updateThrottleMs: number;
   /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */
   readonly graceMs: number;
+  /** Set once by Kernel.refuseAll: every call from then on is denied before its tool is looked up. */
+  refusal: Refusal | undefined;
   contextFor(state: CallState): ToolContext;
+}
+
+/** Why a kernel refuses every call, worded for the model (see Kernel.refuseAll). */
+export interface Refusal {
+  /** What is wrong, as a clause: `the policy extension "guard" failed to load (…)`. */
+  readonly reason: string;
+  /** What the user can do about it. */
+  readonly fix: string;
 }
 
 /** What one run (a batch or a single call) shares among its calls. */
@@ -55,17 +65,24 @@ export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: Ru
 
 /** Stages 1–4: decide whether the call may run, and with which arguments. */
 export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
-  const state = createCallState(call, run.abort, run.events);
-  state.events.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
+  // Before anyone sees them (observers serialise the start event): arguments nested deeper than
+  // any walk behind this point may go are replaced by a note, and the call ends invalid below.
+  const tooDeep = nestsDeeperThan(call.arguments, MAX_VALUE_DEPTH);
+  const state = createCallState(tooDeep ? { id: call.id, name: call.name, arguments: previewJson(call.arguments) } : call, run.abort, run.events);
+  state.events.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: state.call.arguments });
   try {
+    // Checked here, where every call of every entry point passes, so no caller can forget it.
+    if (kernel.refusal !== undefined) stop(state, 'denied', refusedAll(call.name, kernel.refusal), { kind: 'kernel', reason: 'refused' });
     if (state.abort.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
     if (!isStopped(state)) findTool(state, run.selection);
+    if (tooDeep) stop(state, 'invalid', argumentsTooDeep(call.name, MAX_VALUE_DEPTH));
     if (isStopped(state)) return state;
     const prepared = prepareArguments(state);
     if (isStopped(state)) return state;
     const checked = validateArguments(state.tool!.tool.parameters, prepared);
     if (!checked.ok) {
-      stop(state, 'invalid', invalidArguments(call.name, checked.problems, call.arguments));
+      const text = checked.tooDeep ? argumentsTooDeep(call.name, MAX_VALUE_DEPTH) : invalidArguments(call.name, checked.problems, call.arguments);
+      stop(state, 'invalid', text);
       return state;
     }
     state.args = state.proposedArgs = checked.value;

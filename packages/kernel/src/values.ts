@@ -16,6 +16,60 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/**
+ * How deeply objects and arrays may nest in a value that crosses the kernel boundary: a model's
+ * arguments, a tool's result. Real tool parameters nest a handful of levels (the deepest built-in
+ * schema has 3), so 100 is generous; it is also far below the ~2,000 levels at which the
+ * recursive walks behind the boundary (clone, freeze, equality, JSON.stringify in events, audit
+ * records and redaction) would run out of stack, even several walks deep.
+ */
+export const MAX_VALUE_DEPTH = 100;
+
+/**
+ * True when objects and arrays in `value` nest more than `limit` levels deep (`{}` is one level,
+ * `{a: []}` two), or refer to themselves. Iterative, so it is safe on any value: it is the check
+ * that lets every recursive walk behind it assume a bounded depth. A shared object is walked again
+ * only when reached at a greater depth, so a value built from shared parts costs at most
+ * `limit` visits per object.
+ *
+ * @example
+ * nestsDeeperThan(JSON.parse('[[[1]]]'), 2) // true
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  // Pairs (node, depth) on one array, and for-in rather than Object.values: no allocation per
+  // object, which halves the cost on the hot path (~0.1 µs for a typical call's arguments).
+  const stack: unknown[] = [value, 1];
+  let deepest: Map<object, number> | undefined;
+  let visits = 0;
+  while (stack.length > 0) {
+    const depth = stack.pop() as number;
+    const node = stack.pop() as Record<string, unknown>;
+    if (depth > limit) return true;
+    // A tree (all JSON is one) never meets an object twice; only a big value pays for the map,
+    // which keeps a value made of shared parts from costing 2^limit visits.
+    if (++visits > 1024) {
+      deepest ??= new Map();
+      const seen = deepest.get(node);
+      if (seen !== undefined && seen >= depth) continue;
+      deepest.set(node, depth);
+    }
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object') stack.push(child, depth + 1);
+      }
+    } else if (!ArrayBuffer.isView(node)) {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        const child = node[key];
+        if (child !== null && typeof child === 'object') stack.push(child, depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 /** Deep copy of plain objects and arrays; anything else (Date, Map, class instances) via structuredClone. */
 export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
@@ -79,6 +133,7 @@ export function cutForEcho(text: string, keep = ECHO_KEEP_CHARS): string {
  * if it is still longer than `maxChars`; every cut names the length and SHA-256 of what it cut.
  */
 export function previewJson(value: unknown, maxChars = 2 * ECHO_KEEP_CHARS): string {
+  if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `(not shown: nests deeper than ${MAX_VALUE_DEPTH} levels)`;
   let text: string;
   try {
     text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? cutForEcho(item) : item), 2) ?? String(value);

@@ -4,7 +4,7 @@ import type { KernelEvent, ToolCall } from '@airlock/kernel';
 import { formatContent, formatStatus } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { openSession, refuseIfBlocked } from '../session.js';
+import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
 
@@ -23,7 +23,6 @@ export async function batchCommand(a: BatchArgs, g: GlobalOptions, io: IO): Prom
   const host = await openSession(g, io);
   try {
     reportDiagnostics(host, io);
-    refuseIfBlocked(host);
     const line = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
     const { messages } = await withInterrupt((signal) =>
       host.batch(calls, { signal, ...(a.events ? { onEvent: (event: KernelEvent) => line(event) } : {}) }),

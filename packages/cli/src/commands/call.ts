@@ -3,7 +3,7 @@ import { formatContent, formatStatus } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import { readJsonArgument } from '../json-input.js';
 import type { GlobalOptions } from '../main.js';
-import { openSession, refuseIfBlocked } from '../session.js';
+import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
 
@@ -20,7 +20,6 @@ export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promis
   const host = await openSession(g, io);
   try {
     reportDiagnostics(host, io);
-    refuseIfBlocked(host);
     const started = performance.now();
     const message: ToolResultMessage = await withInterrupt((signal) =>
       host.execute({ id: a.id, name: a.tool, arguments: input }, { signal, ...(a.timeoutMs === undefined ? {} : { timeoutMs: a.timeoutMs }) }),

@@ -16,4 +16,6 @@ export function reportDiagnostics(host: Host, io: IO): void {
     const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${d.fix}\n` : '';
     io.stderr.write(`airlock: ${d.severity}: ${d.message}\n${fix}`);
   }
+  // The host refuses every call then; say why once, up front, rather than only in each result.
+  if (host.blocked !== undefined) io.stderr.write(`airlock: error: ${host.blocked.message}\n`);
 }

@@ -1,4 +1,4 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -23,7 +23,8 @@ import {
  *   compatibility → import → export → options → setup (rolled back on failure)
  *
  * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
- * declared in its manifest) fails, `blocked` says no tool may run, and how to fix it.
+ * declared in its manifest) fails, or a listed one cannot be found or read at all, `blocked` says
+ * no tool may run and how to fix it, and the kernel is told to refuse every call (refuseAll).
  */
 
 export interface LoadExtensionsOptions {
@@ -77,7 +78,7 @@ export interface LoadExtensionsResult {
   /** Every entry, loaded or not, in settings order: what `airlock extensions` lists. */
   extensions: ExtensionRecord[];
   diagnostics: Diagnostic[];
-  /** Set when a policy extension failed: the host must refuse every tool call. */
+  /** Set when a policy extension failed: the kernel then refuses every tool call. */
   blocked?: Blocked;
   /** What extensions registered with `api.onEvent`, in load order. */
   listeners: ExtensionListener[];
@@ -97,7 +98,7 @@ export interface LoadExtensionsResult {
  *   entries: s.extensionsListed ? s.extensions : undefined, // untrusted project entries are filtered (and reported) here
  *   kernel, trust, ui, log, settings: s.settings, cwd,
  * });
- * if (result.blocked) { console.error(result.blocked.message); process.exit(2); }
+ * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
  * await kernel.executeBatch(calls, { onEvent: result.emit });
  */
 export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
@@ -116,7 +117,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
 
   const diagnostics: Diagnostic[] = [];
   const records: ExtensionRecord[] = [];
-  const failedPolicy: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[] = [];
+  const failedPolicy: PolicyFailure[] = [];
   const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
 
   // Resolve everything first (reading files only, no extension code): de-duplication and the
@@ -151,7 +152,10 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     if (!result.ok) {
       record.status = result.diagnostic.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED' ? 'not-installed' : 'failed';
       diagnostics.push(result.diagnostic);
-      if (record.status === 'failed' && record.policy) failedPolicy.push({ record, diagnostic: result.diagnostic, entry });
+      // Not found, or no manifest to read: it may be the policy the settings count on (an
+      // uninstalled guard looks exactly like this), and nothing says otherwise, so it blocks.
+      const unknown = !record.policy && record.kernelRange === undefined && entry.layer !== 'defaults';
+      if (record.status === 'failed' && (record.policy || unknown)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
       return;
     }
     toLoad.push({ index, resolved: result.resolved });
@@ -193,11 +197,14 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
-    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry });
+    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
   }
 
   const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
   const blocked = failedPolicy.length > 0 ? blockedBy(failedPolicy) : undefined;
+  // The kernel itself refuses from now on, so whoever runs calls on it (openHost's execute and
+  // batch, an SDK user who called loadExtensions, a server) cannot forget to check `blocked`.
+  if (blocked !== undefined) options.kernel.refuseAll(refusalFor(blocked));
   return {
     loaded,
     extensions: records,
@@ -284,21 +291,49 @@ function dedupe(
   return toLoad.filter((item) => keep.has(item));
 }
 
-function blockedBy(failures: { record: ExtensionRecord; diagnostic: Diagnostic; entry: ExtensionEntry }[]): Blocked {
+/** A listed extension that failed and is (or, `unknown`, may be) a policy extension. */
+interface PolicyFailure {
+  record: ExtensionRecord;
+  diagnostic: Diagnostic;
+  entry: ExtensionEntry;
+  /** It could not be found or read, so whether it is a policy extension is unknown. */
+  unknown: boolean;
+}
+
+function blockedBy(failures: PolicyFailure[]): Blocked {
   const first = failures[0]!;
   const where = (e: ExtensionEntry) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
   const lines = failures.map(
-    (f) => `- "${f.record.name}" (${f.diagnostic.code}): ${f.diagnostic.message.split('\n')[0]}`,
+    (f) =>
+      `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,
   );
-  const reason = first.diagnostic.message.split('\n')[0] ?? first.diagnostic.code;
+  // The first line, without a trailing "Looked in:" that announces lines left out here.
+  const reason = (first.diagnostic.message.split('\n')[0] ?? '').replace(/(?<=\.)\s*[^.]*:$/, '') || first.diagnostic.code;
   const fix =
     `${first.diagnostic.fix} Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.` +
     ' Run `airlock extensions` for every detail.';
+  const what = failures.every((f) => f.unknown)
+    ? failures.length === 1
+      ? 'an extension that may be a policy extension'
+      : `${failures.length} extensions that may be policy extensions`
+    : failures.length === 1
+      ? 'a policy extension'
+      : `${failures.length} policy extensions`;
   const message =
-    `No tool may run: ${failures.length === 1 ? 'a policy extension' : `${failures.length} policy extensions`} failed to load, ` +
+    `No tool may run: ${what} failed to load, ` +
     'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.\n' +
     `${lines.join('\n')}\nFix: ${fix}`;
   return { extension: first.record.name, extensions: failures.map((f) => f.record.name), code: first.diagnostic.code, reason, fix, message };
+}
+
+/** The blocked state in words for the model, which reads it in every refused call's result. */
+function refusalFor(b: Blocked): Refusal {
+  const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
+  const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
+  return {
+    reason: `${which} failed to load (${first}${b.reason}); the settings list ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks (authorize, approve, redact), and Airlock fails closed rather than run calls without them`,
+    fix: b.fix,
+  };
 }
 
 function fanOut(listeners: readonly ExtensionListener[], log: Logger): EventSink {

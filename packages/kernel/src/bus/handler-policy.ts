@@ -5,7 +5,7 @@ import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks
 import type { CallState, ResultDraft } from '../call/state.js';
 import { isStopped, stop } from '../call/state.js';
 import { abortedBeforeStart, handlerFailedClosed, withheld } from '../call/wording.js';
-import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual } from '../values.js';
+import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import type { DeadlineQueue } from './deadlines.js';
 import { isEffect } from './votes.js';
 import { toolCallView, toolResultView } from './views.js';
@@ -90,8 +90,8 @@ export function policeUpdateRedactor(handler: ResolvedHandler, deadlines: Deadli
     };
     const view = toolResultView({ ...state, result: draft }, 'redact', true);
     const accept = (value: unknown): void => {
-      const patch = checkPatch(value, REDACT_FIELDS);
-      if (typeof patch === 'string') throw new Error(patch);
+      const patch = checkPatch(value, REDACT_FIELDS, false);
+      if (typeof patch === 'string') throw new PatchProblem(patch);
       if (patch === undefined) return;
       if ('content' in patch) update.partial.content = deepFreeze(cloneValue(patch.content!));
       if ('details' in patch) update.partial.details = deepFreeze(cloneValue(patch.details));
@@ -163,9 +163,11 @@ function settle(handler: ResolvedHandler, state: CallState, value: unknown, appl
   try {
     problem = apply(state, value, handler);
   } catch (error) {
-    problem = errorMessage(error);
+    // Thrown while applying (a getter in the patch, say): not the kernel's words, so not a PatchProblem.
+    fail(handler, state, error, false);
+    return;
   }
-  if (problem !== undefined) fail(handler, state, new Error(problem), false);
+  if (problem !== undefined) fail(handler, state, new PatchProblem(problem), false);
 }
 
 function fail(handler: ResolvedHandler, state: CallState, error: unknown, timedOut: boolean): void {
@@ -182,7 +184,9 @@ function fail(handler: ResolvedHandler, state: CallState, error: unknown, timedO
 function report(handler: ResolvedHandler, state: CallState, error: unknown, timedOut: boolean): string {
   const why = timedOut
     ? `no answer within ${handler.timeoutMs} ms; a promise that never settles? raise its timeoutMs if it needs longer`
-    : errorMessage(error) + frozenHint(error);
+    : handler.phase === 'redact'
+      ? redactorError(error)
+      : errorMessage(error) + frozenHint(error);
   state.events.emit({
     type: 'hook_failure',
     toolCallId: state.call.id,
@@ -196,18 +200,38 @@ function report(handler: ResolvedHandler, state: CallState, error: unknown, time
   return why;
 }
 
+/**
+ * A redactor's error without its message: one about the text it failed on may quote that text
+ * (JSON.parse does), and this line goes to the model and to every event observer. The kernel's
+ * own complaints about a patch (which never quote content) are kept.
+ */
+function redactorError(error: unknown): string {
+  if (error instanceof PatchProblem) return error.message;
+  const name = error instanceof Error ? error.name : typeof error;
+  return `it threw ${name}; the message is not shown, as it may quote the output being redacted — reproduce the call with the handler under a debugger`;
+}
+
+/** A handler's return value the kernel refused: its message is the kernel's own words. */
+class PatchProblem extends Error {}
+
 function frozenHint(error: unknown): string {
   return error instanceof TypeError && /read[- ]only|not extensible|frozen/i.test(error.message)
     ? ' — handlers get frozen values: return new arguments or a patch instead of changing them in place'
     : '';
 }
 
+/**
+ * A redactor failed: nothing it was meant to scrub may go on, so content and details go. A call
+ * that ran becomes `error` (the model must not take "withheld" for a success); any other outcome
+ * already says the call did not succeed, and stays.
+ */
 function withhold(state: CallState, handler: ResolvedHandler, why: string): void {
   const result = state.result!;
   result.content = deepFreeze([{ type: 'text', text: withheld(result.outcome, handler.name, why) }]);
   result.details = undefined;
   result.isError = true;
-  result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError'] });
+  if (result.outcome === 'ok') result.outcome = 'error';
+  result.patches.push({ handler: handler.name, phase: 'redact', fields: ['content', 'details', 'isError', 'outcome'] });
 }
 
 function abortedText(state: CallState): string {
@@ -229,6 +253,7 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
       if (!isPlainObject(value)) {
         return `it returned ${describe(value)}; a transform handler returns the new arguments object, or undefined to keep them`;
       }
+      if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned arguments nested deeper than ${MAX_VALUE_DEPTH} levels`;
       const before = state.args!;
       if (value === before || jsonEqual(before, value)) return undefined;
       const after = deepFreeze(cloneValue(value));
@@ -249,7 +274,7 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
     },
     approve(state, value, handler) {
       if (value === undefined) return undefined;
-      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason)) {
+      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason) || !optionalString(value.by)) {
         return `it returned ${describe(value)}; an approve handler returns {effect: "allow" | "deny", reason?, by?, scope?}, or undefined to pass`;
       }
       const scope = value.scope;
@@ -283,7 +308,7 @@ const SKIP: Record<HookName, Record<string, (state: CallState) => boolean>> = {
 };
 
 function applyPatch(state: CallState, value: unknown, handler: ResolvedHandler, fields: readonly string[]): string | undefined {
-  const patch = checkPatch(value, fields);
+  const patch = checkPatch(value, fields, handler.phase !== 'redact');
   if (typeof patch === 'string') return patch;
   if (patch === undefined) return undefined;
   const result = state.result!;
@@ -309,17 +334,19 @@ function applyPatch(state: CallState, value: unknown, handler: ResolvedHandler, 
   return undefined;
 }
 
-function checkPatch(value: unknown, fields: readonly string[]): ResultPatch | string | undefined {
+/** `quote: false` for redactors: a string they returned may be the very output they were to scrub. */
+function checkPatch(value: unknown, fields: readonly string[], quote = true): ResultPatch | string | undefined {
   if (value === undefined) return undefined;
   const expected = `{${fields.map((f) => `${f}?`).join(', ')}}, or undefined to keep the result`;
-  if (!isPlainObject(value)) return `it returned ${describe(value)}; expected ${expected}`;
+  if (!isPlainObject(value)) return `it returned ${describe(value, quote)}; expected ${expected}`;
+  if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned a patch nested deeper than ${MAX_VALUE_DEPTH} levels`;
   const extra = Object.keys(value).filter((k) => !fields.includes(k));
   if (extra.length > 0) return `it returned the field(s) ${extra.join(', ')}, which this phase may not change; expected ${expected}`;
   if ('content' in value && !ContentArray.Check(value.content)) {
     return 'its content is not an array of {type: "text", text} and {type: "image", data, mimeType} blocks';
   }
   for (const flag of ['isError', 'terminate']) {
-    if (flag in value && typeof value[flag] !== 'boolean') return `its ${flag} is ${describe(value[flag])}, not a boolean`;
+    if (flag in value && typeof value[flag] !== 'boolean') return `its ${flag} is ${describe(value[flag], quote)}, not a boolean`;
   }
   return value as ResultPatch;
 }
@@ -328,9 +355,10 @@ function optionalString(value: unknown): boolean {
   return value === undefined || typeof value === 'string';
 }
 
-function describe(value: unknown): string {
+function describe(value: unknown, quote = true): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string' && !quote) return `a string of ${value.length} characters`;
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'object') return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`;
   return `${typeof value} ${String(value)}`;

@@ -2,7 +2,7 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import System from 'typebox/system';
 import Value from 'typebox/value';
-import { cloneValue, deepFreeze } from '../values.js';
+import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
  * Stage 3: check the arguments against the tool's schema.
@@ -44,10 +44,16 @@ function compiled(schema: TSchema): CompiledSchema {
   return entry;
 }
 
-export type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+export type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[]; tooDeep?: true };
 
-/** Validate (and coerce) a copy of `args`; the value returned is deep-frozen. */
+/**
+ * Validate (and coerce) a copy of `args`; the value returned is deep-frozen. Arguments nested
+ * deeper than MAX_VALUE_DEPTH are refused first: cloning, conversion and freezing all recurse.
+ */
 export function validateArguments(schema: TSchema, args: unknown): Validation {
+  if (nestsDeeperThan(args, MAX_VALUE_DEPTH)) {
+    return { ok: false, tooDeep: true, problems: [`(root): objects and arrays nest deeper than ${MAX_VALUE_DEPTH} levels; flatten them`] };
+  }
   const entry = compiled(schema);
   let value = cloneValue(args);
   if (!entry.hasDefaults && entry.check(value)) return { ok: true, value: deepFreeze(value) as Record<string, unknown> };

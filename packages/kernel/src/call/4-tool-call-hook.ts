@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { Resource } from '../contract/resource.js';
 import type { HookBus, KernelSteps } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
-import { deepFreeze, errorMessage, jsonEqual } from '../values.js';
+import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { validateArguments } from './3-validate-arguments.js';
 import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew } from './wording.js';
 import type { CallState } from './state.js';
@@ -73,7 +73,8 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
         });
         return;
       }
-      if (!ResourceList.Check(resources)) {
+      // Extra fields are allowed, so the depth is checked too: the resources are frozen and go into events.
+      if (!ResourceList.Check(resources) || nestsDeeperThan(resources, MAX_VALUE_DEPTH)) {
         stop(state, 'error', resourcesMalformed(state.call.name), {
           kind: 'kernel',
           reason: 'resources',

@@ -1,7 +1,7 @@
 import { Compile } from 'typebox/compile';
 import { AgentToolResultSchema, type AgentToolResult } from '../contract/content.js';
 import type { HookBus } from '../bus/hooks.js';
-import { deepFreeze, errorMessage } from '../values.js';
+import { deepFreeze, errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { createUpdateForwarder } from './forward-updates.js';
 import { abortedWhileRunning, didNotStop, malformedResult, timedOut as timedOutText } from './wording.js';
 import type { CallState } from './state.js';
@@ -98,6 +98,12 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
     return;
   }
   const result = value as AgentToolResult;
+  // Everything after this point (freezing, redaction, audit, the JSON of events) walks the result;
+  // the whole of it is checked (+1 for the result object), so extra fields cannot slip past.
+  if (nestsDeeperThan(result, MAX_VALUE_DEPTH + 1)) {
+    state.result = failure('error', malformedResult(state.call.name, `its details (or another field) nest deeper than ${MAX_VALUE_DEPTH} levels`));
+    return;
+  }
   state.result = {
     outcome: result.isError === true ? 'error' : 'ok',
     content: deepFreeze(result.content),

@@ -1,7 +1,7 @@
 import type { AgentToolResult } from '../contract/content.js';
 import type { HookBus } from '../bus/hooks.js';
 import type { UpdateState } from '../bus/handler-policy.js';
-import { cloneValue, deepFreeze } from '../values.js';
+import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import type { CallState } from './state.js';
 
 /**
@@ -41,6 +41,9 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
 
   const send = (partial: AgentToolResult): void => {
     lastSent = performance.now();
+    // Checked here, not in push: a tool may change a pending partial until its timer fires. One too
+    // deep to clone, redact and serialise is dropped (the final result is checked on its own).
+    if (nestsDeeperThan(partial, MAX_VALUE_DEPTH + 1)) return;
     const snapshot = { content: deepFreeze(cloneValue(partial.content)), details: deepFreeze(cloneValue(partial.details)) };
     if (!bus.hasRedactors()) {
       emit(snapshot);

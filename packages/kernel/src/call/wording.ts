@@ -49,6 +49,14 @@ export function argumentsUnreadable(tool: string, why: string, received: unknown
   return `Invalid arguments for tool "${tool}": they could not be read (${cutForEcho(why)}).\n\nReceived arguments:\n${previewJson(received)}\n\nFix the arguments and call the tool again.`;
 }
 
+/** Checked before anything else reads the arguments: no walk over them can run out of stack. */
+export function argumentsTooDeep(tool: string, limit: number): string {
+  return (
+    `Invalid arguments for tool "${tool}": objects and arrays in them nest deeper than ${limit} levels, ` +
+    'more than any tool parameter needs. Flatten them (or send deep data as a string) and call the tool again.'
+  );
+}
+
 /** A transform handler, not the model, produced arguments the schema rejects. */
 export function invalidAfterTransform(tool: string, handlers: readonly string[], problems: readonly string[], args: unknown): string {
   const by = handlers.map((h) => `"${h}"`).join(', ');
@@ -98,6 +106,14 @@ export function deniedByApprover(by: string | undefined, reason: string | undefi
   return `Denied by ${cutForEcho(whom)}${reason ? `: ${cutForEcho(reason)}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`;
 }
 
+/** The host refuses every call (a policy extension failed to load): nothing the model does helps. */
+export function refusedAll(tool: string, refusal: { reason: string; fix: string }): string {
+  return (
+    `Not run: no tool may run in this session, so the call to "${tool}" was refused: ${refusal.reason}. ` +
+    `Retrying or choosing another tool will not help; tell the user. How to fix it: ${refusal.fix}`
+  );
+}
+
 export function handlerFailedClosed(phase: string, handler: string, why: string): string {
   return (
     `Not run: the ${phase} handler "${handler}" failed (${cutForEcho(why)}), and it fails closed, so the call was blocked. ` +
@@ -142,7 +158,10 @@ export function resourcesMalformed(tool: string): string {
 
 export function withheld(outcome: Outcome, handler: string, why: string): string {
   const ran = outcome === 'ok' ? 'The call ran, but its' : `The call ended as "${outcome}" and its`;
-  return `${ran} output is withheld: the redaction handler "${handler}" failed (${cutForEcho(why)}), so nothing from it may be shown. Tell the user.`;
+  return (
+    `${ran} output is withheld: the redaction handler "${handler}" failed (${cutForEcho(why)}), so nothing from the output may be shown. ` +
+    'Do not retry the call to see it; tell the user that redaction failed.'
+  );
 }
 
 export function internalError(doing: string, tool: string, why: string): string {

@@ -67,7 +67,7 @@ export type DecisionSource =
   | { kind: 'approval'; handler: string; by?: string; scope?: ApprovalInput['scope'] }
   | { kind: 'no-approver' }
   | { kind: 'handler-failure'; handler: string; phase: string }
-  | { kind: 'kernel'; reason: Outcome | 'resources' };
+  | { kind: 'kernel'; reason: Outcome | 'resources' | 'refused' };
 
 /** The final word on whether a call runs. */
 export interface Decision {

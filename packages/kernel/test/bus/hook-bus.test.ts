@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import Type from 'typebox';
-import { describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { defineTool, type Effect, type Outcome, type ToolCallEvent, type ToolResultEvent } from '../../src/index.js';
 import { collect, echo, sleep, testKernel, text } from '../helpers.js';
 
@@ -318,10 +319,70 @@ describe('failure modes and time limits', () => {
     kernel.on('tool_result', (e) => void seen.push(e.content), { name: 'audit/result', phase: 'observe' });
     const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'AKIA-secret' } });
     expect(msg.isError).toBe(true);
+    expect(msg.outcome).toBe('error');
     expect(text(msg)).not.toContain('AKIA');
     expect(text(msg)).toContain('withheld');
     expect(msg.details).toBeUndefined();
     expect(JSON.stringify(seen)).not.toContain('AKIA');
+  });
+
+  it('a failing redactor: outcome error, content and details withheld, its error text (which may quote the output) kept from the model; audit still sees the call', async () => {
+    const kernel = testKernel();
+    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    kernel.registry.register(echo, { source: 'sdk' });
+    // JSON.parse quotes the text it fails on: the error message itself carries the secret.
+    kernel.on('tool_result', (e) => void JSON.parse((e.content[0] as { text: string }).text), { name: 'acme/scrub', phase: 'redact' });
+    const observed: { outcome: string; content: string; details: unknown }[] = [];
+    kernel.on('tool_result', (e) => void observed.push({ outcome: e.outcome, content: JSON.stringify(e.content), details: e.details }), { name: 'audit/result', phase: 'observe' });
+    const { of, sink } = collect();
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'ghp_SECRET123 leaked' } }, { onEvent: sink });
+    expect(msg).toMatchObject({ outcome: 'error', isError: true });
+    expect(msg.details).toBeUndefined();
+    expect(JSON.stringify(msg)).not.toContain('SECRET123');
+    expect(text(msg)).toContain('output is withheld');
+    expect(text(msg)).toContain('"acme/scrub" failed');
+    expect(text(msg)).toContain('redaction failed');
+    expect(observed).toEqual([{ outcome: 'error', content: expect.stringContaining('withheld'), details: undefined }]);
+    expect(observed[0]!.content).not.toContain('SECRET123');
+    // Observers learn which handler failed and how, but not the message that quotes the output.
+    expect(of('hook_failure')[0]).toMatchObject({ handler: 'acme/scrub', phase: 'redact', error: expect.stringContaining('SyntaxError') });
+    expect(JSON.stringify(of('hook_failure'))).not.toContain('SECRET123');
+    expect(of('tool_execution_end')[0]!.result.outcome).toBe('error');
+  });
+
+  it('a redactor that returns the output itself instead of a patch: withheld, and the complaint does not quote it', async () => {
+    const kernel = testKernel();
+    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    kernel.registry.register(echo, { source: 'sdk' });
+    kernel.on('tool_result', (e) => (e.content[0] as { text: string }).text as never, { name: 'acme/scrub', phase: 'redact' });
+    const { events, sink } = collect();
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'ghp_SECRET456' } }, { onEvent: sink });
+    expect(msg.outcome).toBe('error');
+    expect(text(msg)).toContain('a string of 13 characters');
+    expect(JSON.stringify(msg)).not.toContain('SECRET456');
+    expect(JSON.stringify(events.filter((e) => e.type !== 'tool_execution_start'))).not.toContain('SECRET456');
+  });
+
+  it('a redactor that times out: outcome error, withheld, and the time limit named', async () => {
+    const kernel = testKernel();
+    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    kernel.registry.register(echo, { source: 'sdk' });
+    kernel.on('tool_result', () => new Promise<undefined>(() => {}), { name: 'slow/scrub', phase: 'redact', timeoutMs: 20 });
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'token-xyz' } });
+    expect(msg.outcome).toBe('error');
+    expect(text(msg)).not.toContain('token-xyz');
+    expect(text(msg)).toContain('no answer within 20 ms');
+  });
+
+  it('a failing redactor on a denied call keeps the outcome denied (it already says the call did not run)', async () => {
+    const kernel = testKernel();
+    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    kernel.registry.register(echo, { source: 'sdk' });
+    kernel.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'p/deny', phase: 'authorize' });
+    kernel.on('tool_result', () => { throw new Error('boom'); }, { name: 'r/x', phase: 'redact' });
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } });
+    expect(msg.outcome).toBe('denied');
+    expect(text(msg)).toContain('withheld');
   });
 });
 
