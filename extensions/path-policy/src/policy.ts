@@ -67,6 +67,27 @@ export interface Policy {
   readonly rules: readonly CompiledRule[];
   readonly roots: readonly string[];
   decide(call: PolicyCall): Promise<PolicyDecision>;
+  /**
+   * The verdict on one file a tool opens inside an authorized call (grep's walk), synchronously:
+   * the same read/write rules, secret defaults, symlink and case handling as `decide` gives a
+   * file argument, without the call-level items (the call was judged already).
+   *
+   * @example policy.checkFile({ kind: 'fs.read', path: '/work/.env', tool: 'grep' }).effect // 'deny'
+   */
+  checkFile(file: FileQuery): FileVerdict;
+}
+
+export interface FileQuery {
+  kind: 'fs.read' | 'fs.write';
+  path: string;
+  tool: string;
+  cwd?: string;
+}
+
+export interface FileVerdict {
+  effect: Effect;
+  reason: string;
+  rule: string;
 }
 
 /** Built-in tools whose file argument is the file they read or write (default path '.' for listings). */
@@ -116,6 +137,12 @@ export function createPolicy(o: PolicyOptions): Policy {
   return {
     rules,
     roots: space.roots,
+    checkFile({ kind, path, tool, cwd }) {
+      const c = canonicalPaths(path, cwd ?? o.cwd, home);
+      if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
+      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets });
+      return { effect: finding.effect, reason: finding.reason, rule: finding.rule };
+    },
     async decide(call) {
       const cwd = call.cwd ?? o.cwd;
       const items: Item[] = [];
