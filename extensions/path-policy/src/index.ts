@@ -35,7 +35,7 @@ const extension = {
       { name: 'path-policy/rules', phase: 'authorize' },
     );
     // The same rules, file by file, for tools that open many files in one call (grep over a tree).
-    api.registerAccessCheck(({ kind, path, tool, cwd }) => policy.checkFile({ kind, path, tool, cwd }), { name: 'path-policy/files' });
+    api.registerAccessCheck(({ kind, path, tool, cwd, scope }) => policy.checkFile({ kind, path, tool, cwd, scope }), { name: 'path-policy/files' });
   },
 } satisfies Extension<typeof OptionsSchema>;
 

@@ -1,6 +1,7 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { canonicalFilePaths, canonicalPaths } from '../src/paths/resolve.js';
 import { machine, policyFor, type Machine } from './fixture.js';
 
 /**
@@ -65,5 +66,29 @@ describe('policy.checkFile', () => {
     const p = policyFor(m, [{ effect: 'deny', rule: 'fs.read(/src/**)' }]);
     expect(p.checkFile({ kind: 'fs.read', path: join(m.root, 'src'), tool: 'find' }).effect).toBe('deny');
     expect(p.checkFile({ kind: 'fs.read', path: join(m.home, '.ssh'), tool: 'find' }).effect).toBe('deny');
+  });
+
+  it('the fast route for walked files gives the same spellings as the full resolution', () => {
+    const m = fresh();
+    const names = ['README.md', '.env', 'src/a.ts', 'innocent.txt', 'link-out', 'keys/id_rsa', 'out-dir/file.txt', 'dangling-out', 'rel-env', 'missing.txt', 'src/../.env', 'café.txt', 'loop-a'];
+    for (const name of names) {
+      const path = `${m.root}/${name}`;
+      const full = canonicalPaths(path, m.root, m.home);
+      const fast = canonicalFilePaths(path, m.root, m.home, new Map());
+      expect(fast.ok, name).toBe(full.ok);
+      if (fast.ok && full.ok) expect([...fast.paths].sort(), name).toEqual([...full.paths].sort());
+    }
+  });
+
+  it('a folder swapped for a link to a secret folder is seen by the next call (folder cache is per call)', () => {
+    const m = fresh();
+    const p = policyFor(m);
+    mkdirSync(`${m.root}/conf`);
+    writeFileSync(`${m.root}/conf/config`, 'x');
+    const check = (scope: number) => p.checkFile({ kind: 'fs.read', path: `${m.root}/conf/config`, tool: 'grep', scope });
+    expect(check(1).effect).toBe('allow');
+    renameSync(`${m.root}/conf`, `${m.root}/conf-old`);
+    symlinkSync(`${m.home}/.ssh`, `${m.root}/conf`);
+    expect(check(2)).toMatchObject({ effect: 'deny', rule: 'default:secret-read' });
   });
 });

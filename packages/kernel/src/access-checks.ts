@@ -1,6 +1,9 @@
 import type { AccessCheck, AccessQuery, AccessRequest, AccessService, AccessVerdict } from './contract/context.js';
 import { isEffect } from './bus/votes.js';
 
+/** Scopes are numbered process-wide, so two kernels never hand a check the same one. */
+let scopes = 0;
+
 const RANK = { allow: 0, ask: 1, deny: 2 } as const;
 
 const NO_CHECKS: AccessVerdict = Object.freeze({ effect: 'allow', reason: 'no policy judges single files', rule: 'default:no-access-check' });
@@ -35,7 +38,8 @@ export class AccessChecks {
 
   /** The service one call's tool sees: the tool's name and the cwd are bound here, not by the tool. */
   serviceFor(tool: string, cwd: string): AccessService {
-    return { check: (request) => this.check({ kind: request?.kind, path: request?.path, tool, cwd } as AccessQuery) };
+    const scope = ++scopes;
+    return { check: (request) => this.check({ kind: request?.kind, path: request?.path, tool, cwd, scope } as AccessQuery) };
   }
 
   check(query: AccessQuery): AccessVerdict {

@@ -148,6 +148,11 @@ export interface AccessVerdict {
 export interface AccessQuery extends AccessRequest {
   tool: string;
   cwd: string;
+  /**
+   * Different for every call (a counter, never reused in the process). A check may cache what it
+   * learns (a folder's real path) for one scope: the filesystem may change between calls.
+   */
+  scope: number;
 }
 
 /**
