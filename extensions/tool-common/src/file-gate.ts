@@ -94,18 +94,40 @@ export class FileGate {
  * The notice line, e.g. `[3 files skipped by the read rules: 2 denied (default:secret-read: .env,
  * certs/server.pem), 1 needs approval (default:read-outside-roots: link.txt). …]`.
  */
-export function skippedNotice(skipped: readonly SkippedFile[]): string {
+export function skippedNotice(skipped: readonly SkippedFile[], words: SkippedWords = FILE_WORDS): string {
   const n = skipped.length;
   const denied = skipped.filter((s) => s.effect === 'deny');
   const asks = skipped.filter((s) => s.effect === 'ask');
   const parts: string[] = [];
   if (denied.length > 0) parts.push(`${denied.length} denied (${byRule(denied)})`);
   if (asks.length > 0) parts.push(`${asks.length} ${asks.length === 1 ? 'needs' : 'need'} approval (${byRule(asks)})`);
-  return (
-    `[${n} ${n === 1 ? 'file' : 'files'} skipped by the read rules, not searched: ${parts.join(', ')}. ` +
-    'To read one anyway, use the read tool on its path: it is judged there on its own, and asks a person where the rules allow asking.]'
-  );
+  return `[${n} ${n === 1 ? words.one : words.many} ${words.left}: ${parts.join(', ')}. ${words.howTo}]`;
 }
+
+/** How a notice names what was left out and how to get at one anyway. */
+export interface SkippedWords {
+  one: string;
+  many: string;
+  /** e.g. "skipped by the read rules, not searched" */
+  left: string;
+  howTo: string;
+}
+
+/** grep's words: files whose contents were not searched. */
+export const FILE_WORDS: SkippedWords = Object.freeze({
+  one: 'file',
+  many: 'files',
+  left: 'skipped by the read rules, not searched',
+  howTo: 'To read one anyway, use the read tool on its path: it is judged there on its own, and asks a person where the rules allow asking.',
+});
+
+/** find's words: folders whose listing was not read. */
+export const FOLDER_WORDS: SkippedWords = Object.freeze({
+  one: 'folder',
+  many: 'folders',
+  left: 'not entered, by the read rules',
+  howTo: 'To see inside one anyway, use ls on it: it is judged there on its own, and asks a person where the rules allow asking.',
+});
 
 export function skippedDetails(skipped: readonly SkippedFile[]): SkippedDetails {
   return {

@@ -1,5 +1,5 @@
 import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/kernel';
-import { skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile } from './file-gate.js';
+import { skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 import { unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 
 /** What a listing tool (grep, find) found, and the words it uses for what was cut. */
@@ -17,6 +17,8 @@ export interface Listing<D> {
   unreadable: readonly Unreadable[];
   /** Files the read rules kept the tool from opening (see FileGate). */
   skipped?: readonly SkippedFile[];
+  /** How the notice names them (default: files not searched). */
+  skippedWords?: SkippedWords;
   truncate: ToolContext['truncate'];
 }
 
@@ -49,7 +51,7 @@ export function listingResult<D extends object>(listing: Listing<D>): AgentToolR
   }
   if (listing.skipped !== undefined && listing.skipped.length > 0) {
     details.skipped = skippedDetails(listing.skipped);
-    notices.push(skippedNotice(listing.skipped));
+    notices.push(skippedNotice(listing.skipped, listing.skippedWords));
   }
   const text = notices.length > 0 ? `${body}\n\n${notices.join('\n')}` : body;
   return { content: [{ type: 'text', text }], details };

@@ -105,3 +105,16 @@ describe.each(engines)('grep with the %s engine, through the host with the defau
     expect(named.text).not.toContain('outside-key-000');
   });
 });
+
+describe('find and ls through the host: names are shown, contents never', () => {
+  it('list a secret file by name (the read rules guard contents), and print none of its content', async () => {
+    const found = await host.kernel.executeToolCall({ id: 'f', name: 'find', arguments: { pattern: '*', path: '.' } });
+    const listed = await host.kernel.executeToolCall({ id: 'l', name: 'ls', arguments: { path: '.' } });
+    for (const message of [found, listed]) {
+      const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      expect(message.outcome).toBe('ok');
+      expect(text).toContain('.env');
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
+    }
+  });
+});
