@@ -120,7 +120,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       const unreadable = settle(found.unreadable, stop);
       const skipped = search.gate?.skipped(stop) ?? [];
       const kept = hits.slice(0, limit);
-      const { lines, cut } = kept.length > 0 ? await format(kept, context) : { lines: [], cut: false };
+      const { lines, cut } = kept.length > 0 ? await format(kept, context, !dir) : { lines: [], cut: false };
       const details: GrepDetails = { engine, matches: kept.length };
       if (hits.length > limit) details.matchLimitReached = limit;
       if (cut) details.linesCut = true;
@@ -307,7 +307,8 @@ function runRipgrep(rg: string, args: readonly string[], search: Search, gate: F
 // ---------------------------------------------------------------------------------------------
 // Output
 
-async function format(hits: Hit[], context: number): Promise<{ lines: string[]; cut: boolean }> {
+/** `single`: one file the call named (it may be a link); else files found by the walk, never links. */
+async function format(hits: Hit[], context: number, single: boolean): Promise<{ lines: string[]; cut: boolean }> {
   const out: string[] = [];
   let cut = false;
   let i = 0;
@@ -317,7 +318,13 @@ async function format(hits: Hit[], context: number): Promise<{ lines: string[]; 
     while (i < hits.length && (hits[i] as Hit).absolute === first.absolute) lines.add((hits[i++] as Hit).line);
     let text: string[];
     try {
-      text = splitLines(readFileSync(first.absolute, 'utf8'));
+      // A walked file swapped for a symlink since it was judged is not followed (see WholeFileReader).
+      const fd = openSync(first.absolute, single ? 'r' : constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        text = splitLines(readFileSync(fd, 'utf8'));
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       continue; // vanished since the search
     }

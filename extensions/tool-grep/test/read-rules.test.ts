@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -125,6 +125,21 @@ describe.each(engines)('grep (%s engine) and the read rules', (engine) => {
       ['b.ask', 'ask'],
       ['c.secret', 'deny'],
     ]);
+  });
+
+  it('a file swapped for a symlink to a secret right after it was judged is not followed', async () => {
+    const t = tree({ 'a.txt': 'hit ordinary\n' });
+    writeFileSync(join(t.base, 'secret.txt'), 'hit SECRET-VALUE\n');
+    // The check itself does the swap: the worst moment, between the verdict and the open.
+    const swapping: AccessCheck = ({ path }) => {
+      if (path === join(t.root, 'a.txt')) {
+        unlinkSync(path);
+        symlinkSync(join(t.base, 'secret.txt'), path);
+      }
+      return undefined;
+    };
+    const { text } = await grep(t, engine, { pattern: 'hit' }, [swapping]);
+    expect(text).not.toContain('SECRET-VALUE');
   });
 
   it('the tool name the checks see is the one the kernel called', async () => {
