@@ -165,15 +165,15 @@ describe.skipIf(!findRipgrep())('grep: the engines agree on what the read rules 
 
   it('thousands of refused files: rg gets its exclusions from a config file, and the file is removed', async () => {
     const files: Record<string, string> = { 'keep.txt': 'hit kept\n' };
-    const long = 'x'.repeat(120);
-    for (let i = 0; i < 2500; i++) files[`d${i % 10}/${long}-${i}.secret`] = 'hit SECRET-VALUE\n';
+    const long = 'x'.repeat(150);
+    for (let i = 0; i < 2000; i++) files[`d${i % 10}/${long}-${i}.secret`] = 'hit SECRET-VALUE\n';
     const t = tree(files);
     const before = readdirSync(tmpdir()).filter((n) => n.startsWith('airlock-rg-')).length;
     const rg = await grep(t, 'rg', { pattern: 'hit' });
     expect(rg.text.split('\n\n')[0]).toBe('keep.txt:1: hit kept');
     expect(rg.text).not.toContain('SECRET-VALUE');
-    expect(rg.details.skipped?.count).toBe(2500);
+    expect(rg.details.skipped?.count).toBe(2000);
     expect(rg.details.skipped?.paths).toHaveLength(100);
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith('airlock-rg-')).length).toBe(before);
-  });
+  }, 30_000);
 });
