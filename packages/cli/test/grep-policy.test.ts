@@ -118,3 +118,35 @@ describe('find and ls through the host: names are shown, contents never', () => 
     }
   });
 });
+
+describe.each(engines)('grep with the %s engine and rules from a settings file', (engine) => {
+  it('skips files a deny rule or an ask rule covers, naming each rule in the notice', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-grep-rules-')));
+    try {
+      const root = join(dir, 'proj');
+      mkdirSync(join(root, 'private'), { recursive: true });
+      writeFileSync(join(root, 'private/plan.md'), 'hit private-plan-111\n');
+      writeFileSync(join(root, 'notes.draft'), 'hit draft-222\n');
+      writeFileSync(join(root, 'ok.md'), 'hit ok\n');
+      const settings = join(dir, 'airlock.json');
+      writeFileSync(settings, JSON.stringify({ permissions: { deny: ['fs.read(/private/**)'], ask: ['fs.read(**/*.draft)'] } }));
+      const home = join(dir, 'home');
+      mkdirSync(home);
+      const h = await openHost({ cwd: root, settingsFile: settings, homeDir: home, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, interactive: false });
+      try {
+        expect(h.blocked).toBeUndefined();
+        h.kernel.registry.register({ ...createGrepTool({ engine }), override: true } as never, { source: 'sdk' });
+        const message = await h.kernel.executeToolCall({ id: 'r', name: 'grep', arguments: { pattern: 'hit' } });
+        const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+        expect(text).toContain('ok.md:1: hit ok');
+        expect(text).not.toContain('private-plan-111');
+        expect(text).not.toContain('draft-222');
+        expect(text).toContain('2 files skipped by the read rules, not searched: 1 denied (fs.read(/private/**): private/plan.md), 1 needs approval (fs.read(**/*.draft): notes.draft)');
+      } finally {
+        await h.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
