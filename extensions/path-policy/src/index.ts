@@ -34,6 +34,8 @@ const extension = {
       },
       { name: 'path-policy/rules', phase: 'authorize' },
     );
+    // The same rules, file by file, for tools that open many files in one call (grep over a tree).
+    api.registerAccessCheck(({ kind, path, tool, cwd, scope }) => policy.checkFile({ kind, path, tool, cwd, scope }), { name: 'path-policy/files' });
   },
 } satisfies Extension<typeof OptionsSchema>;
 
@@ -44,7 +46,7 @@ export async function loadShell(): Promise<ShellAnalyzer> {
 }
 
 export default extension;
-export { createPolicy, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type DerivedResource, type ShellAnalyzer } from './policy.js';
+export { createPolicy, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
 export { checkExamples, exampleCall, type ExampleFailure } from './examples.js';
 export { rulesFromSettings } from './settings.js';
 export { OptionsSchema, DEFAULT_EFFECT, type Options, type DefaultEffect } from './options.js';

@@ -6,7 +6,7 @@ import { judge, type JudgeContext } from './judge.js';
 import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
 import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
 import { createCaseProbe, type FoldProbe } from './paths/case-fold.js';
-import { canonicalPaths } from './paths/resolve.js';
+import { canonicalFilePaths, canonicalPaths } from './paths/resolve.js';
 import { createPathSpace, type PathSpace } from './paths/space.js';
 import { compileRules, pathPattern, RuleError } from './rules/compile.js';
 import type { CompiledRule, RuleEntry } from './rules/types.js';
@@ -67,6 +67,29 @@ export interface Policy {
   readonly rules: readonly CompiledRule[];
   readonly roots: readonly string[];
   decide(call: PolicyCall): Promise<PolicyDecision>;
+  /**
+   * The verdict on one file a tool opens inside an authorized call (grep's walk), synchronously:
+   * the same read/write rules, secret defaults, symlink and case handling as `decide` gives a
+   * file argument, without the call-level items (the call was judged already).
+   *
+   * @example policy.checkFile({ kind: 'fs.read', path: '/work/.env', tool: 'grep' }).effect // 'deny'
+   */
+  checkFile(file: FileQuery): FileVerdict;
+}
+
+export interface FileQuery {
+  kind: 'fs.read' | 'fs.write';
+  path: string;
+  tool: string;
+  cwd?: string;
+  /** One call's scope (see the kernel's AccessQuery): folders' real paths are cached within it. */
+  scope?: number;
+}
+
+export interface FileVerdict {
+  effect: Effect;
+  reason: string;
+  rule: string;
 }
 
 /** Built-in tools whose file argument is the file they read or write (default path '.' for listings). */
@@ -107,6 +130,18 @@ export function createPolicy(o: PolicyOptions): Policy {
   const defaults: DefaultEffect = { ...DEFAULT_EFFECT, ...o.defaultEffect };
   const maxLength = o.maxCommandLength ?? 10000;
 
+  // Folders' real paths, per call scope: a walk asks about thousands of files in a few folders.
+  // A few scopes are kept, for calls of one batch running side by side.
+  const scopes = new Map<number, Map<string, string>>();
+  const dirCache = (scope: number): Map<string, string> => {
+    let dirs = scopes.get(scope);
+    if (dirs === undefined) {
+      if (scopes.size >= 8) scopes.delete(scopes.keys().next().value as number);
+      scopes.set(scope, (dirs = new Map()));
+    }
+    return dirs;
+  };
+
   let analyzer: Promise<ShellAnalyzer> | undefined;
   const analyze = async (command: string): Promise<Analysis> => {
     analyzer ??= o.loadShell();
@@ -116,6 +151,12 @@ export function createPolicy(o: PolicyOptions): Policy {
   return {
     rules,
     roots: space.roots,
+    checkFile({ kind, path, tool, cwd, scope }) {
+      const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
+      if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
+      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets });
+      return { effect: finding.effect, reason: finding.reason, rule: finding.rule };
+    },
     async decide(call) {
       const cwd = call.cwd ?? o.cwd;
       const items: Item[] = [];

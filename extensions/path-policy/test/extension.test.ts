@@ -10,6 +10,7 @@ async function load(permissions: object, cwd: string) {
   const kernel = createKernel({ cwd });
   const api = {
     on: kernel.on.bind(kernel),
+    registerAccessCheck: kernel.registerAccessCheck.bind(kernel),
     settings: Object.freeze({ permissions }),
     cwd,
   } as unknown as ExtensionAPI;

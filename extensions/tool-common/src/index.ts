@@ -6,3 +6,4 @@ export { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, t
 export { writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { displayPath, errnoCode, errorMessage, formatSize } from './format.js';
 export { findExecutable } from './executable.js';
+export { FileGate, FILE_WORDS, FOLDER_WORDS, skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';

@@ -1,4 +1,5 @@
 import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/kernel';
+import { skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 import { unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 
 /** What a listing tool (grep, find) found, and the words it uses for what was cut. */
@@ -14,15 +15,19 @@ export interface Listing<D> {
   /** Said when the byte limit cut the lines: how many of them were shown and how to see the rest. */
   truncationNotice: (truncation: TruncationResult) => string;
   unreadable: readonly Unreadable[];
+  /** Files the read rules kept the tool from opening (see FileGate). */
+  skipped?: readonly SkippedFile[];
+  /** How the notice names them (default: files not searched). */
+  skippedWords?: SkippedWords;
   truncate: ToolContext['truncate'];
 }
 
-export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails };
+export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails; skipped?: SkippedDetails };
 
 /**
  * A listing as the model sees it: the lines (whole lines within the byte limit), then a blank
  * line and one notice per thing that makes the list incomplete — the result limit, the byte
- * limit, paths that could not be read — each saying how to get the rest.
+ * limit, paths that could not be read, files the read rules skipped — each saying how to get the rest.
  *
  * @example listingResult({ lines: ['a.ts'], none: 'No files found.', details: { results: 1 }, truncationNotice, unreadable: [], truncate: ctx.truncate })
  */
@@ -43,6 +48,10 @@ export function listingResult<D extends object>(listing: Listing<D>): AgentToolR
   if (listing.unreadable.length > 0) {
     details.unreadable = unreadableDetails(listing.unreadable);
     notices.push(unreadableNotice(listing.unreadable));
+  }
+  if (listing.skipped !== undefined && listing.skipped.length > 0) {
+    details.skipped = skippedDetails(listing.skipped);
+    notices.push(skippedNotice(listing.skipped, listing.skippedWords));
   }
   const text = notices.length > 0 ? `${body}\n\n${notices.join('\n')}` : body;
   return { content: [{ type: 'text', text }], details };

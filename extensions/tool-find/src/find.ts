@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
-import { codeForErrno, findExecutable, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -29,6 +29,8 @@ export interface FindDetails {
   truncation?: TruncationResult;
   /** Folders inside the search that could not be read (permission denied, …), in path order. */
   unreadable?: UnreadableDetails;
+  /** Folders not entered because the read rules refuse reading them. */
+  skipped?: SkippedDetails;
 }
 
 export interface FindToolOptions {
@@ -115,7 +117,11 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
 
       const engine: FindEngine = choice === 'auto' ? (findFd() ? 'fd' : 'node') : choice;
       const matches = patternMatcher(params.pattern);
-      const found = engine === 'fd' ? await searchFd(absolute, matches, signal) : await searchNode(absolute, matches, limit + 1, signal);
+      // find shows names, never contents, so files are not judged one by one (a secret file's
+      // name is listed, as ls lists it). A folder's listing is what reading it gives, though:
+      // a folder the read rules refuse (~/.ssh, or one a deny rule covers with /**) is not entered.
+      const gate = new FileGate(ctx.access, absolute);
+      const found = engine === 'fd' ? await searchFd(absolute, matches, gate, signal) : await searchNode(absolute, matches, limit + 1, gate, signal);
       signal?.throwIfAborted();
       // The root was readable a moment ago; if it no longer is, the answer is the same error.
       const root = found.unreadable.find((u) => u.path === '');
@@ -123,7 +129,9 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       const results = found.results;
       // The Node walk already yields in this order; fd's parallel walk does not.
       if (engine === 'fd') results.sort((a, b) => comparePaths(a.path, b.path));
-      const unreadable = settle(found.unreadable, results.length > limit ? (results[limit] as Result).path : undefined);
+      const stop = results.length > limit ? (results[limit] as Result).path : undefined;
+      const unreadable = settle(found.unreadable, stop);
+      const skipped = gate.skipped(stop);
       const kept = results.slice(0, limit).map((r) => (r.dir ? `${r.path}/` : r.path));
       const details: FindDetails = { engine, results: kept.length };
       if (results.length > limit) details.resultLimitReached = limit;
@@ -135,6 +143,8 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
         truncationNotice: (t) =>
           `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${kept.length} results. Search a subfolder, or refine the pattern, to see the rest.]`,
         unreadable,
+        skipped,
+        skippedWords: FOLDER_WORDS,
         truncate: ctx.truncate,
       });
     },
@@ -155,10 +165,11 @@ interface Found {
 }
 
 /** The pure-Node engine: the sorted walk (see tool-common's walk.ts), stopped once `want` results are in. */
-async function searchNode(root: string, matches: (path: string) => boolean, want: number, signal?: AbortSignal): Promise<Found> {
+async function searchNode(root: string, matches: (path: string) => boolean, want: number, gate: FileGate, signal?: AbortSignal): Promise<Found> {
   const results: Result[] = [];
   const unreadable: Unreadable[] = [];
-  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal, onUnreadable: (path, code) => unreadable.push({ path, code }) })) {
+  const prune = (dir: { path: string; absolute: string }) => !gate.admit(dir.path, dir.absolute);
+  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal, prune, onUnreadable: (path, code) => unreadable.push({ path, code }) })) {
     if (!matches(entry.path)) continue;
     results.push({ path: entry.path, dir: entry.type === 'dir' });
     if (results.length >= want) break;
@@ -173,7 +184,7 @@ const FD_UNREADABLE = /^\[fd error\]: (.+): [^:]* \(os error (\d+)\)$/;
  * fd lists everything (it walks in parallel, so its order and any --max-results cut are not
  * deterministic); we match the glob ourselves so both engines agree on glob semantics, sort, and cut.
  */
-async function searchFd(root: string, matches: (path: string) => boolean, signal?: AbortSignal): Promise<Found> {
+async function searchFd(root: string, matches: (path: string) => boolean, gate: FileGate, signal?: AbortSignal): Promise<Found> {
   const fd = findFd();
   if (!fd) throw new Error('find: the fd engine was requested but fd (≥ 8.7) is not on PATH.');
   // --show-errors: fd is silent about folders it cannot read unless asked, and we report them.
@@ -188,10 +199,18 @@ async function searchFd(root: string, matches: (path: string) => boolean, signal
   const [dirs, all] = await Promise.all([run(['--type', 'd']), run([])]);
   const toRel = (line: string) => relative(root, line.endsWith(sep) ? line.slice(0, -1) : line).split(sep).join('/');
   const dirSet = new Set(dirs.lines.map(toRel));
+  // The folders the walk would not enter, judged in walk order: one inside a refused folder is never reached.
+  const refused: string[] = [];
+  const inside = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  for (const dir of [...dirSet].sort(comparePaths)) {
+    if (dir === '' || refused.some((r) => inside(dir, r))) continue;
+    if (!gate.admit(dir, join(root, dir))) refused.push(dir);
+  }
   const results: Result[] = [];
   for (const line of all.lines) {
     const path = toRel(line);
     if (path === '' || !matches(path)) continue;
+    if (refused.length > 0 && refused.some((r) => inside(path, r))) continue;
     results.push({ path, dir: dirSet.has(path) });
   }
   // Both runs walk the same tree and meet the same errors; one run's are enough.
@@ -200,6 +219,7 @@ async function searchFd(root: string, matches: (path: string) => boolean, signal
     const m = FD_UNREADABLE.exec(line);
     if (!m) continue;
     const path = toRel(m[1] as string);
+    if (refused.some((r) => inside(path, r))) continue; // the Node walk never goes there
     if (path !== '..' && !path.startsWith('../')) unreadable.push({ path, code: codeForErrno(Number(m[2])) });
   }
   return { results, unreadable };

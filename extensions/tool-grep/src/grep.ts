@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, findExecutable, listingResult, rootError, settle, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, listingResult, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { refusedGlobs } from './rg-exclusions.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE = 500;
@@ -34,6 +36,8 @@ export interface GrepDetails {
   truncation?: TruncationResult;
   /** Paths inside the search that could not be read (permission denied, …), in path order. */
   unreadable?: UnreadableDetails;
+  /** Files the read rules kept grep from opening (denied, or needing an approval a walk cannot ask for). */
+  skipped?: SkippedDetails;
 }
 
 export interface GrepToolOptions {
@@ -102,6 +106,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         signal,
       };
       if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
+      // One file was judged as the call's own argument; a folder's files are judged one by one.
+      if (dir) search.gate = new FileGate(ctx.access, absolute);
 
       const found = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
       signal?.throwIfAborted();
@@ -110,9 +116,11 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       if (root && root.code !== 'ENOENT') throw rootError(shown, dir, root.code);
       const hits = found.hits;
       hits.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
-      const unreadable = settle(found.unreadable, hits.length > limit ? (hits[limit] as Hit).path : undefined);
+      const stop = hits.length > limit ? (hits[limit] as Hit).path : undefined;
+      const unreadable = settle(found.unreadable, stop);
+      const skipped = search.gate?.skipped(stop) ?? [];
       const kept = hits.slice(0, limit);
-      const { lines, cut } = kept.length > 0 ? await format(kept, context) : { lines: [], cut: false };
+      const { lines, cut } = kept.length > 0 ? await format(kept, context, !dir) : { lines: [], cut: false };
       const details: GrepDetails = { engine, matches: kept.length };
       if (hits.length > limit) details.matchLimitReached = limit;
       if (cut) details.linesCut = true;
@@ -124,6 +132,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         truncationNotice: (t) =>
           `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${lines.length} lines. Narrow the path, glob or pattern to see the rest.]`,
         unreadable,
+        skipped,
         truncate: ctx.truncate,
       });
     },
@@ -174,26 +183,50 @@ const RG_UNREADABLE = /^(?:.*?: IO error for operation on )?(.+): [^:]* \(os err
 async function searchRipgrep(search: Search): Promise<Found> {
   const rg = findRipgrep();
   if (!rg) throw new Error('grep: the rg engine was requested but rg is not on PATH.');
-  const args = [
-    '--json', '--line-number', '--color=never', '--hidden', '--glob', '!.git',
-    // Same results as the Node engine: ignore files everywhere, no global/exclude files, binary
-    // detection done by us (NUL in the first 8 KiB), and a sorted walk so the early stop is deterministic.
-    '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--text', '--sort', 'path',
-  ];
+  // Same results as the Node engine: ignore files everywhere, no global/exclude files, binary
+  // detection done by us (NUL in the first 8 KiB), and a sorted walk so the early stop is deterministic.
+  const walkArgs = ['--hidden', '--glob', '!.git', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude'];
+  if (search.glob !== undefined) walkArgs.push('--glob', search.glob);
+  const args = ['--json', '--line-number', '--color=never', ...walkArgs, '--text', '--sort', 'path'];
   if (search.ignoreCase) args.push('-i');
   if (search.literal) args.push('-F');
-  if (search.glob !== undefined) args.push('--glob', search.glob);
+  // After the user's glob: a later override wins, so these exclusions cannot be undone by it.
+  const gate = search.single ? undefined : search.gate;
+  const excluded = gate ? await refusedGlobs(rg, search.root, walkArgs, gate, search.signal) : [];
+  const viaConfig = excluded.reduce((n, g) => n + g.length + 8, 0) > MAX_ARGV_BYTES;
+  if (!viaConfig) for (const glob of excluded) args.push('--glob', glob);
   // A folder is searched from inside it (no path argument): rg matches a --glob that holds a "/"
   // (`src/**`) against the path it prints, which would otherwise start with the absolute root and
   // never match. The Node engine matches globs against root-relative paths; so does this.
   args.push('--', search.pattern);
   if (search.single) args.push(search.root);
 
+  // Too many for the command line (ARG_MAX): rg reads extra arguments from a config file.
+  const config = viaConfig ? await writeRgConfig(excluded.flatMap((g) => ['--glob', g])) : undefined;
+  try {
+    return await runRipgrep(rg, args, search, gate, config?.file);
+  } finally {
+    await config?.remove();
+  }
+}
+
+/** Bytes of exclusion globs passed as arguments; more go through RIPGREP_CONFIG_PATH. */
+const MAX_ARGV_BYTES = 256 * 1024;
+
+async function writeRgConfig(lines: readonly string[]): Promise<{ file: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'airlock-rg-'));
+  const file = join(dir, 'ripgreprc');
+  await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+function runRipgrep(rg: string, args: readonly string[], search: Search, gate: FileGate | undefined, configFile: string | undefined): Promise<Found> {
   const hits: Hit[] = [];
   const unreadable: Unreadable[] = [];
   const binary = new Map<string, boolean>();
+  const env = configFile === undefined ? process.env : { ...process.env, RIPGREP_CONFIG_PATH: configFile };
   return new Promise<Found>((resolve, reject) => {
-    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal, ...(search.single ? {} : { cwd: search.root }) });
+    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal, env, ...(search.single ? {} : { cwd: search.root }) });
     let buffered = '';
     let errBuffered = '';
     /** stderr lines that are not about an unreadable path: a real failure when rg exits 2. */
@@ -241,10 +274,12 @@ async function searchRipgrep(search: Search): Promise<Found> {
         const event = JSON.parse(line) as { data: { path: { text?: string; bytes?: string }; line_number: number } };
         const raw = event.data.path.text ?? Buffer.from(event.data.path.bytes ?? '', 'base64').toString('utf8');
         const absolute = isAbsolute(raw) ? raw : join(search.root, raw);
+        const path = search.single ? basename(search.root) : relative(search.root, absolute).split(sep).join('/');
+        // The second line: a file the exclusions missed (created since the listing) is still not shown.
+        if (gate && !gate.admit(path, absolute)) continue;
         let skip = binary.get(absolute);
         if (skip === undefined) binary.set(absolute, (skip = isBinaryFile(absolute)));
         if (skip) continue;
-        const path = search.single ? basename(search.root) : relative(search.root, absolute).split(sep).join('/');
         hits.push({ path, absolute, line: event.data.line_number });
         if (hits.length >= search.want) return finish();
       }
@@ -258,6 +293,9 @@ async function searchRipgrep(search: Search): Promise<Found> {
       // Exit code 2 means "an error happened", also when rg only skipped what it could not read
       // and found the rest: those are results with a notice, not a failure.
       if (code === 0 || code === 1 || (code === 2 && skipped && failure === '')) return resolve({ hits, unreadable });
+      // Every file was filtered out (the exclusions of refused files, or a glob matching nothing):
+      // that is "no matches", as the Node engine says, not a failure.
+      if (code === 2 && /^No files were searched/.test(failure)) return resolve({ hits, unreadable });
       const text = failure.trim();
       if (/regex parse error|error parsing regex|regex could not be compiled/i.test(text)) {
         reject(new Error(`Invalid regular expression ${JSON.stringify(search.pattern)}: ${text.replace(/^.*regex parse error:\s*/s, '')}. Use literal=true to search for the text as written.`));
@@ -269,7 +307,8 @@ async function searchRipgrep(search: Search): Promise<Found> {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-async function format(hits: Hit[], context: number): Promise<{ lines: string[]; cut: boolean }> {
+/** `single`: one file the call named (it may be a link); else files found by the walk, never links. */
+async function format(hits: Hit[], context: number, single: boolean): Promise<{ lines: string[]; cut: boolean }> {
   const out: string[] = [];
   let cut = false;
   let i = 0;
@@ -279,7 +318,13 @@ async function format(hits: Hit[], context: number): Promise<{ lines: string[]; 
     while (i < hits.length && (hits[i] as Hit).absolute === first.absolute) lines.add((hits[i++] as Hit).line);
     let text: string[];
     try {
-      text = splitLines(readFileSync(first.absolute, 'utf8'));
+      // A walked file swapped for a symlink since it was judged is not followed (see WholeFileReader).
+      const fd = openSync(first.absolute, single ? 'r' : constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        text = splitLines(readFileSync(fd, 'utf8'));
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       continue; // vanished since the search
     }

@@ -36,6 +36,7 @@ export async function searchNode(search: Search): Promise<Found> {
   })) {
     if (entry.type !== 'file') continue;
     if (matchGlob && matchGlob(entry.path, false) !== true) continue;
+    if (search.gate && !search.gate.admit(entry.path, entry.absolute)) continue;
     const buffer = reader.read(entry.absolute);
     if (typeof buffer === 'string') unreadable.push({ path: entry.path, code: buffer });
     else scan(entry.path, entry.absolute, buffer);

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { errnoCode } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */
@@ -24,7 +24,9 @@ export class WholeFileReader {
     if (this.buffer.length > KEEP_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
     let fd: number;
     try {
-      fd = openSync(path, 'r');
+      // The walk yields regular files only, judged as such: a file swapped for a symlink since
+      // (to a secret the read rules would refuse) fails to open (ELOOP) instead of being followed.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
       return errnoCode(error) ?? 'EIO';
     }

@@ -1,4 +1,4 @@
-import type { Unreadable } from '@airlock/tool-common';
+import type { FileGate, Unreadable } from '@airlock/tool-common';
 
 /** What both engines are asked to find, and what they hand back. */
 
@@ -26,6 +26,8 @@ export interface Search {
   /** Stop after this many hits (limit + 1, to know whether there are more). */
   want: number;
   signal?: AbortSignal;
+  /** The read rules for each file of a folder search; a file it does not admit is never opened. */
+  gate?: FileGate;
 }
 
 /** Bytes looked at for a NUL to call a file binary (both engines, so they skip the same files). */

@@ -44,6 +44,9 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     `carry a note in parentheses. Shows at most limit entries (default ${DEFAULT_LIMIT}) and 50KB.`,
   parameters: Params,
   replay: 'safe',
+  // The folder is judged as the call's own argument. ls opens no file and enters no subfolder
+  // (it stats a symlink's target to say whether it is a folder), and names are not what the
+  // read rules guard, so it needs no per-file check (ctx.access) the way grep does.
   resources(params, ctx) {
     // A path that does not exist yet is reported as written; execute says it is missing.
     return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];

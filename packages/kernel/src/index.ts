@@ -9,6 +9,11 @@ export { AgentToolResultSchema } from './contract/content.js';
 export type { AgentTool, AnyAgentTool, ToolUpdateCallback } from './contract/tool.js';
 export { defineTool } from './contract/tool.js';
 export type {
+  AccessCheck,
+  AccessQuery,
+  AccessRequest,
+  AccessService,
+  AccessVerdict,
   DialogOptions,
   FileLedger,
   FileStamp,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { FileLedger, FileStamp, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import { AccessChecks } from './access-checks.js';
+import type { AccessCheck, FileLedger, FileStamp, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
@@ -74,6 +75,7 @@ export class Kernel {
   /** The environment tools see as `ctx.env` (frozen). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
+  readonly #access = new AccessChecks();
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
@@ -147,6 +149,7 @@ export class Kernel {
         log: base.log,
         env: base.env,
         imageInput: base.imageInput,
+        access: this.#access.serviceFor(state.call.name, base.cwd),
       }),
     };
   }
@@ -160,6 +163,17 @@ export class Kernel {
    * kernel.on('tool_result', (e) => ({ content: scrub(e.content) }), { name: 'acme/scrub', phase: 'redact' });
    */
   readonly on: HookRegistrar['on'] = (hook, handler, options) => this.#bus.on(hook, handler, options);
+
+  /**
+   * Add a per-file check tools consult through `ctx.access` (see AccessService). Returns a
+   * function that removes it.
+   *
+   * @example
+   * kernel.registerAccessCheck(({ path }) => (path.endsWith('.env') ? { effect: 'deny', reason: 'secrets stay closed' } : undefined), { name: 'me/env' });
+   */
+  registerAccessCheck(check: AccessCheck, options: { name?: string } = {}): () => void {
+    return this.#access.add(options.name ?? `access-check-${this.#access.size + 1}`, check);
+  }
 
   /** The handlers registered, in registration order. */
   handlers(): HandlerInfo[] {

@@ -2,6 +2,9 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { PathError, resolveToolPath } from '@airlock/tool-common';
 
+/** Characters resolveToolPath rewrites (a leading @, Unicode spaces): such a path takes the full route. */
+const REWRITTEN = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/;
+
 /** Symlink hops followed before a path counts as a loop (Linux's own limit is 40). */
 const MAX_HOPS = 40;
 
@@ -42,6 +45,40 @@ export function canonicalPaths(raw: string, cwd: string, home: string): Canonica
     throw error;
   }
   return { ok: true, given: raw, paths: [...paths].map((p) => p.normalize('NFC')).filter((p, i, all) => all.indexOf(p) === i) };
+}
+
+/**
+ * canonicalPaths for one file of a tree walk, in two system calls or fewer instead of a dozen:
+ * for an absolute, normalized path that exists and is not a symlink, the spellings are the path
+ * and its folder's real path joined with its name. `realDirs` caches folders' real paths; the
+ * caller keeps it for one call only (a folder may be swapped for a link between calls). Anything
+ * else (a link, a missing file, a path with `..`) goes the full way, so the answers are the same.
+ *
+ * @example canonicalFilePaths('/work/src/a.ts', '/work', '/home/u', new Map()) // { ok: true, paths: ['/work/src/a.ts'] }
+ */
+export function canonicalFilePaths(raw: string, cwd: string, home: string, realDirs: Map<string, string>): Canonical {
+  const cut = raw.lastIndexOf('/');
+  if (cut < 0 || !isAbsolute(raw) || raw.includes('\0') || REWRITTEN.test(raw) || resolve(raw) !== raw) return canonicalPaths(raw, cwd, home);
+  let link: boolean;
+  try {
+    link = lstatSync(raw).isSymbolicLink();
+  } catch {
+    return canonicalPaths(raw, cwd, home);
+  }
+  if (link) return canonicalPaths(raw, cwd, home);
+  const dir = cut === 0 ? '/' : raw.slice(0, cut);
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    try {
+      real = realpathSync.native(dir);
+    } catch {
+      return canonicalPaths(raw, cwd, home);
+    }
+    realDirs.set(dir, real);
+  }
+  const given = raw.normalize('NFC');
+  const target = `${real === '/' ? '' : real}${raw.slice(cut)}`.normalize('NFC');
+  return { ok: true, given: raw, paths: given === target ? [given] : [given, target] };
 }
 
 class Unresolvable extends Error {}

@@ -37,12 +37,24 @@ export function createPathSpace(o: { roots: readonly string[]; home: string; pro
     return o.probe('/');
   };
 
+  // A verdict compares one path with every rule and secret pattern in a row: prepare it once.
+  let lastPath: string | undefined;
+  let lastText = '';
+  let lastFolds: boolean | undefined;
+  const prepare = (path: string): void => {
+    if (path === lastPath) return;
+    lastText = path.normalize('NFC');
+    lastFolds = foldFor(lastText);
+    lastPath = path;
+  };
+
   return {
     roots,
     home,
     matches(pattern, path, effect) {
-      const text = path.normalize('NFC');
-      const folds = foldFor(text);
+      prepare(path);
+      const text = lastText;
+      const folds = lastFolds;
       // Unknown: a deny or ask compares case-blind (it may only match more), an allow exactly.
       const fold = folds ?? effect !== 'allow';
       return (fold ? pattern.folded : pattern.exact).some((re) => re.test(text));

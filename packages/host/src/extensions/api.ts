@@ -1,4 +1,5 @@
 import type {
+  AccessCheck,
   AnyAgentTool,
   EventSink,
   ExtensionAPI,
@@ -155,6 +156,20 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
           if (i >= 0) listeners.splice(i, 1);
         },
       });
+    },
+    registerAccessCheck(check: AccessCheck, options?: { name?: string }): void {
+      refuseWhenSealed('registerAccessCheck');
+      const name = (namespaced(options?.name ?? 'access-check') as string) || `${ctx.extension}/access-check`;
+      let off: () => void;
+      try {
+        off = ctx.kernel.registerAccessCheck(check, { name });
+      } catch (error) {
+        registrationErrors.push({ kind: 'handler', name, error });
+        throw error;
+      }
+      // A per-file check is policy: if its extension fails to load, nothing may run (fail closed).
+      policy = true;
+      undo.push({ what: `access check "${name}"`, run: off });
     },
     ui: ctx.ui,
     log: prefixedLogger(ctx.log, ctx.extension),

@@ -1,3 +1,4 @@
+import type { Effect } from './hooks.js';
 import type { Resource } from './resource.js';
 
 /** Size limits for what enters the model's context. Whichever is hit first wins. */
@@ -124,6 +125,56 @@ export interface Logger {
   error(message: string, data?: unknown): void;
 }
 
+/** One file a tool is about to open (or write) inside a call that was already authorized. */
+export interface AccessRequest {
+  kind: 'fs.read' | 'fs.write';
+  /** Absolute, or relative to the context's `cwd`. Checks resolve symlinks themselves. */
+  path: string;
+}
+
+/** A policy's answer for one file. */
+export interface AccessVerdict {
+  effect: Effect;
+  /** Worded for the model and for people, e.g. "reading /w/.env: it is a well-known secret file". */
+  reason: string;
+  /** The rule id or surface that decided, or `default:<name>`. */
+  rule?: string;
+}
+
+/**
+ * What a registered check is asked: the request, the tool that asks (bound by the kernel, so a
+ * tool cannot speak for another) and the folder relative paths resolve against.
+ */
+export interface AccessQuery extends AccessRequest {
+  tool: string;
+  cwd: string;
+  /**
+   * Different for every call (a counter, never reused in the process). A check may cache what it
+   * learns (a folder's real path) for one scope: the filesystem may change between calls.
+   */
+  scope: number;
+}
+
+/**
+ * A check a policy extension registers (`api.registerAccessCheck`). It runs once per file of a
+ * walk, so it must be synchronous and cheap. Returning undefined means "no opinion"; a throw
+ * counts as a deny (fail closed).
+ */
+export type AccessCheck = (query: AccessQuery) => AccessVerdict | undefined;
+
+/**
+ * Per-file policy for tools that open many files in one call (grep over a tree): the call as a
+ * whole was authorized, but each file it opens must pass the same read rules. Votes of all
+ * registered checks combine deny > ask > allow; with none registered every file is allowed.
+ *
+ * @example
+ * const v = ctx.access.check({ kind: 'fs.read', path: '/work/.env' });
+ * if (v.effect !== 'allow') skipped.push({ path, reason: v.reason });
+ */
+export interface AccessService {
+  check(request: AccessRequest): AccessVerdict;
+}
+
 /**
  * Everything a tool needs from the host, without importing it. Tools take runtime services from
  * here (never from a runtime import of @airlock/kernel), so there is exactly one mutation queue
@@ -155,6 +206,8 @@ export interface ToolContext {
   env: Readonly<Record<string, string | undefined>>;
   /** Whether the model can take images; tools may skip producing them when it cannot. */
   imageInput: boolean;
+  /** Judge one file against the policy's rules before opening it (see AccessService). */
+  access: AccessService;
 }
 
 export type { Resource };

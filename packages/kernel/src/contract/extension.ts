@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { Logger, ToolUI } from './context.js';
+import type { AccessCheck, Logger, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 
@@ -13,6 +13,15 @@ export interface ExtensionAPI extends HookRegistrar {
   registerTool(tool: AnyAgentTool): void;
   /** Observe kernel events (tool_execution_start/update/end, decisions, hook failures). */
   onEvent(listener: EventSink): void;
+  /**
+   * Add a per-file check that tools consult through `ctx.access` (grep judging every file of a
+   * tree it searches). Synchronous and cheap: it runs once per file. Several checks combine
+   * deny > ask > allow; a throw is a deny.
+   *
+   * @example
+   * api.registerAccessCheck(({ kind, path }) => (kind === 'fs.read' && path.endsWith('.env') ? { effect: 'deny', reason: 'secrets' } : undefined));
+   */
+  registerAccessCheck(check: AccessCheck, options?: { name?: string }): void;
   /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */

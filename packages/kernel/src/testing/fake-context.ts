@@ -1,4 +1,5 @@
-import type { FileStamp, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
+import type { AccessCheck, FileStamp, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
+import { AccessChecks } from '../access-checks.js';
 import { FileMutationQueue } from '../file-mutation-queue.js';
 import { NO_UI } from '../kernel.js';
 import { createTruncationService } from '../output/truncation-service.js';
@@ -10,6 +11,10 @@ export interface TestContextOptions {
   env?: Record<string, string | undefined>;
   ui?: ToolContext['ui'];
   imageInput?: boolean;
+  /** Per-file checks `ctx.access` consults (default none: every file is allowed). */
+  accessChecks?: readonly AccessCheck[];
+  /** The tool name the access checks are told (default "test-tool"). */
+  toolName?: string;
 }
 
 /** A ToolContext plus what the test can inspect: spilled files and log lines. */
@@ -34,6 +39,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const queue = new FileMutationQueue();
   const cwd = options.cwd ?? process.cwd();
   let counter = 0;
+  const access = new AccessChecks();
+  for (const [i, check] of (options.accessChecks ?? []).entries()) access.add(`test-check-${i + 1}`, check);
   const store = (data: string | Uint8Array, o: SpillOptions = {}): SpillInfo => {
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     const path = `/spill/test/${++counter}-${o.name ?? 'output'}.${o.ext ?? 'txt'}`;
@@ -74,6 +81,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     env: Object.freeze({ ...(options.env ?? {}) }),
     imageInput: options.imageInput ?? true,
+    access: access.serviceFor(options.toolName ?? 'test-tool', cwd),
     spills,
     logs,
   };

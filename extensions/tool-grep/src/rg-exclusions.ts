@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { FileGate } from '@airlock/tool-common';
+
+/**
+ * Keeping rg away from files the read rules refuse. Filtering rg's output afterwards would hide
+ * their lines from the model, but rg would still have opened and read them (a secret in another
+ * process's memory, its size and timing observable). So before searching, rg lists the files its
+ * walk would search (`--files`, same flags, so the same walk), each is judged, and every refused
+ * one becomes an anchored `--glob !/<path>` override: overrides outrank every ignore file, so a
+ * `.gitignore` with `!.env` cannot bring it back. The search then filters its output through the
+ * same gate as a second line (a file created between the two runs, a name no glob can spell).
+ */
+
+/**
+ * Globs that exclude each file `gate` refuses in the tree rg would search from `root`.
+ * `walkArgs` are the walk-shaping flags of the search (hidden, ignore handling, the user's glob).
+ */
+export async function refusedGlobs(rg: string, root: string, walkArgs: readonly string[], gate: FileGate, signal?: AbortSignal): Promise<string[]> {
+  const files = await listFiles(rg, root, walkArgs, signal);
+  const globs: string[] = [];
+  for (const rel of files) {
+    if (!gate.admit(rel, join(root, rel))) globs.push(`!/${escapeGlob(rel)}`);
+  }
+  return globs;
+}
+
+/** A literal path as an rg (gitignore-syntax) glob: every glob metacharacter and space escaped. */
+export function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]{}! #]/g, (c) => `\\${c}`);
+}
+
+function listFiles(rg: string, root: string, walkArgs: readonly string[], signal?: AbortSignal): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    // NUL-separated: a file name may hold a newline.
+    const child = spawn(rg, ['--files', '--null', ...walkArgs], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], ...(signal ? { signal } : {}) });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      // 2: some folder could not be read; the search itself reports those. 1: no files at all.
+      if (code !== 0 && code !== 1 && code !== 2) return reject(new Error(`rg --files failed (exit code ${code}) while listing files to judge`));
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve(text.split('\0').filter((p) => p !== '').map((p) => (p.startsWith('./') ? p.slice(2) : p)));
+    });
+  });
+}
