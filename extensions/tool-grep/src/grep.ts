@@ -106,8 +106,9 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         signal,
       };
       if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
-      // One file was judged as the call's own argument; a folder's files are judged one by one.
-      if (dir) search.gate = new FileGate(ctx.access, absolute);
+      // One file was judged as the call's own argument; a folder's files are judged one by one
+      // (and with no policy judging files, rg needs no listing pass first).
+      if (dir && ctx.access.active) search.gate = new FileGate(ctx.access, absolute);
 
       const found = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
       signal?.throwIfAborted();

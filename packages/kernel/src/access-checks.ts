@@ -39,7 +39,13 @@ export class AccessChecks {
   /** The service one call's tool sees: the tool's name and the cwd are bound here, not by the tool. */
   serviceFor(tool: string, cwd: string): AccessService {
     const scope = ++scopes;
-    return { check: (request) => this.check({ kind: request?.kind, path: request?.path, tool, cwd, scope } as AccessQuery) };
+    const checks = this.#checks;
+    return {
+      get active() {
+        return checks.length > 0;
+      },
+      check: (request) => this.check({ kind: request?.kind, path: request?.path, tool, cwd, scope } as AccessQuery),
+    };
   }
 
   check(query: AccessQuery): AccessVerdict {

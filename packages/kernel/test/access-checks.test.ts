@@ -34,6 +34,24 @@ describe('ctx.access: per-file checks registered with the kernel', () => {
     expect(v).toMatchObject({ effect: 'allow', rule: 'default:no-access-check' });
   });
 
+  it('says whether any check is registered, so a tool can skip judging (grep skips its rg listing pass)', async () => {
+    const kernel = createKernel({ cwd: '/work' });
+    const seen: boolean[] = [];
+    kernel.registry.register(
+      defineTool({ ...probe, name: 'active', async execute(_id, _p, _s, _u, ctx) {
+        seen.push(ctx!.access.active);
+        return { content: [{ type: 'text', text: 'ok' }] };
+      } }),
+      { source: 'sdk' },
+    );
+    await kernel.executeToolCall({ id: '1', name: 'active', arguments: { paths: [] } });
+    const off = kernel.registerAccessCheck(deny, { name: 'c1' });
+    await kernel.executeToolCall({ id: '2', name: 'active', arguments: { paths: [] } });
+    off();
+    await kernel.executeToolCall({ id: '3', name: 'active', arguments: { paths: [] } });
+    expect(seen).toEqual([false, true, false]);
+  });
+
   it('deny wins over ask and allow, whatever order the checks were registered in', async () => {
     for (const order of [[allow, ask, deny], [deny, ask, allow], [ask, deny, allow]]) {
       const [env, other] = await verdicts(order, ['/work/.env', '/work/a.ts']);

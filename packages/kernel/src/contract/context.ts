@@ -172,6 +172,8 @@ export type AccessCheck = (query: AccessQuery) => AccessVerdict | undefined;
  * if (v.effect !== 'allow') skipped.push({ path, reason: v.reason });
  */
 export interface AccessService {
+  /** False when no policy registered a check: every file is allowed, so a tool may skip judging. */
+  readonly active: boolean;
   check(request: AccessRequest): AccessVerdict;
 }
 
