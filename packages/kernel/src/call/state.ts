@@ -48,8 +48,22 @@ export interface CallState {
   result: ResultDraft | undefined;
   /** Why the call ended before execute, worded for the model. */
   stopText: string | undefined;
+  /**
+   * Set while the call is judged a second time, just before it runs, because an earlier call of
+   * its batch may have changed the filesystem (see run-batch.ts). Holds the first judgement.
+   */
+  recheck: Recheck | undefined;
   /** The frozen view handlers of one phase share; rebuilt when the phase or the value changes. */
   view: { phase: string; version: number; value: unknown } | undefined;
+}
+
+/** The first judgement of a call that is judged again, and the call that made it necessary. */
+export interface Recheck {
+  /** The earlier call of the batch that may have changed the filesystem. */
+  readonly after: { readonly toolCallId: string; readonly toolName: string };
+  readonly resources: readonly Resource[];
+  readonly votes: readonly Vote[];
+  readonly approval: CallState['approval'];
 }
 
 export function createCallState(call: ToolCall, abort: RunAbort, events: EventChannel): CallState {
@@ -71,6 +85,7 @@ export function createCallState(call: ToolCall, abort: RunAbort, events: EventCh
     decision: undefined,
     result: undefined,
     stopText: undefined,
+    recheck: undefined,
     view: undefined,
   };
 }
