@@ -81,7 +81,15 @@ export async function runBatch(
         if (isStopped(state)) messages[i] = await finish(kernel, state);
         else ready.push({ index: i, state });
       }
-      await runInOrder(kernel, run, ready, Math.max(1, Math.floor(options.maxConcurrency)), messages);
+      const limit = Math.max(1, Math.floor(options.maxConcurrency));
+      // The common case — nothing in the batch may change files — needs no barriers and no re-checks.
+      if (ready.some((r) => mayChangeFiles(r.state))) await runInOrder(kernel, run, ready, limit, messages);
+      else {
+        await pool(ready, limit, async ({ index, state }) => {
+          await runPrepared(kernel, state, run);
+          messages[index] = await finish(kernel, state);
+        });
+      }
     }
   } finally {
     abort.release();
@@ -126,18 +134,27 @@ async function runInOrder(kernel: KernelRuntime, run: RunContext, ready: readonl
       try {
         await runPrepared(kernel, state, run);
         messages[index] = await finish(kernel, state);
+      } catch (error) {
+        // Only a kernel bug gets here; the batch still waits for its other calls before it throws.
+        failed ??= { error };
       } finally {
         slots.give();
       }
-    })().catch((error: unknown) => {
-      // Only a kernel bug gets here; the batch still waits for its other calls before it throws.
-      failed ??= { error };
-    });
+    })();
     running.push(done);
     if (changes) barrier = { done, state };
   }
   await Promise.all(running);
   if (failed !== undefined) throw failed.error;
+}
+
+/** Run `work` over `items`, at most `limit` at a time, starting them in order. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** A counting semaphore whose waiters are served in the order they came. */

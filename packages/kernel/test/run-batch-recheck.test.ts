@@ -237,6 +237,31 @@ describe('executeBatch: a call is judged again after an earlier call may have ch
     expect(judged).toEqual(['a:notes.txt', 'b:notes.txt', 'c:notes.txt']);
   });
 
+  it('after a write, the re-checked reads still run side by side, at most maxConcurrency at once', async () => {
+    let running = 0;
+    let peak = 0;
+    kernel.registry.register(
+      defineTool({
+        name: 'busy_read',
+        label: 'Busy read',
+        description: 'Read, taking a moment.',
+        parameters: Type.Object({ path: Type.String() }),
+        resources: ({ path }, ctx) => [{ kind: 'fs.read', path: resolve(ctx.cwd, path) }],
+        async execute(_id, { path }, _s, _u, ctx) {
+          peak = Math.max(peak, ++running);
+          await sleep(5);
+          running--;
+          return { content: [{ type: 'text', text: await readFile(resolve(ctx!.cwd, path), 'utf8') }] };
+        },
+      }),
+      { source: 'sdk' },
+    );
+    const reads = Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, name: 'busy_read', arguments: { path: 'out.txt' } }));
+    const { messages } = await kernel.executeBatch([{ id: 'w', name: 'write', arguments: { path: 'out.txt', content: 'new' } }, ...reads], { maxConcurrency: 3 });
+    expect(messages.map(text)).toEqual(['wrote out.txt', ...reads.map(() => 'new')]);
+    expect(peak).toBe(3);
+  });
+
   it('observers see the second decision, marked as a re-check after the call that changed files', async () => {
     const seen: { id: string; recheck: unknown; effect: string | undefined }[] = [];
     kernel.on('tool_call', (e) => void seen.push({ id: e.toolCallId, recheck: e.recheck, effect: e.decision?.effect }), { name: 'test/observe', phase: 'observe' });
