@@ -3,7 +3,6 @@ import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
 import { EventChannel } from './call/event-channel.js';
-import { mayChangeFiles } from './call/may-change-files.js';
 import { recheck } from './call/recheck.js';
 import { RunAbort } from './call/run-abort.js';
 import { type CallState, isStopped } from './call/state.js';
@@ -76,14 +75,18 @@ export async function runBatch(
       for (let i = 0; i < calls.length; i++) messages[i] = await runToolCall(kernel, calls[i]!, run);
     } else {
       const ready: Prepared[] = [];
+      let changes = false;
       for (let i = 0; i < calls.length; i++) {
         const state = await preflight(kernel, calls[i]!, run);
         if (isStopped(state)) messages[i] = await finish(kernel, state);
-        else ready.push({ index: i, state });
+        else {
+          ready.push({ index: i, state });
+          changes ||= state.mayChangeFiles;
+        }
       }
       const limit = Math.max(1, Math.floor(options.maxConcurrency));
       // The common case — nothing in the batch may change files — needs no barriers and no re-checks.
-      if (ready.some((r) => mayChangeFiles(r.state))) await runInOrder(kernel, run, ready, limit, messages);
+      if (changes) await runInOrder(kernel, run, ready, limit, messages);
       else {
         await pool(ready, limit, async ({ index, state }) => {
           await runPrepared(kernel, state, run);
@@ -106,7 +109,7 @@ interface Prepared {
  * Run the preflighted calls, at most `limit` at once, starting them in source order.
  *
  * Calls that only read run side by side. A call that may change the filesystem (see
- * mayChangeFiles) is a barrier: it starts only when every earlier call has finished, and every
+ * CallState.mayChangeFiles) is a barrier: it starts only when every earlier call has finished, and every
  * later call waits until it has finished and is then judged again (recheck) — a judgement made
  * while the earlier call could still be changing files would prove nothing.
  */
@@ -124,7 +127,7 @@ async function runInOrder(kernel: KernelRuntime, run: RunContext, ready: readonl
         continue;
       }
     }
-    const changes = mayChangeFiles(state);
+    const changes = state.mayChangeFiles;
     if (changes) {
       await Promise.all(running);
       running = [];

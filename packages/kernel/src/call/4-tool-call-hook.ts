@@ -5,6 +5,7 @@ import type { HookBus, KernelSteps } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual } from '../values.js';
 import { validateArguments } from './3-validate-arguments.js';
+import { resourcesMayChangeFiles } from './may-change-files.js';
 import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from './wording.js';
 import type { CallState } from './state.js';
 import { isStopped, stop } from './state.js';
@@ -82,6 +83,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
         return;
       }
       state.resources = deepFreeze(resources.map((r) => ({ ...r })));
+      state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
     },
 
     combineVotes(state) {

@@ -22,6 +22,7 @@ export async function recheck(state: CallState, bus: HookBus, after: CallState):
     approval: state.approval,
   });
   state.resources = [];
+  state.mayChangeFiles = true;
   state.votes = [];
   state.effect = undefined;
   state.approval = undefined;

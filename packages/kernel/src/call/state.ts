@@ -49,6 +49,11 @@ export interface CallState {
   /** Why the call ended before execute, worded for the model. */
   stopText: string | undefined;
   /**
+   * Once it runs, may this call change what a later call of its batch touches? Starts true (a tool
+   * that declares no resources may do anything); set from the resources when they are computed.
+   */
+  mayChangeFiles: boolean;
+  /**
    * Set while the call is judged a second time, just before it runs, because an earlier call of
    * its batch may have changed the filesystem (see run-batch.ts). Holds the first judgement.
    */
@@ -85,6 +90,7 @@ export function createCallState(call: ToolCall, abort: RunAbort, events: EventCh
     decision: undefined,
     result: undefined,
     stopText: undefined,
+    mayChangeFiles: true,
     recheck: undefined,
     view: undefined,
   };
