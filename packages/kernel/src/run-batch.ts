@@ -109,9 +109,9 @@ interface Prepared {
  * Run the preflighted calls, at most `limit` at once, starting them in source order.
  *
  * Calls that only read run side by side. A call that may change the filesystem (see
- * CallState.mayChangeFiles) is a barrier: it starts only when every earlier call has finished, and every
- * later call waits until it has finished and is then judged again (recheck) — a judgement made
- * while the earlier call could still be changing files would prove nothing.
+ * CallState.mayChangeFiles) is a barrier: it starts only when every earlier call has finished,
+ * and every later call waits until it has finished and is then judged again (recheck) — a
+ * judgement made while the earlier call could still be changing files would prove nothing.
  */
 async function runInOrder(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
   const slots = new Slots(limit);
