@@ -51,6 +51,22 @@ describe('airlock batch: a call is judged again after bash may have changed the 
     expect(r.code).toBe(1);
   });
 
+  it('every tool that reads is judged again: grep, find, ls through a folder link, bash cat and read through a file link', async () => {
+    const s = machine();
+    const r = await batch(s, [
+      { name: 'bash', arguments: { command: 'ln -s ~/.ssh d' } },
+      { name: 'bash', arguments: { command: 'ln -s ~/.ssh/id_rsa tk' } },
+      { name: 'grep', arguments: { pattern: 'KEY', path: 'd' } },
+      { name: 'find', arguments: { pattern: '*', path: 'd' } },
+      { name: 'ls', arguments: { path: 'd' } },
+      { name: 'bash', arguments: { command: 'cat tk' } },
+      { name: 'read', arguments: { path: 'tk' } },
+    ]);
+    expect(r.stdout).not.toContain('e2e-0123456789');
+    expect(r.messages.map((m) => m.outcome)).toEqual(['ok', 'ok', 'denied', 'denied', 'denied', 'denied', 'denied']);
+    for (const m of r.messages.slice(2)) expect(texts(m)).toContain('The batch changed the filesystem');
+  });
+
   it('a write through a folder link planted by bash in the same batch does not land in ~/.ssh', async () => {
     const s = machine();
     const r = await batch(s, [
