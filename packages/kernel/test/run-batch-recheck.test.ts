@@ -118,7 +118,7 @@ describe('executeBatch: a call is judged again after an earlier call may have ch
     // The link really exists: the first call ran, the second was stopped by policy, not by chance.
     expect(readFileSync(join(work, 'tk'), 'utf8')).toBe(SECRET);
     expect(text(messages[1]!)).toContain('The batch changed the filesystem');
-    expect(text(messages[1]!)).toContain('("link", ln)');
+    expect(text(messages[1]!)).toContain('(the last of them: "link", ln)');
     expect(text(messages[1]!)).toContain('resolves into the secret folder');
     // Judged twice: first the plain file that did not exist yet, then the link's target.
     expect(judged).toEqual(['ln:tk', 'cat:tk', `cat:${join(secretDir, 'id_rsa')}`]);

@@ -89,7 +89,7 @@ export function noApprover(tool: string, asks: readonly Vote[]): string {
  */
 export function stoppedOnRecheck(after: { toolCallId: string; toolName: string }, text: string): string {
   return (
-    `The batch changed the filesystem: an earlier call of this batch ("${after.toolName}", ${after.toolCallId}) may have changed files, ` +
+    `The batch changed the filesystem: earlier calls of this batch may have changed files (the last of them: "${after.toolName}", ${after.toolCallId}), ` +
     `so this call was judged again just before it ran. ${text}`
   );
 }
