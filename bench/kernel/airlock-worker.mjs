@@ -1,8 +1,8 @@
 // Kernel bench, Airlock side: one workload in this process (see main.mjs for the spec).
 //
 // Imports the BUILT kernel (packages/kernel/dist, made by `pnpm -s build`), registers a no-op
-// tool with a one-string-property schema, optionally 10 tool_call + 10 tool_result no-op
-// handlers in phase "transform", and times either
+// tool with a one-string-property schema (and its twins for the re-check workloads, `spec.mix`),
+// optionally 10 tool_call + 10 tool_result no-op handlers in phase "transform", and times either
 //   kind "batch": one kernel.executeBatch(calls, { signal, executionMode, onEvent }) of N calls
 //   kind "loop":  N kernel.executeToolCall(call, { signal, onEvent }) awaited one after another
 // Each repetition gets fresh call objects and a fresh AbortController (both untimed).
@@ -34,14 +34,22 @@ workerMain(async (spec) => {
   if (typeof createKernel !== 'function') throw new Error(`${KERNEL_ENTRY} does not export createKernel (exports: ${Object.keys(kernelModule).join(', ')})`);
 
   const kernel = createKernel({ cwd: process.cwd() });
-  const tool = defineTool({
-    name: 'noop',
-    label: 'No-op',
-    description: 'Returns "ok" at once.',
-    parameters: Type.Object({ path: Type.String() }),
-    execute: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
-  });
-  kernel.registry.register(tool, { source: 'sdk' });
+  const noop = (name, resources) =>
+    defineTool({
+      name,
+      label: 'No-op',
+      description: 'Returns "ok" at once.',
+      parameters: Type.Object({ path: Type.String() }),
+      ...(resources === undefined ? {} : { resources }),
+      execute: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    });
+  // Declares a read like the built-in read tool, so a batch of these runs side by side. Its twins:
+  // one that declares a write (the calls after it are judged again) and one that declares nothing
+  // (the kernel then assumes it may change files).
+  kernel.registry.register(noop('noop', ({ path: p }) => [{ kind: 'fs.read', path: p }]), { source: 'sdk' });
+  kernel.registry.register(noop('noop_write', ({ path: p }) => [{ kind: 'fs.write', path: p }]), { source: 'sdk' });
+  kernel.registry.register(noop('noop_undeclared', undefined), { source: 'sdk' });
+  const nameOf = (i) => (spec.mix === 'undeclared' ? 'noop_undeclared' : spec.mix === 'write-first' && i === 0 ? 'noop_write' : 'noop');
 
   const counters = { toolCall: 0, toolResult: 0, events: 0 };
   for (let k = 0; k < spec.handlers; k++) {
@@ -68,7 +76,7 @@ workerMain(async (spec) => {
 
   const makeCalls = () => {
     const calls = new Array(spec.n);
-    for (let i = 0; i < spec.n; i++) calls[i] = { id: `call_${i}`, name: 'noop', arguments: { path: 'x' } };
+    for (let i = 0; i < spec.n; i++) calls[i] = { id: `call_${i}`, name: nameOf(i), arguments: { path: 'x' } };
     return calls;
   };
 
@@ -118,6 +126,7 @@ workerMain(async (spec) => {
     kind: spec.kind,
     n: spec.n,
     handlers: spec.handlers,
+    mix: spec.mix ?? 'read',
     mode: spec.kind === 'loop' ? 'sequential (awaited one by one)' : spec.mode,
     entry: spec.kind === 'loop' ? 'kernel.executeToolCall() x N, awaited in turn' : `kernel.executeBatch(N calls, { executionMode: "${spec.mode}" })`,
     kernelEntry: path.relative(path.resolve(HERE, '../..'), KERNEL_ENTRY),

@@ -23,7 +23,8 @@ export const description = 'Airlock kernel per-call overhead vs Pi agentLoop (no
 export const usage = `pnpm bench kernel [options]
   --quick            ~20 s smoke run: 1 round, fewer repetitions, 2,000 instead of 10,000 sequential calls
   --rounds N         run every worker N times round-robin (default 3; quick: 1)
-  --only a,b         only these workloads (batch100, batch100_h10, seq10k, seq10k_h10; quick: seq2k…)
+  --only a,b         only these workloads (batch100, batch100_h10, batch100_write_first[_h10], batch100_undeclared_h10,
+                     seq10k, seq10k_h10; quick: seq2k…)
   --pi-entry E       runAgentLoop (default: callback sink, like Pi's own Agent) or agentLoop (for-await over its EventStream)
   --no-gc            skip the forced full GC before each timed run (steady-state numbers; the default forces one)
   --profile          instead of the bench: run each Airlock workload under node --cpu-prof and print the hot spots
@@ -105,7 +106,28 @@ function defineWorkloads(p) {
       { key: 'pi.direct', side: 'pi', kind: 'loop', provider: 'direct', mode: 'sequential', plan: p.seq, baseline: 'pi_direct_empty' },
     ],
   });
-  return [batch(`batch${p.batchN}`, 0), batch(`batch${p.batchN}_h10`, 10), seq(seqId, 0), seq(`${seqId}_h10`, 10)];
+  // Airlock only: the cost of re-judging calls that follow one that may change the filesystem.
+  const recheck = (id, handlers, mix, title) => ({
+    id,
+    title: `${p.batchN} no-op calls in one batch, ${title}, ${handlers ? `${handlers} tool_call + ${handlers} tool_result handlers` : '0 handlers'}`,
+    n: p.batchN,
+    handlers,
+    mix,
+    // The batch of only reads that the same handlers run: the re-check ratio divides by it.
+    versus: `batch${p.batchN}${handlers ? `_h${handlers}` : ''}`,
+    subjects: [{ key: 'airlock.batch', side: 'airlock', kind: 'batch', mode: 'parallel', plan: p.batch }],
+  });
+  const writeFirst = 'the first one declares fs.write, so the other 99 wait for it and are judged again';
+  const undeclared = 'none declares resources, so each waits for the one before and is judged again';
+  return [
+    batch(`batch${p.batchN}`, 0),
+    batch(`batch${p.batchN}_h10`, 10),
+    recheck(`batch${p.batchN}_write_first`, 0, 'write-first', writeFirst),
+    recheck(`batch${p.batchN}_write_first_h10`, 10, 'write-first', writeFirst),
+    recheck(`batch${p.batchN}_undeclared_h10`, 10, 'undeclared', undeclared),
+    seq(seqId, 0),
+    seq(`${seqId}_h10`, 10),
+  ];
 }
 
 function defineBaselines(p) {
@@ -132,7 +154,7 @@ export async function main(argv) {
   // One job = one (workload, subject) or one baseline; each runs in its own child per round.
   const jobs = [
     ...workloads.flatMap((w) =>
-      w.subjects.map((s) => ({ id: `${w.id}:${s.key}`, workload: w.id, subject: s.key, side: s.side, kind: s.kind, provider: s.provider, n: w.n, handlers: w.handlers, mode: s.mode, plan: s.plan })),
+      w.subjects.map((s) => ({ id: `${w.id}:${s.key}`, workload: w.id, subject: s.key, side: s.side, kind: s.kind, provider: s.provider, n: w.n, handlers: w.handlers, mix: w.mix, mode: s.mode, plan: s.plan })),
     ),
     ...baselines.map((b) => ({ id: `baseline:${b.id}`, workload: null, subject: b.id, side: b.side, kind: b.kind, provider: b.provider, n: b.n, handlers: b.handlers, mode: b.mode, plan: b.plan })),
   ];
@@ -165,6 +187,7 @@ export async function main(argv) {
         kind: job.kind,
         n: job.n,
         handlers: job.handlers,
+        mix: job.mix,
         mode: job.mode,
         provider: job.provider,
         piEntry: opts.piEntry,
@@ -343,6 +366,15 @@ function buildReport({ opts, p, rounds, workloads, baselines, jobs, runs, failur
     out[w.id] = { title: w.title, calls: w.n, handlersPerHook: w.handlers, subjects, ratiosAirlockOverPi: ratios };
   }
 
+  // Re-check cost: a batch whose calls are judged again ÷ the batch of only reads, same handlers.
+  const recheckCost = [];
+  for (const w of workloads) {
+    if (w.versus === undefined) continue;
+    const a = out[w.id]?.subjects['airlock.batch']?.perCall?.medianUs;
+    const b = out[w.versus]?.subjects['airlock.batch']?.perCall?.medianUs;
+    recheckCost.push({ workload: w.id, versus: w.versus, medianUs: a ?? null, versusMedianUs: b ?? null, ratio: a === undefined || b === undefined ? null : round(a / b, 3) });
+  }
+
   const targetChecks = [];
   for (const w of workloads) {
     if (w.handlers < 10) continue;
@@ -376,6 +408,7 @@ function buildReport({ opts, p, rounds, workloads, baselines, jobs, runs, failur
     method: methodNotes(p, opts),
     target: { description: `<= ${TARGET_US} us per call with 10 tool_call + 10 tool_result handlers (informational, never fails the run)`, thresholdUs: TARGET_US, checks: targetChecks },
     workloads: out,
+    recheckCost,
     baselines: baselineOut,
     maxListenersExceededWarning: maxListeners,
     processWarnings: warningsBySide,
@@ -409,7 +442,7 @@ function methodNotes(p, opts) {
     processes: 'Every (workload, subject) pair and every baseline runs in its own `node --expose-gc` child; the whole list runs `rounds` times round-robin (side order alternating per round) and samples are pooled.',
     repetitions: `Per child: warm-up runs first (untimed), then timed runs${opts.gc ? ' with a forced full GC (untimed) before each' : ' back to back (--no-gc: no forced GC)'}. Plans: batch ${JSON.stringify(p.batch)}, sequential ${JSON.stringify(p.seq)}, sequential Pi+faux ${JSON.stringify(p.seqFaux)}, empty baseline ${JSON.stringify(p.empty)}; past minReps a child stops once budgetMs of wall time (timed runs plus their GCs) is used.`,
     perCall: 'us/call = wall time of one run / number of calls in it; median, min and max over all pooled runs.',
-    tool: 'A no-op tool with parameters Type.Object({ path: Type.String() }) called with { path: "x" } (so argument validation runs on both sides); execute resolves { content: [{ type: "text", text: "ok" }] } at once.',
+    tool: 'A no-op tool with parameters Type.Object({ path: Type.String() }) called with { path: "x" } (so argument validation runs on both sides); execute resolves { content: [{ type: "text", text: "ok" }] } at once. On the Airlock side it declares resources [{ kind: "fs.read", path }] like the built-in read, so a batch runs its calls side by side; the *_write_first workloads make the first call a twin that declares fs.write (the other 99 wait for it and are judged again), *_undeclared a twin that declares no resources (every call waits for the one before and is judged again).',
     airlock: 'Imports the built kernel (packages/kernel/dist). "airlock.batch": one kernel.executeBatch(calls, { signal, executionMode, onEvent }); "airlock.loop": kernel.executeToolCall(call, { signal, onEvent }) awaited once per call. Handlers: N tool_call + N tool_result no-op handlers in phase "transform". onEvent is a counting no-op; a fresh AbortController per run.',
     pi: `Pi has no public single-call API: each run is one agent-loop run scripted to emit one assistant message with N tool calls, then a final text ("pi": pi-ai's faux provider, one delta per content block; "pi.direct": a scripted streamFn that hands over each message at once, a start and a done event). Entry: ${opts.piEntry === 'agentLoop' ? 'agentLoop() consumed with for-await' : 'runAgentLoop() with a counting no-op emit callback (the engine behind agentLoop(), and what Pi\'s own Agent class uses), the counterpart of Airlock\'s onEvent'}; AbortSignal passed. Sequential workloads set toolExecution: "sequential". Handlers: a real ExtensionRunner with N synthetic extensions, each with one no-op tool_call and one no-op tool_result handler, wired into beforeToolCall/afterToolCall like AgentSession does.`,
     piRaw: "\"pi raw\" = run / N with the faux provider: includes its streaming of the N tool calls (quadratic in N in pi-ai 0.73.1: every toolcall_start copies the partial content array and every event carries a copy of the partial message), its usage estimate (serializes the whole context on each turn), the second turn and the loop's bookkeeping.",
@@ -467,6 +500,12 @@ export function renderMarkdown(r) {
     lines.push(`| ${id} | ${fmtUs(b.perRun.medianUs)} | ${fmtUs(b.perRun.minUs)}–${fmtUs(b.perRun.maxUs)} | ${b.perRun.samples} | ${fmt(b.peakRssMB, 0)} |`);
   }
   lines.push('');
+  if (r.recheckCost.length) {
+    lines.push('Re-check cost (airlock.batch µs/call ÷ the same batch of only reads, same handlers; see docs/kernel.md "Batches"):');
+    lines.push('');
+    for (const c of r.recheckCost) lines.push(`- ${c.workload}: ${fmtUs(c.medianUs)} ÷ ${c.versus} ${fmtUs(c.versusMedianUs)} = **${fmt(c.ratio)}×**`);
+    lines.push('');
+  }
   lines.push(`Target ${r.target.description}:`);
   for (const c of r.target.checks) lines.push(`- ${c.workload} ${c.subject}: ${fmtUs(c.medianUs)} µs/call → **${c.verdict}**`);
   lines.push('');
@@ -506,7 +545,7 @@ async function profile(workloads) {
       const name = `${w.id}-${s.key.replace('.', '-')}`;
       for (const f of fs.readdirSync(dir)) if (f.startsWith(`${name}.`)) fs.rmSync(path.join(dir, f));
       const plan = w.n >= 1000 ? { warmup: 1, minReps: 10, maxReps: 20, budgetMs: 3_000 } : { warmup: 200, minReps: 500, maxReps: 5_000, budgetMs: 3_000 };
-      const spec = { kind: s.kind, n: w.n, handlers: w.handlers, mode: s.mode, ...plan, gcBetweenReps: false, resultFile: path.join(tmp, `${name}.json`) };
+      const spec = { kind: s.kind, n: w.n, handlers: w.handlers, mix: w.mix, mode: s.mode, ...plan, gcBetweenReps: false, resultFile: path.join(tmp, `${name}.json`) };
       const result = runWorker(AIRLOCK_WORKER, spec, { cwd: ROOT, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}.cpuprofile`, '--cpu-prof-interval', '200'] });
       if (result.failed) {
         console.error(`[bench:kernel] profile ${name}: FAILED\n${result.stderr}`);

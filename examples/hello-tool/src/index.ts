@@ -23,6 +23,9 @@ function helloTool(greeting: string): AgentTool<typeof Params, { length: number 
     description: 'Greet someone by name. Use it to check that extension tools load.',
     parameters: Params,
     replay: 'safe',
+    // It touches no file, process or host. Saying so lets a batch run its calls side by side: a
+    // tool that declares nothing may change files, so later calls of a batch would wait for it.
+    resources: () => [],
     async execute(_id, params: Static<typeof Params>) {
       const text = greet(greeting, params.name, params.shout === true);
       return { content: [{ type: 'text', text }], details: { length: text.length } };

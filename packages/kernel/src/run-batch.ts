@@ -3,8 +3,9 @@ import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
 import { EventChannel } from './call/event-channel.js';
+import { recheck } from './call/recheck.js';
 import { RunAbort } from './call/run-abort.js';
-import { isStopped } from './call/state.js';
+import { type CallState, isStopped } from './call/state.js';
 
 /**
  * One assistant message's tool calls.
@@ -14,6 +15,13 @@ import { isStopped } from './call/state.js';
  * - Then the calls that may run execute concurrently, at most `maxConcurrency` at once, unless the
  *   options or any of the batch's tools ask for "sequential": then each call is preflighted and run
  *   before the next one starts, so a decision sees the effects of the calls before it.
+ * - One batch cannot race its own policy. A call that may change the filesystem — its tool
+ *   declares `fs.write` or `exec` for it, or declares no `resources` at all — starts only after
+ *   every earlier call has finished. Every call after it waits until it has finished and is then
+ *   judged again (`resources()`, authorize, and approve if the votes ask) before it runs: a deny
+ *   says the batch changed the filesystem; a new ask goes to the approvers, mid-batch; an
+ *   approval stands when the votes and resources are unchanged. Calls that only read still run
+ *   side by side, and a batch without such a call is never re-judged.
  * - `tool_execution_end` events arrive in completion order; the result messages come back in
  *   source order, one per call, whatever happened — an abort included.
  * - `terminate` ends the run only when every result sets it.
@@ -66,22 +74,81 @@ export async function runBatch(
     if (sequential) {
       for (let i = 0; i < calls.length; i++) messages[i] = await runToolCall(kernel, calls[i]!, run);
     } else {
-      const ready: { index: number; state: Awaited<ReturnType<typeof preflight>> }[] = [];
+      const ready: Prepared[] = [];
+      let changes = false;
       for (let i = 0; i < calls.length; i++) {
         const state = await preflight(kernel, calls[i]!, run);
         if (isStopped(state)) messages[i] = await finish(kernel, state);
-        else ready.push({ index: i, state });
+        else {
+          ready.push({ index: i, state });
+          changes ||= state.mayChangeFiles;
+        }
       }
       const limit = Math.max(1, Math.floor(options.maxConcurrency));
-      await pool(ready, limit, async ({ index, state }) => {
-        await runPrepared(kernel, state, run);
-        messages[index] = await finish(kernel, state);
-      });
+      // The common case — nothing in the batch may change files — needs no barriers and no re-checks.
+      if (changes) await runInOrder(kernel, run, ready, limit, messages);
+      else {
+        await pool(ready, limit, async ({ index, state }) => {
+          await runPrepared(kernel, state, run);
+          messages[index] = await finish(kernel, state);
+        });
+      }
     }
   } finally {
     abort.release();
   }
   return { messages, terminate: messages.length > 0 && messages.every((m) => m.terminate === true) };
+}
+
+interface Prepared {
+  index: number;
+  state: CallState;
+}
+
+/**
+ * Run the preflighted calls, at most `limit` at once, starting them in source order.
+ *
+ * Calls that only read run side by side. A call that may change the filesystem (see
+ * CallState.mayChangeFiles) is a barrier: it starts only when every earlier call has finished,
+ * and every later call waits until it has finished and is then judged again (recheck) — a
+ * judgement made while the earlier call could still be changing files would prove nothing.
+ */
+async function runInOrder(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
+  const slots = new Slots(limit);
+  let running: Promise<void>[] = [];
+  let barrier: { done: Promise<void>; state: CallState } | undefined;
+  let failed: { error: unknown } | undefined;
+  for (const { index, state } of ready) {
+    if (barrier !== undefined) {
+      await barrier.done;
+      await recheck(state, kernel.bus, barrier.state);
+      if (isStopped(state)) {
+        messages[index] = await finish(kernel, state);
+        continue;
+      }
+    }
+    const changes = state.mayChangeFiles;
+    if (changes) {
+      await Promise.all(running);
+      running = [];
+    }
+    if (!slots.take()) await slots.wait();
+    const done = (async () => {
+      try {
+        await runPrepared(kernel, state, run);
+        messages[index] = await finish(kernel, state);
+      } catch (error) {
+        // Only a kernel bug gets here; the batch still waits for its other calls before it throws.
+        failed ??= { error };
+      } finally {
+        slots.give();
+      }
+    })();
+    running.push(done);
+    if (changes) barrier = { done, state };
+  }
+  await Promise.all(running);
+  if (failed !== undefined) throw failed.error;
 }
 
 /** Run `work` over `items`, at most `limit` at a time, starting them in order. */
@@ -91,6 +158,30 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** A counting semaphore whose waiters are served in the order they came. */
+class Slots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  /** Take a slot if one is free, without waiting. */
+  take(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+  /** Wait for a slot; it is handed over by give(). */
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#free++;
+    else next();
+  }
 }
 
 /** Whatever the caller passed, each call gets an id and a name, so it can get a result. */

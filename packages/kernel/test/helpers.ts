@@ -24,13 +24,17 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** A tool that waits `ms` (honouring abort) and reports when it ran. */
+/**
+ * A tool that waits `ms` (honouring abort) and reports when it ran. It declares that it touches
+ * nothing, so a batch runs its calls side by side (a tool without `resources` may change files).
+ */
 export function delayTool(log: string[] = []) {
   return defineTool({
     name: 'delay',
     label: 'Delay',
     description: 'Wait a while.',
     parameters: Type.Object({ ms: Type.Number(), tag: Type.String() }),
+    resources: () => [],
     async execute(_id, { ms, tag }, signal) {
       log.push(`start ${tag}`);
       await new Promise<void>((resolve, reject) => {

@@ -12,11 +12,11 @@ describe('executeBatch: parallel calls really overlap', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     kernel.registry.register(
-      defineTool({ name: 'wait', label: 'W', description: 'd', parameters: Type.Object({}), execute: async () => (await gate, { content: [{ type: 'text', text: 'waited' }] }) }),
+      defineTool({ name: 'wait', label: 'W', description: 'd', parameters: Type.Object({}), resources: () => [], execute: async () => (await gate, { content: [{ type: 'text', text: 'waited' }] }) }),
       { source: 'sdk' },
     );
     kernel.registry.register(
-      defineTool({ name: 'open', label: 'O', description: 'd', parameters: Type.Object({}), execute: async () => (release(), { content: [{ type: 'text', text: 'opened' }] }) }),
+      defineTool({ name: 'open', label: 'O', description: 'd', parameters: Type.Object({}), resources: () => [], execute: async () => (release(), { content: [{ type: 'text', text: 'opened' }] }) }),
       { source: 'sdk' },
     );
     const { messages } = await kernel.executeBatch([

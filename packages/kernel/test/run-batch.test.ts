@@ -35,6 +35,7 @@ describe('executeBatch: order and concurrency', () => {
         label: 'W',
         description: 'd',
         parameters: Type.Object({}),
+        resources: () => [],
         async execute() {
           peak = Math.max(peak, ++running);
           await sleep(3);

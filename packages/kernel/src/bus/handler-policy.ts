@@ -295,7 +295,8 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
 
 const SKIP: Record<HookName, Record<string, (state: CallState) => boolean>> = {
   tool_call: {
-    transform: isStopped,
+    // A re-check judges the arguments that were already approved; transforms do not run twice.
+    transform: (state) => isStopped(state) || state.recheck !== undefined,
     authorize: isStopped,
     approve: (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined,
     observe: () => false,

@@ -25,6 +25,7 @@ export function toolCallView(state: CallState, phase: string): ToolCallEvent {
     votes: late ? Object.freeze(state.votes.slice()) : NONE,
     effect: late ? state.effect : undefined,
     decision: phase === 'observe' ? state.decision : undefined,
+    recheck: state.recheck?.after,
     signal: state.signal,
   });
   state.view = { phase, version, value };

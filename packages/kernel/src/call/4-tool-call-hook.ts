@@ -5,7 +5,8 @@ import type { HookBus, KernelSteps } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { validateArguments } from './3-validate-arguments.js';
-import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew } from './wording.js';
+import { resourcesMayChangeFiles } from './may-change-files.js';
+import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from './wording.js';
 import type { CallState } from './state.js';
 import { isStopped, stop } from './state.js';
 
@@ -49,7 +50,8 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       const tool = state.tool!.tool;
       // Pi runs whatever a hook left in the arguments; here a transform cannot smuggle an
       // invalid shape past the schema (unless `revalidate: false` asks for Pi's behaviour).
-      if (options.revalidate && state.provenance.length > 0) {
+      // A re-check keeps the arguments of the first judgement, so there is nothing to re-validate.
+      if (options.revalidate && state.provenance.length > 0 && state.recheck === undefined) {
         const checked = validateArguments(tool.parameters, state.args);
         if (!checked.ok) {
           const handlers = [...new Set(state.provenance.map((p) => p.handler))];
@@ -82,15 +84,17 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
         return;
       }
       state.resources = deepFreeze(resources.map((r) => ({ ...r })));
+      state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
     },
 
     combineVotes(state) {
       if (isStopped(state)) return;
       const { effect, deciding } = combineVotes(state.votes);
       state.effect = effect;
+      if (effect === 'ask' && mayKeepApproval(state)) state.approval = state.recheck!.approval;
       if (effect === 'deny') {
         const first = deciding[0]!;
-        stop(state, 'denied', deniedByPolicy(state.call.name, deciding), {
+        stop(state, 'denied', onRecheck(state, deniedByPolicy(state.call.name, deciding)), {
           kind: 'vote',
           handler: first.handler,
           ...(first.rule === undefined ? {} : { rule: first.rule }),
@@ -103,7 +107,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       if (state.effect === 'ask') {
         const approval = state.approval;
         if (approval === undefined) {
-          stop(state, 'denied', noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask')), { kind: 'no-approver' });
+          stop(state, 'denied', onRecheck(state, noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask'))), { kind: 'no-approver' });
           return;
         }
         const source = {
@@ -113,7 +117,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
           ...(approval.scope === undefined ? {} : { scope: approval.scope }),
         };
         if (approval.effect === 'deny') {
-          stop(state, 'denied', deniedByApprover(approval.by, approval.reason), source);
+          stop(state, 'denied', onRecheck(state, deniedByApprover(approval.by, approval.reason)), source);
           return;
         }
         state.decision = { effect: 'allow', outcome: 'ok', source, votes: state.votes, ...(approval.reason ? { reason: approval.reason } : {}) };
@@ -129,4 +133,26 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
       };
     },
   };
+}
+
+/**
+ * On a re-check, an approval given at the first judgement still stands when the call would be
+ * asked about exactly the same thing: same votes (effect, handler, rule, reason) and the same
+ * resources. Anything else — a new ask, another reason, a path that now resolves elsewhere —
+ * goes to the approvers again.
+ */
+function mayKeepApproval(state: CallState): boolean {
+  const first = state.recheck;
+  if (first === undefined || first.approval === undefined || first.approval.effect !== 'allow') return false;
+  if (first.votes.length !== state.votes.length) return false;
+  for (let i = 0; i < first.votes.length; i++) {
+    const a = first.votes[i]!;
+    const b = state.votes[i]!;
+    if (a.effect !== b.effect || a.handler !== b.handler || a.rule !== b.rule || a.reason !== b.reason) return false;
+  }
+  return jsonEqual(first.resources, state.resources);
+}
+
+function onRecheck(state: CallState, text: string): string {
+  return state.recheck === undefined ? text : stoppedOnRecheck(state.recheck.after, text);
 }

@@ -48,8 +48,27 @@ export interface CallState {
   result: ResultDraft | undefined;
   /** Why the call ended before execute, worded for the model. */
   stopText: string | undefined;
+  /**
+   * Once it runs, may this call change what a later call of its batch touches? Starts true (a tool
+   * that declares no resources may do anything); set from the resources when they are computed.
+   */
+  mayChangeFiles: boolean;
+  /**
+   * Set while the call is judged a second time, just before it runs, because an earlier call of
+   * its batch may have changed the filesystem (see run-batch.ts). Holds the first judgement.
+   */
+  recheck: Recheck | undefined;
   /** The frozen view handlers of one phase share; rebuilt when the phase or the value changes. */
   view: { phase: string; version: number; value: unknown } | undefined;
+}
+
+/** The first judgement of a call that is judged again, and the call that made it necessary. */
+export interface Recheck {
+  /** The earlier call of the batch that may have changed the filesystem. */
+  readonly after: { readonly toolCallId: string; readonly toolName: string };
+  readonly resources: readonly Resource[];
+  readonly votes: readonly Vote[];
+  readonly approval: CallState['approval'];
 }
 
 export function createCallState(call: ToolCall, abort: RunAbort, events: EventChannel): CallState {
@@ -71,6 +90,8 @@ export function createCallState(call: ToolCall, abort: RunAbort, events: EventCh
     decision: undefined,
     result: undefined,
     stopText: undefined,
+    mayChangeFiles: true,
+    recheck: undefined,
     view: undefined,
   };
 }

@@ -101,6 +101,17 @@ export function noApprover(tool: string, asks: readonly Vote[]): string {
   );
 }
 
+/**
+ * A call that was allowed at first and stopped when judged again, just before it ran, because an
+ * earlier call of its batch may have changed the filesystem. Prefixes the usual sentence.
+ */
+export function stoppedOnRecheck(after: { toolCallId: string; toolName: string }, text: string): string {
+  return (
+    `The batch changed the filesystem: earlier calls of this batch may have changed files (the last of them: "${after.toolName}", ${after.toolCallId}), ` +
+    `so this call was judged again just before it ran. ${text}`
+  );
+}
+
 export function deniedByApprover(by: string | undefined, reason: string | undefined): string {
   const whom = by === undefined ? 'the approver' : by === 'user' ? 'the user' : by;
   return `Denied by ${cutForEcho(whom)}${reason ? `: ${cutForEcho(reason)}` : '.'} Do not retry this call unchanged; adjust your approach or ask the user.`;

@@ -99,6 +99,12 @@ export interface ToolCallEvent {
   readonly effect?: Effect;
   /** The final decision (observe only). */
   readonly decision?: Decision;
+  /**
+   * Set when the call is judged a second time, just before it runs, because this earlier call of
+   * its batch may have changed the filesystem (it wrote, ran a process, or is a tool that does not
+   * declare its resources). Votes and approvals then apply to the filesystem as it is now.
+   */
+  readonly recheck?: { readonly toolCallId: string; readonly toolName: string };
   /** The run's abort signal; undefined when the host gave none (then nothing can abort the call). */
   readonly signal: AbortSignal | undefined;
 }
