@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
 import {
   createKernel,
   type EventSink,
   type Kernel,
   type KernelBatchOptions,
   type Logger,
+  type ProtectedPaths,
   type RuleStore,
   type ToolCall,
   type ToolResultMessage,
@@ -14,6 +16,7 @@ import {
 import { loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
+import { protectedPaths } from './protected-paths.js';
 import { chooseUI } from './ui/index.js';
 
 /** What the CLI (or an SDK user) sets on top of the settings files: the highest layer. */
@@ -66,6 +69,8 @@ export interface Host {
   readonly extensions: LoadExtensionsResult;
   readonly selection: ToolSelection;
   readonly diagnostics: readonly HostDiagnostic[];
+  /** Airlock's own settings, trust and state files, which no tool may write (what extensions get as `api.protectedPaths`). */
+  readonly protectedPaths: ProtectedPaths;
   /** Set when a policy extension failed to load: no tool may run (fail closed). */
   readonly blocked: { message: string; fix: string } | undefined;
   execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
@@ -152,6 +157,15 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     error: (m) => say(`error: ${m}`),
   };
   const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env });
+  const guarded = protectedPaths({
+    cwd: options.cwd,
+    homeDir,
+    env,
+    ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }),
+    ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
+    spillRoot: dirname(kernel.spillStore.dir),
+    extensions: settings.extensions,
+  });
   const extensions = await loadExtensions({
     entries: settings.extensionsListed ? settings.extensions : undefined,
     kernel,
@@ -163,6 +177,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
     rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
+    protectedPaths: guarded,
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
 
@@ -184,6 +199,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     extensions,
     selection,
     diagnostics,
+    protectedPaths: guarded,
     blocked: extensions.blocked === undefined ? undefined : { message: extensions.blocked.message, fix: extensions.blocked.fix },
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),

@@ -7,6 +7,7 @@ import type {
   HookRegistrar,
   Kernel,
   Logger,
+  ProtectedPaths,
   RuleStore,
   ToolSource,
   ToolUI,
@@ -42,6 +43,8 @@ export interface ApiContext {
   settings: Readonly<Record<string, unknown>>;
   cwd: string;
   rules?: RuleStore;
+  /** Airlock's own files (settings, trust, state); handed to every extension as `api.protectedPaths`. */
+  protectedPaths?: ProtectedPaths;
 }
 
 /** A registration the kernel refused; it is thrown into setup and reported. */
@@ -164,6 +167,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     sessionId: ctx.kernel.sessionId,
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
+    ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
   });
 
   return {
