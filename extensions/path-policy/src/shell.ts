@@ -1,10 +1,11 @@
 import { readdirSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
 import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
 import type { Command, Item } from './items.js';
 import { canonicalPaths } from './paths/resolve.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
+import { aliasesOf, throughAliases } from './shell-links.js';
 
 /** Stands for a word only known at run time; no literal in a rule matches it, `*` does. */
 const RUNTIME_WORD = '\u{F0000}';
@@ -19,10 +20,12 @@ const CD = new Set(['cd', 'pushd', 'popd']);
  */
 export function shellItems(analysis: Analysis, cwd: string, home: string): Item[] {
   if (!analysis.ok) return [unparsed(analysis.reason)];
-  const items: Item[] = [];
+  const result: Item[] = [];
   let relative = false;
   let changesDir = false;
-  for (const c of analysis.commands) {
+  const aliases = aliasesOf(analysis.commands, cwd, home);
+  for (const [index, c] of analysis.commands.entries()) {
+    const items: Item[] = [];
     for (const n of c.nested) if (!n.ok) items.push(unparsed(n.reason));
     if (c.argv.length > 0) {
       items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
@@ -45,10 +48,20 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
     }
+    // Removing a folder, or linking to one, reaches what is inside it.
+    for (const raw of c.removes) items.push(reachItem(c.name === 'find' ? 'find-delete' : 'remove', raw, cwd, home));
+    for (const link of c.links) {
+      if (link.kind !== 'symlink' && link.kind !== 'hardlink') continue;
+      const name = canonicalPaths(link.path, cwd, home);
+      const base = link.kind === 'symlink' && name.ok && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(name.paths[0]!) : cwd;
+      items.push(reachItem('link', link.target, base, home));
+    }
     // curl, ssh, git clone …: the same net rules and default as a tool that declares the host.
     for (const host of c.hosts) items.push({ type: 'net', host });
     for (const text of c.dynamicHosts) items.push({ type: 'net-runtime', text });
+    result.push(...throughAliases(items, index, aliases, cwd, home));
   }
+  const items = result;
   if (changesDir && relative) {
     items.push({
       type: 'fixed',
@@ -76,6 +89,13 @@ function toCommand(c: SimpleCommand): Command {
     wrappers: c.wrappers,
     unknownArgs: c.unknownArgs,
   };
+}
+
+function reachItem(how: 'remove' | 'find-delete' | 'link', raw: string, cwd: string, home: string): Item {
+  const c = canonicalPaths(raw, cwd, home);
+  return c.ok
+    ? { type: 'reach', how, given: raw, paths: c.paths }
+    : { type: 'fixed', subject: `${how} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` };
 }
 
 function unparsed(reason: string): Item {

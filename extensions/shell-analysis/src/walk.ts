@@ -270,6 +270,8 @@ export class Walker {
       redirects: allRedirects.map((r) => r.redirect),
       reads: [],
       writes: [],
+      removes: [],
+      links: effects.links.filter((l) => l.path.static && l.target.static).map((l) => ({ path: l.path.text, target: l.target.text, kind: l.kind })),
       dynamicReads: [],
       dynamicWrites: [],
       hosts: network.hosts,
@@ -288,6 +290,7 @@ export class Walker {
     const writes = [...effects.writes, ...unwrapped.writes, ...runs.writes, ...allRedirects.flatMap((r) => (r.write ? [r.write] : []))];
     addPaths(reads, command.reads, command.dynamicReads);
     addPaths(writes, command.writes, command.dynamicWrites);
+    addPaths([...effects.removes, ...(runs.removes ?? [])], command.removes, []);
     this.commands.push(command);
 
     const nestedContext = withContext(scope, 'nested');
