@@ -49,7 +49,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
     }
     // Removing a folder, or linking to one, reaches what is inside it.
-    for (const raw of c.removes) items.push(reachItem(c.name === 'find' ? 'find-delete' : 'remove', raw, cwd, home));
+    if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) for (const raw of c.removes) items.push(reachItem(c.name === 'find' ? 'find-delete' : 'remove', raw, cwd, home));
     for (const link of c.links) {
       if (link.kind !== 'symlink' && link.kind !== 'hardlink') continue;
       const name = canonicalPaths(link.path, cwd, home);
@@ -89,6 +89,32 @@ function toCommand(c: SimpleCommand): Command {
     wrappers: c.wrappers,
     unknownArgs: c.unknownArgs,
   };
+}
+
+/** Names of Airlock's files a `find -delete` name test is tried against. */
+const AIRLOCK_SAMPLE_NAMES = ['.airlockrc', '.airlockrc.json', 'airlock.config.ts', '.airlock', 'settings.local.json', 'settings.json', 'trust.json', 'audit.jsonl', 'config.json'];
+
+/**
+ * `find . -name '*.o' -delete` deletes only files its name tests select: when every such test is
+ * a literal pattern that matches none of Airlock's file names (and nothing negates one), the
+ * starting points are not removed as a whole.
+ */
+function deletesOnlyNamed(argv: readonly string[]): boolean {
+  const patterns: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '!' || w === '-not' || w === '-o' || w === '-or') return false;
+    if (w === '-name' || w === '-iname') patterns.push(argv[++i] ?? '*');
+  }
+  if (patterns.length === 0) return false;
+  return patterns.every((p) => {
+    try {
+      const re = pathGlob(p, true);
+      return !AIRLOCK_SAMPLE_NAMES.some((n) => re.test(n));
+    } catch {
+      return false;
+    }
+  });
 }
 
 function reachItem(how: 'remove' | 'find-delete' | 'link', raw: string, cwd: string, home: string): Item {
