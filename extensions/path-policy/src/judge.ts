@@ -1,4 +1,4 @@
-import type { Effect } from '@airlock/kernel';
+import type { Effect, ProtectedRuleName } from '@airlock/kernel';
 import { strictest, type Command, type Finding, type Item, type ItemOrigin, type MatchedRule } from './items.js';
 import type { DefaultEffect } from './options.js';
 import type { PathSpace } from './paths/space.js';
@@ -18,7 +18,7 @@ export interface JudgeContext {
 }
 
 /** The rule name of the built-in protection, in votes and `policy explain`. */
-export const PROTECTED_RULE = 'default:airlock-protected';
+export const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
 
 /**
  * The verdict on one item: the strictest deny/ask rule that matches it; else an allow rule that

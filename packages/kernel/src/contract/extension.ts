@@ -53,6 +53,13 @@ export interface ProtectedPaths {
   readonly settingsTrees: readonly string[];
 }
 
+/**
+ * The rule name a policy's vote carries when it protects these files (path-policy's deny, or its
+ * ask for a `find -delete` that may reach them). No allow rule lifts it, so an approver never
+ * offers to remember an answer for it. A type, so every extension spells it the same way.
+ */
+export type ProtectedRuleName = 'default:airlock-protected';
+
 /** One fixed protected place. `what` says in words what it is, for messages. */
 export interface ProtectedLocation {
   readonly path: string;
