@@ -8,7 +8,10 @@ export interface Alias {
   /** Index of the command that makes it: its own files are judged as they are now. */
   command: number;
   names: string[];
-  to: string;
+  /** Where it leads; undefined when only known at run time (`ln -s "$X" name`). */
+  to: string | undefined;
+  /** The link's text as written, for messages. */
+  text: string;
 }
 
 /** Rounds of rewriting: a chain of links made in one line (`ln -s X a && ln -s a b`) resolves one hop per round. */
@@ -29,11 +32,15 @@ export function aliasesOf(commands: readonly SimpleCommand[], cwd: string, home:
       const name = canonicalPaths(link.path, cwd, home);
       if (!name.ok) continue; // The write of that name is judged (and denied) as unresolvable already.
       const lexical = name.paths[0]!;
+      if (link.dynamic) {
+        aliases.push({ command, names: name.paths, to: undefined, text: link.target });
+        continue;
+      }
       // A symbolic link's text is read relative to the link's own folder, the rest relative to the command's.
       const base = link.kind === 'symlink' && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(lexical) : cwd;
       const target = canonicalPaths(link.target, base, home);
       if (!target.ok || target.paths[0] === lexical) continue;
-      aliases.push({ command, names: name.paths, to: target.paths[0]! });
+      aliases.push({ command, names: name.paths, to: target.paths[0]!, text: link.target });
     }
   });
   return aliases;
@@ -47,21 +54,39 @@ export function aliasesOf(commands: readonly SimpleCommand[], cwd: string, home:
 export function throughAliases(items: Item[], command: number, aliases: readonly Alias[], cwd: string, home: string): Item[] {
   const others = aliases.filter((a) => a.command !== command);
   if (others.length === 0) return items;
-  return items.map((item) => {
-    if (item.type !== 'fs' && item.type !== 'reach') return item;
+  const under = (path: string, a: Alias) => a.names.find((n) => path === n || path.startsWith(n === '/' ? '/' : `${n}/`));
+  return items.flatMap((item): Item[] => {
+    if (item.type !== 'fs' && item.type !== 'reach') return [item];
     const paths = new Set(item.paths);
+    const unknown = new Set<Alias>();
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const before = paths.size;
       for (const path of [...paths]) {
         for (const a of others) {
-          const name = a.names.find((n) => path === n || path.startsWith(`${n}/`));
+          const name = under(path, a);
           if (name === undefined) continue;
-          const rewritten = canonicalPaths(a.to + path.slice(name.length), cwd, home);
-          if (rewritten.ok) for (const p of rewritten.paths) paths.add(p);
+          if (a.to === undefined) unknown.add(a);
+          else {
+            const rewritten = canonicalPaths(a.to + path.slice(name.length), cwd, home);
+            if (rewritten.ok) for (const p of rewritten.paths) paths.add(p);
+          }
         }
       }
       if (paths.size === before) break;
     }
-    return paths.size === item.paths.length ? item : { ...item, paths: [...paths] };
+    const judged: Item = paths.size === item.paths.length ? item : { ...item, paths: [...paths] };
+    const given = item.type === 'fs' ? `${item.kind} ${item.given}` : item.given;
+    return [
+      judged,
+      ...[...unknown].map(
+        (a): Item => ({
+          type: 'fixed',
+          subject: given,
+          effect: 'ask',
+          rule: 'default:runtime-path',
+          reason: `${given} may go through a link to ${a.text}, made earlier in the command, which leads somewhere only known when the command runs`,
+        }),
+      ),
+    ];
   });
 }

@@ -12,6 +12,8 @@ const RUNTIME_WORD = '\u{F0000}';
 /** Entries of one folder a glob is tried against before the policy gives up and asks. */
 const MAX_GLOB_ENTRIES = 5000;
 const CD = new Set(['cd', 'pushd', 'popd']);
+/** Builtins whose operands may be `NAME=value` assignments. */
+const ASSIGNERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
 /**
  * The items a parsed command line touches: each simple command (nested ones included, the
@@ -23,6 +25,8 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
   const result: Item[] = [];
   let relative = false;
   let changesDir = false;
+  let tilde = false;
+  let setsHome = false;
   const aliases = aliasesOf(analysis.commands, cwd, home);
   for (const [index, c] of analysis.commands.entries()) {
     const items: Item[] = [];
@@ -31,6 +35,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
       if (CD.has(c.name)) changesDir = true;
     }
+    if ([...c.assignments, ...(ASSIGNERS.has(c.name) ? c.argv.slice(1) : [])].some((a) => /^HOME\+?=/.test(a))) setsHome = true;
     type FileUse = [kind: 'fs.read' | 'fs.write', raw: string, dynamic: boolean];
     const files: FileUse[] = [
       ...c.reads.map((p): FileUse => ['fs.read', p, false]),
@@ -46,12 +51,17 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     }
     for (const [kind, raw, dynamic] of files) {
       if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
+      if (raw.startsWith('~')) tilde = true;
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
     }
     // Removing a folder, or linking to one, reaches what is inside it.
     if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) for (const raw of c.removes) items.push(reachItem(c.name === 'find' ? 'find-delete' : 'remove', raw, cwd, home));
     for (const link of c.links) {
       if (link.kind !== 'symlink' && link.kind !== 'hardlink') continue;
+      if (link.dynamic) {
+        items.push(runtimePath('fs.write', `a link to ${link.target} (where it leads is only known at run time)`));
+        continue;
+      }
       const name = canonicalPaths(link.path, cwd, home);
       const base = link.kind === 'symlink' && name.ok && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(name.paths[0]!) : cwd;
       items.push(reachItem('link', link.target, base, home));
@@ -62,6 +72,15 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     result.push(...throughAliases(items, index, aliases, cwd, home));
   }
   const items = result;
+  if (setsHome && tilde) {
+    items.push({
+      type: 'fixed',
+      subject: 'HOME',
+      effect: 'ask',
+      rule: 'default:runtime-path',
+      reason: 'the command sets HOME and then uses ~, which then means another folder than the one it is judged against; use absolute paths',
+    });
+  }
   if (changesDir && relative) {
     items.push({
       type: 'fixed',

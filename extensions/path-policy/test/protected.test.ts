@@ -182,6 +182,20 @@ describe('links made earlier in the same command line', () => {
     expect(d.findings.some((f) => f.rule === 'default:write-outside-roots' && f.reason.includes(join(m.outside, 'new.txt')))).toBe(true);
   });
 
+  it.each([
+    'ln -s "$HOME/.config" cfgl && mkdir -p cfgl/airlock && printf x > cfgl/airlock/trust.json',
+    'ln -s "$T" && echo x > airlock/trust.json',
+    'ln -s "$T" d/ && echo x > d/x/trust.json',
+    'HOME=/elsewhere; echo x > ~/.airlockrc.json',
+    'export HOME=/elsewhere && echo x > ~/.airlockrc.json',
+    "env HOME=/elsewhere bash -c 'echo x > ~/.airlockrc.json'",
+  ])('a link or HOME only known at run time asks, even with every write and command allowed: %s', async (command) => {
+    const m = airlockMachine();
+    const d = await bash(m, command, ALLOW_ALL);
+    expect(d.effect).toBe('ask');
+    expect(d.rule).toBe('default:runtime-path');
+  });
+
   it('a relative symlink target is read from the link’s folder', async () => {
     const m = airlockMachine();
     const d = await bash(m, `mkdir -p deep/er && ln -s ../../.. deep/er/up && echo x > deep/er/up/escaped.txt`);

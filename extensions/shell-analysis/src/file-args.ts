@@ -105,7 +105,12 @@ function newNames(p: ParsedArgs, kind: LinkWords['kind']): LinkWords[] {
   const dest = dir ?? (p.operands.length < 2 ? undefined : p.operands[p.operands.length - 1]);
   const links: LinkWords[] = [];
   for (const target of sources) {
-    if (!target.static) continue;
+    if (!target.static) {
+      // Where it leads, and (without DEST, or into a folder) its name, are only known at run time:
+      // every name at or below DEST (or the current folder) may be the link.
+      if (dest === undefined || dest.static) links.push({ path: dest ?? literalWord('.'), target, kind });
+      continue;
+    }
     const name = target.text.replace(/\/+$/, '').split('/').pop() ?? '';
     if (dest === undefined) {
       if (name !== '' && name !== '.' && name !== '..') links.push({ path: literalWord(name), target, kind });

@@ -87,8 +87,11 @@ export interface SimpleCommand {
 /** A name a command makes lead to another file; see SimpleCommand.links. */
 export interface Link {
   path: string;
+  /** Source text when `dynamic`. */
   target: string;
   kind: 'symlink' | 'hardlink' | 'move' | 'copy';
+  /** The target is only known at run time (`ln -s "$HOME/x" y`): so is where `path` leads. */
+  dynamic?: boolean;
 }
 
 export type Analysis = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };

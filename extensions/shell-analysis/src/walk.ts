@@ -271,7 +271,10 @@ export class Walker {
       reads: [],
       writes: [],
       removes: [],
-      links: effects.links.filter((l) => l.path.static && l.target.static).map((l) => ({ path: l.path.text, target: l.target.text, kind: l.kind })),
+      // A target only known at run time is kept (as source text): where the name leads is then unknown.
+      links: effects.links
+        .filter((l) => l.path.static)
+        .map((l) => ({ path: l.path.text, target: l.target.static ? l.target.text : l.target.source, kind: l.kind, ...(l.target.static ? {} : { dynamic: true }) })),
       dynamicReads: [],
       dynamicWrites: [],
       hosts: network.hosts,
