@@ -17,6 +17,8 @@ export type Item =
    * it creates leads to (`link`): judged only by whether it holds Airlock's own files.
    */
   | { type: 'reach'; how: 'remove' | 'find-delete' | 'link'; given: string; paths: string[] }
+  /** A command whose file use is unknown (no files reported): judged by whether its text names Airlock's own files. */
+  | { type: 'mentions'; command: string }
   /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
   | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
 

@@ -72,6 +72,18 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
         item.paths.map((path) => judgePath(item.kind, path, item.from, ctx)),
         `${item.kind} ${item.given}`,
       );
+    case 'mentions': {
+      const what = ctx.protect?.mentioned(item.command);
+      const subject = `exec ${item.command}`;
+      if (what === undefined) return { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: names none of Airlock's own files`, matched: [] };
+      return {
+        subject,
+        effect: 'ask',
+        rule: PROTECTED_RULE,
+        reason: `${item.command} names ${what}, and what this program does with its files is not known, so a person decides each time (no allow rule lifts this). Reading Airlock's files with cat, grep or the read tool needs no approval.`,
+        matched: [],
+      };
+    }
     case 'reach':
       return merge(
         item.paths.map((path) => judgeReach(item.how, path, ctx)),

@@ -14,7 +14,16 @@ export interface ProtectedSet {
   covering(path: string): string | undefined;
   /** What protected location `path` holds (is a folder above, or is), if any: removing it or linking to it reaches that location. */
   holding(path: string): string | undefined;
+  /**
+   * What protected location a command's text names, if any: a settings file name, or a protected
+   * folder (absolute, or its part below home: `.config/airlock`). For programs whose file use the analysis does not know
+   * (`python -c`, `git checkout --`, `rsync`, `tar -C`): a hint, not a proof.
+   */
+  mentioned(text: string): string | undefined;
 }
+
+/** Literal stems of the settings names: a command text containing one names a settings file. */
+const SETTINGS_STEMS = ['.airlockrc', 'airlock.config.', '.airlock/'];
 
 interface Place {
   /** The location and its real path, NFC, without a trailing slash. */
@@ -49,7 +58,22 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
     for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, 'an Airlock settings file');
   }
 
+  const home = anchors.home[0];
+  const stems: { text: string; what: string }[] = SETTINGS_STEMS.map((text) => ({ text, what: 'an Airlock settings file' }));
+  for (const l of paths.locations) {
+    const path = l.kind === 'prefix' ? l.path : l.path.replace(/\/+$/, '');
+    stems.push({ text: path, what: l.what });
+    // Below home, the part after it: `~/.config/airlock`, `$HOME/.config/airlock` and `os.homedir() + '/.config/airlock'` all contain it.
+    if (home !== undefined && path.startsWith(`${home}/`)) stems.push({ text: path.slice(home.length + 1), what: l.what });
+  }
+
   return {
+    mentioned(text) {
+      const lower = text.toLowerCase();
+      // `.airlock` as a whole word (a folder) also names the local rules.
+      if (/(^|[\s'"=/])\.airlock($|[\s'"/;)])/.test(lower)) return 'an Airlock settings folder (.airlock)';
+      return stems.find((s) => lower.includes(s.text.toLowerCase()))?.what;
+    },
     covering(path) {
       return patterns.find((p) => space.matches(p.pattern, path, 'deny'))?.what;
     },

@@ -33,6 +33,10 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     for (const n of c.nested) if (!n.ok) items.push(unparsed(n.reason));
     if (c.argv.length > 0) {
       items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
+      // A program whose file use the analysis does not know may still write what it names.
+      if (c.reads.length + c.writes.length + c.dynamicReads.length + c.dynamicWrites.length + c.links.length === 0 && c.nested.length === 0) {
+        items.push({ type: 'mentions', command: c.argv.join(' ') });
+      }
       if (CD.has(c.name)) changesDir = true;
     }
     if ([...c.assignments, ...(ASSIGNERS.has(c.name) ? c.argv.slice(1) : [])].some((a) => /^HOME\+?=/.test(a))) setsHome = true;

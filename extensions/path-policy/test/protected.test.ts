@@ -112,6 +112,27 @@ describe.each([
   });
 });
 
+describe('programs whose file use is unknown', () => {
+  it.each([
+    (m: AirlockMachine) => `python3 -c "open('.airlockrc.json','w').write('{}')"`,
+    (m: AirlockMachine) => `git checkout evil -- .airlock`,
+    (m: AirlockMachine) => `rsync -a evil/ ${m.config}/`,
+    (m: AirlockMachine) => `tar -C ~/.config/airlock -xf x.tar`,
+    (m: AirlockMachine) => `node -e "require('fs').writeFileSync(process.env.HOME + '/.config/airlock/trust.json', '{}')"`,
+    (m: AirlockMachine) => `perl -pi -e s/ask/allow/ "$HOME/.config/airlock/settings.json"`,
+  ])('%# asks when it names Airlock files, each time, whatever the allow rules', async (command) => {
+    const m = airlockMachine();
+    const d = await bash(m, command(m), ALLOW_ALL);
+    expect(d.effect).toBe('ask');
+    expect(d.rule).toBe('default:airlock-protected');
+  });
+
+  it.each(['git status', 'npm test', 'python3 -c "print(1)"', 'git commit -m "fix the parser"'])('%s is not affected', async (command) => {
+    const m = airlockMachine();
+    expect((await bash(m, command)).effect).toBe('allow');
+  });
+});
+
 describe('what protection leaves alone', () => {
   it('reading Airlock files: allowed inside the project, the usual default outside', async () => {
     const m = airlockMachine();
