@@ -49,13 +49,15 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
     add(l.kind === 'folder' ? `${dir}/**` : l.kind === 'prefix' ? `${dir}*` : dir, l.what);
     places.push({ spellings: spellings(l.kind === 'prefix' ? l.path.slice(0, l.path.lastIndexOf('/')) || '/' : l.path), what: l.what });
   }
+  const nameWhat = (name: string, where: string) =>
+    name.startsWith('node_modules/') ? `the code of an extension Airlock loads (${name.slice(13, -3)})` : `an Airlock settings file${where}`;
   for (const folder of paths.settingsFolders) {
-    for (const name of paths.settingsNames) add(`${escapeDir(folder)}/${name}`, `an Airlock settings file (read from ${folder})`);
+    for (const name of paths.settingsNames) add(`${escapeDir(folder)}/${name}`, nameWhat(name, ` (read from ${folder})`));
     places.push({ spellings: spellings(folder), what: `a folder whose Airlock settings are read (${folder})` });
   }
   // Any folder below the project (or a workspace root) becomes a settings folder when a run starts there.
   for (const tree of new Set([...paths.settingsTrees, ...roots])) {
-    for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, 'an Airlock settings file');
+    for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, nameWhat(name, ''));
   }
 
   const home = anchors.home[0];

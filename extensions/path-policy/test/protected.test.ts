@@ -34,7 +34,7 @@ function airlockMachine() {
       { path: state, kind: 'folder', what: "Airlock's state folder (audit logs)" },
       { path: spill, kind: 'folder', what: "Airlock's spill folder (full tool outputs)" },
     ],
-    settingsNames: ['.airlockrc*', 'airlock.config.*', '.airlock/**', '.config/config.*'],
+    settingsNames: ['.airlockrc*', 'airlock.config.*', '.airlock/**', '.config/config.*', 'node_modules/@airlock/path-policy/**'],
     settingsFolders: [m.root, m.base],
     settingsTrees: [m.root],
   };
@@ -73,6 +73,9 @@ describe.each([
     ['write', '~/.config/airlock/trust.json'],
     ['write', '~/.config/airlock/settings.json'],
     ['edit', '~/.local/state/airlock/audit/proj-1234/audit.jsonl'],
+    ['write', 'node_modules/@airlock/path-policy/src/index.ts'],
+    ['write', 'node_modules/.pnpm/@airlock+path-policy@9.9.9/node_modules/@airlock/path-policy/package.json'],
+    ['write', '../node_modules/@airlock/path-policy/src/index.ts'],
   ])('%s %s is denied by the built-in protection', async (name, path) => {
     const m = airlockMachine();
     const d = await tool(m, name, path, rules);
@@ -150,7 +153,7 @@ describe('what protection leaves alone', () => {
     'cp -r src lib && sed -i s/x/y/ lib/a.ts',
     'echo node_modules >> .gitignore',
     "find . -name '*.o' -delete",
-    'rm -rf build',
+    'rm -rf build node_modules',
     'mv src/a.ts src/b.ts',
   ])('ordinary work is allowed: %s', async (command) => {
     const m = airlockMachine();

@@ -165,6 +165,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
     spillRoot: dirname(kernel.spillStore.dir),
     extensions: settings.extensions,
+    extensionsListed: settings.extensionsListed,
   });
   const extensions = await loadExtensions({
     entries: settings.extensionsListed ? settings.extensions : undefined,

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ProtectedLocation, ProtectedPaths } from '@airlock/kernel';
+import { DEFAULT_EXTENSIONS } from './extensions/defaults.js';
 import { airlockConfigDir, airlockStateDir } from './extensions/dirs.js';
 import { projectSearchDirs } from './settings/discover.js';
 import type { ExtensionEntry } from './settings/index.js';
@@ -25,13 +26,16 @@ export interface ProtectedPathsInput {
   spillRoot: string;
   /** Extensions settings list: an audit log moved elsewhere with `path` is protected there. */
   extensions: readonly ExtensionEntry[];
+  /** False when no settings layer lists extensions: the default set loads. */
+  extensionsListed?: boolean;
 }
 
 /**
  * The files that decide what Airlock allows, from the one place that knows them: the user config
  * folder (settings.json, trust.json, user extensions), the state folder (audit logs), the spill
- * folder, an explicit settings file or audit log, and the settings names in every folder
- * discovery reads. Handed to extensions as `api.protectedPaths`.
+ * folder, an explicit settings file or audit log, the settings names in every folder discovery
+ * reads, and the extensions settings load (a path extension's folder; a package's name under any
+ * node_modules there, which would shadow it). Handed to extensions as `api.protectedPaths`.
  *
  * @example
  * protectedPaths({ cwd: '/home/u/app', homeDir: '/home/u', env: {}, spillRoot: '/tmp/airlock-spill-1000', extensions: [] }).settingsFolders
@@ -54,13 +58,29 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
       locations.push({ path: file.replace(/\.jsonl$/, '.'), kind: 'prefix', what: 'the audit log (and its rotated files)' });
     }
   }
+  // The code that enforces the policy: a package of the same name in a trusted project's
+  // node_modules (or a parent's) would be loaded instead of it at the next start.
+  const bare = input.extensionsListed === false ? DEFAULT_EXTENSIONS : input.extensions.filter((e) => e.kind === 'package' && e.enabled).map((e) => e.spec);
+  const packages = [...new Set(bare)].map((name) => `node_modules/${name}/**`);
+  for (const entry of input.extensions) {
+    // A path extension is protected unless it is the project itself (or holds it): then it is the work.
+    if (entry.kind === 'path' && entry.enabled && entry.path !== undefined && !within(resolve(cwd), entry.path)) {
+      locations.push({ path: entry.path, kind: 'folder', what: `the extension ${entry.spec} that settings load` });
+    }
+  }
   const folders = projectSearchDirs(cwd, { homeDir, userConfigDir: configDir });
   if (input.projectDir !== undefined && !folders.includes(resolve(input.projectDir))) folders.push(resolve(input.projectDir));
   const trees = [...new Set([resolve(cwd), ...(input.projectDir === undefined ? [] : [resolve(input.projectDir)])])];
   return Object.freeze({
     locations: Object.freeze(locations.filter((l) => isAbsolute(l.path)).map((l) => Object.freeze(l))),
-    settingsNames: SETTINGS_NAMES,
+    settingsNames: Object.freeze([...SETTINGS_NAMES, ...packages]),
     settingsFolders: Object.freeze(folders),
     settingsTrees: Object.freeze(trees),
   });
+}
+
+/** `dir` is `path` or a folder above it. */
+function within(path: string, dir: string): boolean {
+  const d = resolve(dir);
+  return path === d || path.startsWith(d.endsWith('/') ? d : `${d}/`);
 }

@@ -39,11 +39,14 @@ describe('protected paths: the one list of Airlock-owned files', () => {
       ['folder', join(m.base, 'state', 'airlock')],
       ['folder', join(m.home, 'work', 'spill')],
       ['prefix', join(m.project, 'logs', 'audit.')],
+      ['folder', join(m.project, 'ext')],
     ]);
     // Discovery reads the project folder and each folder above it up to (not including) home.
     expect(p.settingsFolders).toEqual([m.project, join(m.home, 'work')]);
     expect(p.settingsTrees).toEqual([m.project]);
-    expect(p.settingsNames).toEqual(expect.arrayContaining(['.airlockrc*', 'airlock.config.*', '.airlock/**']));
+    expect(p.settingsNames).toEqual(expect.arrayContaining(['.airlockrc*', 'airlock.config.*', '.airlock/**', 'node_modules/@airlock/audit-log/**']));
+    // Only the extensions settings list: the default set is not loaded here.
+    expect(p.settingsNames).not.toContain('node_modules/@airlock/path-policy/**');
     // Extensions get exactly this list, and cannot change it.
     const seen = (globalThis as Record<string, unknown>)[key] as typeof p;
     expect(seen).toBe(p);
@@ -52,9 +55,11 @@ describe('protected paths: the one list of Airlock-owned files', () => {
   });
 
   it('an explicit --settings file is protected too; a relative XDG folder is ignored as the spec says', () => {
-    const p = protectedPaths({ cwd: '/p', homeDir: '/home/u', env: { XDG_STATE_HOME: 'rel' }, settingsFile: 'conf/a.json', spillRoot: '/tmp/s', extensions: [] });
+    const p = protectedPaths({ cwd: '/p', homeDir: '/home/u', env: { XDG_STATE_HOME: 'rel' }, settingsFile: 'conf/a.json', spillRoot: '/tmp/s', extensions: [], extensionsListed: false });
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/p/conf/a.json', kind: 'file' }));
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/home/u/.local/state/airlock', kind: 'folder' }));
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/home/u/.config/airlock', kind: 'folder' }));
+    // No extensions listed: the default set loads, and a package of the same name would shadow it.
+    expect(p.settingsNames).toContain('node_modules/@airlock/path-policy/**');
   });
 });

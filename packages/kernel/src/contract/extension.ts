@@ -45,7 +45,11 @@ export interface ExtensionAPI extends HookRegistrar {
 export interface ProtectedPaths {
   /** Fixed places: folders (with everything in them), single files, or every file whose path starts with a prefix (a log and its rotations). */
   readonly locations: readonly ProtectedLocation[];
-  /** Settings file names, as globs relative to a folder (`.airlockrc*`, `.airlock/**`): protected in each of settingsFolders and in any folder below settingsTrees. */
+  /**
+   * Names, as globs relative to a folder: settings files (`.airlockrc*`, `.airlock/**`) and the
+   * packages of the extensions settings load (`node_modules/@airlock/path-policy/**`, which a
+   * package there would shadow). Protected in each of settingsFolders and in any folder below settingsTrees.
+   */
   readonly settingsNames: readonly string[];
   /** Folders settings discovery reads (the project folder and every folder above it that is searched). */
   readonly settingsFolders: readonly string[];
