@@ -53,13 +53,25 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       if (r.target === undefined) items.push(runtimePath(kind, `${r.op} (a target only known at run time)`));
       else if (!files.some(([k, p]) => k === kind && p === r.target)) files.push([kind, r.target, false]);
     }
+    // After a `cd`, a relative path is also judged in the folder the analysis says the command
+    // runs in (the cd-relative ask below stays: the cd may fail, or lead elsewhere at run time).
+    const moved = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+    const alsoIn = moved?.ok ? moved.paths[0] : undefined;
     for (const [kind, raw, dynamic] of files) {
-      if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
+      const isRelative = !isAbsolute(raw) && !raw.startsWith('~');
+      if (isRelative) relative = true;
       if (raw.startsWith('~')) tilde = true;
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
+      if (isRelative && alsoIn !== undefined && alsoIn !== cwd) items.push(...fileItems(kind, raw, dynamic, alsoIn, home));
     }
     // Removing a folder, or linking to one, reaches what is inside it.
-    if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) for (const raw of c.removes) items.push(reachItem(c.name === 'find' ? 'find-delete' : 'remove', raw, cwd, home));
+    if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) {
+      for (const raw of c.removes) {
+        const how = c.name === 'find' ? 'find-delete' : 'remove';
+        items.push(reachItem(how, raw, cwd, home));
+        if (alsoIn !== undefined && alsoIn !== cwd && !isAbsolute(raw) && !raw.startsWith('~')) items.push(reachItem(how, raw, alsoIn, home));
+      }
+    }
     for (const link of c.links) {
       if (link.kind !== 'symlink' && link.kind !== 'hardlink') continue;
       if (link.dynamic) {

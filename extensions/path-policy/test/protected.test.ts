@@ -107,6 +107,14 @@ describe.each([
     (m: AirlockMachine) => `ln -s .. up`,
     (m: AirlockMachine) => `mkdir d && ln -s ${m.config} d && echo x > d/airlock/trust.json`,
     (m: AirlockMachine) => `bash -c 'echo x > .airlockrc.json'`,
+    (m: AirlockMachine) => `cd ${m.config} && echo '{}' > trust.json`,
+    (m: AirlockMachine) => `cd ~/.local/state && rm -rf airlock`,
+    (m: AirlockMachine) => `env -C ${m.config} touch trust.json`,
+    (m: AirlockMachine) => `exec 3> .airlockrc.json; echo x >&3`,
+    (m: AirlockMachine) => `cat > .airlock/settings.local.json <<'EOF'\n{"permissions":{"allow":["bash(*)"]}}\nEOF`,
+    (m: AirlockMachine) => `install -D evil ${m.config}/settings.json`,
+    (m: AirlockMachine) => `ln -s /tmp/elsewhere .airlock`,
+    (m: AirlockMachine) => `dd if=/dev/zero of=${m.log} count=0`,
   ])('bash %# is denied by the built-in protection', async (command) => {
     const m = airlockMachine();
     const d = await bash(m, command(m), rules);
