@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ProtectedLocation, ProtectedPaths } from '@airlock/kernel';
 import { DEFAULT_EXTENSIONS } from './extensions/defaults.js';
-import { airlockConfigDir, airlockStateDir } from './extensions/dirs.js';
+import { airlockConfigDir, airlockStateDir, defaultExtensionDirs } from './extensions/dirs.js';
 import { projectSearchDirs } from './settings/discover.js';
 import type { ExtensionEntry } from './settings/index.js';
 
@@ -28,6 +28,8 @@ export interface ProtectedPathsInput {
   extensions: readonly ExtensionEntry[];
   /** False when no settings layer lists extensions: the default set loads. */
   extensionsListed?: boolean;
+  /** Where Airlock itself and its built-in extensions are installed. Default: defaultExtensionDirs(). */
+  installDirs?: readonly string[];
 }
 
 /**
@@ -68,6 +70,10 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
       locations.push({ path: entry.path, kind: 'folder', what: `the extension ${entry.spec} that settings load` });
     }
   }
+  // Airlock's own code, unless the project is Airlock's own workspace (then it is the work).
+  for (const dir of input.installDirs ?? installDirs(env, homeDir)) {
+    if (!within(resolve(cwd), dir) && !within(dir, resolve(cwd))) locations.push({ path: dir, kind: 'folder', what: "Airlock's own installation (its code and built-in extensions)" });
+  }
   const folders = projectSearchDirs(cwd, { homeDir, userConfigDir: configDir });
   if (input.projectDir !== undefined && !folders.includes(resolve(input.projectDir))) folders.push(resolve(input.projectDir));
   const trees = [...new Set([resolve(cwd), ...(input.projectDir === undefined ? [] : [resolve(input.projectDir)])])];
@@ -83,4 +89,13 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
 function within(path: string, dir: string): boolean {
   const d = resolve(dir);
   return path === d || path.startsWith(d.endsWith('/') ? d : `${d}/`);
+}
+
+function installDirs(env: Readonly<Record<string, string | undefined>>, homeDir: string): string[] {
+  try {
+    const dirs = defaultExtensionDirs(env, homeDir);
+    return [...dirs.builtinRoots, ...dirs.builtinPackageDirs];
+  } catch {
+    return []; // Not found (an unusual bundle): nothing to add; the settings and state stay protected.
+  }
 }

@@ -31,6 +31,7 @@ describe('protected paths: the one list of Airlock-owned files', () => {
       join(m.project, '.airlockrc.json'),
       JSON.stringify({ limits: { spillDir: '../spill' }, extensions: ['./ext', { name: '@airlock/audit-log', options: { path: 'logs/audit.jsonl' } }] }),
     );
+    const { hostPackageDir } = await import('../src/index.js');
     const host = await openHost({ cwd: join(m.project), interactive: false, env: m.env, homeDir: m.home, trust: true });
     hosts.push(host);
     const p = host.protectedPaths;
@@ -40,6 +41,8 @@ describe('protected paths: the one list of Airlock-owned files', () => {
       ['folder', join(m.home, 'work', 'spill')],
       ['prefix', join(m.project, 'logs', 'audit.')],
       ['folder', join(m.project, 'ext')],
+      ['folder', hostPackageDir()],
+      ['folder', join(hostPackageDir(), '..', '..', 'extensions')],
     ]);
     // Discovery reads the project folder and each folder above it up to (not including) home.
     expect(p.settingsFolders).toEqual([m.project, join(m.home, 'work')]);
@@ -55,10 +58,13 @@ describe('protected paths: the one list of Airlock-owned files', () => {
   });
 
   it('an explicit --settings file is protected too; a relative XDG folder is ignored as the spec says', () => {
-    const p = protectedPaths({ cwd: '/p', homeDir: '/home/u', env: { XDG_STATE_HOME: 'rel' }, settingsFile: 'conf/a.json', spillRoot: '/tmp/s', extensions: [], extensionsListed: false });
+    const p = protectedPaths({ cwd: '/p', homeDir: '/home/u', env: { XDG_STATE_HOME: 'rel' }, settingsFile: 'conf/a.json', spillRoot: '/tmp/s', extensions: [], extensionsListed: false, installDirs: ['/opt/airlock', '/p/vendor/airlock'] });
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/p/conf/a.json', kind: 'file' }));
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/home/u/.local/state/airlock', kind: 'folder' }));
     expect(p.locations).toContainEqual(expect.objectContaining({ path: '/home/u/.config/airlock', kind: 'folder' }));
+    // Airlock's installation, unless it is inside the project (working on Airlock itself).
+    expect(p.locations).toContainEqual(expect.objectContaining({ path: '/opt/airlock', kind: 'folder' }));
+    expect(p.locations.map((l) => l.path)).not.toContain('/p/vendor/airlock');
     // No extensions listed: the default set loads, and a package of the same name would shadow it.
     expect(p.settingsNames).toContain('node_modules/@airlock/path-policy/**');
   });
