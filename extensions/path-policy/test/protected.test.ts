@@ -123,6 +123,21 @@ describe.each([
   });
 });
 
+describe('no option or rule lifts the protection', () => {
+  it('making the config folder a workspace root, allowing writes by default, and an exact allow rule', async () => {
+    const m = airlockMachine();
+    const write = '~/.config/airlock/trust.json';
+    const p = policyFor(m, [{ effect: 'allow', rule: `fs.write(//${m.config.slice(1)}/trust.json)` }, { effect: 'allow', rule: `bash(echo x > ${m.config}/trust.json)` }], {
+      protectedPaths: m.protectedPaths,
+      roots: [m.root, m.home],
+      defaultEffect: { writeOutsideRoots: 'allow', writeInsideRoots: 'allow' },
+    });
+    expect((await p.decide({ tool: 'write', args: { path: write }, resources: toolResources('write', write, m) })).rule).toBe('default:airlock-protected');
+    const command = `echo x > ${m.config}/trust.json`;
+    expect((await p.decide({ tool: 'bash', args: { command }, resources: [{ kind: 'exec', command }] })).rule).toBe('default:airlock-protected');
+  });
+});
+
 describe('programs whose file use is unknown', () => {
   it.each([
     (m: AirlockMachine) => `python3 -c "open('.airlockrc.json','w').write('{}')"`,
