@@ -1,5 +1,5 @@
 import { dirname, isAbsolute } from 'node:path';
-import type { SimpleCommand } from '@airlock/shell-analysis';
+import type { Link, SimpleCommand } from '@airlock/shell-analysis';
 import type { Item } from './items.js';
 import { canonicalPaths } from './paths/resolve.js';
 
@@ -36,9 +36,7 @@ export function aliasesOf(commands: readonly SimpleCommand[], cwd: string, home:
         aliases.push({ command, names: name.paths, to: undefined, text: link.target });
         continue;
       }
-      // A symbolic link's text is read relative to the link's own folder, the rest relative to the command's.
-      const base = link.kind === 'symlink' && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(lexical) : cwd;
-      const target = canonicalPaths(link.target, base, home);
+      const target = canonicalPaths(link.target, targetBase(link, lexical, cwd), home);
       if (!target.ok || target.paths[0] === lexical) continue;
       aliases.push({ command, names: name.paths, to: target.paths[0]!, text: link.target });
     }
@@ -89,4 +87,14 @@ export function throughAliases(items: Item[], command: number, aliases: readonly
       ),
     ];
   });
+}
+
+/**
+ * The folder a link's target is resolved against: a symbolic link's text is read relative to the
+ * link's own folder (as the kernel reads it), every other target relative to the command's.
+ *
+ * @example targetBase({ path: 'd/l', target: '../x', kind: 'symlink' }, '/p/d/l', '/p') // '/p/d'
+ */
+export function targetBase(link: Link, linkPath: string, cwd: string): string {
+  return link.kind === 'symlink' && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(linkPath) : cwd;
 }

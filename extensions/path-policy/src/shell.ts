@@ -1,11 +1,11 @@
 import { readdirSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
 import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
 import type { Command, Item } from './items.js';
 import { canonicalPaths } from './paths/resolve.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
-import { aliasesOf, throughAliases } from './shell-links.js';
+import { aliasesOf, targetBase, throughAliases } from './shell-links.js';
 
 /** Stands for a word only known at run time; no literal in a rule matches it, `*` does. */
 const RUNTIME_WORD = '\u{F0000}';
@@ -79,8 +79,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
         continue;
       }
       const name = canonicalPaths(link.path, cwd, home);
-      const base = link.kind === 'symlink' && name.ok && !isAbsolute(link.target) && !link.target.startsWith('~') ? dirname(name.paths[0]!) : cwd;
-      items.push(reachItem('link', link.target, base, home));
+      items.push(reachItem('link', link.target, name.ok ? targetBase(link, name.paths[0]!, cwd) : cwd, home));
     }
     // curl, ssh, git clone …: the same net rules and default as a tool that declares the host.
     for (const host of c.hosts) items.push({ type: 'net', host });
