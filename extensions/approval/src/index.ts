@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { ApprovalInput, Extension, ExtensionAPI, ToolCallEvent, Vote } from '@airlock/kernel';
+import type { ApprovalInput, Extension, ExtensionAPI, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/kernel';
 import { literalRules } from './literal-rule.js';
 import { promptText } from './prompt.js';
 
@@ -13,6 +13,8 @@ import { promptText } from './prompt.js';
  * - An "ask" from an explicit rule is asked every time: a session or saved allow only answers
  *   asks that come from defaults (`default:…` rules). A saved allow never outweighs an explicit
  *   ask or deny — the policy's vote already makes sure of that for saved rules.
+ * - Airlock's own files: a deny is never put to a person (this handler only sees asks), and an
+ *   ask that protects them (`default:airlock-protected`) is asked every time, like an explicit rule.
  * - Prompts never overlap: the host shows one dialog at a time and batches approve in order.
  */
 export const ApprovalOptions = Type.Object({
@@ -57,7 +59,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
         by: 'approval',
         reason:
           explicit.length > 0
-            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively, or change that rule.`
+            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : ', or change that rule'}.`
             : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`,
       };
     }
@@ -115,8 +117,11 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
   };
 }
 
+/** No allow rule lifts the protection of Airlock's own files, so its asks count as explicit. */
+const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
+
 function isDefault(vote: Vote): boolean {
-  return vote.rule !== undefined && vote.rule.startsWith('default:');
+  return vote.rule !== undefined && vote.rule.startsWith('default:') && vote.rule !== PROTECTED_RULE;
 }
 
 const extension: Extension<typeof ApprovalOptions> = {

@@ -127,6 +127,42 @@ describe('approval', () => {
     expect(shown[0]!.title).toContain('An explicit rule asks about this every time');
   });
 
+  it("a deny that protects Airlock's own files is never put to a person, whatever the UI would answer", async () => {
+    const { ui, shown } = scriptedUI([CHOICES.user, CHOICES.once]);
+    const rules = fakeRules();
+    const ran: string[] = [];
+    const h = createToolHarness(shellTool(ran));
+    h.kernel.on('tool_call', () => ({ effect: 'deny', rule: 'default:airlock-protected', reason: 'writing .airlockrc.json: Airlock settings' }), { name: 'path-policy/rules', phase: 'authorize' });
+    h.kernel.on('tool_call', () => ({ effect: 'ask', rule: 'default:exec', reason: 'commands need a yes' }), { name: 'other/ask', phase: 'authorize' });
+    h.kernel.on('tool_call', createApprover({ ui, rules: rules.store, log: { debug() {}, info() {}, warn() {}, error() {} } }, OPTIONS), { name: 'approval/prompt', phase: 'approve' });
+    const result = await h.call({ command: "echo '{}' > .airlockrc.json" });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain('default:airlock-protected');
+    expect(shown).toEqual([]);
+    expect(rules.saved).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+
+  it("an ask that protects Airlock's own files is asked every time and never remembered", async () => {
+    const rules = fakeRules();
+    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.once]);
+    const h = setup(ui, 'default:airlock-protected', rules.store);
+    expect((await h.call({ command: 'find . -delete' })).outcome).toBe('ok');
+    expect((await h.call({ command: 'find . -delete' })).outcome).toBe('ok');
+    expect(shown).toHaveLength(2);
+    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.deny, CHOICES.denyWhy]);
+    expect(rules.saved).toEqual([]);
+  });
+
+  it("nobody to ask about Airlock's own files: deny, without suggesting a rule that could not allow it", async () => {
+    const { ui } = scriptedUI([], false);
+    const h = setup(ui, 'default:airlock-protected');
+    const result = await h.call({ command: 'find . -delete' });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain("no rule can allow what may change Airlock's own files");
+    expect(h.text(result)).not.toContain('permissions.allow');
+  });
+
   it('deny with a message: the model reads the message', async () => {
     const { ui } = scriptedUI([CHOICES.denyWhy, 'use the staging database']);
     const h = setup(ui);

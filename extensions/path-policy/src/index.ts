@@ -22,6 +22,7 @@ const extension = {
       maxCommandLength: options.maxCommandLength,
       extraSecrets: options.extraSecrets,
       loadShell,
+      ...(api.protectedPaths === undefined ? {} : { protectedPaths: api.protectedPaths }),
     });
     const failures = await checkExamples(policy);
     if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'));
@@ -54,4 +55,5 @@ export { RuleError } from './rules/compile.js';
 export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
+export { PROTECTED_RULE } from './judge.js';
 export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

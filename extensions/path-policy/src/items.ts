@@ -12,6 +12,13 @@ export type Item =
   | { type: 'net'; host: string }
   /** A network program's host only known at run time (`curl "$URL"`): its source text. */
   | { type: 'net-runtime'; text: string }
+  /**
+   * A path a command removes with everything below it (`remove`, `find -delete`), or that a link
+   * it creates leads to (`link`): judged only by whether it holds Airlock's own files.
+   */
+  | { type: 'reach'; how: 'remove' | 'find-delete' | 'link'; given: string; paths: string[] }
+  /** A command whose file use is unknown (no files reported): judged by whether its text names Airlock's own files. */
+  | { type: 'mentions'; command: string }
   /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
   | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
 

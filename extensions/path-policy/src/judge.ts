@@ -1,8 +1,9 @@
-import type { Effect } from '@airlock/kernel';
+import type { Effect, ProtectedRuleName } from '@airlock/kernel';
 import { strictest, type Command, type Finding, type Item, type ItemOrigin, type MatchedRule } from './items.js';
 import type { DefaultEffect } from './options.js';
 import type { PathSpace } from './paths/space.js';
 import type { CompiledRule, PathPattern } from './rules/types.js';
+import type { ProtectedSet } from './protected.js';
 import { DEVICE_PATHS, NOT_SECRET_NAMES } from './secrets.js';
 
 /** What judging needs besides the item: the rules, the defaults and how paths compare. */
@@ -12,7 +13,12 @@ export interface JudgeContext {
   defaults: DefaultEffect;
   space: PathSpace;
   secrets: readonly PathPattern[];
+  /** Airlock's own files: never written by a tool. Undefined when the host named none. */
+  protect?: ProtectedSet;
 }
+
+/** The rule name of the built-in protection, in votes and `policy explain`. */
+export const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
 
 /**
  * The verdict on one item: the strictest deny/ask rule that matches it; else an allow rule that
@@ -66,12 +72,60 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
         item.paths.map((path) => judgePath(item.kind, path, item.from, ctx)),
         `${item.kind} ${item.given}`,
       );
+    case 'mentions': {
+      const what = ctx.protect?.mentioned(item.command);
+      const subject = `exec ${item.command}`;
+      if (what === undefined) return { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: names none of Airlock's own files`, matched: [] };
+      return {
+        subject,
+        effect: 'ask',
+        rule: PROTECTED_RULE,
+        reason: `${item.command} names ${what}, and what this program does with its files is not known, so a person decides each time (no allow rule lifts this). Reading Airlock's files with cat, grep or the read tool needs no approval.`,
+        matched: [],
+      };
+    }
+    case 'reach':
+      return merge(
+        item.paths.map((path) => judgeReach(item.how, path, ctx)),
+        `${item.how === 'link' ? 'link to' : 'remove'} ${item.given}`,
+      );
   }
+}
+
+/**
+ * Removing a folder removes what is in it, and a link to a folder is a way into it: both reach
+ * Airlock's own files when the path holds them. Built in, outside the rules, like the write
+ * protection. `find -delete` deletes only what its tests select, so it asks instead.
+ */
+function judgeReach(how: 'remove' | 'find-delete' | 'link', path: string, ctx: JudgeContext): Finding {
+  const subject = `${how === 'link' ? 'link to' : 'remove'} ${path}`;
+  const what = ctx.protect?.holding(path) ?? (how === 'link' ? ctx.protect?.covering(path) : undefined);
+  if (what === undefined) return { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: holds none of Airlock's own files`, matched: [] };
+  const effect = how === 'find-delete' ? 'ask' : 'deny';
+  const verb = how === 'link' ? `a link to ${path} leads into` : how === 'remove' ? `removing ${path} removes or replaces` : `find -delete under ${path} may delete`;
+  return {
+    subject,
+    effect,
+    rule: PROTECTED_RULE,
+    reason: `${verb} ${what}, which decides what Airlock allows. No allow rule or saved answer lifts this; change Airlock's files yourself, outside the agent.`,
+    matched: [],
+  };
 }
 
 function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin, ctx: JudgeContext): Finding {
   const subject = `${kind} ${path}`;
   if (DEVICE_PATHS.includes(path)) return { subject, effect: 'allow', rule: 'default:device', reason: `${path} is a device, not a file`, matched: [] };
+  // Before any rule: an allow rule, a saved answer or a settings layer must not lift it.
+  const what = kind === 'fs.write' ? ctx.protect?.covering(path) : undefined;
+  if (what !== undefined) {
+    return {
+      subject,
+      effect: 'deny',
+      rule: PROTECTED_RULE,
+      reason: `writing ${path}: it is ${what}, which decides what Airlock allows, and no tool may change it (no allow rule or saved answer lifts this). Reading it is fine; change it yourself, outside the agent.`,
+      matched: [],
+    };
+  }
   const applies = (r: CompiledRule): boolean => {
     const m = r.matcher;
     if (m.type === 'fs') return (m.kind === kind || (m.kind === 'fs.read' && r.effect === 'deny')) && ctx.space.matches(m.path, path, r.effect);

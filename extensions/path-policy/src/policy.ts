@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
-import type { Effect, Resource } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, Resource } from '@airlock/kernel';
 import type { Analysis } from '@airlock/shell-analysis';
 import { normalizeCommand } from './glob.js';
-import { judge, type JudgeContext } from './judge.js';
+import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';
 import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
 import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
 import { createCaseProbe, type FoldProbe } from './paths/case-fold.js';
@@ -10,6 +10,7 @@ import { canonicalFilePaths, canonicalPaths } from './paths/resolve.js';
 import { createPathSpace, type PathSpace } from './paths/space.js';
 import { compileRules, pathPattern, RuleError } from './rules/compile.js';
 import type { CompiledRule, RuleEntry } from './rules/types.js';
+import { compileProtected } from './protected.js';
 import { SECRET_PATTERNS } from './secrets.js';
 import { shellItems } from './shell.js';
 
@@ -31,6 +32,8 @@ export interface PolicyOptions {
   caseFolding?: FoldProbe;
   /** Loads the command parser, on the first call that runs a command: other calls never pay for it. */
   loadShell: () => Promise<ShellAnalyzer>;
+  /** Airlock's own files (the host's `api.protectedPaths`): writing them is denied, whatever the rules say. */
+  protectedPaths?: ProtectedPaths;
 }
 
 /** What a call looks like to the policy. */
@@ -127,6 +130,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       throw new RuleError(`The secret pattern ${JSON.stringify(p)} (built in, or from extraSecrets) is malformed: ${(error as Error).message}`);
     }
   });
+  const protect = compileProtected(o.protectedPaths, space.roots, anchors, space);
   const defaults: DefaultEffect = { ...DEFAULT_EFFECT, ...o.defaultEffect };
   const maxLength = o.maxCommandLength ?? 10000;
 
@@ -204,7 +208,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       // The call as a whole goes last: among equal verdicts the first is reported, and a file or
       // command says more than "no rule names the tool".
       items.push({ type: 'tool' });
-      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets };
+      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets, ...(protect === undefined ? {} : { protect }) };
       const findings = liftDefaultAsks(
         items.map((item) => judge(item, ctx)),
         exactApproval(rules, call),
@@ -245,7 +249,8 @@ function exactApproval(rules: readonly CompiledRule[], call: PolicyCall): Compil
 function liftDefaultAsks(findings: Finding[], rule: CompiledRule | undefined): Finding[] {
   if (rule === undefined) return findings;
   return findings.map((f) =>
-    f.effect === 'ask' && f.rule.startsWith('default:')
+    // The protection of Airlock's own files is a default no allow rule lifts, not even an exact one.
+    f.effect === 'ask' && f.rule.startsWith('default:') && f.rule !== PROTECTED_RULE
       ? { ...f, effect: 'allow', rule: rule.id, reason: `allowed exactly as written by ${rule.surface}` }
       : f,
   );

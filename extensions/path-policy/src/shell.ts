@@ -5,12 +5,15 @@ import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
 import type { Command, Item } from './items.js';
 import { canonicalPaths } from './paths/resolve.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
+import { aliasesOf, targetBase, throughAliases } from './shell-links.js';
 
 /** Stands for a word only known at run time; no literal in a rule matches it, `*` does. */
 const RUNTIME_WORD = '\u{F0000}';
 /** Entries of one folder a glob is tried against before the policy gives up and asks. */
 const MAX_GLOB_ENTRIES = 5000;
 const CD = new Set(['cd', 'pushd', 'popd']);
+/** Builtins whose operands may be `NAME=value` assignments. */
+const ASSIGNERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
 /**
  * The items a parsed command line touches: each simple command (nested ones included, the
@@ -19,15 +22,24 @@ const CD = new Set(['cd', 'pushd', 'popd']);
  */
 export function shellItems(analysis: Analysis, cwd: string, home: string): Item[] {
   if (!analysis.ok) return [unparsed(analysis.reason)];
-  const items: Item[] = [];
+  const result: Item[] = [];
   let relative = false;
   let changesDir = false;
-  for (const c of analysis.commands) {
+  let tilde = false;
+  let setsHome = false;
+  const aliases = aliasesOf(analysis.commands, cwd, home);
+  for (const [index, c] of analysis.commands.entries()) {
+    const items: Item[] = [];
     for (const n of c.nested) if (!n.ok) items.push(unparsed(n.reason));
     if (c.argv.length > 0) {
       items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
+      // A program whose file use the analysis does not know may still write what it names.
+      if (c.reads.length + c.writes.length + c.dynamicReads.length + c.dynamicWrites.length + c.links.length === 0 && c.nested.length === 0) {
+        items.push({ type: 'mentions', command: c.argv.join(' ') });
+      }
       if (CD.has(c.name)) changesDir = true;
     }
+    if ([...c.assignments, ...(ASSIGNERS.has(c.name) ? c.argv.slice(1) : [])].some((a) => /^HOME\+?=/.test(a))) setsHome = true;
     type FileUse = [kind: 'fs.read' | 'fs.write', raw: string, dynamic: boolean];
     const files: FileUse[] = [
       ...c.reads.map((p): FileUse => ['fs.read', p, false]),
@@ -41,13 +53,48 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       if (r.target === undefined) items.push(runtimePath(kind, `${r.op} (a target only known at run time)`));
       else if (!files.some(([k, p]) => k === kind && p === r.target)) files.push([kind, r.target, false]);
     }
+    // After a `cd`, a relative path is also judged in the folder the analysis says the command
+    // runs in (the cd-relative ask below stays: the cd may fail, or lead elsewhere at run time).
+    const moved = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+    const alsoIn = moved?.ok ? moved.paths[0] : undefined;
     for (const [kind, raw, dynamic] of files) {
-      if (!isAbsolute(raw) && !raw.startsWith('~')) relative = true;
+      const isRelative = !isAbsolute(raw) && !raw.startsWith('~');
+      if (isRelative) relative = true;
+      if (raw.startsWith('~')) tilde = true;
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
+      if (isRelative && alsoIn !== undefined && alsoIn !== cwd) items.push(...fileItems(kind, raw, dynamic, alsoIn, home));
+    }
+    // Removing a folder, or linking to one, reaches what is inside it.
+    if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) {
+      for (const raw of c.removes) {
+        const how = c.name === 'find' ? 'find-delete' : 'remove';
+        items.push(reachItem(how, raw, cwd, home));
+        if (alsoIn !== undefined && alsoIn !== cwd && !isAbsolute(raw) && !raw.startsWith('~')) items.push(reachItem(how, raw, alsoIn, home));
+      }
+    }
+    for (const link of c.links) {
+      if (link.kind !== 'symlink' && link.kind !== 'hardlink') continue;
+      if (link.dynamic) {
+        items.push(runtimePath('fs.write', `a link to ${link.target} (where it leads is only known at run time)`));
+        continue;
+      }
+      const name = canonicalPaths(link.path, cwd, home);
+      items.push(reachItem('link', link.target, name.ok ? targetBase(link, name.paths[0]!, cwd) : cwd, home));
     }
     // curl, ssh, git clone …: the same net rules and default as a tool that declares the host.
     for (const host of c.hosts) items.push({ type: 'net', host });
     for (const text of c.dynamicHosts) items.push({ type: 'net-runtime', text });
+    result.push(...throughAliases(items, index, aliases, cwd, home));
+  }
+  const items = result;
+  if (setsHome && tilde) {
+    items.push({
+      type: 'fixed',
+      subject: 'HOME',
+      effect: 'ask',
+      rule: 'default:runtime-path',
+      reason: 'the command sets HOME and then uses ~, which then means another folder than the one it is judged against; use absolute paths',
+    });
   }
   if (changesDir && relative) {
     items.push({
@@ -76,6 +123,39 @@ function toCommand(c: SimpleCommand): Command {
     wrappers: c.wrappers,
     unknownArgs: c.unknownArgs,
   };
+}
+
+/** Names of Airlock's files a `find -delete` name test is tried against. */
+const AIRLOCK_SAMPLE_NAMES = ['.airlockrc', '.airlockrc.json', 'airlock.config.ts', '.airlock', 'settings.local.json', 'settings.json', 'trust.json', 'audit.jsonl', 'config.json'];
+
+/**
+ * `find . -name '*.o' -delete` deletes only files its name tests select: when every such test is
+ * a literal pattern that matches none of Airlock's file names (and nothing negates one), the
+ * starting points are not removed as a whole.
+ */
+function deletesOnlyNamed(argv: readonly string[]): boolean {
+  const patterns: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '!' || w === '-not' || w === '-o' || w === '-or') return false;
+    if (w === '-name' || w === '-iname') patterns.push(argv[++i] ?? '*');
+  }
+  if (patterns.length === 0) return false;
+  return patterns.every((p) => {
+    try {
+      const re = pathGlob(p, true);
+      return !AIRLOCK_SAMPLE_NAMES.some((n) => re.test(n));
+    } catch {
+      return false;
+    }
+  });
+}
+
+function reachItem(how: 'remove' | 'find-delete' | 'link', raw: string, cwd: string, home: string): Item {
+  const c = canonicalPaths(raw, cwd, home);
+  return c.ok
+    ? { type: 'reach', how, given: raw, paths: c.paths }
+    : { type: 'fixed', subject: `${how} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` };
 }
 
 function unparsed(reason: string): Item {

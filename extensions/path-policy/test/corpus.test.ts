@@ -205,7 +205,7 @@ const BASH: Case[] = [
   { name: 'glob over src is fine', tool: 'bash', args: { command: 'cat src/*.ts' }, expect: 'allow' },
   { name: 'variable path asks', tool: 'bash', args: { command: 'cat $F' }, expect: 'ask' },
   { name: 'dynamic command name asks', tool: 'bash', args: { command: '$CMD .env' }, expect: 'ask' },
-  { name: 'cd then relative secret', tool: 'bash', args: { command: 'cd ~/.aws && cat credentials' }, expect: 'ask' },
+  { name: 'cd then relative secret: judged in the folder cd went to', tool: 'bash', args: { command: 'cd ~/.aws && cat credentials' }, expect: 'deny' },
   { name: 'too long asks', tool: 'bash', args: { command: `echo ${'a'.repeat(20000)}` }, expect: 'ask' },
   { name: 'unparseable asks', tool: 'bash', args: { command: 'echo "unterminated' }, expect: 'ask' },
   { name: 'deny bash rule', tool: 'bash', args: { command: 'git push --force origin main' }, expect: 'deny', rules: [deny('bash(git push --force*)')] },

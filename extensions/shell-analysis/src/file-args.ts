@@ -1,11 +1,22 @@
 import { hasOption, optionValues, parseArgs, type OptionSpec, type ParsedArgs } from './options.js';
 import { awkProgramIsPure, sedScriptIsPure } from './script-checks.js';
 import { unsure } from './unsure.js';
-import type { Word } from './words.js';
+import { literalWord, type Word } from './words.js';
 
 export interface FileEffects {
   reads: Word[];
   writes: Word[];
+  /** Names this command makes refer to other files (links, moves); see SimpleCommand.links. */
+  links: LinkWords[];
+  /** Paths removed or replaced with everything below them (rm, mv sources). */
+  removes: Word[];
+}
+
+/** A name (`path`) that, after the command, reaches the same file as `target`. */
+export interface LinkWords {
+  path: Word;
+  target: Word;
+  kind: 'symlink' | 'hardlink' | 'move' | 'copy';
 }
 
 type Classify = (parsed: ParsedArgs) => Partial<FileEffects>;
@@ -81,15 +92,64 @@ const copy: Classify = (p) => {
   return { reads: p.operands.slice(0, -1), writes: p.operands.slice(-1) };
 };
 
-/** mv removes its sources, so they count as writes. */
-const move: Classify = (p) => ({ writes: [...p.operands, ...optionValues(p, '-t', '--target-directory')] });
+/**
+ * The names SOURCE… → DEST gives each source: DEST itself (one source, unless -T says DEST is
+ * never a folder) and DEST/<source name> (DEST may be, or by run time be, a folder). Which one
+ * applies depends on the filesystem when the command runs, so both are listed. `ln TARGET` alone
+ * names the link after the target, in the current folder.
+ */
+function newNames(p: ParsedArgs, kind: LinkWords['kind']): LinkWords[] {
+  const dir = optionValues(p, '-t', '--target-directory')[0];
+  const noDir = hasOption(p, '-T', '--no-target-directory');
+  const sources = dir !== undefined || p.operands.length < 2 ? p.operands : p.operands.slice(0, -1);
+  const dest = dir ?? (p.operands.length < 2 ? undefined : p.operands[p.operands.length - 1]);
+  const links: LinkWords[] = [];
+  for (const target of sources) {
+    if (!target.static) {
+      // Where it leads, and (without DEST, or into a folder) its name, are only known at run time:
+      // every name at or below DEST (or the current folder) may be the link.
+      if (dest === undefined || dest.static) links.push({ path: dest ?? literalWord('.'), target, kind });
+      continue;
+    }
+    const name = target.text.replace(/\/+$/, '').split('/').pop() ?? '';
+    if (dest === undefined) {
+      if (name !== '' && name !== '.' && name !== '..') links.push({ path: literalWord(name), target, kind });
+      continue;
+    }
+    if (!dest.static) continue;
+    if (dir === undefined && sources.length === 1) links.push({ path: dest, target, kind });
+    if (!noDir && name !== '' && name !== '.' && name !== '..') links.push({ path: literalWord(`${dest.text.replace(/\/+$/, '')}/${name}`), target, kind });
+  }
+  return links;
+}
 
-/** ln writes the link name (last operand, or into -t DIR); the target is not read. */
-const link: Classify = (p) => {
-  const target = optionValues(p, '-t', '--target-directory');
-  if (target.length) return { writes: target };
-  return { writes: p.operands.length > 1 ? p.operands.slice(-1) : p.operands };
+/** cp -s / -l make links; a recursive or no-dereference copy copies a symlink as a symlink. */
+const copyWithLinks: Classify = (p) => {
+  const symbolic = hasOption(p, '-s', '--symbolic-link');
+  const hard = hasOption(p, '-l', '--link');
+  const keepsLinks = hasOption(p, '-P', '-d', '-a', '-R', '-r', '--no-dereference', '--archive', '--recursive') && !hasOption(p, '-L', '--dereference');
+  const kind = symbolic ? 'symlink' : hard ? 'hardlink' : keepsLinks ? 'copy' : undefined;
+  return { ...copy(p), links: kind === undefined ? [] : newNames(p, kind) };
 };
+
+/** mv removes its sources, so they count as writes; the destination takes over what they were. */
+const move: Classify = (p) => {
+  const dir = optionValues(p, '-t', '--target-directory');
+  const sources = dir.length || p.operands.length < 2 ? p.operands : p.operands.slice(0, -1);
+  return { writes: [...p.operands, ...dir], removes: sources, links: newNames(p, 'move') };
+};
+
+/** ln writes the link name (last operand, or into -t DIR); the target is not read, but the link leads to it. */
+const link: Classify = (p) => {
+  const kind = hasOption(p, '-s', '--symbolic') ? 'symlink' : 'hardlink';
+  const target = optionValues(p, '-t', '--target-directory');
+  const links = newNames(p, kind);
+  if (target.length) return { writes: target, links };
+  return { writes: p.operands.length > 1 ? p.operands.slice(-1) : p.operands, links };
+};
+
+/** rm and friends remove each operand (a folder with everything in it). */
+const remove: Classify = (p) => ({ writes: p.operands, removes: p.operands });
 
 /** chmod/chown/chgrp: the first operand is the mode or owner unless --reference gave it. */
 const metadata: Classify = (p) => ({
@@ -199,16 +259,16 @@ export const FILE_SPECS: Record<string, FileSpec> = {
   ls: spec('IwT', ['ignore', 'hide', 'width', 'tabsize', 'format', 'sort', 'time', 'time-style', 'color', 'indicator-style', 'quoting-style', 'block-size'], allRead),
   du: spec('dtB', ['max-depth', 'threshold', 'block-size', 'exclude', 'time', 'time-style', 'files0-from'], allRead),
   tee: spec('', ['output-error'], allWrite),
-  cp: spec('tS', ['target-directory', 'suffix', 'backup'], copy),
+  cp: spec('tS', ['target-directory', 'suffix', 'backup'], copyWithLinks),
   install: spec('tSmogZ', ['target-directory', 'suffix', 'mode', 'owner', 'group', 'backup'], install),
   mv: spec('tS', ['target-directory', 'suffix', 'backup'], move),
   ln: spec('tS', ['target-directory', 'suffix', 'backup'], link),
   touch: spec('rdt', ['reference', 'date', 'time'], (p) => ({ reads: optionValues(p, '-r', '--reference'), writes: p.operands })),
   mkdir: spec('m', ['mode', 'context'], allWrite),
-  rm: spec('', [], allWrite),
-  rmdir: spec('', [], allWrite),
-  unlink: spec('', [], allWrite),
-  shred: spec('ns', ['iterations', 'size', 'random-source'], allWrite),
+  rm: spec('', [], remove),
+  rmdir: spec('', [], remove),
+  unlink: spec('', [], remove),
+  shred: spec('ns', ['iterations', 'size', 'random-source'], remove),
   truncate: spec('sr', ['size', 'reference'], (p) => ({ reads: optionValues(p, '-r', '--reference'), writes: p.operands })),
   chmod: spec('', ['reference'], metadata),
   chown: spec('', ['reference', 'from'], metadata),
@@ -241,8 +301,8 @@ function takeJqPairs(words: Word[]): { words: Word[]; reads: Word[] } {
 
 export function fileEffects(name: string, words: Word[]): FileEffects {
   const entry = Object.hasOwn(FILE_SPECS, name) ? FILE_SPECS[name] : undefined;
-  if (!entry) return { reads: [], writes: [] };
+  if (!entry) return { reads: [], writes: [], links: [], removes: [] };
   const pairs = name === 'jq' ? takeJqPairs(words) : { words, reads: [] };
   const result = entry.classify(parseArgs(pairs.words, 1, entry.options));
-  return { reads: [...pairs.reads, ...(result.reads ?? [])], writes: result.writes ?? [] };
+  return { reads: [...pairs.reads, ...(result.reads ?? [])], writes: result.writes ?? [], links: result.links ?? [], removes: result.removes ?? [] };
 }

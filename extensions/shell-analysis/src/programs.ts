@@ -11,6 +11,8 @@ export interface Runs {
   commands: { words: Word[]; unknownArgs: boolean }[];
   reads: Word[];
   writes: Word[];
+  /** Paths removed with everything below them (find -delete). */
+  removes?: Word[];
 }
 
 const POSIX_SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'rbash']);
@@ -90,7 +92,9 @@ function find(words: Word[], runs: Runs): void {
       runs.commands.push({ words: command, unknownArgs: words[end]!.text === '+' });
       i = end;
     } else if (w.text === '-delete') {
-      runs.writes.push(...(starts.length ? starts : [literalWord('.')]));
+      const deleted = starts.length ? starts : [literalWord('.')];
+      runs.writes.push(...deleted);
+      (runs.removes ??= []).push(...deleted);
     } else if (['-fprint', '-fprint0', '-fls', '-fprintf'].includes(w.text) && words[i + 1]) {
       runs.writes.push(words[i + 1]!);
       i++;

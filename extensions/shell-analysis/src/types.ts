@@ -44,6 +44,19 @@ export interface SimpleCommand {
   reads: string[];
   /** Static paths written, created, truncated or removed. /dev/null, /dev/std*, /dev/fd/* and /dev/tty are left out. */
   writes: string[];
+  /**
+   * Static paths this command removes or replaces together with everything below them: operands
+   * of rm, rmdir, unlink, shred, the sources of mv, the starting points of find -delete.
+   */
+  removes: string[];
+  /**
+   * Names that, once this command ran, reach another file: links made by ln / cp -s / cp -l, a
+   * symlink a recursive cp copies as a link, and where mv puts its sources. For `symlink`,
+   * `target` is the link's text (relative to the link's folder, as the kernel reads it); for the
+   * others it is a path like any operand. When the destination may be a folder, both `DEST` and
+   * `DEST/<name>` are listed. Later commands that use `path` use `target`.
+   */
+  links: Link[];
   /** Source text of file operands that are read but are not static strings (`cat $f`, `cat *.env`). */
   dynamicReads: string[];
   /** Same for writes; `<runtime-args>` stands for operands appended at run time (xargs, find -exec … +). */
@@ -69,6 +82,16 @@ export interface SimpleCommand {
   cwd?: string;
   /** Where the command sits, outermost first (consecutive repeats collapsed). */
   context: Context[];
+}
+
+/** A name a command makes lead to another file; see SimpleCommand.links. */
+export interface Link {
+  path: string;
+  /** Source text when `dynamic`. */
+  target: string;
+  kind: 'symlink' | 'hardlink' | 'move' | 'copy';
+  /** The target is only known at run time (`ln -s "$HOME/x" y`): so is where `path` leads. */
+  dynamic?: boolean;
 }
 
 export type Analysis = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };

@@ -270,6 +270,11 @@ export class Walker {
       redirects: allRedirects.map((r) => r.redirect),
       reads: [],
       writes: [],
+      removes: [],
+      // A target only known at run time is kept (as source text): where the name leads is then unknown.
+      links: effects.links
+        .filter((l) => l.path.static)
+        .map((l) => ({ path: l.path.text, target: l.target.static ? l.target.text : l.target.source, kind: l.kind, ...(l.target.static ? {} : { dynamic: true }) })),
       dynamicReads: [],
       dynamicWrites: [],
       hosts: network.hosts,
@@ -288,6 +293,7 @@ export class Walker {
     const writes = [...effects.writes, ...unwrapped.writes, ...runs.writes, ...allRedirects.flatMap((r) => (r.write ? [r.write] : []))];
     addPaths(reads, command.reads, command.dynamicReads);
     addPaths(writes, command.writes, command.dynamicWrites);
+    addPaths([...effects.removes, ...(runs.removes ?? [])], command.removes, []);
     this.commands.push(command);
 
     const nestedContext = withContext(scope, 'nested');

@@ -350,3 +350,57 @@ describe('API details', () => {
     expect((performance.now() - start) / 200).toBeLessThan(5); // loose: CI machines vary; typical is ~0.2 ms
   });
 });
+
+describe('links and removals (what a later command reaches)', () => {
+  const first = async (command: string, index = 0) => {
+    const a = await analyzeShell(command);
+    if (!a.ok) throw new Error(a.reason);
+    return a.commands[index]!;
+  };
+
+  it('ln -s TARGET NAME: the name leads to the target; a folder destination gets DEST/<name> too', async () => {
+    expect((await first('ln -s ~/.config cfgl')).links).toEqual([
+      { path: 'cfgl', target: '~/.config', kind: 'symlink' },
+      { path: 'cfgl/.config', target: '~/.config', kind: 'symlink' },
+    ]);
+    expect((await first('ln -sT ../x y')).links).toEqual([{ path: 'y', target: '../x', kind: 'symlink' }]);
+    expect((await first('ln -t d a b/c')).links).toEqual([
+      { path: 'd/a', target: 'a', kind: 'hardlink' },
+      { path: 'd/c', target: 'b/c', kind: 'hardlink' },
+    ]);
+    expect((await first('ln /etc/hosts')).links).toEqual([{ path: 'hosts', target: '/etc/hosts', kind: 'hardlink' }]);
+  });
+
+  it('cp -s, cp -l and a copy that keeps symlinks make links; a plain cp does not', async () => {
+    expect((await first('cp -s a b')).links[0]).toEqual({ path: 'b', target: 'a', kind: 'symlink' });
+    expect((await first('cp -l a b')).links[0]).toEqual({ path: 'b', target: 'a', kind: 'hardlink' });
+    expect((await first('cp -a a b')).links[0]).toEqual({ path: 'b', target: 'a', kind: 'copy' });
+    expect((await first('cp -rL a b')).links).toEqual([]);
+    expect((await first('cp a b')).links).toEqual([]);
+  });
+
+  it('mv: the sources are removed, the destination takes their place', async () => {
+    const mv = await first('mv a b dir');
+    expect(mv.removes).toEqual(['a', 'b']);
+    expect(mv.links).toEqual([
+      { path: 'dir/a', target: 'a', kind: 'move' },
+      { path: 'dir/b', target: 'b', kind: 'move' },
+    ]);
+  });
+
+  it('rm, rmdir, unlink, shred and find -delete remove; a dynamic operand is left to dynamicWrites', async () => {
+    expect((await first('rm -rf ~/.local/state build')).removes).toEqual(['~/.local/state', 'build']);
+    expect((await first('rmdir a')).removes).toEqual(['a']);
+    expect((await first('find ~/.cache -name x -delete')).removes).toEqual(['~/.cache']);
+    const dynamic = await first('rm -rf "$DIR"');
+    expect(dynamic.removes).toEqual([]);
+    expect(dynamic.dynamicWrites).toEqual(['"$DIR"']);
+    expect((await first('cat a')).removes).toEqual([]);
+  });
+
+  it('links made inside bash -c are reported on the nested command', async () => {
+    const a = await analyzeShell(`bash -c 'ln -s /etc e && echo x > e/y'`);
+    if (!a.ok) throw new Error(a.reason);
+    expect(a.commands.flatMap((c) => c.links)).toContainEqual({ path: 'e', target: '/etc', kind: 'symlink' });
+  });
+});

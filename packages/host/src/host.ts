@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
 import {
   createKernel,
   type EventSink,
   type Kernel,
   type KernelBatchOptions,
   type Logger,
+  type ProtectedPaths,
   type RuleStore,
   type ToolCall,
   type ToolResultMessage,
@@ -14,6 +16,7 @@ import {
 import { defaultExtensionEntries, hostPackageDir, loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, extensionsReplaceDefaults, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
+import { protectedPaths } from './protected-paths.js';
 import { chooseUI } from './ui/index.js';
 
 /** What the CLI (or an SDK user) sets on top of the settings files: the highest layer. */
@@ -80,6 +83,8 @@ export interface Host {
   readonly extensions: LoadExtensionsResult;
   readonly selection: ToolSelection;
   readonly diagnostics: readonly HostDiagnostic[];
+  /** Airlock's own settings, trust and state files, which no tool may write (what extensions get as `api.protectedPaths`). */
+  readonly protectedPaths: ProtectedPaths;
   /**
    * Set when a policy extension failed to load: no tool may run (fail closed). The kernel itself
    * refuses every call then (`execute`, `batch`, and `kernel` used directly): each gets a `denied`
@@ -175,6 +180,16 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   // An untrusted project's list cannot replace the default set; its entries are still reported.
   const listed = settings.extensionsListed ? settings.extensions : undefined;
   const entries = listed === undefined || extensionsReplaceDefaults(settings.layers, trust?.trusted === true) ? listed : [...defaultExtensionEntries(hostPackageDir()), ...listed];
+  const guarded = protectedPaths({
+    cwd: options.cwd,
+    homeDir,
+    env,
+    ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }),
+    ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
+    spillRoot: dirname(kernel.spillStore.dir),
+    extensions: settings.extensions,
+    extensionsListed: settings.extensionsListed,
+  });
   const extensions = await loadExtensions({
     entries,
     kernel,
@@ -187,6 +202,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
     rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
+    protectedPaths: guarded,
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
   // loadExtensions has already made the kernel refuse every call (see there); this is for people.
@@ -210,6 +226,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     extensions,
     selection,
     diagnostics,
+    protectedPaths: guarded,
     blocked,
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),

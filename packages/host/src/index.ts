@@ -14,6 +14,7 @@ export {
   DEFAULT_EXTENSIONS,
   defaultExtensionEntries,
   airlockConfigDir,
+  airlockStateDir,
   defaultExtensionDirs,
   hostPackageDir,
   diagnostic,
@@ -39,4 +40,5 @@ export {
 export * from './trust/index.js';
 export * from './ui/index.js';
 export { openHost, type Host, type HostBlocked, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
+export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';
 export { createImageResizer, resizeNote } from './images/resize.js';

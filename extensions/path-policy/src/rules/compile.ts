@@ -133,6 +133,6 @@ export function pathPattern(spec: string, effect: RuleEntry['effect'], anchors: 
 }
 
 /** A folder used as a literal prefix of a glob: its glob characters escaped. */
-function escapeDir(dir: string): string {
+export function escapeDir(dir: string): string {
   return dir.normalize('NFC').replace(/[*?[\]{}\\,]/g, '\\$&').replace(/\/+$/, '');
 }

@@ -130,6 +130,7 @@ async function buildPolicy(host: Host, io: IO): Promise<{ policy: Policy; mod: P
       maxCommandLength: opts.maxCommandLength,
       extraSecrets: opts.extraSecrets,
       loadShell: mod.loadShell,
+      protectedPaths: host.protectedPaths,
     });
     return { policy, mod, loaded };
   } catch (error) {

@@ -8,6 +8,7 @@ import type {
   HookRegistrar,
   Kernel,
   Logger,
+  ProtectedPaths,
   RuleStore,
   ToolSource,
   ToolUI,
@@ -43,6 +44,8 @@ export interface ApiContext {
   settings: Readonly<Record<string, unknown>>;
   cwd: string;
   rules?: RuleStore;
+  /** Airlock's own files (settings, trust, state); handed to every extension as `api.protectedPaths`. */
+  protectedPaths?: ProtectedPaths;
 }
 
 /** A registration the kernel refused; it is thrown into setup and reported. */
@@ -179,6 +182,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     sessionId: ctx.kernel.sessionId,
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
+    ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
   });
 
   return {

@@ -76,3 +76,15 @@ function sameFolder(a: string, b: string): boolean {
     return false;
   }
 }
+
+/**
+ * `$XDG_STATE_HOME/airlock`, or `~/.local/state/airlock`: where Airlock keeps state such as
+ * audit logs. A relative XDG_STATE_HOME is ignored, as the XDG spec asks.
+ *
+ * @example
+ * airlockStateDir({ XDG_STATE_HOME: '/home/me/.st' }); // '/home/me/.st/airlock'
+ */
+export function airlockStateDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_STATE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.local', 'state'), 'airlock');
+}

@@ -14,7 +14,7 @@ export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';
 export { createExtensionJiti } from './load.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, defaultExtensionEntries } from './defaults.js';
-export { airlockConfigDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
+export { airlockConfigDir, airlockStateDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
 export { diagnostic, severityOf, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
 export {
   LAYER_ORDER,

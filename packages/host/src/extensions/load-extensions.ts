@@ -1,4 +1,4 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -54,6 +54,8 @@ export interface LoadExtensionsOptions {
   bundled?: BundledExtensions;
   /** Where extensions may save a person's "always" answers (`api.rules`). */
   rules?: RuleStore;
+  /** Airlock's own files no tool may write (`api.protectedPaths`). */
+  protectedPaths?: ProtectedPaths;
 }
 
 
@@ -185,6 +187,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
     bundled: options.bundled ?? {},
     ...(options.rules === undefined ? {} : { rules: options.rules }),
+    ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
     names: new Map(),
     origins: new Map(),
   };

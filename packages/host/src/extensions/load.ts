@@ -1,6 +1,6 @@
 import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
-import { isAirlockError, type EventSink, type Kernel, type Logger, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { isAirlockError, type EventSink, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
@@ -54,6 +54,7 @@ export interface LoadContext {
   jiti: () => Promise<Jiti>;
   bundled: BundledExtensions;
   rules?: RuleStore;
+  protectedPaths?: ProtectedPaths;
   kernel: Kernel;
   ui: ToolUI;
   log: Logger;
@@ -169,6 +170,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     settings: ctx.settings,
     cwd: ctx.cwd,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
+    ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
   });
   try {
     const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);

@@ -38,6 +38,46 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where a person's "always" answers are saved; undefined when the host keeps no settings files. */
   readonly rules?: RuleStore;
+  /** Airlock's own files, which no tool may write (see ProtectedPaths); undefined when the host keeps none. */
+  readonly protectedPaths?: ProtectedPaths;
+}
+
+/**
+ * The files that decide what Airlock allows, as the host knows them: its settings, trust and
+ * state. Policy extensions deny every tool's writes to them (and an OS sandbox can use the same
+ * list). All paths are absolute, as the host resolved them.
+ *
+ * @example
+ * api.protectedPaths?.locations; // [{ path: '/home/u/.config/airlock', kind: 'folder', what: 'your Airlock config folder (settings, trust)' }, …]
+ * api.protectedPaths?.settingsNames; // ['.airlockrc*', 'airlock.config.*', '.airlock/**', …]
+ */
+export interface ProtectedPaths {
+  /** Fixed places: folders (with everything in them), single files, or every file whose path starts with a prefix (a log and its rotations). */
+  readonly locations: readonly ProtectedLocation[];
+  /**
+   * Names, as globs relative to a folder: settings files (`.airlockrc*`, `.airlock/**`) and the
+   * packages of the extensions settings load (`node_modules/@airlock/path-policy/**`, which a
+   * package there would shadow). Protected in each of settingsFolders and in any folder below settingsTrees.
+   */
+  readonly settingsNames: readonly string[];
+  /** Folders settings discovery reads (the project folder and every folder above it that is searched). */
+  readonly settingsFolders: readonly string[];
+  /** Folders in any sub-folder of which a run may start, and so read settings: the project. */
+  readonly settingsTrees: readonly string[];
+}
+
+/**
+ * The rule name a policy's vote carries when it protects these files (path-policy's deny, or its
+ * ask for a `find -delete` that may reach them). No allow rule lifts it, so an approver never
+ * offers to remember an answer for it. A type, so every extension spells it the same way.
+ */
+export type ProtectedRuleName = 'default:airlock-protected';
+
+/** One fixed protected place. `what` says in words what it is, for messages. */
+export interface ProtectedLocation {
+  readonly path: string;
+  readonly kind: 'folder' | 'file' | 'prefix';
+  readonly what: string;
 }
 
 /**
