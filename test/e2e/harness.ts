@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'packages/cli/bin/airlock.mjs');
@@ -17,9 +17,10 @@ export interface Run {
 /**
  * A throw-away machine for one test: a project folder and a home folder of its own (XDG and HOME
  * point into it), so no test reads or writes the real user's settings or trust decisions.
+ * Call it inside a test: the sandbox is removed when the test finishes.
  */
 export function sandbox() {
-  const base = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  const base = makeTempDir('airlock-e2e-');
   const home = join(base, 'home');
   const project = join(base, 'project');
   mkdirSync(join(home, '.config', 'airlock'), { recursive: true });

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { createKernel, defineTool, type EventSink, type ExtensionAPI, type Kernel } from '@airlock/kernel';
 import { installAuditLog, type AuditLogger, type AuditOptionsInput, type AuditRecord } from '../src/index.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 export function tempDir(prefix = 'airlock-audit-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return makeTempDir(prefix);
 }
 
 /** The ExtensionAPI the host would give, built straight on a kernel (what load-extensions does, minus bookkeeping). */

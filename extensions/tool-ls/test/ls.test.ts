@@ -1,13 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import extension, { closeNames, compareNames, lsTool, type LsDetails } from '../src/index.js';
 
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-ls-')));
+  return makeTempDir('airlock-ls-');
 }
 
 async function ls(cwd: string, params: { path?: string; limit?: number } = {}, ctx = createTestContext({ cwd })) {

@@ -1,14 +1,14 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, defaultAuditPath, lineHash } from '@airlock/audit-log';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { auditTailCommand } from '../src/commands/audit.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-audit-')));
+  return makeTempDir('airlock-cli-audit-');
 }
 
 async function writeLog(path: string, n: number, options: { maxBytes?: number } = {}): Promise<void> {
