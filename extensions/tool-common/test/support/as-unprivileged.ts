@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getCurrentTest } from 'vitest/suite';
 import { makeTempDir } from '@airlock/kernel/testing';
+import { NOBODY, skipUnlessNobodyCanReach } from './reachable.js';
+
+export { NOBODY, isRoot, skipUnlessNobodyCanReach, whyNobodyCannotReach } from './reachable.js';
 
 /**
  * Permission tests need a user the file system can refuse, and root ignores permission bits.
@@ -16,9 +18,6 @@ import { makeTempDir } from '@airlock/kernel/testing';
  * file in a temp folder of mode 0755, and run from there. A fixture `nobody` cannot reach (the
  * temp folder itself under a private folder) skips the test with a note saying why.
  */
-
-export const NOBODY = 65534;
-export const isRoot = process.getuid?.() === 0;
 
 const REPO = resolve(fileURLToPath(import.meta.url), '../../../../..');
 // rolldown is the CLI's bundler; the tests borrow it rather than add another.
@@ -40,33 +39,6 @@ export interface RunOptions {
 /** One call for runAllAsNobody: the tool's params, and how to make the tool. */
 export interface NobodyCall extends RunOptions {
   params: unknown;
-}
-
-/**
- * Why `nobody` cannot reach `path`: the first folder on the way it may not search, or undefined
- * when every folder on the way lets others in (mode o+x).
- *
- * @example whyNobodyCannotReach('/root/tmp/x') // "/root has mode 700: others may not enter it"
- */
-export function whyNobodyCannotReach(path: string): string | undefined {
-  for (let dir = resolve(path); ; dir = dirname(dir)) {
-    const mode = statSync(dir).mode & 0o7777;
-    if ((mode & 0o001) === 0) return `${dir} has mode ${mode.toString(8)}: others may not enter it`;
-    if (dir === dirname(dir)) return undefined;
-  }
-}
-
-/**
- * Skip the running test, with a note naming the folder, when `nobody` cannot reach `path`:
- * the test would fail for a reason it does not test.
- */
-export function skipUnlessNobodyCanReach(path: string): void {
-  const why = whyNobodyCannotReach(path);
-  if (why === undefined) return;
-  const test = getCurrentTest();
-  const note = `needs a folder the user nobody can reach, but ${why} (set TMPDIR to one, e.g. /tmp)`;
-  if (test === undefined) throw new Error(note);
-  test.context.skip(note);
 }
 
 /**
