@@ -30,5 +30,7 @@ export function skipUnlessNobodyCanReach(path: string): void {
   const test = TestRunner.getCurrentTest();
   const note = `needs a folder the user nobody can reach, but ${why} (set TMPDIR to one, e.g. /tmp)`;
   if (test === undefined) throw new Error(note);
+  // The note shows next to the test in verbose output; the line shows in every reporter.
+  console.warn(`skipped: ${note}`);
   test.context.skip(note);
 }
