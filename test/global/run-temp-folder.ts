@@ -1,6 +1,9 @@
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+// By path, not by package name: vitest loads a global setup without the `source` condition, so
+// the package name would need a build (dist/) first.
+import { removeTree } from '../../packages/kernel/src/testing/temp-dir.js';
 
 /**
  * Names the code under test creates in the temp folder on purpose and keeps by design, so they
@@ -56,6 +59,6 @@ export function summarizeLeftovers(names: readonly string[]): string[] {
  */
 export function sweepRunTempFolder(dir: string): RunTempReport {
   const names = readdirSync(dir).sort();
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
   return { leftovers: names.filter((n) => !isKeptByDesign(n)), keptByDesign: names.filter(isKeptByDesign) };
 }

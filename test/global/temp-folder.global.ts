@@ -21,12 +21,20 @@ export default function setup(): (() => void) | undefined {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     delete process.env[OWNER];
-    const { leftovers } = sweepRunTempFolder(dir);
+    let leftovers: string[];
+    try {
+      ({ leftovers } = sweepRunTempFolder(dir));
+    } catch (error) {
+      // vitest ignores an exception here (the run would pass): fail it by the exit status instead.
+      process.exitCode = 1;
+      process.stderr.write(`\nCould not remove the run's temp folder ${dir}: ${(error as Error).message}\n`);
+      return;
+    }
     if (leftovers.length === 0) return;
     process.exitCode = 1;
     process.stderr.write(
       `\nThe tests left ${leftovers.length} file(s) or folder(s) in the temp folder (now removed):\n  ${summarizeLeftovers(leftovers).join('\n  ')}\n` +
-        'Each test must remove what it creates: rm(dir, { recursive: true, force: true }) in afterEach/afterAll, or dispose() a tool harness.\n',
+        'Each test must remove what it creates: makeTempDir() from @airlock/kernel/testing inside a test, rm(dir, { recursive: true, force: true }) in afterAll for a folder made in beforeAll, dispose() for a tool harness made outside a test.\n',
     );
     const report = process.env.AIRLOCK_TEST_LEFTOVERS_REPORT;
     if (report) writeFileSync(report, leftovers.join('\n') + '\n');

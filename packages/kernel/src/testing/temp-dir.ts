@@ -23,7 +23,10 @@ export function makeTempDir(prefix = 'airlock-test-'): string {
 
 /**
  * Remove a folder tree, also when a test left parts of it unreadable or unsearchable (the
- * permission tests chmod things to 000): modes are restored first where needed.
+ * permission tests chmod things to 000): modes are restored first where needed. Throws what rm
+ * throws when even that fails.
+ *
+ * @example afterAll(() => removeTree(sharedDir)); // a folder made in beforeAll
  */
 export function removeTree(dir: string): void {
   try {

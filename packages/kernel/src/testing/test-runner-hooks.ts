@@ -46,7 +46,13 @@ export function cleanUpAutomatically(cleanup: Cleanup): () => void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', () => {
-      for (const fn of [...atExit]) fn();
+      for (const fn of [...atExit]) {
+        try {
+          fn();
+        } catch {
+          // The process is ending: one folder that cannot be removed must not stop the others.
+        }
+      }
     });
   }
   try {
