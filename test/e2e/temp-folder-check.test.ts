@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +26,8 @@ function nestedRun(body: string): Promise<Outcome> {
   for (const d of [tmp, project]) mkdirSync(d);
   // No imports: the fixture lives outside the workspace, where 'vitest' would not resolve.
   writeFileSync(join(project, 'vitest.config.mjs'), `export default { test: { globals: true, include: ['*.test.mjs'], globalSetup: [${JSON.stringify(GLOBAL_SETUP)}] } };\n`);
-  writeFileSync(join(project, 'fixture.test.mjs'), `import { mkdirSync, writeFileSync } from 'node:fs';\nimport { tmpdir } from 'node:os';\nimport { join } from 'node:path';\n${body}\n`);
+  writeFileSync(join(project, 'fixture.test.mjs'), `import { mkdirSync, writeFileSync } from 'node:fs';\nimport { tmpdir } from 'node:os';\nimport { tmpdir } from 'node:os';
+import { join } from 'node:path';\n${body}\n`);
   const report = join(dir, 'leftovers.txt');
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, AIRLOCK_TEST_LEFTOVERS_REPORT: report };
   delete env.AIRLOCK_TEST_RUN_TMPDIR; // the outer run's: the nested run must own a folder of its own
@@ -40,6 +42,15 @@ function nestedRun(body: string): Promise<Outcome> {
     });
   });
 }
+
+describe('this run has a temp folder of its own', () => {
+  it('os.tmpdir() in this worker, and TMPDIR in a child shell, are the folder the run owns', () => {
+    const owned = process.env.AIRLOCK_TEST_RUN_TMPDIR;
+    expect(owned).toMatch(/airlock-test-run-/);
+    expect(tmpdir()).toBe(owned);
+    expect(execFileSync('sh', ['-c', 'echo "$TMPDIR"'], { encoding: 'utf8' }).trim()).toBe(owned);
+  });
+});
 
 describe('the suite fails when tests leave something in the temp folder', { timeout: 60_000 }, () => {
   it('a test that leaves folders fails the run (exit 1), the message names them, and they are removed', async () => {
