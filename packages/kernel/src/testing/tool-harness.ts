@@ -26,8 +26,9 @@ export interface ToolHarness extends AsyncDisposable {
  * Run a tool the way a model would reach it: not-found, validation, hooks, normalization and all.
  *
  * The harness works in a temp folder of its own, removed by `dispose()` (or `await using`). Made
- * inside a vitest test, it is also removed when that test finishes; made anywhere else (a file's
- * top level, a describe block) without dispose(), only when the process exits.
+ * inside a vitest test (or `beforeEach`), it is removed when that test finishes. Made anywhere
+ * else (`beforeAll`, a file's top level), call `dispose()` in `afterAll`: vitest ends its workers
+ * without an exit event, so the process-exit fallback (for other test runners) does not run there.
  *
  * @example
  * await using h = createToolHarness(myTool);
