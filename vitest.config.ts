@@ -1,11 +1,17 @@
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+// Every project extends this, so vitest calls it once per project too; only the first call acts.
+const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));
 
 // One root config with inline projects: glob projects would not inherit the `source`
 // condition and would fail to resolve workspace packages before a build (toolchain.md §11).
 export default defineConfig({
   ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
   test: {
+    // TMPDIR -> a folder this run owns; the run fails if tests leave anything in it.
+    globalSetup: [tempFolderCheck],
     projects: [
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a

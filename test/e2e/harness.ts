@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from '@airlock/kernel/testing';
+import { skipUnlessNobodyCanReach } from '../../extensions/tool-common/test/support/reachable.js';
+import { copyCliForAnotherUser } from './cli-copy.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'packages/cli/bin/airlock.mjs');
@@ -17,9 +19,10 @@ export interface Run {
 /**
  * A throw-away machine for one test: a project folder and a home folder of its own (XDG and HOME
  * point into it), so no test reads or writes the real user's settings or trust decisions.
+ * Call it inside a test: the sandbox is removed when the test finishes.
  */
 export function sandbox() {
-  const base = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  const base = makeTempDir('airlock-e2e-');
   const home = join(base, 'home');
   const project = join(base, 'project');
   mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
@@ -36,11 +39,16 @@ export function sandbox() {
       writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
       return file;
     },
-    /** Run the real `airlock` binary in the project folder (as another user when `uid` is given; needs root). */
+    /**
+     * Run the real `airlock` binary in the project folder. As another user when `uid` is given
+     * (needs root): then a copy of the CLI that user can reach runs, not the one in the checkout.
+     */
     airlock(args: string[], options: { stdin?: string; cwd?: string; uid?: number; env?: Record<string, string> } = {}): Promise<Run> {
+      const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+      if (options.uid !== undefined) skipUnlessNobodyCanReach(base);
+      const bin = options.uid === undefined ? BIN : copyCliForAnotherUser();
       return new Promise((resolve, reject) => {
-        const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
-        const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? project, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], ...as });
+        const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? project, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], ...as });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Effect, Resource } from '@airlock/kernel';
 import type { RuleEntry } from '../src/index.js';
 import { machine, policyFor, toolResources, type Machine } from './fixture.js';
@@ -243,6 +243,8 @@ let m: Machine;
 beforeAll(() => {
   m = machine();
 });
+// Made before any test, so not removed with one: remove it after all of them.
+afterAll(() => rmSync(m.base, { recursive: true, force: true }));
 
 function fill<T>(value: T): T {
   const text = JSON.stringify(value)

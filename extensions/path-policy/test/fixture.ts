@@ -1,15 +1,15 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Resource } from '@airlock/kernel';
 import { createPolicy, loadShell, type Policy, type PolicyOptions, type RuleEntry } from '../src/index.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 /**
  * A throw-away machine: a project root, a home folder with secrets, a folder outside both, and
  * real symlinks between them. Paths are real (tmp may itself be a symlink, e.g. on macOS).
  */
 export function machine() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'path-policy-')));
+  const base = makeTempDir('path-policy-');
   const root = join(base, 'proj');
   const home = join(base, 'home');
   const outside = join(base, 'outside');

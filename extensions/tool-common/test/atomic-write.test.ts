@@ -1,11 +1,11 @@
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../src/index.js';
 import { isRoot, NOBODY } from './support/as-unprivileged.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
-const tempDir = () => realpathSync(mkdtempSync(join(tmpdir(), 'airlock-atomic-')));
+const tempDir = () => makeTempDir('airlock-atomic-');
 
 describe('writeFileAtomic', () => {
   it('replaces a file by rename, keeping its mode (set-user-ID bit too), and returns the new stamp', async () => {

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PathError, resolveExistingPath, resolveToolPath } from '../src/index.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 describe('resolveToolPath', () => {
   it('strips one leading @, normalises Unicode spaces, expands ~ and resolves against cwd', () => {
@@ -21,7 +21,9 @@ describe('resolveToolPath', () => {
 });
 
 describe('resolveExistingPath', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'airlock-paths-'));
+  const dir = makeTempDir('airlock-paths-');
+  // Made while collecting, not in a test: remove it after the tests.
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('finds an NFD-named file from an NFC path, and a curly-apostrophe name from a straight one', async () => {
     const nfd = 'cafe\u0301.txt';

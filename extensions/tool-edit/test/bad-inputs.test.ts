@@ -1,12 +1,11 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { editTool } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 
-const tempDir = () => realpathSync(mkdtempSync(join(tmpdir(), 'airlock-edit-bad-')));
+const tempDir = () => makeTempDir('airlock-edit-bad-');
 
 const failure = async (p: Promise<unknown>) => {
   try {
@@ -70,7 +69,7 @@ describe('edit: bad inputs', () => {
     if (isRoot) {
       // Root ignores permission bits: run the edit as nobody, who can read the file but not write its folder.
       chmodSync(dir, 0o755);
-      outcome = runAsNobody('tool-edit', 'editTool', dir, { path: 'f.txt', edits: [{ oldText: 'keep', newText: 'lose' }] });
+      outcome = await runAsNobody('tool-edit', 'editTool', dir, { path: 'f.txt', edits: [{ oldText: 'keep', newText: 'lose' }] });
     } else {
       chmodSync(dir, 0o555);
       try {

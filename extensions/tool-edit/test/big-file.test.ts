@@ -1,14 +1,13 @@
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext } from '@airlock/kernel/testing';
+import { createTestContext, makeTempDir } from '@airlock/kernel/testing';
 import { editTool } from '../src/index.js';
 
 // Speed is measured in bench/, never asserted here; this checks what a big file must get right.
 describe('edit: a 10 MB file', () => {
   it('repeated one-line edits land exactly, leave every other byte alone, and report a small patch', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-edit-big-')));
+    const dir = makeTempDir('airlock-edit-big-');
     const lines: string[] = [];
     for (let i = 0; lines.length * 50 < 10 * 1024 * 1024; i++) lines.push(`line ${i} ${'x'.repeat(40)} ${i % 97}`);
     const file = join(dir, 'big.txt');

@@ -1,11 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import extension, { editTool, prepareEditArguments, type EditDetails } from '../src/index.js';
 
-const tempDir = () => realpathSync(mkdtempSync(join(tmpdir(), 'airlock-edit-')));
+const tempDir = () => makeTempDir('airlock-edit-');
 
 function setup(content: string | Buffer, name = 'f.txt') {
   const dir = tempDir();

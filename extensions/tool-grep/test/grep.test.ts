@@ -1,13 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolHarness } from '@airlock/kernel/testing';
+import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { createGrepTool, findRipgrep } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tree(files: Record<string, string | Buffer>): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-grep-')));
+  const dir = makeTempDir('airlock-grep-');
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), content);

@@ -1,13 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import extension, { closeNames, compareNames, lsTool, type LsDetails } from '../src/index.js';
+import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-ls-')));
+  return makeTempDir('airlock-ls-');
 }
 
 async function ls(cwd: string, params: { path?: string; limit?: number } = {}, ctx = createTestContext({ cwd })) {
@@ -143,14 +143,19 @@ describe('ls: errors', () => {
     expect(h.text(nul)).toMatch(/NUL byte/);
   });
 
-  // Root reads every folder whatever its mode, and no folder refuses root a listing, so this can
-  // only be shown without root.
-  it.skipIf(process.getuid?.() === 0)('reports permission denied', async () => {
+  // Root reads every folder whatever its mode: as root, the call runs as nobody.
+  it('reports permission denied', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'locked'));
-    chmodSync(join(dir, 'locked'), 0o000);
-    await expect(ls(dir, { path: 'locked' })).rejects.toThrow(/permission denied/);
-  });
+    if (isRoot) {
+      chmodSync(dir, 0o755);
+      chmodSync(join(dir, 'locked'), 0o700);
+      expect(await runAsNobody('tool-ls', 'lsTool', dir, { path: 'locked' })).toMatchObject({ ok: false, text: expect.stringMatching(/^Cannot read directory locked: permission denied/) });
+    } else {
+      chmodSync(join(dir, 'locked'), 0o000);
+      await expect(ls(dir, { path: 'locked' })).rejects.toThrow(/^Cannot read directory locked: permission denied/);
+    }
+  }, 30_000);
 });
 
 describe('ls: contract', () => {

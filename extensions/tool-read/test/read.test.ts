@@ -3,9 +3,10 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 import extension, { createReadTool, readStats, type ReadDetails } from '../src/index.js';
-import { closeNames, describeFsError } from '../src/errors.js';
+import { closeNames } from '../src/errors.js';
 import { selectLines } from '../src/lines.js';
 
 let dir: string;
@@ -235,17 +236,20 @@ describe('read: errors', () => {
     const path = file('secret.txt', 'secret');
     chmodSync(path, 0o000);
     try {
-      if (process.getuid?.() === 0) {
-        // root reads anything, so the real case cannot happen here; check the wording instead.
-        const error = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-        expect(await describeFsError(error, path, 'secret.txt')).toMatch(/^Permission denied: cannot read secret\.txt/);
+      if (isRoot) {
+        // Root reads anything: run the read as nobody, in a folder it may enter, on a file it may not read.
+        const open = makeTempDir('airlock-read-denied-');
+        chmodSync(open, 0o755);
+        writeFileSync(join(open, 'secret.txt'), 'secret', { mode: 0o600 });
+        const outcome = await runAsNobody('tool-read', 'createReadTool', open, { path: 'secret.txt' }, { factoryArgs: [] });
+        expect(outcome).toMatchObject({ ok: false, text: expect.stringMatching(/^Permission denied: cannot read secret\.txt/) });
       } else {
         await expect(read({ path: 'secret.txt' })).rejects.toThrow(/^Permission denied: cannot read secret\.txt/);
       }
     } finally {
       chmodSync(path, 0o600);
     }
-  });
+  }, 30_000);
 
   it('reports a path through a file clearly', async () => {
     file('plain.txt', 'x');

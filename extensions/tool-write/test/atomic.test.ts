@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestContext } from '@airlock/kernel/testing';
+import { createTestContext, makeTempDir } from '@airlock/kernel/testing';
 
 // Watch every rename the tool makes, and what the target holds at that moment (small writes
 // rename synchronously, big ones asynchronously: both are watched).
@@ -44,7 +43,7 @@ afterEach(() => void renames.splice(0));
 
 describe('write: the atomic swap', () => {
   it('writes the whole content to a temp file in the same folder, then renames it over the target', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-atomic-')));
+    const dir = makeTempDir('airlock-write-atomic-');
     const file = join(dir, 'a.txt');
     writeFileSync(file, 'old content');
     const { ino: inode, mode } = statSync(file);
@@ -64,7 +63,7 @@ describe('write: the atomic swap', () => {
   });
 
   it('a big write (asynchronous path) swaps the same way', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-atomic-')));
+    const dir = makeTempDir('airlock-write-atomic-');
     writeFileSync(join(dir, 'big.txt'), 'old');
     const content = 'x'.repeat(1024 * 1024);
     await writeTool.execute('t', { path: 'big.txt', content }, undefined, undefined, createTestContext({ cwd: dir }));
@@ -75,7 +74,7 @@ describe('write: the atomic swap', () => {
   });
 
   it('uses a different temp name for every write', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-atomic-')));
+    const dir = makeTempDir('airlock-write-atomic-');
     const ctx = createTestContext({ cwd: dir });
     for (let i = 0; i < 5; i++) await writeTool.execute('t', { path: 'b.txt', content: String(i) }, undefined, undefined, ctx);
     expect(new Set(renames.map((r) => r.from)).size).toBe(5);

@@ -1,13 +1,12 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import extension, { writeTool, type WriteDetails } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'airlock-write-')));
+  return makeTempDir('airlock-write-');
 }
 
 async function run(cwd: string, params: { path: string; content: string }, signal?: AbortSignal, ctx = createTestContext({ cwd })) {
@@ -248,7 +247,7 @@ describe('write: bad inputs', () => {
     if (isRoot) {
       // Root ignores permission bits: run the write as nobody, who cannot write a root-owned 0755 folder.
       chmodSync(dir, 0o755);
-      outcome = runAsNobody('tool-write', 'writeTool', dir, params);
+      outcome = await runAsNobody('tool-write', 'writeTool', dir, params);
     } else {
       chmodSync(join(dir, 'locked'), 0o555);
       try {

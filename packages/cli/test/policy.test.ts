@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 /** A project with a settings file of rules, and a home of its own (nothing real is read). */
 function project(permissions: object) {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-cli-policy-')));
+  const base = makeTempDir('airlock-cli-policy-');
   const dir = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(join(home, '.config', 'airlock'), { recursive: true });

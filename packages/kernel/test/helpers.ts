@@ -1,12 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { createKernel, defineTool, type KernelEvent, type KernelOptions } from '../src/index.js';
+import { makeTempDir } from '../src/testing/index.js';
 
-/** A kernel whose spill folder lives in a fresh temp dir, so tests never share state. */
+/** A kernel whose spill folder lives in a fresh temp dir (removed when the test finishes), so tests never share state. */
 export function testKernel(options: KernelOptions = {}) {
-  const root = mkdtempSync(join(tmpdir(), 'airlock-kernel-test-'));
+  const root = makeTempDir('airlock-kernel-test-');
   return createKernel({ cwd: root, spill: { dir: join(root, 'spill') }, ...options });
 }
 

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DialogQueue } from '../../src/ui/dialog-queue.js';
 import { createTtyUI } from '../../src/ui/tty.js';
 import { flush } from './fake-backend.js';
+import { makeTempDir } from '@airlock/kernel/testing';
 
 const run = promisify(execFile);
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -36,7 +36,7 @@ interface Outcome {
  * Python's pty module), typing `steps` into it like a person would.
  */
 async function inPty(scenario: string, steps: Step[]): Promise<Outcome> {
-  const resultFile = join(mkdtempSync(join(tmpdir(), 'airlock-tty-')), 'result.json');
+  const resultFile = join(makeTempDir('airlock-tty-'), 'result.json');
   const spec = { argv: [process.execPath, 'tty-dialogs.mjs', resultFile, scenario], cwd: fixtures, steps, timeout: 15 };
   const { stdout } = await run('python3', [join(fixtures, 'pty-run.py'), JSON.stringify(spec)], { timeout: 60_000 });
   const outcome = JSON.parse(stdout) as Omit<Outcome, 'result'>;
@@ -167,7 +167,7 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
 
 describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
   it('is not interactive when stdin is not a TTY, answers no at once and draws nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'airlock-tty-'));
+    const dir = makeTempDir('airlock-tty-');
     const resultFile = join(dir, 'result.json');
     const child = execFile(process.execPath, ['tty-dialogs.mjs', resultFile, 'not-a-tty'], { cwd: fixtures, timeout: 30_000 });
     child.stdin!.end('{"these": "are the call arguments"}\n');

@@ -1,7 +1,9 @@
 /**
  * @airlock/kernel/testing — what tool authors need to test a tool without a host: a ToolContext
  * with an in-memory spill store, and a harness that runs calls through a real kernel (validation,
- * hooks, normalization), so tests see exactly what a model would.
+ * hooks, normalization), so tests see exactly what a model would; and temp folders that remove
+ * themselves when the test finishes.
  */
 export { createTestContext, type TestContext, type TestContextOptions } from './fake-context.js';
 export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
+export { makeTempDir, removeTree } from './temp-dir.js';

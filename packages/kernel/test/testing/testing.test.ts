@@ -1,7 +1,9 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/index.js';
-import { createTestContext, createToolHarness } from '../../src/testing/index.js';
+import { createTestContext, createToolHarness, makeTempDir } from '../../src/testing/index.js';
 
 const shout = defineTool({
   name: 'shout',
@@ -35,5 +37,53 @@ describe('@airlock/kernel/testing', () => {
     const bad = await h.call({ txt: 'hi' });
     expect(bad.outcome).toBe('invalid');
     expect(h.text(bad)).toContain('text: is required');
+  });
+});
+
+// Tests in one file run one after another: each test below checks what the one before it left.
+describe('@airlock/kernel/testing cleans up after itself', () => {
+  // Made outside any test: only dispose() removes it.
+  const outside = createToolHarness(shout);
+  const made: Record<string, string> = {};
+
+  it('a harness made in a test keeps its folder (cwd, spills) while the test runs', async () => {
+    const h = createToolHarness(shout);
+    made.harness = h.dir;
+    const r = await h.call({ text: 'a\nb' });
+    const spilled = /\[full: (.+)\]/.exec(h.text(r))![1]!;
+    expect(spilled.startsWith(h.dir)).toBe(true);
+    expect(existsSync(spilled)).toBe(true);
+    expect(h.kernel.cwd).toBe(h.dir);
+  });
+
+  it('... and its folder is gone once that test finished', () => {
+    expect(made.harness).toBeDefined();
+    expect(existsSync(made.harness!)).toBe(false);
+  });
+
+  it('makeTempDir: a fresh private folder, also removed at the end of the test when parts are locked', () => {
+    const dir = makeTempDir('airlock-testing-');
+    made.temp = dir;
+    mkdirSync(join(dir, 'locked/deeper'), { recursive: true });
+    writeFileSync(join(dir, 'locked/deeper/f.txt'), 'x');
+    chmodSync(join(dir, 'locked/deeper'), 0o000);
+    chmodSync(join(dir, 'locked'), 0o000);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('... and it is gone', () => {
+    expect(made.temp).toBeDefined();
+    expect(existsSync(made.temp!)).toBe(false);
+  });
+
+  it('dispose() and Symbol.asyncDispose remove the folder at once; twice is fine', async () => {
+    const h = createToolHarness(shout);
+    expect(existsSync(h.dir)).toBe(true);
+    await h[Symbol.asyncDispose]();
+    expect(existsSync(h.dir)).toBe(false);
+    await h.dispose();
+    expect(existsSync(outside.dir)).toBe(true);
+    await outside.dispose();
+    expect(existsSync(outside.dir)).toBe(false);
   });
 });
