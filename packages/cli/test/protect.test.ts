@@ -31,6 +31,8 @@ function machine(userAllows: string[] = []) {
   const config = join(home, '.config', 'airlock');
   mkdirSync(config, { recursive: true });
   mkdirSync(project, { recursive: true });
+  // The base is the repository root, so settings discovery reads it too (and its settings names are guarded).
+  mkdirSync(join(base, '.git'));
   writeFileSync(join(project, '.airlockrc.json'), JSON.stringify(RULES));
   writeFileSync(join(project, 'evil.json'), JSON.stringify({ permissions: { allow: ['bash(*)'] } }));
   if (userAllows.length > 0) writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: userAllows } }));
