@@ -1,6 +1,7 @@
 import { findAssignments } from './assignments.js';
 import { envSecrets, type EnvSecret } from './env-values.js';
 import { FORMAT_RULES, SCAN_RULES, type FormatRule } from './formats.js';
+import { ScanContext } from './scan-context.js';
 
 export interface SecretFinding {
   ruleId: string;
@@ -52,13 +53,14 @@ function triggerIndex(rules: readonly FormatRule[]): { re: RegExp; byTrigger: Ma
   return { re: new RegExp(literals.map(escapeRegExp).join('|'), 'g'), byTrigger };
 }
 
-function findFormats(text: string, re: RegExp, byTrigger: Map<string, FormatRule[]>, out: Candidate[]): void {
+function findFormats(ctx: ScanContext, re: RegExp, byTrigger: Map<string, FormatRule[]>, out: Candidate[]): void {
+  const { text } = ctx;
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     // Resume one character on unless a rule matched, so a trigger inside a trigger (`sk-SG.…`) is still seen.
     let next = m.index + 1;
     for (const rule of byTrigger.get(m[0])!) {
-      const span = rule.match(text, m.index);
+      const span = rule.match(text, m.index, ctx);
       if (span === undefined) continue;
       out.push({ ruleId: rule.id, start: span.start, end: span.end, rank: RANK_FORMAT });
       // Jump past the token: a key block's body must not trigger rules of its own.
@@ -68,7 +70,7 @@ function findFormats(text: string, re: RegExp, byTrigger: Map<string, FormatRule
     re.lastIndex = next;
   }
   for (const rule of SCAN_RULES) {
-    for (const span of rule.scan(text)) out.push({ ruleId: rule.id, ...span, rank: RANK_FORMAT });
+    for (const span of rule.scan(text, ctx)) out.push({ ruleId: rule.id, ...span, rank: RANK_FORMAT });
   }
 }
 
@@ -80,15 +82,41 @@ function findEnvValues(text: string, secrets: readonly EnvSecret[], out: Candida
   }
 }
 
-/** Keep the best of overlapping candidates (by rank, then earlier, then longer); sort by start. */
+/**
+ * Keep the best of overlapping candidates (by rank, then earlier, then longer); sort by start.
+ * One sweep per rank against the (sorted, disjoint) winners of the better ranks, so a result
+ * with a hundred thousand tokens costs n log n, not n².
+ */
 function resolve(candidates: Candidate[]): SecretFinding[] {
   candidates.sort((a, b) => a.rank - b.rank || a.start - b.start || b.end - a.end);
-  const kept: SecretFinding[] = [];
-  for (const c of candidates) {
-    if (kept.some((k) => c.start < k.end && k.start < c.end)) continue;
-    kept.push({ ruleId: c.ruleId, start: c.start, end: c.end });
+  let kept: SecretFinding[] = [];
+  for (let i = 0; i < candidates.length; ) {
+    const rank = candidates[i]!.rank;
+    const won: SecretFinding[] = [];
+    let k = 0;
+    let lastEnd = -1;
+    for (; i < candidates.length && candidates[i]!.rank === rank; i++) {
+      const c = candidates[i]!;
+      while (k < kept.length && kept[k]!.end <= c.start) k++;
+      if (c.start < lastEnd || (k < kept.length && kept[k]!.start < c.end)) continue;
+      won.push({ ruleId: c.ruleId, start: c.start, end: c.end });
+      lastEnd = c.end;
+    }
+    kept = mergeByStart(kept, won);
   }
-  return kept.sort((a, b) => a.start - b.start);
+  return kept;
+}
+
+function mergeByStart(a: SecretFinding[], b: SecretFinding[]): SecretFinding[] {
+  if (b.length === 0) return a;
+  const out: SecretFinding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.start <= b[j]!.start)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }
 
 function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
@@ -117,9 +145,10 @@ export function createSecretScanner(options: SecretScannerOptions = {}): SecretS
   const allowed = options.allow && options.allow.length > 0 ? allowFilter(options.allow) : undefined;
   return {
     scan(text) {
+      const ctx = new ScanContext(text);
       const candidates: Candidate[] = [];
-      findFormats(text, re, byTrigger, candidates);
-      for (const a of findAssignments(text)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
+      findFormats(ctx, re, byTrigger, candidates);
+      for (const a of findAssignments(text, ctx)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
       findEnvValues(text, secrets, candidates);
       const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
       return visible.length === 0 ? [] : resolve(visible);
