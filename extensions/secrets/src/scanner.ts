@@ -1,6 +1,9 @@
 import { findAssignments } from './assignments.js';
+import { base64Blocks } from './base64-blocks.js';
+import { encodedSecrets } from './encoded.js';
 import { envSecrets, type EnvSecret } from './env-values.js';
 import { FORMAT_RULES, SCAN_RULES, type FormatRule } from './formats.js';
+import { keyBodies } from './key-body.js';
 import { ScanContext } from './scan-context.js';
 
 export interface SecretFinding {
@@ -143,15 +146,18 @@ export function createSecretScanner(options: SecretScannerOptions = {}): SecretS
   const { re, byTrigger } = triggerIndex(FORMAT_RULES);
   const secrets = options.env ? envSecrets(options.env) : [];
   const allowed = options.allow && options.allow.length > 0 ? allowFilter(options.allow) : undefined;
-  return {
-    scan(text) {
-      const ctx = new ScanContext(text);
-      const candidates: Candidate[] = [];
-      findFormats(ctx, re, byTrigger, candidates);
-      for (const a of findAssignments(text, ctx)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
-      findEnvValues(text, secrets, candidates);
-      const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
-      return visible.length === 0 ? [] : resolve(visible);
-    },
+  /** `encoded`: also look inside base64 (one level: decoded text is scanned without it). */
+  const scan = (text: string, encoded: boolean): SecretFinding[] => {
+    const ctx = new ScanContext(text);
+    const candidates: Candidate[] = [];
+    findFormats(ctx, re, byTrigger, candidates);
+    const blocks = base64Blocks(text);
+    for (const span of keyBodies(text, blocks, ctx)) candidates.push({ ruleId: 'private-key', ...span, rank: RANK_FORMAT });
+    if (encoded) for (const f of encodedSecrets(text, blocks, (decoded) => scan(decoded, false))) candidates.push({ ...f, rank: RANK_FORMAT });
+    for (const a of findAssignments(text, ctx)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
+    findEnvValues(text, secrets, candidates);
+    const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
+    return visible.length === 0 ? [] : resolve(visible);
   };
+  return { scan: (text) => scan(text, true) };
 }
