@@ -26,23 +26,27 @@ const GREP_PREFIX = /^[^\s:]{0,200}[:-][0-9]{1,9}[:-]$/;
 
 const isSpace = (c: number): boolean => c === 32 || c === 9;
 
-/** Whether a line break (newline or an escaped `\n`) ends right before `i`, after indentation. */
-function lineStartsAt(text: string, i: number): boolean {
+/** How a line may begin or end: at a line break, or at the quote of a JSON string holding a PEM. */
+type Edge = 'line' | 'quote' | undefined;
+
+/** Whether a line break (newline or an escaped `\n`) ends right before `i`, after indentation or a prefix. */
+function lineStartsAt(text: string, i: number): Edge {
   let p = i;
   while (p > 0 && i - p < 16 && isSpace(text.charCodeAt(p - 1))) p--;
-  if (p === 0) return true;
+  if (p === 0) return 'line';
   const c = text.charCodeAt(p - 1);
-  // `"`: a JSON string; `:`: grep's `path:12:` and YAML's `key: `.
-  if (c === 10 || c === 34 || c === 58 || (c === 110 && p >= 2 && text.charCodeAt(p - 2) === 92)) return true;
-  if (c !== 45) return false;
+  if (c === 34) return 'quote';
+  // `:`: grep's `path:12:` and YAML's `key: `.
+  if (c === 10 || c === 58 || (c === 110 && p >= 2 && text.charCodeAt(p - 2) === 92)) return 'line';
+  if (c !== 45) return undefined;
   // `path-12-`: a context line of `grep -n -A/-B/-C`.
   let lineStart = p - 1;
   while (lineStart > 0 && p - lineStart <= 220 && text.charCodeAt(lineStart - 1) !== 10) lineStart--;
-  return p - lineStart <= 220 && GREP_PREFIX.test(text.slice(lineStart, p));
+  return p - lineStart <= 220 && GREP_PREFIX.test(text.slice(lineStart, p)) ? 'line' : undefined;
 }
 
-/** Where the line break after `i` (trailing spaces, `\r`, then a newline or an escaped `\n`) ends, or -1. */
-function lineBreakAfter(text: string, i: number): number {
+/** The line break after `i` (trailing spaces, `\r`, then a newline or an escaped `\n`): where it ends, or undefined. */
+function lineBreakAfter(text: string, i: number): { at: number; edge: Edge } | undefined {
   let q = i;
   while (q < text.length && q - i < 16) {
     const c = text.charCodeAt(q);
@@ -50,11 +54,11 @@ function lineBreakAfter(text: string, i: number): number {
     else if (c === 92 && text.charCodeAt(q + 1) === 114) q += 2; // JSON's `\r`
     else break;
   }
-  if (q === text.length) return q;
+  if (q === text.length) return { at: q, edge: 'line' };
   const c = text.charCodeAt(q);
-  if (c === 10) return q + 1;
-  if (c === 92 && text.charCodeAt(q + 1) === 110) return q + 2;
-  return c === 34 ? q : -1;
+  if (c === 10) return { at: q + 1, edge: 'line' };
+  if (c === 92 && text.charCodeAt(q + 1) === 110) return { at: q + 2, edge: 'line' };
+  return c === 34 ? { at: q, edge: 'quote' } : undefined;
 }
 
 /** The `n` of an escaped `\n` (or `r`, `t`): part of a line break, not of the base64 after it. */
@@ -85,7 +89,9 @@ export function base64Blocks(text: string): Base64Block[] {
     i = end - 1;
     if (end - start < MIN_RUN && open === undefined) continue; // a word: the common case, kept cheap
     const after = lineBreakAfter(text, end);
-    const line: Base64Line = { start, end, alone: after !== -1 && lineStartsAt(text, start) };
+    const before = after === undefined ? undefined : lineStartsAt(text, start);
+    // `"…"` with no line break inside is one JSON value, not a line of a wrapped block.
+    const line: Base64Line = { start, end, alone: before !== undefined && !(before === 'quote' && after!.edge === 'quote') };
     const adjacent = open !== undefined && line.alone && openBreak === start;
     if (adjacent) open!.push(line); // a block's last line may be short (`w0EAAQ==`)
     else if (end - start >= MIN_RUN) {
@@ -97,7 +103,7 @@ export function base64Blocks(text: string): Base64Block[] {
       continue;
     }
     // Step over the next line's indentation or grep prefix, so its words are not taken for runs.
-    LINE_PREFIX.lastIndex = after;
+    LINE_PREFIX.lastIndex = after!.at;
     LINE_PREFIX.test(text);
     openBreak = LINE_PREFIX.lastIndex;
     i = openBreak - 1;

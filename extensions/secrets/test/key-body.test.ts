@@ -175,6 +175,12 @@ describe('ordinary text that looks alike comes through unchanged', () => {
     unchanged(run('base64', [join(ROOT, 'package.json')]));
   });
 
+  it('a 64-character base64 value in JSON or on a line with other words', () => {
+    const digest = randomBytes(48).toString('base64');
+    unchanged(`{"digest": "${digest}", "size": 1024}\n`);
+    unchanged(`digest ${digest} ok\n`);
+  });
+
   it('SRI hashes, public keys and certificates with their header', () => {
     unchanged(`<script src="x.js" integrity="sha384-${randomBytes(48).toString('base64')}" crossorigin="anonymous"></script>`);
     unchanged(`sha384-${randomBytes(48).toString('base64')}\n`);
