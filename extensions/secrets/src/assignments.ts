@@ -99,11 +99,21 @@ function sticky(re: RegExp, text: string, at: number): number | undefined {
   return re.test(text) ? re.lastIndex : undefined;
 }
 
+/** looksSecretName and not an id, remembered per scan: output repeats its names (`token` a thousand times). */
+function secretName(name: string, names: Map<string, boolean>): boolean {
+  let known = names.get(name);
+  if (known === undefined) {
+    known = looksSecretName(name) && !ID_NAME.test(name);
+    names.set(name, known);
+  }
+  return known;
+}
+
 /** What a keyword led to: a secret, a value judged not secret, or nothing to judge. */
 type Attempt = { finding: AssignmentFinding } | { rejected: Span; url: boolean } | undefined;
 
 /** One name found at a keyword: what follows it, if anything, and whether that is a secret. */
-function assignmentAt(text: string, nameStart: number, nameEnd: number, ctx: ScanContext): Attempt {
+function assignmentAt(text: string, nameStart: number, nameEnd: number, ctx: ScanContext, names: Map<string, boolean>): Attempt {
   const raw = text.slice(nameStart, nameEnd);
   const flag = raw.startsWith('-');
   const name = raw.replace(/^[-.]+/, '');
@@ -117,7 +127,7 @@ function assignmentAt(text: string, nameStart: number, nameEnd: number, ctx: Sca
     at = sticky(ASSIGN, text, nameEnd);
     if (at !== undefined) at = sticky(SCHEME, text, at) ?? at;
     header = true;
-  } else if (looksSecretName(name) && !ID_NAME.test(name)) {
+  } else if (secretName(name, names)) {
     at = flag ? sticky(FLAG, text, nameEnd) : sticky(ASSIGN, text, nameEnd);
   }
   if (at === undefined) return undefined;
@@ -138,13 +148,14 @@ function assignmentAt(text: string, nameStart: number, nameEnd: number, ctx: Sca
  */
 export function findAssignments(text: string, ctx = new ScanContext(text)): AssignmentFinding[] {
   const found: AssignmentFinding[] = [];
+  const names = new Map<string, boolean>();
   KEYWORDS.lastIndex = 0;
   for (let m = KEYWORDS.exec(text); m !== null; m = KEYWORDS.exec(text)) {
     const nameStart = runStart(text, m.index, isNameChar);
     const nameEnd = runEnd(text, m.index, isNameChar, 256);
     // Skip the rest of this name: AWS_SECRET_ACCESS_KEY holds three keywords but is one name.
     KEYWORDS.lastIndex = nameEnd;
-    const attempt = assignmentAt(text, nameStart, nameEnd, ctx);
+    const attempt = assignmentAt(text, nameStart, nameEnd, ctx, names);
     if (attempt === undefined) continue;
     if ('finding' in attempt) {
       found.push(attempt.finding);
