@@ -29,6 +29,7 @@ export function assertBounded(source: string): void {
       const m = /^\{(\d+)(?:,(\d*))?\}/.exec(source.slice(i));
       if (m === null) continue;
       const max = m[2] === undefined ? Number(m[1]) : m[2] === '' ? Infinity : Number(m[2]);
+      if (max === Infinity) throw new Error(`unbounded quantifier "${m[0]}" at ${i} in /${source}/: bound it ({m,n}) or use token()`);
       if (max > MAX_REPEAT) throw new Error(`quantifier "${m[0]}" at ${i} in /${source}/ allows more than ${MAX_REPEAT} repetitions: bound it or use token()`);
     }
   }

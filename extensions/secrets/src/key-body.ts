@@ -26,14 +26,19 @@ function keyLine(text: string, line: Base64Line): boolean {
   return /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s);
 }
 
-/** `-----BEGIN X-----` … `-----END` of blocks whose label does not say PRIVATE: certificates, public keys. */
+/**
+ * `-----BEGIN X-----` … `-----END` of blocks whose label does not say PRIVATE (certificates,
+ * public keys, PGP public blocks), and RFC 4716's `---- BEGIN SSH2 PUBLIC KEY ----` (what
+ * `ssh-keygen -e` prints, 70 a line like an OpenSSH private key).
+ */
 function publicBlocks(text: string, ctx: ScanContext): Span[] {
   const found: Span[] = [];
-  for (let i = text.indexOf('-----BEGIN '); i !== -1; i = text.indexOf('-----BEGIN ', i + 11)) {
-    const close = text.slice(i + 11, i + 11 + 64).indexOf('-----');
-    if (close === -1) continue;
-    if (text.slice(i + 11, i + 11 + close).includes('PRIVATE')) continue;
-    const end = ctx.indexOf('-----END', i + 11);
+  for (let i = text.indexOf('BEGIN '); i !== -1; i = text.indexOf('BEGIN ', i + 6)) {
+    if (!/----[ -]$/.test(text.slice(Math.max(0, i - 5), i))) continue; // `-----BEGIN ` or `---- BEGIN `
+    const close = text.slice(i + 6, i + 6 + 64).indexOf('----');
+    if (close === -1 || text.slice(i + 6, i + 6 + close).includes('PRIVATE')) continue;
+    // `-----END X-----` and `---- END SSH2 …` both hold `END `, which base64 never does.
+    const end = ctx.indexOf('END ', i + 6);
     found.push({ start: i, end: end === -1 ? text.length : end });
   }
   return found;

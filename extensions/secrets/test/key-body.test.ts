@@ -187,7 +187,10 @@ describe('ordinary text that looks alike comes through unchanged', () => {
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     unchanged(publicKey.export({ type: 'spki', format: 'pem' }) as string);
     unchanged(publicKey.export({ type: 'pkcs1', format: 'pem' }) as string);
-    if (has('ssh-keygen')) unchanged(readFileSync(join(dir, 'id_ed25519.pub'), 'utf8'));
+    if (has('ssh-keygen')) {
+      unchanged(readFileSync(join(dir, 'id_ed25519.pub'), 'utf8'));
+      unchanged(run('ssh-keygen', ['-e', '-f', 'id_rsa.pub'])); // RFC 4716: `---- BEGIN SSH2 PUBLIC KEY ----`, 70 a line
+    }
     if (has('openssl')) {
       run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'cert.key', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=airlock.test']);
       unchanged(readFileSync(join(dir, 'cert.pem'), 'utf8'));
