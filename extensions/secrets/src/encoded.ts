@@ -8,10 +8,9 @@ import type { Span } from './span.js';
  * reported (under `base64:<rule>`), since any of its characters carry part of the secret.
  *
  * Cost: a block must be at least MIN_ENCODED characters, and only its first PROBE characters
- * are decoded to decide whether it is text at all; images, hashes and key bodies decode to
- * binary and stop there. Not caught: base64 cut at a position that is not a multiple of 4 from
- * its start (unless its end is padded), base64url, base64 of base64, hex, gzip, and text
- * encoded some other way.
+ * are decoded to decide whether it is text at all (at each of the four alignments when the
+ * start may have been cut); images, hashes and key bodies decode to binary and stop there.
+ * Not caught: base64url, base64 of base64, hex, gzip, and text encoded some other way.
  */
 export const MIN_ENCODED = 24;
 const PROBE = 512;
@@ -32,16 +31,13 @@ function mostlyText(bytes: Uint8Array): boolean {
   return bytes.length > 0;
 }
 
-/** The block's base64, lines joined, from a 4-aligned start; undefined when its lines are not one wrapped stream. */
+/** The block's base64, lines joined; undefined when its lines are not one wrapped stream (ragged widths). */
 function joined(text: string, block: Base64Block): string | undefined {
   if (block.length > 1) {
     const w = block[0]!.end - block[0]!.start;
-    if (w % 4 !== 0) return undefined;
     for (let i = 1; i < block.length - 1; i++) if (block[i]!.end - block[i]!.start !== w) return undefined;
   }
-  const b64 = block.map((line) => text.slice(line.start, line.end)).join('');
-  // Padding fixes the end to a multiple of 4; without it, assume the block starts aligned.
-  return b64.endsWith('=') ? b64.slice(b64.length % 4) : b64;
+  return block.map((line) => text.slice(line.start, line.end)).join('');
 }
 
 /**
@@ -61,11 +57,18 @@ export function encodedSecrets(
     const end = block[block.length - 1]!.end;
     if (end - start < MIN_ENCODED) continue;
     const b64 = joined(text, block);
-    if (b64 === undefined || !mostlyText(Buffer.from(b64.slice(0, PROBE), 'base64'))) continue;
-    const bytes = Buffer.from(b64, 'base64');
-    if (!mostlyText(bytes)) continue;
-    const hit = inner(bytes.toString('utf8'))[0];
-    if (hit !== undefined) found.push({ ruleId: `base64:${hit.ruleId}`, start, end });
+    if (b64 === undefined) continue;
+    // Padding pins the end to a multiple of 4. Without it the start may be cut anywhere (one
+    // line of `base64 | fold -w 70`), so each of the four alignments gets a probe.
+    const offsets = b64.endsWith('=') ? [b64.length % 4] : [0, 1, 2, 3];
+    for (const offset of offsets) {
+      if (!mostlyText(Buffer.from(b64.slice(offset, offset + PROBE), 'base64'))) continue;
+      const bytes = Buffer.from(b64.slice(offset), 'base64');
+      if (!mostlyText(bytes)) continue;
+      const hit = inner(bytes.toString('utf8'))[0];
+      if (hit !== undefined) found.push({ ruleId: `base64:${hit.ruleId}`, start, end });
+      break;
+    }
   }
   return found;
 }

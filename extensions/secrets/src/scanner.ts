@@ -2,6 +2,7 @@ import { findAssignments } from './assignments.js';
 import { base64Blocks } from './base64-blocks.js';
 import { encodedSecrets } from './encoded.js';
 import { envSecrets, type EnvSecret } from './env-values.js';
+import { foldedSecrets } from './folded.js';
 import { FORMAT_RULES, SCAN_RULES, type FormatRule } from './formats.js';
 import { keyBodies } from './key-body.js';
 import { ScanContext } from './scan-context.js';
@@ -33,6 +34,8 @@ export interface SecretScanner {
 const RANK_ENV = 0;
 const RANK_FORMAT = 1;
 const RANK_ASSIGNMENT = 2;
+/** Found only in fixed-width lines joined: fills gaps, never displaces what a line showed by itself. */
+const RANK_FOLDED = 3;
 
 interface Candidate extends SecretFinding {
   rank: number;
@@ -147,18 +150,24 @@ export function createSecretScanner(options: SecretScannerOptions = {}): SecretS
   const { re, byTrigger } = triggerIndex(FORMAT_RULES);
   const secrets = options.env ? envSecrets(options.env) : [];
   const allowed = options.allow && options.allow.length > 0 ? allowFilter(options.allow) : undefined;
-  /** `encoded`: also look inside base64 (one level: decoded text is scanned without it). */
-  const scan = (text: string, encoded: boolean): SecretFinding[] => {
+  /**
+   * `depth` 2: also look across fixed-width lines, whose joined text is scanned at depth 1;
+   * depth 1: also inside base64, whose decoded text is scanned at depth 0. So `base64 .env |
+   * fold -w 70` is found, and no input makes the scan recurse further.
+   */
+  const scan = (text: string, depth: number): SecretFinding[] => {
     const ctx = new ScanContext(text);
     const candidates: Candidate[] = [];
     findFormats(ctx, re, byTrigger, candidates);
     const blocks = base64Blocks(text);
+    // Before key bodies: a 70-wide `base64 .env | fold -w 70` is better named by what it holds (ties keep the first).
+    if (depth >= 1) for (const f of encodedSecrets(text, blocks, (decoded) => scan(decoded, 0))) candidates.push({ ...f, rank: RANK_FORMAT });
     for (const span of keyBodies(text, blocks, ctx)) candidates.push({ ruleId: 'private-key', ...span, rank: RANK_FORMAT });
-    if (encoded) for (const f of encodedSecrets(text, blocks, (decoded) => scan(decoded, false))) candidates.push({ ...f, rank: RANK_FORMAT });
+    if (depth >= 2) for (const f of foldedSecrets(text, (joined) => scan(joined, 1))) candidates.push({ ...f, rank: RANK_FOLDED });
     for (const a of findAssignments(text, ctx)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
     findEnvValues(text, secrets, candidates);
     const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
     return visible.length === 0 ? [] : resolve(visible);
   };
-  return { scan: (text) => scan(text, true) };
+  return { scan: (text) => scan(text, 2) };
 }

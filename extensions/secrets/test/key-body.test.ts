@@ -197,3 +197,47 @@ describe('ordinary text that looks alike comes through unchanged', () => {
     }
   });
 });
+
+describe('secrets cut across fixed-width lines', () => {
+  const GH = 'ghp_' + 'Zq9x7LmN3pR5tV8wY2bD4fH6jK1sA0cE3gI5';
+  let box: string;
+  beforeAll(() => {
+    box = mkdtempSync(join(tmpdir(), 'airlock-folded-'));
+    writeFileSync(join(box, 'app.txt'), `NODE_ENV=production\nGITHUB_TOKEN=${GH}\nPORT=3000\n`);
+  });
+  afterAll(() => rmSync(box, { recursive: true, force: true }));
+  const sh = (command: string): string => execFileSync('sh', ['-c', command], { cwd: box, encoding: 'utf8' });
+  const redact = (text: string): string => createRedactor(createSecretScanner()).text(text);
+
+  it('`fold -w 20` of a file holding a token', () => {
+    const output = sh('fold -w 20 app.txt');
+    expect(output).not.toContain(GH); // the token really is cut
+    const redacted = redact(output);
+    for (const piece of output.split('\n').filter((l) => l.length >= 6 && GH.includes(l))) expect(redacted).not.toContain(piece);
+    expect(redacted).toContain('[REDACTED:github-token#1]');
+    expect(redacted).toMatch(/^NODE_ENV=production\n/);
+  });
+
+  it('`base64 -w0 | fold -w 70`, and one line of it (an offset that is not a multiple of 4)', () => {
+    const output = sh('base64 -w0 app.txt | fold -w 70; echo');
+    expect(redact(output).trim()).toBe('[REDACTED:base64:github-token#1]');
+    // A line of `fold -w 90` starts 90 characters in: 2 past a 4-aligned start. Its token lies wholly inside it.
+    writeFileSync(join(box, 'padded.txt'), `# ${'x'.repeat(66)}\nGITHUB_TOKEN=${GH}\n`);
+    const second = sh('base64 -w0 padded.txt | fold -w 90; echo').split('\n')[1]!;
+    expect(second.length).toBeGreaterThan(60);
+    expect(redact(`${second}\n`)).toBe('[REDACTED:base64:github-token#1]\n');
+  });
+
+  it('does not glue a token to the next line of the same length (log lines often are)', () => {
+    const a = `token=${GH}`;
+    const b = `x${'Ab3'.repeat(15)}`.slice(0, a.length);
+    expect(redact(`${a}\n${b}\n${b}\n`)).toBe(`token=[REDACTED:github-token#1]\n${b}\n${b}\n`);
+  });
+
+  it('leaves fixed-width text without secrets alone (a hex dump, a table)', () => {
+    const dump = sh('od -A x -t x1z -v app.txt');
+    expect(createSecretScanner().scan(dump.replace(/ghp_|>.*</g, ''))).toEqual([]);
+    const table = Array.from({ length: 20 }, (_, i) => `| item-${String(i).padStart(3, '0')} | ok     | 12.5 ms |`).join('\n');
+    expect(redact(table)).toBe(table);
+  });
+});
