@@ -17,6 +17,8 @@ const PROBE = 512;
 /** Decoded text is this share printable ASCII (with tabs and newlines); random bytes score ~37 %. */
 const TEXT_SHARE = 0.85;
 
+const ALIGNMENTS = [0, 1, 2, 3];
+
 export interface EncodedFinding extends Span {
   ruleId: string;
 }
@@ -58,9 +60,10 @@ export function encodedSecrets(
     if (end - start < MIN_ENCODED) continue;
     const b64 = joined(text, block);
     if (b64 === undefined) continue;
-    // Padding pins the end to a multiple of 4. Without it the start may be cut anywhere (one
-    // line of `base64 | fold -w 70`), so each of the four alignments gets a probe.
-    const offsets = b64.endsWith('=') ? [b64.length % 4] : [0, 1, 2, 3];
+    // Padding pins the end to a multiple of 4. Without it, a line of a wrapped stream may start
+    // anywhere in it (one line of `base64 | fold -w 70`): each of the four alignments gets a
+    // probe. A run inside other text (a JSON value, a hash in a log line) starts where it starts.
+    const offsets = b64.endsWith('=') ? [b64.length % 4] : block[0]!.alone ? ALIGNMENTS : [0];
     for (const offset of offsets) {
       if (!mostlyText(Buffer.from(b64.slice(offset, offset + PROBE), 'base64'))) continue;
       const bytes = Buffer.from(b64.slice(offset), 'base64');
