@@ -59,13 +59,13 @@ function beforePrivateEnd(text: string, block: Base64Block): boolean {
  */
 export function keyBodies(text: string, blocks: readonly Base64Block[], ctx: ScanContext): Span[] {
   const spans: Span[] = [];
-  const open = publicBlocks(text, ctx);
+  const publics = publicBlocks(text, ctx);
   let k = 0;
   for (const block of blocks) {
     const first = block[0]!;
     if (!first.alone) continue;
-    while (k < open.length && open[k]!.end <= first.start) k++;
-    if (k < open.length && open[k]!.start <= first.start) continue;
+    while (k < publics.length && publics[k]!.end <= first.start) k++;
+    if (k < publics.length && publics[k]!.start <= first.start) continue; // a certificate's or public key's body
     let widest = 0;
     for (const line of block) widest = Math.max(widest, width(line));
     // A key's lines are never wider than its full lines: a 76-wide `base64` dump whose last line happens to be 64 is not a key.
