@@ -14,8 +14,11 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const RESULTS = path.join(HERE, '../results/redact.md');
 const BUDGET_MS = 2;
+/** Linear time: 1 MiB of adversarial text may take at most this many times 1 MiB of ordinary text. */
+const ADVERSARIAL_LIMIT = 10;
+const MIB = 1024 * 1024;
 
-export const description = 'secret redaction (@airlock/secrets) per 50 KiB tool result vs the 2 ms budget';
+export const description = 'secret redaction (@airlock/secrets) per 50 KiB tool result vs the 2 ms budget, and 1 MiB adversarial vs ordinary';
 
 export const usage = `pnpm bench redact [options]
   --reps N           timed repetitions per workload (default 400)
@@ -52,6 +55,26 @@ async function time(run, reps) {
   }
   samples.sort((a, b) => a - b);
   return { median: round(median(samples), 3), p90: round(samples[Math.floor(reps * 0.9)], 3), min: round(samples[0], 3) };
+}
+
+/**
+ * Repetitions that made the old rules rescan from every start (quadratic: 150 KB of `sk-` took
+ * 31 s), each repeated to 1 MiB. Built from the rules' own triggers and separators.
+ */
+const ADVERSARIAL = [
+  ['`sk-` repeated (the issue)', 'sk-'],
+  ['`eyJ-` (JWT headers glued by dashes)', 'eyJ-'],
+  ['`key=` (each value holds the next assignment)', 'key='],
+  ['`x_key=a://key=b` (URL values with assignments)', 'x_key=a://key=b'],
+  ['`-----BEGIN PRIVATE KEY-----` without an END', '-----BEGIN PRIVATE KEY-----\n'],
+  ['long capitalised names with a keyword', `${'A'.repeat(50)}PAT `],
+  ['64-wide base64 lines (headerless key bodies)', `${'Ab+/9xYz'.repeat(8)}\n`],
+  ['base64 of text (decoded and scanned)', `${Buffer.from('NODE_ENV=development PORT=3000 ').toString('base64')}\n`],
+  ['a token every 41 bytes (overlap resolution)', `npm_${'a1B2c3D4e5'.repeat(3)}a1B2c3 ghp_${'Zq9x'.repeat(9)} `],
+];
+
+function repeatTo(unit, length) {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
 }
 
 /** The environment's secret variables make one `indexOf` pass each; give it a realistic handful. */
@@ -95,6 +118,16 @@ export async function main(argv) {
     rows.push({ workload: `secretlint preset-recommend, mixed 50 KiB (async; ${r.messages.length} findings)`, ...(await time(() => lint(mixed), opts.reps)) });
   }
   const verdict = rows[0].median <= BUDGET_MS ? 'PASS' : 'MISS';
+  const adversarialReps = Math.max(5, opts.reps >> 5);
+  const ordinary = await time(() => redactor.text(big), adversarialReps);
+  const adversarial = [];
+  for (const [name, unit] of ADVERSARIAL) {
+    const text = repeatTo(unit, MIB);
+    const t = await time(() => redactor.text(text), adversarialReps);
+    adversarial.push({ workload: name, ...t, ratio: round(t.median / ordinary.median, 2) });
+  }
+  const worst = Math.max(...adversarial.map((r) => r.ratio));
+  const linearVerdict = worst <= ADVERSARIAL_LIMIT ? 'PASS' : 'MISS';
   const machine = machineInfo();
   const lines = [
     '# Redact bench',
@@ -109,6 +142,16 @@ export async function main(argv) {
     '',
     `**Budget ≤ ${BUDGET_MS} ms per 50 KiB result: ${verdict}** (redact mixed, median).`,
     '',
+    '### 1 MiB adversarial vs 1 MiB ordinary',
+    '',
+    `Redacting 1 MiB of each repetition, against 1 MiB of the mixed input above (median ${ordinary.median} ms).`,
+    '',
+    '| workload | median ms | p90 ms | × ordinary |',
+    '| --- | ---: | ---: | ---: |',
+    ...adversarial.map((r) => `| ${r.workload} | ${r.median} | ${r.p90} | ${r.ratio} |`),
+    '',
+    `**Linear time, every adversarial 1 MiB ≤ ${ADVERSARIAL_LIMIT}× ordinary: ${linearVerdict}** (worst ${worst}×).`,
+    '',
   ];
   const report = lines.join('\n');
   console.log(report);
@@ -121,4 +164,5 @@ export async function main(argv) {
     console.error(`[bench] wrote ${path.relative(process.cwd(), RESULTS)}`);
   }
   if (verdict === 'MISS') process.exitCode = 0; // informational, like the kernel bench's target
+  if (linearVerdict === 'MISS') process.exitCode = 1; // a regression to super-linear time is a bug, not a miss
 }

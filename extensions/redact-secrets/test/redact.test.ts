@@ -1,8 +1,11 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import Value from 'typebox/value';
-import { createKernel, defineTool, type ExtensionAPI, type KernelEvent } from '@airlock/kernel';
-import extension, { parseAllow } from '../src/index.js';
+import { createKernel, defineTool, type ExtensionAPI, type KernelEvent, type ToolResultEvent } from '@airlock/kernel';
+import { createRedactor, createSecretScanner } from '@airlock/secrets';
+import { growth } from '../../secrets/test/linear-time.js';
+import extension, { parseAllow, redactHandler } from '../src/index.js';
 
 const GH = 'ghp_' + 'Zq9x7LmN3pR5tV8wY2bD4fH6jK1sA0cE3gI5';
 const PG_PASS = 'Xk2v9QpL7sWm4RtZ';
@@ -95,6 +98,35 @@ describe('redact-secrets through a real kernel', () => {
     expect(() => parseAllow(['ghp_(unclosed'])).toThrow(/allow entry "ghp_\(unclosed" is not a valid regular expression/);
     expect(parseAllow(['/^ghp_0+$/i', 'exact-value'])).toEqual([/^ghp_0+$/i, 'exact-value']);
   });
+
+  it('redacts a private-key body cut from its BEGIN line, in the result, every partial and details', async () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const body = pem.split('\n').slice(3, 9); // `sed -n 4,9p key.pem`
+    const call = load({ envFrom: 'none' });
+    const { msg, text, partials } = await call({ out: `$ sed -n 4,9p key.pem\n${body.join('\n')}` });
+    // The streamed lines came first, one placeholder each; the final result is one block.
+    expect(text).toMatch(/^\$ sed -n 4,9p key\.pem\n\[REDACTED:private-key#\d+\]$/);
+    expect(partials.length).toBe(body.length + 1);
+    const seen = JSON.stringify([partials, msg.details]);
+    for (const line of body) expect(seen).not.toContain(line);
+  });
+
+  it('redacts the token inside `base64 .env` output', async () => {
+    const call = load({ envFrom: 'none' });
+    const encoded = Buffer.from(`NODE_ENV=production\nGITHUB_TOKEN=${GH}\n`).toString('base64');
+    const { text } = await call({ out: `$ base64 -w0 .env\n${encoded}` });
+    expect(text).toBe('$ base64 -w0 .env\n[REDACTED:base64:github-token#1]');
+  });
+
+  it('handles 4× the output in about 4× the time, whatever it repeats (the issue: `echo sk-sk-sk-…`)', () => {
+    const handler = redactHandler(createRedactor(createSecretScanner()));
+    const event = (text: string) => ({ content: [{ type: 'text', text }], details: { stdout: text }, partial: false }) as unknown as ToolResultEvent;
+    for (const unit of ['sk-', 'eyJ-', 'key=']) {
+      const g = growth((t) => handler(event(t)), unit);
+      const again = g.ok ? g : growth((t) => handler(event(t)), unit);
+      expect(again.ok, `${unit}: ${again.small.toFixed(2)} ms → ${again.large.toFixed(2)} ms`).toBe(true);
+    }
+  }, 60_000);
 
   it('declares its hook in the manifest', async () => {
     const { default: pkg } = await import('../package.json', { with: { type: 'json' } });

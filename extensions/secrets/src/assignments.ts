@@ -1,5 +1,7 @@
+import { charClass } from './char-class.js';
 import { shannonEntropy } from './entropy.js';
 import { looksSecretName } from './names.js';
+import { ScanContext } from './scan-context.js';
 import { isAlnum, runEnd, runStart, type Span } from './span.js';
 
 /**
@@ -42,8 +44,14 @@ const FLAG = /(?:=|[ \t]+)/y;
 /** `Bearer v`, and the scheme inside an Authorization header. */
 const SCHEME = /(?:Bearer|Basic|Token|Digest|Bot)[ \t]+/iy;
 const AFTER_BEARER = /[ \t]+/y;
-/** A value: double, single or back-quoted (optionally with escaped quotes), or bare. */
-const VALUE = /\\?"([^"\\\s]*)\\?"|'([^'\s]*)'|`([^`\s]*)`|([^\s"'`,;(){}[\]<>]+)/y;
+/**
+ * A quoted value: double, single or back-quoted (optionally with escaped quotes). Each scan
+ * stops at the next quote of its kind, so the scans of all openers together cover the text
+ * at most once per kind.
+ */
+const QUOTED = /\\?"([^"\\\s]*)\\?"|'([^'\s]*)'|`([^`\s]*)`/y;
+/** A bare value's characters. Its run is measured through the ScanContext: `key=key=key=…` is one run. */
+const BARE = charClass('\t\n\v\f\r "\'`,;(){}[]<>', true);
 
 /** `client_id`, `private_key_id`, `accessKeyId`: identifiers of a credential, not the credential. */
 const ID_NAME = /(?:[_.-]id|[a-z]Id|[_.-]ID)$/;
@@ -73,13 +81,16 @@ function ruleFor(name: string, value: string, header: boolean): string {
   return 'secret-assignment';
 }
 
-function readValue(text: string, at: number): Span | undefined {
-  VALUE.lastIndex = at;
-  const m = VALUE.exec(text);
-  if (m === null) return undefined;
-  const group = m[1] ?? m[2] ?? m[3] ?? m[4] ?? '';
+function readValue(text: string, at: number, ctx: ScanContext): Span | undefined {
+  QUOTED.lastIndex = at;
+  const m = QUOTED.exec(text);
+  if (m === null) {
+    const end = ctx.runEnd(BARE, at);
+    return end > at ? { start: at, end } : undefined;
+  }
+  const group = m[1] ?? m[2] ?? m[3] ?? '';
   // Skip the opening quote (two characters when it is escaped, as in JSON inside a string).
-  const start = m[4] !== undefined ? at : at + (m[0].startsWith('\\') ? 2 : 1);
+  const start = at + (m[0].startsWith('\\') ? 2 : 1);
   return { start, end: start + group.length };
 }
 
@@ -88,8 +99,21 @@ function sticky(re: RegExp, text: string, at: number): number | undefined {
   return re.test(text) ? re.lastIndex : undefined;
 }
 
+/** looksSecretName and not an id, remembered per scan: output repeats its names (`token` a thousand times). */
+function secretName(name: string, names: Map<string, boolean>): boolean {
+  let known = names.get(name);
+  if (known === undefined) {
+    known = looksSecretName(name) && !ID_NAME.test(name);
+    names.set(name, known);
+  }
+  return known;
+}
+
+/** What a keyword led to: a secret, a value judged not secret, or nothing to judge. */
+type Attempt = { finding: AssignmentFinding } | { rejected: Span; url: boolean } | undefined;
+
 /** One name found at a keyword: what follows it, if anything, and whether that is a secret. */
-function assignmentAt(text: string, nameStart: number, nameEnd: number): AssignmentFinding | undefined {
+function assignmentAt(text: string, nameStart: number, nameEnd: number, ctx: ScanContext, names: Map<string, boolean>): Attempt {
   const raw = text.slice(nameStart, nameEnd);
   const flag = raw.startsWith('-');
   const name = raw.replace(/^[-.]+/, '');
@@ -103,31 +127,40 @@ function assignmentAt(text: string, nameStart: number, nameEnd: number): Assignm
     at = sticky(ASSIGN, text, nameEnd);
     if (at !== undefined) at = sticky(SCHEME, text, at) ?? at;
     header = true;
-  } else if (looksSecretName(name) && !ID_NAME.test(name)) {
+  } else if (secretName(name, names)) {
     at = flag ? sticky(FLAG, text, nameEnd) : sticky(ASSIGN, text, nameEnd);
   }
   if (at === undefined) return undefined;
-  const span = readValue(text, at);
+  const span = readValue(text, at, ctx);
   if (span === undefined) return undefined;
+  // A URL's own query may hold `token=…`: say so, so the names inside it still get a look.
+  const url = ctx.indexOf('://', span.start);
+  if (url !== -1 && url < span.end) return { rejected: span, url: true };
   const value = text.slice(span.start, span.end);
-  if (!plausibleSecretValue(value)) return undefined;
-  return { ...span, ruleId: ruleFor(name, value, header) };
+  if (!plausibleSecretValue(value)) return { rejected: span, url: false };
+  return { finding: { ...span, ruleId: ruleFor(name, value, header) } };
 }
 
-/** Every secret-named assignment in `text`, in order. */
-export function findAssignments(text: string): AssignmentFinding[] {
+/**
+ * Every secret-named assignment in `text`, in order. Linear in the text: a value, once judged,
+ * is not judged again from a keyword inside it (`key=key=key=…` is one value), except a URL's,
+ * whose query parameters are names of their own.
+ */
+export function findAssignments(text: string, ctx = new ScanContext(text)): AssignmentFinding[] {
   const found: AssignmentFinding[] = [];
+  const names = new Map<string, boolean>();
   KEYWORDS.lastIndex = 0;
   for (let m = KEYWORDS.exec(text); m !== null; m = KEYWORDS.exec(text)) {
     const nameStart = runStart(text, m.index, isNameChar);
     const nameEnd = runEnd(text, m.index, isNameChar, 256);
     // Skip the rest of this name: AWS_SECRET_ACCESS_KEY holds three keywords but is one name.
     KEYWORDS.lastIndex = nameEnd;
-    const finding = assignmentAt(text, nameStart, nameEnd);
-    if (finding !== undefined) {
-      found.push(finding);
-      KEYWORDS.lastIndex = finding.end;
-    }
+    const attempt = assignmentAt(text, nameStart, nameEnd, ctx, names);
+    if (attempt === undefined) continue;
+    if ('finding' in attempt) {
+      found.push(attempt.finding);
+      KEYWORDS.lastIndex = attempt.finding.end;
+    } else if (!attempt.url) KEYWORDS.lastIndex = Math.max(nameEnd, attempt.rejected.end);
   }
   return found;
 }

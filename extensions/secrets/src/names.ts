@@ -25,9 +25,13 @@ const SECRET_NAMES = new Set([
   'DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'MONGO_URL', 'NPM_CONFIG__AUTH', 'PGPASSWORD', 'CONNECTION_STRING', '_AUTH',
 ]);
 
-/** `apiKey` → `api_Key`, `HTTPToken` → `HTTP_Token`: camelCase boundaries become separators. */
+/**
+ * `apiKey` → `api_Key`, `HTTPToken` → `HTTP_Token`: camelCase boundaries become separators.
+ * Lookaheads only: `([A-Z]+)([A-Z][a-z])` would backtrack through every uppercase run from
+ * every start, quadratic in a long key of capitals.
+ */
 function splitCamel(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2');
+  return name.replace(/([a-z0-9])(?=[A-Z])/g, '$1_').replace(/([A-Z])(?=[A-Z][a-z])/g, '$1_');
 }
 
 /**

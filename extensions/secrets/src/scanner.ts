@@ -1,6 +1,11 @@
 import { findAssignments } from './assignments.js';
+import { base64Blocks } from './base64-blocks.js';
+import { encodedSecrets } from './encoded.js';
 import { envSecrets, type EnvSecret } from './env-values.js';
+import { foldedSecrets } from './folded.js';
 import { FORMAT_RULES, SCAN_RULES, type FormatRule } from './formats.js';
+import { keyBodies } from './key-body.js';
+import { ScanContext } from './scan-context.js';
 
 export interface SecretFinding {
   ruleId: string;
@@ -29,6 +34,8 @@ export interface SecretScanner {
 const RANK_ENV = 0;
 const RANK_FORMAT = 1;
 const RANK_ASSIGNMENT = 2;
+/** Found only in fixed-width lines joined: fills gaps, never displaces what a line showed by itself. */
+const RANK_FOLDED = 3;
 
 interface Candidate extends SecretFinding {
   rank: number;
@@ -52,13 +59,14 @@ function triggerIndex(rules: readonly FormatRule[]): { re: RegExp; byTrigger: Ma
   return { re: new RegExp(literals.map(escapeRegExp).join('|'), 'g'), byTrigger };
 }
 
-function findFormats(text: string, re: RegExp, byTrigger: Map<string, FormatRule[]>, out: Candidate[]): void {
+function findFormats(ctx: ScanContext, re: RegExp, byTrigger: Map<string, FormatRule[]>, out: Candidate[]): void {
+  const { text } = ctx;
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     // Resume one character on unless a rule matched, so a trigger inside a trigger (`sk-SG.…`) is still seen.
     let next = m.index + 1;
     for (const rule of byTrigger.get(m[0])!) {
-      const span = rule.match(text, m.index);
+      const span = rule.match(text, m.index, ctx);
       if (span === undefined) continue;
       out.push({ ruleId: rule.id, start: span.start, end: span.end, rank: RANK_FORMAT });
       // Jump past the token: a key block's body must not trigger rules of its own.
@@ -68,7 +76,7 @@ function findFormats(text: string, re: RegExp, byTrigger: Map<string, FormatRule
     re.lastIndex = next;
   }
   for (const rule of SCAN_RULES) {
-    for (const span of rule.scan(text)) out.push({ ruleId: rule.id, ...span, rank: RANK_FORMAT });
+    for (const span of rule.scan(text, ctx)) out.push({ ruleId: rule.id, ...span, rank: RANK_FORMAT });
   }
 }
 
@@ -80,15 +88,41 @@ function findEnvValues(text: string, secrets: readonly EnvSecret[], out: Candida
   }
 }
 
-/** Keep the best of overlapping candidates (by rank, then earlier, then longer); sort by start. */
+/**
+ * Keep the best of overlapping candidates (by rank, then earlier, then longer); sort by start.
+ * One sweep per rank against the (sorted, disjoint) winners of the better ranks, so a result
+ * with a hundred thousand tokens costs n log n, not n².
+ */
 function resolve(candidates: Candidate[]): SecretFinding[] {
   candidates.sort((a, b) => a.rank - b.rank || a.start - b.start || b.end - a.end);
-  const kept: SecretFinding[] = [];
-  for (const c of candidates) {
-    if (kept.some((k) => c.start < k.end && k.start < c.end)) continue;
-    kept.push({ ruleId: c.ruleId, start: c.start, end: c.end });
+  let kept: SecretFinding[] = [];
+  for (let i = 0; i < candidates.length; ) {
+    const rank = candidates[i]!.rank;
+    const won: SecretFinding[] = [];
+    let k = 0;
+    let lastEnd = -1;
+    for (; i < candidates.length && candidates[i]!.rank === rank; i++) {
+      const c = candidates[i]!;
+      while (k < kept.length && kept[k]!.end <= c.start) k++;
+      if (c.start < lastEnd || (k < kept.length && kept[k]!.start < c.end)) continue;
+      won.push({ ruleId: c.ruleId, start: c.start, end: c.end });
+      lastEnd = c.end;
+    }
+    kept = mergeByStart(kept, won);
   }
-  return kept.sort((a, b) => a.start - b.start);
+  return kept;
+}
+
+function mergeByStart(a: SecretFinding[], b: SecretFinding[]): SecretFinding[] {
+  if (b.length === 0) return a;
+  const out: SecretFinding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.start <= b[j]!.start)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }
 
 function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
@@ -103,9 +137,10 @@ function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => bo
 }
 
 /**
- * A scanner for known token formats, secret-named assignments and the values of `env`'s secret
- * variables. Synchronous and allocation-light: two regex passes plus one `indexOf` per
- * environment secret, whatever the number of rules.
+ * A scanner for known token formats, private-key bodies with or without their header, secrets
+ * inside base64, secret-named assignments and the values of `env`'s secret variables.
+ * Synchronous and linear in the text on any input: two regex passes, one character pass for
+ * base64 runs, and one `indexOf` per environment secret, whatever the number of rules.
  *
  * @example
  * const scanner = createSecretScanner({ env: process.env, allow: ['ghp_' + '0'.repeat(36)] });
@@ -115,14 +150,24 @@ export function createSecretScanner(options: SecretScannerOptions = {}): SecretS
   const { re, byTrigger } = triggerIndex(FORMAT_RULES);
   const secrets = options.env ? envSecrets(options.env) : [];
   const allowed = options.allow && options.allow.length > 0 ? allowFilter(options.allow) : undefined;
-  return {
-    scan(text) {
-      const candidates: Candidate[] = [];
-      findFormats(text, re, byTrigger, candidates);
-      for (const a of findAssignments(text)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
-      findEnvValues(text, secrets, candidates);
-      const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
-      return visible.length === 0 ? [] : resolve(visible);
-    },
+  /**
+   * `depth` 2: also look across fixed-width lines, whose joined text is scanned at depth 1;
+   * depth 1: also inside base64, whose decoded text is scanned at depth 0. So `base64 .env |
+   * fold -w 70` is found, and no input makes the scan recurse further.
+   */
+  const scan = (text: string, depth: number): SecretFinding[] => {
+    const ctx = new ScanContext(text);
+    const candidates: Candidate[] = [];
+    findFormats(ctx, re, byTrigger, candidates);
+    const blocks = base64Blocks(text);
+    // Before key bodies: a 70-wide `base64 .env | fold -w 70` is better named by what it holds (ties keep the first).
+    if (depth >= 1) for (const f of encodedSecrets(text, blocks, (decoded) => scan(decoded, 0))) candidates.push({ ...f, rank: RANK_FORMAT });
+    for (const span of keyBodies(text, blocks, ctx)) candidates.push({ ruleId: 'private-key', ...span, rank: RANK_FORMAT });
+    if (depth >= 2) for (const f of foldedSecrets(text, (joined) => scan(joined, 1))) candidates.push({ ...f, rank: RANK_FOLDED });
+    for (const a of findAssignments(text, ctx)) candidates.push({ ...a, rank: RANK_ASSIGNMENT });
+    findEnvValues(text, secrets, candidates);
+    const visible = allowed ? candidates.filter((c) => !allowed(text.slice(c.start, c.end))) : candidates;
+    return visible.length === 0 ? [] : resolve(visible);
   };
+  return { scan: (text) => scan(text, 2) };
 }

@@ -1,3 +1,5 @@
+import { assertBounded } from './bounded.js';
+import type { ScanContext } from './scan-context.js';
 import type { Span } from './span.js';
 
 export interface StickyOptions {
@@ -9,11 +11,17 @@ export interface StickyOptions {
   back?: number;
 }
 
+/** A rule's matcher: the secret's span at a trigger, or undefined. */
+export type Matcher = (text: string, at: number, ctx: ScanContext) => Span | undefined;
+
 /**
  * A matcher that tries `source` at one position only (the `y` flag), so a rule costs nothing
  * until its trigger literal shows up: the scanner never runs a rule's regex over the whole text.
+ * Every quantifier must be bounded (checked here, at load), so one attempt costs at most a
+ * fixed number of steps whatever follows the trigger.
  */
-export function sticky(source: string, options: StickyOptions = {}): (text: string, at: number) => Span | undefined {
+export function sticky(source: string, options: StickyOptions = {}): Matcher {
+  assertBounded(source);
   const re = new RegExp(source, options.group === undefined ? 'y' : 'yd');
   const back = options.back ?? 0;
   return (text, at) => {
