@@ -6,7 +6,15 @@ import type { Effect } from '@airlock/kernel';
  */
 export type Item =
   | { type: 'tool' }
-  | { type: 'fs'; kind: 'fs.read' | 'fs.write'; given: string; paths: string[]; from: ItemOrigin }
+  | {
+      type: 'fs';
+      kind: 'fs.read' | 'fs.write';
+      given: string;
+      paths: string[];
+      from: ItemOrigin;
+      /** Why writing it plants code, when the command line itself makes it so (a git folder created earlier in the line). */
+      execConfig?: string;
+    }
   | { type: 'arg-path'; given: string; paths: string[] }
   | { type: 'exec'; command: Command; from: ItemOrigin }
   | { type: 'net'; host: string }

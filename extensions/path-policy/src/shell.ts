@@ -86,7 +86,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     for (const text of c.dynamicHosts) items.push({ type: 'net-runtime', text });
     result.push(...throughAliases(items, index, aliases, cwd, home));
   }
-  const items = result;
+  const items = markCreatedGitDirs(result, analysis.commands, cwd, home);
   if (setsHome && tilde) {
     items.push({
       type: 'fixed',
@@ -106,6 +106,28 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     });
   }
   return items;
+}
+
+/**
+ * A repository the line creates (`git init --bare store.git && printf … > store.git/config`)
+ * is not a git folder yet when the line is judged, by name or by content: writes into it, the
+ * creation included, are marked as planting code.
+ */
+function markCreatedGitDirs(items: Item[], commands: readonly SimpleCommand[], cwd: string, home: string): Item[] {
+  const dirs = commands.flatMap((c) => {
+    const moved = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+    const base = moved?.ok ? moved.paths[0]! : cwd;
+    return c.gitDirs.flatMap((d) => {
+      const p = canonicalPaths(d, base, home);
+      return p.ok ? p.paths : [];
+    });
+  });
+  if (dirs.length === 0) return items;
+  return items.map((item) => {
+    if (item.type !== 'fs' || item.kind !== 'fs.write') return item;
+    const dir = dirs.find((d) => item.paths.some((p) => p === d || p.startsWith(`${d}/`)));
+    return dir === undefined ? item : { ...item, execConfig: `it is in ${dir}, a git repository this command line creates: git runs commands from a repository's config and hooks (core.fsmonitor on every \`git status\`, hooks on commit)` };
+  });
 }
 
 function toCommand(c: SimpleCommand): Command {

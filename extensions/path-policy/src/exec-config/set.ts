@@ -1,0 +1,116 @@
+import { lstatSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { PathSpace } from '../paths/space.js';
+import { pathPattern, type Anchors } from '../rules/compile.js';
+import type { PathPattern } from '../rules/types.js';
+import { isGitDir, repoAt, type GitRepo } from './git-repo.js';
+import { EXEC_CONFIG_PATTERNS, GIT_DIR_DANGER } from './patterns.js';
+
+/** The name of the default in votes and `policy explain`. */
+export const EXEC_CONFIG_RULE = 'default:executable-config';
+
+/**
+ * Files other programs run as code later, as path-policy judges writes: the built-in names
+ * (patterns.ts), every folder that is a git folder by its content (so a `gitdir:` pointer's
+ * target counts, whatever its name), and what the configuration of each repository around the
+ * written file and around the workspace roots names (`core.hooksPath`, with husky's `.husky/_`
+ * meaning `.husky`; `core.fsmonitor`). Read from disk on each question: a config changed by an
+ * earlier call counts at once.
+ */
+export interface ExecConfigSet {
+  /** Why writing `path` (absolute, one spelling) plants code, or undefined when it does not. */
+  covering(path: string): string | undefined;
+}
+
+export interface ExecConfigOptions {
+  roots: readonly string[];
+  home: string;
+  anchors: Anchors;
+  space: PathSpace;
+  xdgConfigHome?: string;
+}
+
+/** @example createExecConfigSet({ roots: ['/p'], home, anchors, space }).covering('/p/.git/config') // "it is inside a git repository's own folder, …" */
+export function createExecConfigSet(o: ExecConfigOptions): ExecConfigSet {
+  const patterns: { pattern: PathPattern; danger: string }[] = EXEC_CONFIG_PATTERNS.map((p) => ({ pattern: pathPattern(p.pattern, 'deny', o.anchors), danger: p.danger }));
+  const env = { home: o.home, ...(o.xdgConfigHome === undefined ? {} : { xdgConfigHome: o.xdgConfigHome }) };
+  return {
+    covering(path) {
+      // Case-blind where the filesystem folds case (or may): `.GIT/config` is `.git/config` there.
+      const named = patterns.find((p) => o.space.matches(p.pattern, path, 'deny'));
+      if (named !== undefined) return named.danger;
+      for (const dir of [path, ...ancestors(path)]) if (isGitDir(dir)) return GIT_DIR_DANGER;
+      const repos = reposAround([path, ...o.roots], env);
+      return configuredDanger(path, repos);
+    },
+  };
+}
+
+/**
+ * What the repositories' configuration makes a file: inside a hooks folder core.hooksPath names
+ * (husky points it at `.husky/_`, whose scripts run the hooks beside them in `.husky`), or the
+ * program core.fsmonitor names.
+ */
+export function configuredDanger(path: string, repos: readonly GitRepo[]): string | undefined {
+  // Case-blind: on a folding filesystem `.GITHOOKS/x` is in `.githooks`, and elsewhere matching more only asks more.
+  const text = path.normalize('NFC').toLowerCase();
+  for (const repo of repos) {
+    for (const hooks of hookFolders(repo)) {
+      if (within(text, hooks.toLowerCase())) return `it is in ${hooks}, a folder of git hooks (core.hooksPath of the repository at ${repo.top}): git runs these files on commit, checkout, merge and push`;
+    }
+    for (const program of repo.fsmonitor) {
+      if (text === program.normalize('NFC').toLowerCase()) return `core.fsmonitor of the repository at ${repo.top} names it: git runs it on every \`git status\`, which shell prompts run on \`cd\``;
+    }
+  }
+  return undefined;
+}
+
+/** The hooks folders a repository's config names, with husky's parent folder. */
+export function hookFolders(repo: GitRepo): string[] {
+  return repo.hooksPaths.flatMap((h) => {
+    const clean = h.replace(/\/+$/, '').normalize('NFC');
+    return basename(clean) === '_' ? [clean, dirname(clean)] : [clean];
+  });
+}
+
+/** Every repository with a `.git` in one of the folders above (or at) each path, once each. */
+export function reposAround(paths: readonly string[], env: { home: string; xdgConfigHome?: string }): GitRepo[] {
+  const tops = new Set<string>();
+  for (const p of paths) {
+    for (const dir of [p, ...ancestors(p)]) {
+      if (tops.has(dir)) break; // The rest of the way up was looked at for an earlier path.
+      tops.add(dir);
+    }
+  }
+  const repos: GitRepo[] = [];
+  for (const dir of tops) {
+    if (!exists(join(dir, '.git'))) continue;
+    const repo = repoAt(dir, env);
+    if (repo !== undefined) repos.push(repo);
+  }
+  return repos;
+}
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  let dir = dirname(path);
+  for (;;) {
+    out.push(dir);
+    const up = dirname(dir);
+    if (up === dir) return out;
+    dir = up;
+  }
+}
+
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
