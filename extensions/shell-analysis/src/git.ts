@@ -60,6 +60,10 @@ export function gitEffects(words: Word[]): GitEffects {
   const args = words.slice(i + 1);
   const at = (...parts: (Word | string)[]) => joinWords([...chdirs, ...parts]);
   const repoDir = gitDir === undefined ? at('.git') : at(gitDir);
+  // Commands git runs for these are strings this analysis does not see.
+  if (sub.text === 'submodule' && args.some((w) => w.static && w.text === 'foreach')) unsure('git submodule foreach runs a command in each submodule');
+  if (sub.text === 'rebase' && args.some((w) => w.static && /^(-x|--exec(=.*)?|-x.+)$/.test(w.text))) unsure('git rebase --exec runs a command after each commit');
+  if (sub.text === 'bisect' && args[0]?.static && args[0].text === 'run') unsure('git bisect run runs a command at each step');
   switch (sub.text) {
     case 'config':
       out.writes.push(...configWrites(args, at, repoDir));

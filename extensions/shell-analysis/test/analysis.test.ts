@@ -269,6 +269,9 @@ const CASES: Case[] = [
   ['git submodule add https://example.com/lib.git vendor/lib', [c('git submodule add https://example.com/lib.git vendor/lib', { writes: ['.gitmodules', 'vendor/lib/.git'], hosts: ['example.com'] })]],
   ['git clone -u "sh -c id" ../up', { reason: 'upload-pack' }],
   ['git $SUB core.fsmonitor x', { reason: 'non-literal' }],
+  ["git submodule foreach 'git config core.fsmonitor x'", { reason: 'foreach' }],
+  ['git rebase -x "printf x >> .git/config" HEAD~2', { reason: 'rebase --exec' }],
+  ['git bisect run ./check.sh', { reason: 'bisect run' }],
   // Ordinary git work writes nothing the analysis reports.
   ['git add -A && git commit -m "x" && git status', [c('git add -A'), c('git commit -m x'), c('git status')]],
   ['cd /etc && cat shadow', [c('cd /etc'), c('cat shadow', { reads: ['shadow'] })]],
