@@ -160,12 +160,14 @@ export function createPolicy(o: PolicyOptions): Policy {
     rules,
     roots: space.roots,
     checkFile({ kind, path, tool, cwd, scope }) {
+      if (kind === 'fs.write') exec.reset();
       const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
       if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
       const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets, exec });
       return { effect: finding.effect, reason: finding.reason, rule: finding.rule };
     },
     async decide(call) {
+      exec.reset();
       const cwd = call.cwd ?? o.cwd;
       const items: Item[] = [];
       const resources: DerivedResource[] = [];

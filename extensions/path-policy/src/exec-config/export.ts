@@ -72,8 +72,7 @@ export function executableConfigFor(o: { roots: readonly string[]; home: string;
 
 function exists(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }

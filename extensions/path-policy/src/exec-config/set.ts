@@ -20,6 +20,11 @@ export const EXEC_CONFIG_RULE = 'default:executable-config';
 export interface ExecConfigSet {
   /** Why writing `path` (absolute, one spelling) plants code, or undefined when it does not. */
   covering(path: string): string | undefined;
+  /**
+   * Forget what was read from disk. Within one decision nothing runs, so the folders and configs
+   * looked at for one spelling of a path serve the others; call this before each decision.
+   */
+  reset(): void;
 }
 
 export interface ExecConfigOptions {
@@ -34,16 +39,37 @@ export interface ExecConfigOptions {
 export function createExecConfigSet(o: ExecConfigOptions): ExecConfigSet {
   const patterns: { pattern: PathPattern; danger: string }[] = EXEC_CONFIG_PATTERNS.map((p) => ({ pattern: pathPattern(p.pattern, 'deny', o.anchors), danger: p.danger }));
   const env = { home: o.home, ...(o.xdgConfigHome === undefined ? {} : { xdgConfigHome: o.xdgConfigHome }) };
+  let memo = newMemo();
   return {
     covering(path) {
       // Case-blind where the filesystem folds case (or may): `.GIT/config` is `.git/config` there.
       const named = patterns.find((p) => o.space.matches(p.pattern, path, 'deny'));
       if (named !== undefined) return named.danger;
-      for (const dir of [path, ...ancestors(path)]) if (isGitDir(dir)) return GIT_DIR_DANGER;
-      const repos = reposAround([path, ...o.roots], env);
+      for (const dir of [path, ...ancestors(path)]) if (remember(memo.gitDir, dir, () => isGitDir(dir))) return GIT_DIR_DANGER;
+      const repos = reposAround([path, ...o.roots], env, memo);
       return configuredDanger(path, repos);
     },
+    reset() {
+      memo = newMemo();
+    },
   };
+}
+
+/** What one decision learnt from the disk: whether a folder is a git folder, the repository at a folder (null: none). */
+export interface ExecMemo {
+  gitDir: Map<string, boolean>;
+  repo: Map<string, GitRepo | null>;
+}
+
+function newMemo(): ExecMemo {
+  return { gitDir: new Map(), repo: new Map() };
+}
+
+function remember<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  if (map.has(key)) return map.get(key)!;
+  const value = make();
+  map.set(key, value);
+  return value;
 }
 
 /**
@@ -74,7 +100,7 @@ export function hookFolders(repo: GitRepo): string[] {
 }
 
 /** Every repository with a `.git` in one of the folders above (or at) each path, once each. */
-export function reposAround(paths: readonly string[], env: { home: string; xdgConfigHome?: string }): GitRepo[] {
+export function reposAround(paths: readonly string[], env: { home: string; xdgConfigHome?: string }, memo: ExecMemo = newMemo()): GitRepo[] {
   const tops = new Set<string>();
   for (const p of paths) {
     for (const dir of [p, ...ancestors(p)]) {
@@ -84,9 +110,8 @@ export function reposAround(paths: readonly string[], env: { home: string; xdgCo
   }
   const repos: GitRepo[] = [];
   for (const dir of tops) {
-    if (!exists(join(dir, '.git'))) continue;
-    const repo = repoAt(dir, env);
-    if (repo !== undefined) repos.push(repo);
+    const repo = remember(memo.repo, dir, () => (exists(join(dir, '.git')) ? (repoAt(dir, env) ?? null) : null));
+    if (repo !== null) repos.push(repo);
   }
   return repos;
 }
@@ -108,8 +133,7 @@ function within(path: string, dir: string): boolean {
 
 function exists(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
