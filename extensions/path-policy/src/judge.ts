@@ -89,12 +89,43 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
         matched: [],
       };
     }
+    case 'mentions-exec':
+      return judgeMentionsExec(item, ctx);
     case 'reach':
       return merge(
         item.paths.map((path) => judgeReach(item.how, path, ctx)),
         `${item.how === 'link' ? 'link to' : 'remove'} ${item.given}`,
       );
   }
+}
+
+/**
+ * A program whose file use is unknown, naming a file other programs run as code: it may write it
+ * (`rsync -a x/ .git/hooks/`, `tar x -C .githooks`, `python -c "open('.git/config','a')…"`), so
+ * it is judged as if it wrote each such word. The text is tried as well, for names inside a script.
+ */
+function judgeMentionsExec(item: { command: string; words: { given: string; paths: string[] }[] }, ctx: JudgeContext): Finding {
+  const subject = `exec ${item.command}`;
+  const none: Finding = { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: names no file other programs run as code`, matched: [] };
+  if (ctx.exec === undefined) return none;
+  const unknown = 'and what this program does with its files is not known';
+  const findings: Finding[] = [];
+  for (const word of item.words) {
+    if (!word.paths.some((p) => ctx.exec!.covering(p) !== undefined)) continue;
+    const f = merge(word.paths.map((p) => judgePath('fs.write', p, 'shell', ctx)), `${subject}`);
+    findings.push(f.effect === 'allow' ? f : { ...f, reason: `${item.command} names ${word.given}, ${unknown}: ${f.reason}` });
+  }
+  const named = ctx.exec.mentioned(item.command);
+  if (named !== undefined && findings.length === 0) {
+    findings.push({
+      subject,
+      effect: 'ask',
+      rule: EXEC_CONFIG_RULE,
+      reason: `${item.command} names ${named.name}, ${unknown}: ${named.danger}. Code written there runs later, outside any sandbox, so a person decides.`,
+      matched: [],
+    });
+  }
+  return findings.length === 0 ? none : merge(findings, subject);
 }
 
 /**

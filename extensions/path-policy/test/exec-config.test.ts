@@ -171,6 +171,29 @@ describe('files that run code later: bash', () => {
     }
   });
 
+  it.each([
+    ['rsync -a payload/ .git/hooks/', 'hooks'],
+    ['tar xf hooks.tar -C .git/hooks', 'hooks'],
+    ['unzip -o ide.zip -d .vscode', 'VS Code'],
+    [`python3 -c "open('.git/config','a').write('[core]\\n fsmonitor = x')"`, 'core.fsmonitor'],
+    ['node -e "require(\'fs\').appendFileSync(\'.envrc\', \'x\')"', 'direnv'],
+    ['git checkout -- .vscode/settings.json', 'VS Code'],
+  ])('a program whose file use is unknown, naming such a file, asks: %s', async (command, danger) => {
+    const m = repoMachine();
+    const d = await bash(m, command, BROAD);
+    expect(d.effect, d.reason).toBe('ask');
+    expect(d.rule).toBe(EXEC_CONFIG_RULE);
+    expect(d.reason).toContain(danger);
+  });
+
+  it('naming them in commands that write nothing stays allowed', async () => {
+    const m = repoMachine();
+    for (const command of ['cd .git && ls', 'echo "edit .vscode/settings.json"', 'git add .vscode/settings.json .gitmodules', 'git diff -- .vscode', 'git log -p -- .idea', 'ls -la .git/hooks', 'rsync -a src/ build/', 'python3 -c "print(1)"']) {
+      const d = await bash(m, command);
+      expect(d.effect, `${command}: ${d.reason}`).toBe('allow');
+    }
+  });
+
   it('a git folder created earlier in the same line counts, whatever its name', async () => {
     const m = repoMachine();
     const d = await bash(m, 'git init -q --separate-git-dir evil2 sub2 && printf x >> evil2/config');

@@ -21,6 +21,11 @@ export interface ExecConfigSet {
   /** Why writing `path` (absolute, one spelling) plants code, or undefined when it does not. */
   covering(path: string): string | undefined;
   /**
+   * A file of the built-in names that a command's text names as a path segment (`.git/config`
+   * inside a `python -c` script), with its danger. A hint for programs whose file use is unknown.
+   */
+  mentioned(text: string): { name: string; danger: string } | undefined;
+  /**
    * Forget what was read from disk. Within one decision nothing runs, so the folders and configs
    * looked at for one spelling of a path serve the others; call this before each decision.
    */
@@ -49,11 +54,28 @@ export function createExecConfigSet(o: ExecConfigOptions): ExecConfigSet {
       const repos = reposAround([path, ...o.roots], env, memo);
       return configuredDanger(path, repos);
     },
+    mentioned(text) {
+      for (const m of MENTIONED) {
+        const hit = m.re.exec(text);
+        if (hit) return { name: m.name, danger: m.danger };
+      }
+      return undefined;
+    },
     reset() {
       memo = newMemo();
     },
   };
 }
+
+/**
+ * The built-in names as path segments in free text: before them a start, space, quote, `=`, `/`
+ * or `(`; after them an end, `/`, a quote, space or `)`. `.github` and `repo.git` do not count.
+ */
+const MENTIONED = ['.git', '.gitmodules', '.gitconfig', '.vscode', '.idea', '.devcontainer', '.devcontainer.json', '.envrc', '.exrc', '.nvimrc', '.nvim.lua', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv', '.zprofile'].map((name) => ({
+  name,
+  re: new RegExp(`(^|[\\s'"=/(:])${name.replace(/\./g, '\\.')}($|[\\s'"/):;,])`, 'i'),
+  danger: EXEC_CONFIG_PATTERNS.find((p) => p.pattern === `**/${name}` || p.pattern === `**/${name}/**` || p.pattern === `~/${name}`)?.danger ?? GIT_DIR_DANGER,
+}));
 
 /** What one decision learnt from the disk: whether a folder is a git folder, the repository at a folder (null: none). */
 export interface ExecMemo {
