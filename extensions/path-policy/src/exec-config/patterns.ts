@@ -33,6 +33,8 @@ export const EXEC_CONFIG_PATTERNS: readonly ExecConfigPattern[] = Object.freeze(
   { pattern: '**/.exrc', danger: 'vim and neovim run it on start in this folder (exrc)' },
   { pattern: '**/.nvimrc', danger: 'neovim runs it on start in this folder (exrc)' },
   { pattern: '**/.nvim.lua', danger: 'neovim runs it on start in this folder (exrc)' },
+  { pattern: '~/.config/autostart/**', danger: 'the desktop session runs its entries at login' },
+  { pattern: '~/.config/systemd/user/**', danger: "systemd runs the user's units in it (at login, on timers)" },
   ...[
     '.bashrc',
     '.bash_profile',
