@@ -156,6 +156,7 @@ describe('files that run code later: bash', () => {
     ['mkdir sub && printf "gitdir: ../evilgit" > sub/.git', 'git'],
     ['git init nested && git -C nested config core.fsmonitor "touch pwned"', 'git'],
     ['git init --bare store.git && printf x > store.git/config', 'creates'],
+    ['cp -r .git evilgit && printf x >> evilgit/config', 'core.fsmonitor'],
     ['git init -q --separate-git-dir evil2 sub2 && printf x >> evil2/config', 'git'],
     ['cat > .vscode/tasks.json <<EOF\n{}\nEOF', 'folderOpen'],
     ['tee .idea/workspace.xml < /dev/null', 'JetBrains'],
