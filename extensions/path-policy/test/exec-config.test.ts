@@ -179,6 +179,7 @@ describe('files that run code later: bash', () => {
     [`python3 -c "open('.git/config','a').write('[core]\\n fsmonitor = x')"`, 'core.fsmonitor'],
     ['node -e "require(\'fs\').appendFileSync(\'.envrc\', \'x\')"', 'direnv'],
     ['git checkout -- .vscode/settings.json', 'VS Code'],
+    ['ln -s .git g && rsync -a payload/ g/hooks/', 'hooks'],
   ])('a program whose file use is unknown, naming such a file, asks: %s', async (command, danger) => {
     const m = repoMachine();
     const d = await bash(m, command, BROAD);
