@@ -34,6 +34,17 @@ export const CHOICES = {
 } as const;
 
 /**
+ * What the policy asked about, so the model and the log learn the danger (say, "git runs it on
+ * commit") and not only that nobody was there to answer. At most three reasons.
+ */
+function whyAsked(asking: readonly Vote[]): string {
+  const reasons = [...new Set(asking.map((vote) => `${vote.reason ?? 'approval required'} (${vote.rule ?? vote.handler})`))];
+  if (reasons.length === 0) return '';
+  const shown = reasons.slice(0, 3).join('; ');
+  return `Asked because: ${shown}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}. `;
+}
+
+/**
  * The approve handler, separate from the extension so tests can drive it with any UI.
  *
  * @example api.on('tool_call', createApprover(api, options), { name: 'prompt', phase: 'approve' });
@@ -58,9 +69,10 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
         effect: 'deny',
         by: 'approval',
         reason:
-          explicit.length > 0
+          whyAsked(asking) +
+          (explicit.length > 0
             ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : ', or change that rule'}.`
-            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`,
+            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`),
       };
     }
 

@@ -136,3 +136,17 @@ export function toolGlob(pattern: string): RegExp {
 export function hasGlobMeta(text: string): boolean {
   return /[*?[{]/.test(text);
 }
+
+/**
+ * Whether a path pattern names one path only: no unescaped wildcard, class or brace.
+ *
+ * @example isLiteralPattern('/.git/hooks/pre-commit') // true
+ * @example isLiteralPattern('.git/**') // false
+ */
+export function isLiteralPattern(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if ('*?[{'.includes(text[i]!)) return false;
+  }
+  return true;
+}

@@ -56,4 +56,7 @@ export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
 export { PROTECTED_RULE } from './judge.js';
+export { EXEC_CONFIG_RULE } from './exec-config/set.js';
+export { EXEC_CONFIG_PATTERNS, type ExecConfigPattern } from './exec-config/patterns.js';
+export { executableConfigFor, type ExecConfigForWorkspace, type ExecConfigPath } from './exec-config/export.js';
 export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

@@ -6,7 +6,15 @@ import type { Effect } from '@airlock/kernel';
  */
 export type Item =
   | { type: 'tool' }
-  | { type: 'fs'; kind: 'fs.read' | 'fs.write'; given: string; paths: string[]; from: ItemOrigin }
+  | {
+      type: 'fs';
+      kind: 'fs.read' | 'fs.write';
+      given: string;
+      paths: string[];
+      from: ItemOrigin;
+      /** Why writing it plants code, when the command line itself makes it so (a git folder created earlier in the line). */
+      execConfig?: string;
+    }
   | { type: 'arg-path'; given: string; paths: string[] }
   | { type: 'exec'; command: Command; from: ItemOrigin }
   | { type: 'net'; host: string }
@@ -19,6 +27,11 @@ export type Item =
   | { type: 'reach'; how: 'remove' | 'find-delete' | 'link'; given: string; paths: string[] }
   /** A command whose file use is unknown (no files reported): judged by whether its text names Airlock's own files. */
   | { type: 'mentions'; command: string }
+  /**
+   * The same kind of command, judged by whether the paths its words name (each word as a path, and
+   * the text itself) are files other programs run as code: `rsync -a x/ .git/hooks/`, `tar x -C .githooks`.
+   */
+  | { type: 'mentions-exec'; command: string; words: { given: string; paths: string[] }[] }
   /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
   | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
 

@@ -4,6 +4,9 @@ import type { DefaultEffect } from './options.js';
 import type { PathSpace } from './paths/space.js';
 import type { CompiledRule, PathPattern } from './rules/types.js';
 import type { ProtectedSet } from './protected.js';
+import { EXEC_CONFIG_RULE, type ExecConfigSet } from './exec-config/set.js';
+import { isLiteralPattern } from './glob.js';
+import { escapeDir } from './rules/compile.js';
 import { DEVICE_PATHS, NOT_SECRET_NAMES } from './secrets.js';
 
 /** What judging needs besides the item: the rules, the defaults and how paths compare. */
@@ -15,6 +18,8 @@ export interface JudgeContext {
   secrets: readonly PathPattern[];
   /** Airlock's own files: never written by a tool. Undefined when the host named none. */
   protect?: ProtectedSet;
+  /** Files other programs run as code later (git config and hooks, editor tasks, shell startup): writing one asks. */
+  exec?: ExecConfigSet;
 }
 
 /** The rule name of the built-in protection, in votes and `policy explain`. */
@@ -69,7 +74,7 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
     }
     case 'fs':
       return merge(
-        item.paths.map((path) => judgePath(item.kind, path, item.from, ctx)),
+        item.paths.map((path) => judgePath(item.kind, path, item.from, ctx, item.execConfig)),
         `${item.kind} ${item.given}`,
       );
     case 'mentions': {
@@ -84,12 +89,43 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
         matched: [],
       };
     }
+    case 'mentions-exec':
+      return judgeMentionsExec(item, ctx);
     case 'reach':
       return merge(
         item.paths.map((path) => judgeReach(item.how, path, ctx)),
         `${item.how === 'link' ? 'link to' : 'remove'} ${item.given}`,
       );
   }
+}
+
+/**
+ * A program whose file use is unknown, naming a file other programs run as code: it may write it
+ * (`rsync -a x/ .git/hooks/`, `tar x -C .githooks`, `python -c "open('.git/config','a')…"`), so
+ * it is judged as if it wrote each such word. The text is tried as well, for names inside a script.
+ */
+function judgeMentionsExec(item: { command: string; words: { given: string; paths: string[] }[] }, ctx: JudgeContext): Finding {
+  const subject = `exec ${item.command}`;
+  const none: Finding = { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: names no file other programs run as code`, matched: [] };
+  if (ctx.exec === undefined) return none;
+  const unknown = 'and what this program does with its files is not known';
+  const findings: Finding[] = [];
+  for (const word of item.words) {
+    if (!word.paths.some((p) => ctx.exec!.covering(p) !== undefined)) continue;
+    const f = merge(word.paths.map((p) => judgePath('fs.write', p, 'shell', ctx)), `${subject}`);
+    findings.push(f.effect === 'allow' ? f : { ...f, reason: `${item.command} names ${word.given}, ${unknown}: ${f.reason}` });
+  }
+  const named = ctx.exec.mentioned(item.command);
+  if (named !== undefined && findings.length === 0) {
+    findings.push({
+      subject,
+      effect: 'ask',
+      rule: EXEC_CONFIG_RULE,
+      reason: `${item.command} names ${named.name}, ${unknown}: ${named.danger}. Code written there runs later, outside any sandbox, so a person decides.`,
+      matched: [],
+    });
+  }
+  return findings.length === 0 ? none : merge(findings, subject);
 }
 
 /**
@@ -112,7 +148,7 @@ function judgeReach(how: 'remove' | 'find-delete' | 'link', path: string, ctx: J
   };
 }
 
-function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin, ctx: JudgeContext): Finding {
+function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin, ctx: JudgeContext, planted?: string): Finding {
   const subject = `${kind} ${path}`;
   if (DEVICE_PATHS.includes(path)) return { subject, effect: 'allow', rule: 'default:device', reason: `${path} is a device, not a file`, matched: [] };
   // Before any rule: an allow rule, a saved answer or a settings layer must not lift it.
@@ -133,7 +169,27 @@ function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin,
     if (m.type === 'tool-path') return from !== 'shell' && m.tool.test(ctx.tool) && ctx.space.matches(m.path, path, r.effect);
     return false;
   };
+  const danger = kind === 'fs.write' ? (planted ?? ctx.exec?.covering(path)) : undefined;
+  if (danger !== undefined) {
+    // A broad allow (`fs.write(**)`, `edit(/src/**)`) was not written with this file in mind:
+    // only an allow rule naming exactly this path lifts the ask. Deny and ask rules apply as ever.
+    const lifting = (r: CompiledRule) => r.effect !== 'allow' || namesOnePath(r);
+    return byRules(subject, ctx.rules.filter((r) => applies(r) && lifting(r)), () => ({
+      effect: 'ask',
+      rule: EXEC_CONFIG_RULE,
+      reason:
+        `writing ${path}: ${danger}. Code written there runs later, when a person uses their own tools, outside any sandbox, so a person decides. ` +
+        `To allow writing exactly this file, add the rule "fs.write(//${escapeDir(path).slice(1)})" to permissions.allow.`,
+    }));
+  }
   return byRules(subject, ctx.rules.filter(applies), () => defaultForPath(kind, path, ctx));
+}
+
+/** A path rule whose pattern has no wildcard: it names one file (`fs.write(//p/.git/config)`, as "always allow" saves it). */
+function namesOnePath(r: CompiledRule): boolean {
+  const m = r.matcher;
+  // A bare name (`.envrc`) matches at any depth: it is not one path.
+  return (m.type === 'fs' || m.type === 'tool-path') && m.path.anchor !== 'anywhere' && isLiteralPattern(m.path.text);
 }
 
 function defaultForPath(kind: 'fs.read' | 'fs.write', path: string, ctx: JudgeContext): Omit<Finding, 'subject' | 'matched'> {

@@ -11,6 +11,7 @@ import { createPathSpace, type PathSpace } from './paths/space.js';
 import { compileRules, pathPattern, RuleError } from './rules/compile.js';
 import type { CompiledRule, RuleEntry } from './rules/types.js';
 import { compileProtected } from './protected.js';
+import { createExecConfigSet } from './exec-config/set.js';
 import { SECRET_PATTERNS } from './secrets.js';
 import { shellItems } from './shell.js';
 
@@ -34,6 +35,8 @@ export interface PolicyOptions {
   loadShell: () => Promise<ShellAnalyzer>;
   /** Airlock's own files (the host's `api.protectedPaths`): writing them is denied, whatever the rules say. */
   protectedPaths?: ProtectedPaths;
+  /** Where the user's git config lives (`$XDG_CONFIG_HOME`); default: `~/.config`. Its core.hooksPath counts. */
+  xdgConfigHome?: string;
 }
 
 /** What a call looks like to the policy. */
@@ -131,6 +134,7 @@ export function createPolicy(o: PolicyOptions): Policy {
     }
   });
   const protect = compileProtected(o.protectedPaths, space.roots, anchors, space);
+  const exec = createExecConfigSet({ roots: space.roots, home, anchors, space, ...xdg(o) });
   const defaults: DefaultEffect = { ...DEFAULT_EFFECT, ...o.defaultEffect };
   const maxLength = o.maxCommandLength ?? 10000;
 
@@ -156,12 +160,14 @@ export function createPolicy(o: PolicyOptions): Policy {
     rules,
     roots: space.roots,
     checkFile({ kind, path, tool, cwd, scope }) {
+      if (kind === 'fs.write') exec.reset();
       const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
       if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
-      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets });
+      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets, exec });
       return { effect: finding.effect, reason: finding.reason, rule: finding.rule };
     },
     async decide(call) {
+      exec.reset();
       const cwd = call.cwd ?? o.cwd;
       const items: Item[] = [];
       const resources: DerivedResource[] = [];
@@ -208,7 +214,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       // The call as a whole goes last: among equal verdicts the first is reported, and a file or
       // command says more than "no rule names the tool".
       items.push({ type: 'tool' });
-      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets, ...(protect === undefined ? {} : { protect }) };
+      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets, exec, ...(protect === undefined ? {} : { protect }) };
       const findings = liftDefaultAsks(
         items.map((item) => judge(item, ctx)),
         exactApproval(rules, call),
@@ -226,6 +232,12 @@ export function createPolicy(o: PolicyOptions): Policy {
       };
     },
   };
+}
+
+/** The user's config folder for git's global config: as given, else (for the real home) the environment's. */
+function xdg(o: PolicyOptions): { xdgConfigHome?: string } {
+  const value = o.xdgConfigHome ?? (o.home === undefined ? process.env.XDG_CONFIG_HOME : undefined);
+  return value === undefined || value === '' ? {} : { xdgConfigHome: value };
 }
 
 /**

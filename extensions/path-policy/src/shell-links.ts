@@ -53,9 +53,8 @@ export function throughAliases(items: Item[], command: number, aliases: readonly
   const others = aliases.filter((a) => a.command !== command);
   if (others.length === 0) return items;
   const under = (path: string, a: Alias) => a.names.find((n) => path === n || path.startsWith(n === '/' ? '/' : `${n}/`));
-  return items.flatMap((item): Item[] => {
-    if (item.type !== 'fs' && item.type !== 'reach') return [item];
-    const paths = new Set(item.paths);
+  const expand = (given: readonly string[]): { paths: string[]; unknown: Set<Alias> } => {
+    const paths = new Set(given);
     const unknown = new Set<Alias>();
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const before = paths.size;
@@ -72,7 +71,14 @@ export function throughAliases(items: Item[], command: number, aliases: readonly
       }
       if (paths.size === before) break;
     }
-    const judged: Item = paths.size === item.paths.length ? item : { ...item, paths: [...paths] };
+    return { paths: [...paths], unknown };
+  };
+  return items.flatMap((item): Item[] => {
+    // A program whose file use is unknown: the words it names, through the same links.
+    if (item.type === 'mentions-exec') return [{ ...item, words: item.words.map((w) => ({ ...w, paths: expand(w.paths).paths })) }];
+    if (item.type !== 'fs' && item.type !== 'reach') return [item];
+    const { paths, unknown } = expand(item.paths);
+    const judged: Item = paths.length === item.paths.length ? item : { ...item, paths };
     const given = item.type === 'fs' ? `${item.kind} ${item.given}` : item.given;
     return [
       judged,

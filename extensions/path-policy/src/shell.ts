@@ -36,6 +36,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       // A program whose file use the analysis does not know may still write what it names.
       if (c.reads.length + c.writes.length + c.dynamicReads.length + c.dynamicWrites.length + c.links.length === 0 && c.nested.length === 0) {
         items.push({ type: 'mentions', command: c.argv.join(' ') });
+        if (!NEVER_WRITES.has(c.name) && !readsOnlyGit(c.argv)) items.push(mentionsExec(c, cwd, home));
       }
       if (CD.has(c.name)) changesDir = true;
     }
@@ -86,7 +87,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     for (const text of c.dynamicHosts) items.push({ type: 'net-runtime', text });
     result.push(...throughAliases(items, index, aliases, cwd, home));
   }
-  const items = result;
+  const items = markCreatedGitDirs(result, analysis.commands, cwd, home);
   if (setsHome && tilde) {
     items.push({
       type: 'fixed',
@@ -108,6 +109,28 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
   return items;
 }
 
+/**
+ * A repository the line creates (`git init --bare store.git && printf … > store.git/config`)
+ * is not a git folder yet when the line is judged, by name or by content: writes into it, the
+ * creation included, are marked as planting code.
+ */
+function markCreatedGitDirs(items: Item[], commands: readonly SimpleCommand[], cwd: string, home: string): Item[] {
+  const dirs = commands.flatMap((c) => {
+    const moved = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+    const base = moved?.ok ? moved.paths[0]! : cwd;
+    return c.gitDirs.flatMap((d) => {
+      const p = canonicalPaths(d, base, home);
+      return p.ok ? p.paths : [];
+    });
+  });
+  if (dirs.length === 0) return items;
+  return items.map((item) => {
+    if (item.type !== 'fs' || item.kind !== 'fs.write') return item;
+    const dir = dirs.find((d) => item.paths.some((p) => p === d || p.startsWith(`${d}/`)));
+    return dir === undefined ? item : { ...item, execConfig: `it is in ${dir}, a git repository this command line creates: git runs commands from a repository's config and hooks (core.fsmonitor on every \`git status\`, hooks on commit)` };
+  });
+}
+
 function toCommand(c: SimpleCommand): Command {
   const dynamic = c.dynamicArgs.length > 0;
   const words = normalizeCommand(c.argv.join(' '));
@@ -123,6 +146,37 @@ function toCommand(c: SimpleCommand): Command {
     wrappers: c.wrappers,
     unknownArgs: c.unknownArgs,
   };
+}
+
+/** Programs and builtins that never write a file they name (`cd .git`, `echo .vscode/x`, `realpath .git`). */
+const NEVER_WRITES = new Set(['cd', 'pushd', 'popd', 'echo', 'printf', 'test', '[', 'true', 'false', 'type', 'which', 'pwd', 'basename', 'dirname', 'realpath', 'readlink', 'exit', 'return', 'set', 'unset', 'shift', 'export', 'local', 'declare', 'typeset', 'readonly', 'sleep', 'date', 'whoami', 'id', 'uname', 'env', 'printenv', 'tree']);
+
+/** git subcommands that write no work-tree file: naming `.vscode/x` in them (`git add`, `git diff`) plants nothing. */
+const GIT_READS_ONLY = new Set(['status', 'log', 'show', 'diff', 'blame', 'add', 'commit', 'ls-files', 'ls-tree', 'grep', 'rev-parse', 'describe', 'shortlog', 'fetch', 'push', 'tag', 'branch', 'cat-file', 'whatchanged', 'reflog', 'check-ignore', 'check-attr', 'version', 'help']);
+
+function readsOnlyGit(argv: readonly string[]): boolean {
+  if (argv[0] === undefined || !/(^|\/)git$/.test(argv[0])) return false;
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '-C' || w === '-c' || w === '--git-dir' || w === '--work-tree') i++;
+    else if (!w.startsWith('-')) return GIT_READS_ONLY.has(w);
+  }
+  return true;
+}
+
+/** Each word of a command whose file use is unknown, as a path (an option's `=value` too), for the executable-config check. */
+function mentionsExec(c: SimpleCommand, cwd: string, home: string): Item {
+  const moved = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+  const base = moved?.ok ? moved.paths[0]! : cwd;
+  const words: { given: string; paths: string[] }[] = [];
+  c.argv.forEach((raw, i) => {
+    if (i === 0 || c.dynamicArgs.includes(i) || raw.includes('\n')) return;
+    const word = /^--?[A-Za-z][\w-]*=/.test(raw) ? raw.slice(raw.indexOf('=') + 1) : raw;
+    if (word === '' || (word.startsWith('-') && word === raw)) return;
+    const p = canonicalPaths(word, base, home);
+    if (p.ok) words.push({ given: word, paths: p.paths });
+  });
+  return { type: 'mentions-exec', command: c.argv.join(' '), words };
 }
 
 /** Names of Airlock's files a `find -delete` name test is tried against. */

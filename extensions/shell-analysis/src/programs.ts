@@ -1,3 +1,4 @@
+import { gitEffects } from './git.js';
 import { parseArgs } from './options.js';
 import { unsure } from './unsure.js';
 import { literalWord, type Word } from './words.js';
@@ -13,6 +14,8 @@ export interface Runs {
   writes: Word[];
   /** Paths removed with everything below them (find -delete). */
   removes?: Word[];
+  /** Git folders created (git init, clone). */
+  gitDirs?: Word[];
 }
 
 const POSIX_SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'rbash']);
@@ -102,24 +105,6 @@ function find(words: Word[], runs: Runs): void {
   }
 }
 
-// git configuration keys whose values are commands git runs (or files it loads as config).
-const GIT_COMMAND_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|alias\..+|pager\..+|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+|credential\..*helper|gpg\..*program|sequence\.editor|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|include\..+|includeif\..+)$/i;
-
-function git(words: Word[]): void {
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]!;
-    if (!w.static || !w.text.startsWith('-')) return; // the subcommand: its options are git's business
-    if (w.text === '-c' || w.text === '--config-env' || w.text.startsWith('--config-env=')) {
-      const setting = w.text.startsWith('--config-env=') ? literalWord(w.text.slice(13)) : words[++i];
-      if (!setting) return;
-      if (!setting.static) unsure(`git ${w.text} with a non-literal setting: ${setting.source}`);
-      const key = setting.text.split('=')[0]!;
-      if (GIT_COMMAND_KEYS.test(key)) unsure(`git ${w.text} ${key} makes git run a configured command`);
-    } else if (w.text === '-C' || w.text === '--git-dir' || w.text === '--work-tree' || w.text === '--namespace') i++;
-  }
-}
-
 /** watch runs its arguments joined by spaces through `sh -c`, or directly with -x. */
 function watch(words: Word[], runs: Runs): void {
   const parsed = parseArgs(words, 1, { short: 'nq', long: ['interval', 'equexit'] });
@@ -144,7 +129,11 @@ export function programRuns(name: string, words: Word[], stdin: Stdin): Runs {
     unsure(`${name} runs a script from a non-literal source: ${words[1].source}`);
   }
   else if (name === 'find') find(words, runs);
-  else if (name === 'git') git(words);
+  else if (name === 'git') {
+    const git = gitEffects(words);
+    runs.writes.push(...git.writes);
+    runs.gitDirs = git.gitDirs;
+  }
   else if (name === 'watch') watch(words, runs);
   else if (name === 'shopt' && words.some((w) => w.text === 'expand_aliases')) {
     unsure('shopt expand_aliases: later aliases would be expanded, which this analysis does not do');

@@ -50,6 +50,13 @@ export interface SimpleCommand {
    */
   removes: string[];
   /**
+   * Static paths of git folders this command creates (`git init`, `git clone`; the folder itself
+   * for `--bare`, else `DIR/.git` or `--separate-git-dir`). Git runs commands from their config
+   * and hooks later, so writes into them anywhere in the same command line plant code. Each is
+   * also in `writes`.
+   */
+  gitDirs: string[];
+  /**
    * Names that, once this command ran, reach another file: links made by ln / cp -s / cp -l, a
    * symlink a recursive cp copies as a link, and where mv puts its sources. For `symlink`,
    * `target` is the link's text (relative to the link's folder, as the kernel reads it); for the

@@ -271,6 +271,7 @@ export class Walker {
       reads: [],
       writes: [],
       removes: [],
+      gitDirs: [],
       // A target only known at run time is kept (as source text): where the name leads is then unknown.
       links: effects.links
         .filter((l) => l.path.static)
@@ -294,6 +295,7 @@ export class Walker {
     addPaths(reads, command.reads, command.dynamicReads);
     addPaths(writes, command.writes, command.dynamicWrites);
     addPaths([...effects.removes, ...(runs.removes ?? [])], command.removes, []);
+    addPaths(runs.gitDirs ?? [], command.gitDirs, []);
     this.commands.push(command);
 
     const nestedContext = withContext(scope, 'nested');
