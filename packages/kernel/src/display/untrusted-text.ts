@@ -236,11 +236,13 @@ export function displayValue(value: unknown, options: DisplayOptions = {}): stri
 }
 
 /**
- * Last line of defence for a line already put together (a status line, a diagnostic, a prompt a
- * third-party extension wrote): every hidden character becomes its escape, line breaks stay.
- * Unlike `displayText` it neither counts blanks nor cuts, and leaves backslashes alone, so text
- * that already went through `displayText` passes unchanged. Use `displayText` on each piece
- * from a model, file or tool; use this on what is written to a terminal as a whole.
+ * Last line of defence for text already put together (a status line, a diagnostic, a prompt a
+ * third-party extension wrote, a tool's output on a terminal): every hidden character becomes
+ * its escape; line breaks, tabs and CR LF stay. Unlike `displayText` it neither counts blanks nor
+ * cuts, and leaves backslashes alone, so text that went through `displayText` passes unchanged.
+ * Its escapes are JSON's (`\u001B`, a surrogate pair for astral characters), and everything it
+ * escapes can only sit inside a JSON string, so JSON output stays valid and means the same.
+ * Use `displayText` on each piece from a model, file or tool; use this on whole writes.
  *
  * @example
  * terminalSafe('airlock: \u001b]52;c;ZXZpbA==\u0007 denied\n') // 'airlock: \\u001B]52;c;ZXZpbA==\\u0007 denied\n'
@@ -250,11 +252,19 @@ export function terminalSafe(text: string): string {
   let plainFrom = 0;
   for (let i = 0; i < text.length; ) {
     const char = charAt(text, i);
-    if (char !== '\n' && isHiddenCharacter(char)) {
-      out += text.slice(plainFrom, i) + escapeChar(char);
+    const kept = char === '\n' || char === '\t' || (char === '\r' && text[i + 1] === '\n');
+    if (!kept && isHiddenCharacter(char)) {
+      out += text.slice(plainFrom, i) + jsonEscape(char);
       plainFrom = i + char.length;
     }
     i += char.length;
   }
   return plainFrom === 0 ? text : out + text.slice(plainFrom);
+}
+
+/** `\u202E`; an astral character as its two UTF-16 halves, as JSON writes it. */
+function jsonEscape(char: string): string {
+  let out = '';
+  for (let k = 0; k < char.length; k++) out += `\\u${char.charCodeAt(k).toString(16).toUpperCase().padStart(4, '0')}`;
+  return out;
 }

@@ -133,7 +133,7 @@ describe('displayText: properties', () => {
       const one = displayText(text, { maxChars: 60 });
       expect(one, JSON.stringify(text)).not.toMatch(FORBIDDEN);
       expect(displayText(text, { multiline: true, maxChars: 60 }), JSON.stringify(text)).not.toMatch(FORBIDDEN_MULTILINE);
-      expect(terminalSafe(text + '\n')).not.toMatch(FORBIDDEN_MULTILINE);
+      expect(terminalSafe(text + '\n').replace(/\t|\r\n/g, '')).not.toMatch(FORBIDDEN_MULTILINE);
     }
   });
 
@@ -174,6 +174,17 @@ describe('displayValue and terminalSafe', () => {
     expect(terminalSafe(shown)).toBe(shown);
     expect(terminalSafe('ok\n\u001b[2Jx\u0085')).toBe('ok\n\\u001B[2Jx\\u0085');
     expect(terminalSafe('plain\n')).toBe('plain\n');
+  });
+
+  it('terminalSafe keeps tabs and CR LF, escapes a lone CR, and keeps JSON valid and equal', () => {
+    expect(terminalSafe('a\tb\r\nc\rd')).toBe('a\tb\r\nc\\u000Dd');
+    const next = random(52);
+    for (let n = 0; n < 2000; n++) {
+      const value = { text: randomText(next, 30), [randomText(next, 5)]: [randomText(next, 5)] };
+      const json = terminalSafe(JSON.stringify(value));
+      expect(json).not.toMatch(FORBIDDEN_MULTILINE);
+      expect(JSON.parse(json)).toEqual(value);
+    }
   });
 
   it('isHiddenCharacter', () => {
