@@ -219,10 +219,12 @@ function renderAll(text: string, multiline: boolean): string {
 
 /**
  * A value of any kind for a person: strings as `displayText` shows them, anything else as its
- * JSON (whose strings may still hold bidi and invisible characters, so it is shown the same way).
+ * JSON. JSON's own escapes for control characters (`\u001b`, `\n`) are read back first, so
+ * a control character looks the same inside a value as in a string (`\u001B`), and bidi and
+ * invisible characters, which JSON leaves raw, are escaped too.
  *
  * @example
- * displayValue({ path: 'a\u200Bb' }) // '{"path":"a\\u200Bb"}'
+ * displayValue({ path: 'a\u200Bb', cmd: 'x\u001b[8m' }) // '{"path":"a\\u200Bb","cmd":"x\\u001B[8m"}'
  */
 export function displayValue(value: unknown, options: DisplayOptions = {}): string {
   if (typeof value === 'string') return displayText(value, options);
@@ -230,9 +232,38 @@ export function displayValue(value: unknown, options: DisplayOptions = {}): stri
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    return displayText(String(value), options);
   }
-  return displayText(text, options);
+  return displayText(unescapeJsonControls(text), options);
+}
+
+const JSON_SHORT: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' };
+
+/** JSON text with its escapes for control characters and lone surrogates turned back into the characters. */
+function unescapeJsonControls(json: string): string {
+  if (!json.includes('\\')) return json;
+  let out = '';
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const n = json[i + 1]!;
+    const short = JSON_SHORT[n];
+    if (short !== undefined) {
+      out += short;
+      i += 1;
+    } else if (n === 'u') {
+      out += String.fromCharCode(parseInt(json.slice(i + 2, i + 6), 16));
+      i += 5;
+    } else {
+      // \\, \" and \/ stay as written: they are how JSON writes those characters.
+      out += c + n;
+      i += 1;
+    }
+  }
+  return out;
 }
 
 /**

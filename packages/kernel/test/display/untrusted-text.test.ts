@@ -167,6 +167,14 @@ describe('displayValue and terminalSafe', () => {
   it('shows JSON with its invisible characters escaped', () => {
     expect(displayValue({ path: 'a\u200Bb', n: 1 })).toBe('{"path":"a\\u200Bb","n":1}');
     expect(displayValue(undefined)).toBe('undefined');
+    // A control character looks the same inside a value as in a string; a literal backslash-n stays distinct from a line break.
+    expect(displayValue({ cmd: 'x\u001b[8m', s: 'a\nb', lit: 'a\\nb' })).toBe('{"cmd":"x\\u001B[8m","s":"a\\nb","lit":"a\\\\\\\\nb"}');
+    const next = random(99);
+    for (let n = 0; n < 1000; n++) {
+      const value = [randomText(next, 20), { [randomText(next, 4)]: randomText(next, 20) }];
+      expect(displayValue(value, { maxChars: 100_000 })).not.toMatch(FORBIDDEN);
+      expect(displayValue(value, { multiline: true, maxChars: 100_000 })).not.toMatch(FORBIDDEN_MULTILINE);
+    }
   });
 
   it('terminalSafe escapes without counting or cutting, and leaves shown text alone', () => {
