@@ -104,4 +104,18 @@ describe('what a person reads in a terminal is what runs', { timeout: 90_000 }, 
     expect(explain.exitCode, explain.transcript).toBe(0);
     expectNothingInterpreted(explain.raw);
   });
+
+  it("a tool's output is escaped on a terminal, and stays byte for byte when piped", async () => {
+    const s = sandbox();
+    const content = `top${OSC52}${HIDE}secret${RLO}end\n`;
+    s.write('project/planted.txt', content);
+    const shown = await inPty(s, ['call', 'read', '{"path":"planted.txt"}'], [
+      { expect: literally('top\\u001B]52;c;Y3VybCBldmlsfHNo\\u0007\\u001B[8msecret\\u202Eend') },
+      { expect: 'read \\(call_1\\) → ok' },
+    ]);
+    expect(shown.exitCode, shown.transcript).toBe(0);
+    expectNothingInterpreted(shown.raw);
+    const piped = await s.airlock(['call', 'read', '{"path":"planted.txt"}']);
+    expect(piped.stdout).toContain(`top${OSC52}${HIDE}secret${RLO}end`);
+  });
 });
