@@ -279,19 +279,14 @@ function unescapeJsonControls(json: string): string {
  * terminalSafe('airlock: \u001b]52;c;ZXZpbA==\u0007 denied\n') // 'airlock: \\u001B]52;c;ZXZpbA==\\u0007 denied\n'
  */
 export function terminalSafe(text: string): string {
-  let out = '';
-  let plainFrom = 0;
-  for (let i = 0; i < text.length; ) {
-    const char = charAt(text, i);
-    const kept = char === '\n' || char === '\t' || (char === '\r' && text[i + 1] === '\n');
-    if (!kept && isHiddenCharacter(char)) {
-      out += text.slice(plainFrom, i) + jsonEscape(char);
-      plainFrom = i + char.length;
-    }
-    i += char.length;
-  }
-  return plainFrom === 0 ? text : out + text.slice(plainFrom);
+  // Plain ASCII (most output) is checked with a cheap class first; Unicode property classes are slow.
+  if (PLAIN_ASCII.test(text)) return text;
+  return text.replace(TERMINAL_HIDDEN, (char) => (char === '\n' || char === '\t' || char === '\r\n' ? char : jsonEscape(char)));
 }
+
+const PLAIN_ASCII = /^[\x20-\x7E\n\t]*$/;
+/** The HIDDEN characters and blanks other than the space, as one global pattern; CR LF, LF and tab are matched to be kept. */
+const TERMINAL_HIDDEN = /\r\n|[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/gu;
 
 /** `\u202E`; an astral character as its two UTF-16 halves, as JSON writes it. */
 function jsonEscape(char: string): string {
