@@ -1,49 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, sandbox } from './harness.js';
-
-const run = promisify(execFile);
-/** The host's pseudo-terminal driver: Python's pty module, typing like a person. */
-const PTY = join(ROOT, 'packages/host/test/ui/fixtures/pty-run.py');
-const DOWN = '\u001b[B';
-const ENTER = '\r';
-const CTRL_C = '\u0003';
-
-type Step = { expect: string } | { send: string } | { sleep: number };
-
-/**
- * A project whose policy asks about every bash call (a small authorize extension standing in for
- * path-policy's defaults), with the real approval extension and bash tool.
- */
-function askingProject() {
-  const s = sandbox();
-  s.write('project/asker/package.json', {
-    name: 'asker',
-    version: '1.0.0',
-    type: 'module',
-    airlock: { extension: './index.ts', kernel: '^1.0.0', provides: { tools: [], hooks: ['tool_call:authorize'] } },
-  });
-  s.write(
-    'project/asker/index.ts',
-    `export default { name: 'asker', setup(api) {
-      api.on('tool_call', (e) => e.toolName === 'bash' ? { effect: 'ask', rule: 'default:exec', reason: 'commands need a yes' } : undefined, { name: 'ask-bash', phase: 'authorize' });
-    } };\n`,
-  );
-  s.write('project/.airlockrc.json', { extensions: [{ path: './asker' }, '@airlock/approval', '@airlock/tool-bash'] });
-  return s;
-}
-
-async function inPty(s: ReturnType<typeof sandbox>, args: string[], steps: Step[]) {
-  const env = ['env', `HOME=${s.home}`, `XDG_CONFIG_HOME=${join(s.home, '.config')}`, 'NO_COLOR=1', `PATH=${process.env.PATH ?? ''}`];
-  const spec = { argv: [...env, process.execPath, BIN, '--trust', ...args], cwd: s.project, steps, timeout: 20 };
-  const { stdout } = await run('python3', [PTY, JSON.stringify(spec)], { timeout: 60_000 });
-  const outcome = JSON.parse(stdout) as { exitCode: number | null; transcript: string; error: string | null };
-  if (outcome.error) throw new Error(`${outcome.error}\n--- transcript ---\n${outcome.transcript}`);
-  return { ...outcome, transcript: outcome.transcript.replace(/\r\n/g, '\n') };
-}
+import { sandbox } from './harness.js';
+import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
 
 describe('approval in a real terminal', { timeout: 60_000 }, () => {
   it('shows the call, the rule and the reason; "always allow in this project" runs it and saves a literal rule', async () => {

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { ApprovalInput, Extension, ExtensionAPI, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/kernel';
 import { literalRules } from './literal-rule.js';
-import { promptText } from './prompt.js';
+import { name, promptText } from './prompt.js';
 
 /**
  * The approval prompt (approve phase): a person answers the calls that policy marks "ask".
@@ -84,7 +84,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
     }
     choices.push(CHOICES.deny, CHOICES.denyWhy);
 
-    const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${event.toolName} call.)` : '';
+    const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
     const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking })}${scopeNote}`;
     const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
     const answer = await api.ui.select(title, choices, dialog);

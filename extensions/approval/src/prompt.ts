@@ -1,7 +1,13 @@
 import type { ArgsChange, Vote } from '@airlock/kernel';
+import { displayText, displayValue } from '@airlock/kernel/display';
 
-/** Long values are cut so a prompt fits a terminal; the person can still see what the call is. */
+/**
+ * Long values are cut so a prompt fits a terminal, always keeping their start and their end
+ * (the end of a command is where an attack hides); the person can still see what the call is.
+ */
 const MAX_VALUE_CHARS = 600;
+const MAX_NAME_CHARS = 80;
+const MAX_REASON_CHARS = 400;
 const MAX_LINES = 40;
 
 export interface PromptFacts {
@@ -23,15 +29,18 @@ export interface PromptFacts {
  * // "Allow bash?\nAsked by rule npm-publish: publishing needs a person\n  command: npm publish"
  */
 export function promptText(facts: PromptFacts): string {
-  // Who asks and why always shows; the arguments and the diff are cut to fit a terminal.
-  const head = [`Allow ${facts.tool}?`];
+  // Who asks and why always shows; the arguments and the diff are cut to fit a terminal. Every
+  // piece that a model, a file, a tool or a rule wrote is shown through displayText: nothing in
+  // it can move the cursor, hide text, reorder the line or push the rest off the screen.
+  const head = [`Allow ${name(facts.tool)}?`];
   for (const vote of facts.asking) {
     const rule = vote.rule ?? vote.handler;
-    head.push(`Asked by ${rule.startsWith('default:') ? 'the default' : 'rule'} ${rule}${vote.reason ? `: ${oneLine(vote.reason)}` : ''}`);
+    const reason = vote.reason ? `: ${displayText(vote.reason, { maxChars: MAX_REASON_CHARS })}` : '';
+    head.push(`Asked by ${rule.startsWith('default:') ? 'the default' : 'rule'} ${displayText(rule, { maxChars: MAX_REASON_CHARS })}${reason}`);
   }
   const body = argLines(facts.args);
   if (facts.provenance.length > 0) {
-    const who = [...new Set(facts.provenance.map((change) => change.handler))].join(', ');
+    const who = [...new Set(facts.provenance.map((change) => name(change.handler)))].join(', ');
     body.push(`Changed by ${who} from what the model proposed:`);
     body.push(...diffLines(facts.proposedArgs, facts.args));
   }
@@ -40,7 +49,7 @@ export function promptText(facts: PromptFacts): string {
 
 function argLines(args: unknown): string[] {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return [`  ${show(args)}`];
-  return Object.entries(args as Record<string, unknown>).map(([key, value]) => `  ${key}: ${show(value)}`);
+  return Object.entries(args as Record<string, unknown>).map(([key, value]) => `  ${name(key)}: ${show(value)}`);
 }
 
 /** Key by key: `- key: before` / `+ key: after` for each top-level argument that differs. */
@@ -52,26 +61,27 @@ function diffLines(before: unknown, after: unknown): string[] {
     const was = JSON.stringify(a[key]);
     const now = JSON.stringify(b[key]);
     if (was === now) continue;
-    if (key in a) out.push(`  - ${key}: ${show(a[key])}`);
-    if (key in b) out.push(`  + ${key}: ${show(b[key])}`);
+    if (key in a) out.push(`  - ${name(key)}: ${show(a[key])}`);
+    if (key in b) out.push(`  + ${name(key)}: ${show(b[key])}`);
   }
   return out.length > 0 ? out : ['  (no visible difference)'];
 }
 
+/** A tool name, argument key or handler: one short line. */
+export function name(text: string): string {
+  return displayText(text, { maxChars: MAX_NAME_CHARS });
+}
+
 function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  // Control characters could rewrite the terminal (clear the line, move the cursor): show them escaped.
-  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const indented = safe.replace(/\n/g, '\n    ');
-  return indented.length > MAX_VALUE_CHARS ? `${indented.slice(0, MAX_VALUE_CHARS)}… (${text.length} characters in all)` : indented;
+  // Line breaks stay (a person reads a multi-line command or file as lines), indented under the key.
+  return displayValue(value, { multiline: true, maxChars: MAX_VALUE_CHARS }).replace(/\n/g, '\n    ');
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
+/** Too many lines: the first and the last ones, so the end of the last argument stays in view. */
 function clip(lines: string[]): string[] {
   const flat = lines.flatMap((line) => line.split('\n'));
   if (flat.length <= MAX_LINES) return flat;
-  return [...flat.slice(0, MAX_LINES - 1), `  … ${flat.length - MAX_LINES + 1} more lines`];
+  const keepHead = Math.ceil((MAX_LINES - 1) / 2);
+  const keepTail = MAX_LINES - 1 - keepHead;
+  return [...flat.slice(0, keepHead), `  \u27EA… ${flat.length - keepHead - keepTail} lines left out …\u27EB`, ...flat.slice(flat.length - keepTail)];
 }

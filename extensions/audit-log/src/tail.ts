@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { join } from 'node:path';
 import { listSet, setsInFolder } from './rotation.js';
 import type { AuditRecord } from './record.js';
+import { displayText, displayValue } from '@airlock/kernel/display';
 
 /** The last records of a log, oldest first, read back through rotated files when the active one is short. */
 export interface TailLine {
@@ -161,41 +162,53 @@ function parseRecord(line: string): AuditRecord | undefined {
   }
 }
 
-/** One record as one line for people: `#12 21:11:19.123 result read call_1 ok 3.1 ms 120 B sha256 1a2b3c4d`. */
+/**
+ * One record as one line for people: `#12 21:11:19.123 result read call_1 ok 3.1 ms 120 B sha256 1a2b3c4d`.
+ * Tool names and call ids are the model's, reasons quote paths and commands, and the file itself
+ * may have been edited: every field is shown through displayValue (escaped, counted, kept short),
+ * so a record cannot rewrite the terminal or make one call look like another.
+ */
 export function formatRecord(record: AuditRecord | undefined, raw: string): string {
-  if (record === undefined) return `(not a record) ${raw.slice(0, 120)}`;
-  const head = `#${record.seq} ${record.time}`;
+  if (record === undefined) return `(not a record) ${displayText(raw, { maxChars: 120 })}`;
+  const head = `#${f(record.seq)} ${f(record.time)}`;
   switch (record.type) {
     case 'decision':
-      return `${head} decision ${record.tool} ${record.toolCallId} ${record.decision}${record.vote === 'ask' ? ' (asked)' : ''} · ${source(record.decision_source)}`;
+      return `${head} decision ${f(record.tool)} ${f(record.toolCallId)} ${f(record.decision)}${record.vote === 'ask' ? ' (asked)' : ''} · ${source(record.decision_source)}`;
     case 'result':
-      return `${head} result   ${record.tool} ${record.toolCallId} ${record.outcome} ${record.durationMs} ms ${record.resultBytes} B sha256 ${record.resultSha256.slice(0, 12)}`;
+      return `${head} result   ${f(record.tool)} ${f(record.toolCallId)} ${f(record.outcome)} ${f(record.durationMs)} ms ${f(record.resultBytes)} B sha256 ${f(String(record.resultSha256).slice(0, 12))}`;
     case 'recovery':
-      return `${head} recovery sealed a torn line of ${record.torn.bytes} bytes (a crash cut a write short)`;
+      return `${head} recovery sealed a torn line of ${f(record.torn?.bytes)} bytes (a crash cut a write short)`;
     case 'head-mismatch':
       return `${head} HEAD MISMATCH the head said ${point(record.head, 'nothing (no head)')}, the log ended at ${point(record.found, 'nothing (no records)')}`;
+    default:
+      return `${head} ${f((record as { type: unknown }).type)}`;
   }
 }
 
+/** One field of a record, whatever the file holds there. */
+function f(value: unknown, maxChars = 100): string {
+  return displayValue(value, { maxChars });
+}
+
 function point(p: { seq: number | null; hash: string } | null, none: string): string {
-  return p === null ? none : `seq ${p.seq ?? '?'} (${p.hash.slice(0, 12)})`;
+  return p === null ? none : `seq ${f(p.seq ?? '?')} (${f(String(p.hash).slice(0, 12))})`;
 }
 
 function source(s: Extract<AuditRecord, { type: 'decision' }>['decision_source']): string {
-  switch (s.kind) {
+  switch (s?.kind) {
     case 'rule':
-      return `rule ${s.rule} (${s.handler})`;
+      return `rule ${f(s.rule, 200)} (${f(s.handler)})`;
     case 'handler':
-      return `handler ${s.handler}`;
+      return `handler ${f(s.handler)}`;
     case 'user':
-      return `user${s.scope ? `, ${s.scope}` : ''} (${s.handler})`;
+      return `user${s.scope ? `, ${f(s.scope)}` : ''} (${f(s.handler)})`;
     case 'approver':
-      return `${s.by ?? 'approver'}${s.scope ? `, ${s.scope}` : ''} (${s.handler})`;
+      return `${s.by ? f(s.by) : 'approver'}${s.scope ? `, ${f(s.scope)}` : ''} (${f(s.handler)})`;
     case 'handler-failure':
-      return `failure of ${s.handler} (${s.phase})`;
+      return `failure of ${f(s.handler)} (${f(s.phase)})`;
     case 'kernel':
-      return `kernel: ${s.reason}`;
+      return `kernel: ${f(s.reason, 300)}`;
     default:
-      return s.kind;
+      return f((s as { kind?: unknown } | undefined)?.kind);
   }
 }

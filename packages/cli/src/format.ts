@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '@airlock/kernel';
+import { displayText, type ToolResultMessage } from '@airlock/kernel';
 
 /**
  * Human output. Content goes to stdout exactly as the model would see it (so it can be piped);
@@ -22,10 +22,15 @@ const MARK: Record<ToolResultMessage['outcome'], string> = {
   timeout: 'timed out',
 };
 
-/** `airlock: read (call-1) → ok`, one line. */
+/** A tool name or call id: the model chose it, so it is shown, never interpreted, and kept short. */
+const MAX_NAME_CHARS = 80;
+
+/** `airlock: read (call-1) → ok`, one line; the model's tool name and call id shown through displayText. */
 export function formatStatus(message: ToolResultMessage, durationMs?: number): string {
   const time = durationMs === undefined ? '' : ` in ${durationMs < 10 ? durationMs.toFixed(1) : Math.round(durationMs)} ms`;
-  return `airlock: ${message.toolName} (${message.toolCallId}) → ${MARK[message.outcome]}${time}\n`;
+  const name = displayText(message.toolName, { maxChars: MAX_NAME_CHARS });
+  const id = displayText(message.toolCallId, { maxChars: MAX_NAME_CHARS });
+  return `airlock: ${name} (${id}) → ${MARK[message.outcome]}${time}\n`;
 }
 
 export function formatBytes(bytes: number): string {
@@ -34,8 +39,9 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
 }
 
-/** A table with left-aligned columns, for `tools` and `extensions`. */
-export function table(rows: readonly (readonly string[])[]): string {
+/** A table with left-aligned columns, for `tools` and `extensions`; names there may come from a project's settings. */
+export function table(input: readonly (readonly string[])[]): string {
+  const rows = input.map((row) => row.map((cell) => displayText(cell, { maxChars: 200 })));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';

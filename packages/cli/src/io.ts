@@ -1,4 +1,5 @@
 import type { BundledExtensions } from '@airlock/host';
+import { terminalSafe } from '@airlock/kernel';
 
 /**
  * What a command runs with: where it reads and writes (real streams in the binary, buffers in
@@ -20,8 +21,12 @@ export interface IO {
 export function processIO(bundled?: BundledExtensions): IO {
   return {
     ...(bundled === undefined ? {} : { bundled }),
-    stdout: process.stdout,
-    stderr: process.stderr,
+    // What reaches a terminal never carries a character it would interpret or hide, whatever a
+    // formatter forgot (the formatters show each untrusted piece with displayText). stderr is for
+    // people only; stdout is left byte for byte when it goes to a file or a program, and only
+    // escaped on a terminal (terminalSafe keeps JSON valid and equal: its escapes are JSON's).
+    stdout: process.stdout.isTTY === true ? guarded(process.stdout) : process.stdout,
+    stderr: guarded(process.stderr),
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -31,6 +36,11 @@ export function processIO(bundled?: BundledExtensions): IO {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+/** A writer that passes every text through terminalSafe. */
+export function guarded(stream: { write(text: string): unknown }): { write(text: string): unknown } {
+  return { write: (text: string) => stream.write(terminalSafe(text)) };
 }
 
 /** Exit codes: the outcome of the call, or a problem before any call could run. */

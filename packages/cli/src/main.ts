@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { displayText } from '@airlock/kernel';
 import { registerAudit } from './commands/audit.js';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
@@ -23,14 +24,19 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // Error messages quote what was given (file names, settings, JSON): shown, never interpreted.
     if (error instanceof UsageError) {
-      io.stderr.write(`airlock: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
+      io.stderr.write(`airlock: ${showError(error.message)}\n${error.hint ? `${showError(error.hint)}\n` : ''}`);
       return EXIT.usage;
     }
     const e = error as { code?: string; message?: string };
-    io.stderr.write(`airlock: ${e.message ?? String(error)}\n`);
+    io.stderr.write(`airlock: ${showError(e.message ?? String(error))}\n`);
     return EXIT.usage;
   }
+}
+
+function showError(text: string): string {
+  return displayText(text, { multiline: true, maxChars: 2000 });
 }
 
 /** Options every command takes; they map onto the settings' CLI layer. */

@@ -1,4 +1,5 @@
 import { openHost, type Host } from '@airlock/host';
+import { displayText } from '@airlock/kernel';
 import { UsageError, type IO } from './io.js';
 import type { GlobalOptions } from './main.js';
 import { resolve } from 'node:path';
@@ -25,7 +26,8 @@ export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
       ...(g.trust === undefined ? {} : { trust: g.trust }),
       interactive: io.isTTY,
       env: io.env,
-      log: (line) => void io.stderr.write(`airlock: ${line}\n`),
+      // Extensions write these lines, often quoting a tool's or a model's words.
+      log: (line) => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`),
       ...(io.bundled === undefined ? {} : { bundled: io.bundled }),
     });
   } catch (error) {

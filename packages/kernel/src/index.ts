@@ -71,6 +71,9 @@ export type { BatchOptions, BatchResult } from './run-batch.js';
 export type { Refusal } from './run-tool-call.js';
 export { MAX_VALUE_DEPTH } from './values.js';
 
+// Showing untrusted text to a person (also the pure subpath `@airlock/kernel/display`).
+export { displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './display/index.js';
+
 // The registry and provider schemas.
 export {
   ToolRegistry,

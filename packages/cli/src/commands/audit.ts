@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadSettings } from '@airlock/host';
+import { displayText } from '@airlock/kernel';
 import type { VerifyReport } from '@airlock/audit-log/cli';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -86,15 +87,17 @@ export async function auditTailCommand(o: { file?: string; lines: number; follow
   return EXIT.ok;
 }
 
+/** Paths and messages in a report may quote the log's own (possibly tampered) contents: shown, never interpreted. */
 function describe(report: VerifyReport): string {
-  const files = report.files.length === 1 ? report.files[0]!.path : `${report.files.length} files (${report.files.map((f) => f.path).join(', ')})`;
-  const notes = report.notes.map((n) => `  note: ${n}\n`).join('');
+  const show = (text: string) => displayText(text, { maxChars: 1000 });
+  const files = report.files.length === 1 ? show(report.files[0]!.path) : `${report.files.length} files (${report.files.map((f) => show(f.path)).join(', ')})`;
+  const notes = report.notes.map((n) => `  note: ${show(n)}\n`).join('');
   if (report.broken === undefined) {
-    const checked = report.headFile === undefined ? '' : `; ends where its head says (${report.headFile})`;
-    return `intact: ${report.records} records in ${files}; chain from ${report.anchor}, head ${report.head ?? '(empty)'}${checked}\n${notes}`;
+    const checked = report.headFile === undefined ? '' : `; ends where its head says (${show(report.headFile)})`;
+    return `intact: ${report.records} records in ${files}; chain from ${show(report.anchor)}, head ${show(report.head ?? '(empty)')}${checked}\n${notes}`;
   }
   const b = report.broken;
-  return `BROKEN (${b.kind}) at ${b.line === undefined ? '' : `line ${b.line} of `}${b.file}:\n  ${b.message}\n${notes}`;
+  return `BROKEN (${b.kind}) at ${b.line === undefined ? '' : `line ${b.line} of `}${show(b.file)}:\n  ${show(b.message)}\n${notes}`;
 }
 
 function cwdOf(g: GlobalOptions, io: IO): string {

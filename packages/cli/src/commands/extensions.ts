@@ -1,3 +1,4 @@
+import { displayText } from '@airlock/kernel';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -35,12 +36,17 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
     io.stdout.write(table(rows));
     io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${records.length} extensions loaded.\n`);
     for (const d of host.diagnostics) {
-      const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${d.fix}\n` : '';
-      io.stdout.write(`\n${d.severity}: ${d.message}\n${fix}`);
+      const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${show(d.fix)}\n` : '';
+      io.stdout.write(`\n${d.severity}: ${show(d.message)}\n${fix}`);
     }
-    if (host.blocked) io.stdout.write(`\nNO TOOL WILL RUN: ${host.blocked.message}\n  fix: ${host.blocked.fix}\n`);
+    if (host.blocked) io.stdout.write(`\nNO TOOL WILL RUN: ${show(host.blocked.message)}\n  fix: ${show(host.blocked.fix)}\n`);
     return EXIT.ok;
   } finally {
     await host.close();
   }
+}
+
+/** Diagnostics quote a project's settings (names, paths): shown, never interpreted. */
+function show(text: string): string {
+  return displayText(text, { multiline: true, maxChars: 2000 });
 }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { createExtensionJiti, type Host } from '@airlock/host';
 import type { Command } from 'commander';
-import type { Resource, ToolContext } from '@airlock/kernel';
+import { displayText, displayValue, type Resource, type ToolContext } from '@airlock/kernel';
 import type { Policy, PolicyDecision, RuleEntry } from '@airlock/path-policy';
 import Value from 'typebox/value';
 import { EXIT, UsageError, type IO } from '../io.js';
@@ -71,7 +71,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
       for (const [n, line] of lines) {
         const record = parseRecord(line);
         if (typeof record === 'string') {
-          io.stderr.write(`airlock: ${a.file}:${n}: skipped: ${record}\n`);
+          io.stderr.write(`airlock: ${show(a.file ?? '')}:${n}: skipped: ${record}\n`);
           continue;
         }
         judged++;
@@ -82,7 +82,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
         replay.push({ line: n, tool: record.tool, args: record.args, recorded: record.recorded, effect: d.effect, rule: d.rule, reason: d.reason, changed: differs });
         if (!g.json) {
           const was = record.recorded === undefined ? '' : differs ? ` (was ${record.recorded}) CHANGED` : ` (same as recorded)`;
-          io.stdout.write(`${a.file}:${n} ${record.tool} ${JSON.stringify(record.args)} → ${d.effect}${was}\n    ${d.rule}: ${d.reason}\n`);
+          io.stdout.write(`${show(a.file ?? '')}:${n} ${show(record.tool)} ${displayValue(record.args)} → ${d.effect}${was}\n    ${show(d.rule)}: ${displayText(d.reason, LONG)}\n`);
         }
       }
       summary.push(`${judged} recorded calls replayed, ${changed} decided differently`);
@@ -250,33 +250,43 @@ function parseRecord(line: string): { tool: string; args: Record<string, unknown
   return { tool, args: args as Record<string, unknown>, ...(recorded === undefined ? {} : { recorded }) };
 }
 
+/**
+ * Everything explain prints about a call came from the model or the filesystem (tool name,
+ * arguments, paths, commands, argv) or from settings (rules, reasons): each piece is shown
+ * through displayText, so the explanation cannot be made to show something other than the call.
+ */
+const LONG = { maxChars: 1000 } as const;
+function show(text: string): string {
+  return displayText(text, { maxChars: 300 });
+}
+
 function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loaded: boolean): string {
-  const out: string[] = [`call: ${tool} ${JSON.stringify(call.args)}`];
-  for (const note of call.notes) out.push(`note: ${note}`);
+  const out: string[] = [`call: ${show(tool)} ${displayValue(call.args, LONG)}`];
+  for (const note of call.notes) out.push(`note: ${displayText(note, LONG)}`);
   if (!loaded) out.push(`note: ${PACKAGE} is not loaded with these settings`);
   out.push('', 'resources:');
   if (d.resources.length === 0) out.push('  (none)');
   for (const r of d.resources) {
     if (r.kind === 'fs.read' || r.kind === 'fs.write') {
       const more = r.paths.filter((p) => p !== r.path);
-      out.push(`  ${r.kind} ${r.path}  [${r.from}]${more.length > 0 ? `\n      compared as: ${more.join(', ')}` : ''}`);
-    } else if (r.kind === 'exec') out.push(`  exec ${r.command}  [${r.from}]`);
-    else if (r.kind === 'net') out.push(`  net ${r.host}  [${r.from}]`);
+      out.push(`  ${r.kind} ${show(r.path)}  [${show(r.from)}]${more.length > 0 ? `\n      compared as: ${more.map(show).join(', ')}` : ''}`);
+    } else if (r.kind === 'exec') out.push(`  exec ${displayText(r.command, LONG)}  [${show(r.from)}]`);
+    else if (r.kind === 'net') out.push(`  net ${show(r.host)}  [${show(r.from)}]`);
   }
   if (d.shell) {
     out.push('', 'shell parse:');
     for (const s of d.shell) {
       if (!s.analysis.ok) {
-        out.push(`  ${JSON.stringify(s.command)}: not analysed (${s.analysis.reason})`);
+        out.push(`  ${displayValue(s.command, LONG)}: not analysed (${displayText(s.analysis.reason, LONG)})`);
         continue;
       }
       for (const c of s.analysis.commands) {
-        const parts = [`  ${JSON.stringify(c.argv)}`];
-        if (c.wrappers.length > 0) parts.push(`wrappers ${c.wrappers.join(' | ')}`);
-        if (c.reads.length + c.dynamicReads.length > 0) parts.push(`reads ${[...c.reads, ...c.dynamicReads].join(', ')}`);
-        if (c.writes.length + c.dynamicWrites.length > 0) parts.push(`writes ${[...c.writes, ...c.dynamicWrites].join(', ')}`);
-        if (c.hosts.length + c.dynamicHosts.length > 0) parts.push(`connects to ${[...c.hosts, ...c.dynamicHosts].join(', ')}`);
-        if (c.context.length > 0) parts.push(`in ${c.context.join(' > ')}`);
+        const parts = [`  ${displayValue(c.argv, LONG)}`];
+        if (c.wrappers.length > 0) parts.push(`wrappers ${c.wrappers.map(show).join(' | ')}`);
+        if (c.reads.length + c.dynamicReads.length > 0) parts.push(`reads ${[...c.reads, ...c.dynamicReads].map(show).join(', ')}`);
+        if (c.writes.length + c.dynamicWrites.length > 0) parts.push(`writes ${[...c.writes, ...c.dynamicWrites].map(show).join(', ')}`);
+        if (c.hosts.length + c.dynamicHosts.length > 0) parts.push(`connects to ${[...c.hosts, ...c.dynamicHosts].map(show).join(', ')}`);
+        if (c.context.length > 0) parts.push(`in ${c.context.map(show).join(' > ')}`);
         out.push(parts.join('  '));
       }
     }
@@ -284,12 +294,12 @@ function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loade
   out.push('', 'matched rules:');
   if (d.matched.length === 0) out.push('  (none: the defaults decide)');
   for (const m of d.matched) {
-    const from = m.file ? `${m.layer ?? 'settings'}: ${m.file}` : (m.layer ?? 'settings');
-    out.push(`  ${m.effect.padEnd(5)} ${m.surface}${m.rule !== m.surface ? ` (id ${m.rule})` : ''}  [${from}]  on ${m.subject}`);
+    const from = m.file ? `${m.layer ?? 'settings'}: ${show(m.file)}` : (m.layer ?? 'settings');
+    out.push(`  ${m.effect.padEnd(5)} ${show(m.surface)}${m.rule !== m.surface ? ` (id ${show(m.rule)})` : ''}  [${from}]  on ${show(m.subject)}`);
   }
   out.push('', 'verdicts:');
-  for (const f of d.findings) out.push(`  ${f.effect.padEnd(5)} ${f.subject}  ← ${f.rule}`);
-  out.push('', `decision: ${d.effect} (${d.rule})`, `  ${d.reason}`, '');
+  for (const f of d.findings) out.push(`  ${f.effect.padEnd(5)} ${show(f.subject)}  ← ${show(f.rule)}`);
+  out.push('', `decision: ${d.effect} (${show(d.rule)})`, `  ${displayText(d.reason, LONG)}`, '');
   return out.join('\n');
 }
 

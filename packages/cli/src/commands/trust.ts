@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { defaultTrustFile, setTrust } from '@airlock/host';
 import { homedir } from 'node:os';
+import { displayText } from '@airlock/kernel';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -12,8 +13,8 @@ export async function trustCommand(o: { dir?: string; revoke?: boolean }, g: Glo
   else
     io.stdout.write(
       o.revoke
-        ? `Untrusted: ${entry.path}. Its settings may no longer load extensions.\n`
-        : `Trusted: ${entry.path} and its subfolders. Their settings may load extensions (code that runs with your permissions).\n`,
+        ? `Untrusted: ${displayText(entry.path)}. Its settings may no longer load extensions.\n`
+        : `Trusted: ${displayText(entry.path)} and its subfolders. Their settings may load extensions (code that runs with your permissions).\n`,
     );
   return EXIT.ok;
 }

@@ -1,5 +1,6 @@
 import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
+import * as kernelDisplay from '@airlock/kernel/display';
 import { isAirlockError, type EventSink, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
@@ -41,6 +42,8 @@ export async function createExtensionJiti(): Promise<Jiti> {
     moduleCache: false,
     virtualModules: {
       '@airlock/kernel': kernelModule,
+      // The pure helpers extensions may import at run time: the host's own copy, as for the kernel.
+      '@airlock/kernel/display': kernelDisplay,
       typebox,
       'typebox/compile': typeboxCompile,
       'typebox/system': typeboxSystem,

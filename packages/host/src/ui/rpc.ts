@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
+import { terminalSafe } from '@airlock/kernel/display';
 
 export type UIMethod = 'confirm' | 'select' | 'input';
 
@@ -68,7 +69,8 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
  * const choice = await ui.select('Which branch?', ['main', 'dev'], { timeoutMs: 30_000 });
  */
 export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {}): ToolUI {
-  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${message}\n`) };
+  // A client's malformed message is quoted in these lines: escaped, never interpreted by the terminal.
+  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${terminalSafe(message)}\n`) };
   const queue = options.queue ?? queueFor(transport, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
 
   /** Sends one request and waits for its response; on cancel tells the client to close it. */

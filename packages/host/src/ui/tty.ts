@@ -13,12 +13,16 @@
  * - The terminal is back in cooked mode after every dialog, answered or not (readline restores it
  *   when the prompt closes; we never hand the library an already-aborted signal, the one path on
  *   which it opens a raw readline and never closes it).
+ * - Every text an extension hands a dialog (title, message, choices, placeholder) goes through
+ *   `terminalSafe` here: an extension should show untrusted parts with `displayText`, but a
+ *   careless one must still not be able to send ESC, bidi or invisible characters to the terminal.
  */
 import { Writable } from 'node:stream';
 import type confirmPrompt from '@inquirer/confirm';
 import type inputPrompt from '@inquirer/input';
 import type selectPrompt from '@inquirer/select';
 import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
+import { terminalSafe } from '@airlock/kernel/display';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
 
 export interface TtyUIOptions {
@@ -64,7 +68,7 @@ const UNANSWERED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPrompt
 export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
-  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${message}\n`) };
+  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message)}\n`) };
   const queue = options.queue ?? queueFor(input, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
   const interactive = input.isTTY === true;
   const paint = painter(output);
@@ -123,7 +127,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt(false, shown, (context) =>
             prompts!.confirm(
               {
-                message: message ? `${title}\n${message}` : title,
+                message: terminalSafe(message ? `${title}\n${message}` : title),
                 // Enter alone declines: an approval should take a deliberate "y".
                 default: false,
                 theme: { style: { message: titleStyle(shown.deadline, 'answers No') } },
@@ -145,8 +149,8 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.select(
               {
-                message: title,
-                choices: choices.map((choice) => ({ value: choice, name: choice })),
+                message: terminalSafe(title),
+                choices: choices.map((choice) => ({ value: choice, name: terminalSafe(choice) })),
                 theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
               },
               context,
@@ -166,9 +170,9 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.input(
               {
-                message: title,
+                message: terminalSafe(title),
                 // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).
-                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(placeholder) : value),
+                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(terminalSafe(placeholder)) : terminalSafe(value)),
                 theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
               },
               context,

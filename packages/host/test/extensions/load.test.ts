@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel, Kernel, KERNEL_VERSION, AirlockError, type KernelEvent } from '@airlock/kernel';
+import { displayText } from '@airlock/kernel/display';
 import { loadExtensions, type LoadExtensionsOptions } from '../../src/extensions/index.js';
 import { dirsIn, entry, memoryLog, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
@@ -85,6 +86,25 @@ export default defineExtension({
     expect(seen.AirlockError).toBe(AirlockError);
     expect(seen.KERNEL_VERSION).toBe(KERNEL_VERSION);
     expect(seen.apiVersion).toBe(KERNEL_VERSION);
+    delete (globalThis as Record<string, unknown>)[key];
+  });
+
+  it('gives an extension with no node_modules the pure display helpers of @airlock/kernel/display', async () => {
+    const root = tempDir();
+    const key = `__airlockDisplay_${Date.now()}`;
+    writePackage(join(root, 'ext'), {
+      name: 'display-ext',
+      files: {
+        'src/index.ts': `import { displayText } from '@airlock/kernel/display';
+export default { name: 'display', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = displayText; } };
+`,
+      },
+    });
+    const { result } = await load(root, [entry('./ext', root)], { defaults: false });
+    expect(result.diagnostics).toEqual([]);
+    const seen = (globalThis as Record<string, unknown>)[key] as typeof displayText;
+    expect(seen).toBe(displayText);
+    expect(seen('a\u202Eb')).toBe('a\\u202Eb');
     delete (globalThis as Record<string, unknown>)[key];
   });
 

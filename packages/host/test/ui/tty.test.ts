@@ -25,6 +25,8 @@ interface Terminal {
 }
 interface Outcome {
   exitCode: number | null;
+  /** Everything the terminal was sent, as sent. */
+  raw: string;
   signal: number | null;
   transcript: string;
   error: string | null;
@@ -53,6 +55,26 @@ const COOKED: Terminal = { icanon: true, echo: true, isRaw: false };
 
 // Generous: each scenario starts Node under a pty; a stuck prompt fails inside pty-run.py's own 15 s wait.
 describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
+  it('escapes what an extension hands a dialog: no OSC, hidden text, bidi or zero-width character reaches the terminal', async () => {
+    const { exitCode, result, transcript, raw } = await inPty('untrusted', [
+      { expect: 'Run \\\\u001B\\]52;c;ZXZpbA==\\\\u0007x\\\\u202E\\?' },
+      { expect: 'path \\\\u001B\\[8mhidden\\\\u200B' },
+      { send: 'n' },
+      { send: ENTER },
+      settled('confirm-raw'),
+      { expect: 'Pick \\\\u2066' },
+      { expect: 'a\\\\u001B\\[2Jb' },
+      { send: ENTER },
+      settled('select-raw'),
+    ]);
+    expect(exitCode, transcript).toBe(0);
+    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
+      ['confirm-raw', false],
+      ['select-raw', 'a\u001b[2Jb'],
+    ]);
+    expect(raw).not.toMatch(/[\u0007\u200b\u202e\u2066]|\u001b\]|\u001b\[8m|\u001b\[2J/);
+  });
+
   it('answers confirm with y, select with arrow down + enter, input with text; Enter alone declines', async () => {
     const { exitCode, result, transcript } = await inPty('answers', [
       { expect: 'Delete build\\?' },
