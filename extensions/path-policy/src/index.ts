@@ -55,5 +55,6 @@ export { RuleError } from './rules/compile.js';
 export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
+export { CREDENTIAL_COMMANDS, credentialCommand, type CredentialCommand, type CredentialMatch } from './credential-commands.js';
 export { PROTECTED_RULE } from './judge.js';
 export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

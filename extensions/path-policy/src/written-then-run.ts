@@ -5,7 +5,10 @@ import type { Item } from './items.js';
  * Programs that run the file named by one of their operands: shells, interpreters, `source`.
  * Any operand counts, since options differ per program (`deno run x.ts`, `python -u x.py`).
  */
-const RUNS_FILE = /^(?:sh|bash|zsh|dash|ksh|ash|mksh|rbash|fish|csh|tcsh|pwsh|source|\.|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|tsx|ts-node|perl|ruby|php|lua|luajit|Rscript|osascript|make|gmake|awk|gawk|mawk|nawk|sed|jq|expect|tclsh|wish)$/;
+const RUNS_FILE = /^(?:sh|bash|zsh|dash|ksh|ash|mksh|rbash|fish|csh|tcsh|pwsh|source|\.|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|tsx|ts-node|perl|ruby|php|lua|luajit|Rscript|osascript|make|gmake|expect|tclsh|wish)$/;
+
+/** make runs the first of these in its folder (or `-C DIR`) when no `-f` names one. */
+const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
 
 /** A path as written, relative to the command's folder, as absolute spellings (link hops and target included). */
 export type Resolve = (raw: string, c: SimpleCommand) => readonly string[];
@@ -17,17 +20,17 @@ export type Resolve = (raw: string, c: SimpleCommand) => readonly string[];
  * a file a program makes on its own (`tar x`, a compiler) is not known here.
  */
 export function writtenThenRun(commands: readonly SimpleCommand[], resolve: Resolve): Item[] {
-  const written = new Map<string, string>();
-  for (const c of commands) {
-    const names = [...c.writes, ...c.links.map((l) => l.path)];
-    for (const raw of names) {
-      for (const key of resolve(raw, c)) if (!written.has(key)) written.set(key, raw);
+  // Spelling → [as written, index of the command that writes it]: a command's own output (`sed -i f`) is not what it runs.
+  const written = new Map<string, [string, number]>();
+  commands.forEach((c, index) => {
+    for (const raw of [...c.writes, ...c.links.map((l) => l.path)]) {
+      for (const key of resolve(raw, c)) if (!written.has(key)) written.set(key, [raw, index]);
     }
-  }
+  });
   if (written.size === 0) return [];
   const items: Item[] = [];
-  for (const c of commands) {
-    if (c.argv.length === 0) continue;
+  commands.forEach((c, index) => {
+    if (c.argv.length === 0) return;
     const candidates: string[] = [];
     if (c.argv[0]!.includes('/')) candidates.push(c.argv[0]!);
     if (RUNS_FILE.test(c.name)) {
@@ -35,9 +38,15 @@ export function writtenThenRun(commands: readonly SimpleCommand[], resolve: Reso
       // `bash < script.sh`: a shell or interpreter reading its program from a file.
       for (const r of c.redirects) if (r.kind === 'read' && r.target !== undefined) candidates.push(r.target);
     }
+    if ((c.name === 'make' || c.name === 'gmake') && !c.argv.some((w) => /^(-f|--file|--makefile)/.test(w))) {
+      const at = c.argv.findIndex((w) => w === '-C' || w === '--directory');
+      const dir = at === -1 ? '' : `${(c.argv[at + 1] ?? '.').replace(/\/+$/, '')}/`;
+      candidates.push(...MAKEFILES.map((f) => `${dir}${f}`));
+    }
     for (const raw of candidates) {
-      const source = resolve(raw, c).map((key) => written.get(key)).find((w) => w !== undefined);
-      if (source === undefined) continue;
+      const hit = resolve(raw, c).map((key) => written.get(key)).find((w) => w !== undefined && w[1] !== index);
+      if (hit === undefined) continue;
+      const source = hit[0];
       items.push({
         type: 'fixed',
         subject: `exec ${c.argv.join(' ')}`,
@@ -47,6 +56,6 @@ export function writtenThenRun(commands: readonly SimpleCommand[], resolve: Reso
       });
       break;
     }
-  }
+  });
   return items;
 }
