@@ -24,5 +24,5 @@ const extension = {
 } satisfies Extension<typeof RedactOptions>;
 
 export default extension;
-export { redactHandler } from './handler.js';
+export { redactHandler, REDACTIONS_KEY } from './handler.js';
 export { parseAllow, RedactOptions } from './options.js';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import Value from 'typebox/value';
@@ -27,6 +28,8 @@ const shell = defineTool({
   },
 });
 
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
 function load(options: unknown = {}, env?: Record<string, string>) {
   const kernel = createKernel({ updateThrottleMs: 0 });
   kernel.registry.register(shell, { source: 'sdk' });
@@ -52,12 +55,18 @@ describe('redact-secrets through a real kernel', () => {
     expect(partials.length).toBeGreaterThan(0);
     expect(JSON.stringify(partials)).not.toContain(GH);
     expect(partials[0]!.content).toEqual([{ type: 'text', text: 'token=[REDACTED:github-token#1]' }]);
-    expect(partials[0]!.details).toEqual({ env: { GITHUB_TOKEN: '[REDACTED:github-token#1]' } });
+    expect(partials[0]!.details).toEqual({ env: { GITHUB_TOKEN: '[REDACTED:github-token#1]' }, airlockRedactions: { '[REDACTED:github-token#1]': sha256(GH) } });
     const details = msg.details as Record<string, unknown>;
     expect(JSON.stringify(details)).not.toContain(GH);
     expect(JSON.stringify(details)).not.toContain(PG_PASS);
     expect(details.password).toBe('[REDACTED:secret-assignment#1]');
     expect(details.took).toBeInstanceOf(Date); // not a plain object: passed through as it was
+    // Beside each placeholder, the hash of what it replaced (issue 19): never the value itself.
+    expect(details.airlockRedactions).toEqual({
+      '[REDACTED:github-token#1]': sha256(GH),
+      '[REDACTED:connection-string#1]': sha256(PG_PASS),
+      '[REDACTED:secret-assignment#1]': sha256('Pq7xZ2mW9vL4kT8r'),
+    });
     expect(msg.outcome).toBe('ok');
   });
 

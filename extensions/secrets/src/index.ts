@@ -9,3 +9,4 @@ export { looksSecretName } from './names.js';
 export { shannonEntropy } from './entropy.js';
 export { ENTROPY_THRESHOLD, LETTERS_ENTROPY_THRESHOLD, plausibleSecretValue } from './assignments.js';
 export { FORMAT_RULES, SCAN_RULES } from './formats.js';
+export { placeholderDigests, secretDigest } from './digest.js';
