@@ -91,7 +91,7 @@ function resolve(candidates: Candidate[]): SecretFinding[] {
   return kept.sort((a, b) => a.start - b.start);
 }
 
-function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
+export function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
   const exact = new Set<string>();
   // Copies without g/y: a shared lastIndex would make `test` skip matches on alternate calls.
   const patterns: RegExp[] = [];
