@@ -32,7 +32,9 @@ export function writtenThenRun(commands: readonly SimpleCommand[], resolve: Reso
   commands.forEach((c, index) => {
     if (c.argv.length === 0) return;
     const candidates: string[] = [];
-    if (c.argv[0]!.includes('/')) candidates.push(c.argv[0]!);
+    // The program itself: `./x.sh`, and `x.sh` too (a PATH with `.` in it finds the file; a file
+    // named like the program it then runs is rare enough to ask about).
+    candidates.push(c.argv[0]!);
     if (RUNS_FILE.test(c.name)) {
       candidates.push(...c.argv.slice(1).filter((w, i) => !c.dynamicArgs.includes(i + 1) && !/^-/.test(w)));
       // `bash < script.sh`: a shell or interpreter reading its program from a file.

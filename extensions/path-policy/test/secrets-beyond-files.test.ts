@@ -167,6 +167,9 @@ describe('running a file written earlier in the same command line is dynamic cod
     'echo id > sub/a.sh; cd sub && bash a.sh',
     'printf "all:\\n\\tid\\n" > Makefile && make',
     'echo x > sub/Makefile; make -C sub',
+    'echo id > x.sh; chmod +x x.sh; PATH=.:$PATH x.sh',
+    'echo id > x.sh; bash -c ./x.sh',
+    'echo id > x.sh; nohup ./x.sh &',
   ])('%s asks', async (command) => {
     const d = await decide(command);
     expect(d.findings.some((f) => f.rule === 'default:runs-written-file' && f.effect === 'ask'), `${command}: ${d.reason}`).toBe(true);
