@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { RevisionRead } from '@airlock/shell-analysis';
 import type { Item } from './items.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
@@ -45,7 +45,7 @@ function pathspecRegExp(pattern: string): RegExp {
  * never expanded against the work tree (the files it picks may exist only in history): it asks
  * when it could match a secret file's name.
  */
-export function revisionItems(read: RevisionRead, dir: string, fileItems: (raw: string, base: string) => Item[]): Item[] {
+export function revisionItems(read: RevisionRead, dir: string, home: string, fileItems: (raw: string, base: string) => Item[]): Item[] {
   if (read.glob) {
     const re = pathspecRegExp(read.path.replace(/^\.\//, ''));
     const cut = read.path.search(/[*?[]/);
@@ -63,7 +63,8 @@ export function revisionItems(read: RevisionRead, dir: string, fileItems: (raw: 
     ];
   }
   if (read.from === 'cwd' || isAbsolute(read.path)) return fileItems(read.path, dir);
-  const top = repositoryTop(dir);
+  const from = read.dir === undefined ? dir : resolve(dir, read.dir.replace(/^~(?=\/|$)/, home));
+  const top = repositoryTop(from);
   // Outside a repository git fails; judging against the folder as well keeps the path's name in view.
   return top === undefined || top === dir ? fileItems(read.path, dir) : [...fileItems(read.path, top), ...fileItems(read.path, dir)];
 }

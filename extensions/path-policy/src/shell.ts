@@ -72,7 +72,7 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     }
     // Files git prints from its history or index: the same rules as the file in the folder.
     for (const read of c.revisionReads) {
-      items.push(...revisionItems(read, alsoIn ?? cwd, (raw, base) => fileItems('fs.read', raw, false, base, home)));
+      items.push(...revisionItems(read, alsoIn ?? cwd, home, (raw, base) => fileItems('fs.read', raw, false, base, home)));
     }
     // Removing a folder, or linking to one, reaches what is inside it.
     if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) {

@@ -62,6 +62,14 @@ describe('paths inside git revisions are judged like the file', () => {
     expect(d.reason).toContain(`${m.root}/.env`);
   });
 
+  it('git -C DIR: REV:path is from the top of the repository DIR is in', async () => {
+    execFileSync('git', ['init', '-q', `${m.outside}/repo`], { stdio: 'pipe' });
+    const rule: RuleEntry = { effect: 'deny', rule: `fs.read(//${m.outside.slice(1)}/repo/config/creds.yml)` };
+    const d = await decide(`git -C ${m.outside}/repo/sub show HEAD:config/creds.yml`, [rule]);
+    expect(d.effect, d.reason).toBe('deny');
+    expect(d.rule).toBe(rule.rule);
+  });
+
   it('a wildcard pathspec that could match a secret file asks, even with no such file in the folder', async () => {
     await expectEffect("git log -p -- '*.env'", 'ask', 'default:glob-could-match-secret');
     await expectEffect("git log -p -- '**/.env*'", 'ask', 'default:glob-could-match-secret');

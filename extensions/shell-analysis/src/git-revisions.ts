@@ -129,8 +129,11 @@ export function gitRevisionReads(words: readonly Word[]): GitReads {
     out.reads.push({ path: t, from: 'cwd', glob: !literalAll && GLOB_META.test(t) });
   }
   if (chdir !== undefined) {
-    // `git -C dir`: relative paths are relative to dir.
-    out.reads = out.reads.flatMap((r) => (r.from === 'cwd' && !r.path.startsWith('/') ? [r, { ...r, path: `${chdir.replace(/\/+$/, '')}/${r.path}` }] : [r]));
+    // `git -C dir`: relative paths are relative to dir, and the repository is the one dir is in.
+    // The path as written (relative to the command's folder) stays too: the safe side.
+    out.reads = out.reads.flatMap((r) =>
+      r.from === 'cwd' && !r.path.startsWith('/') ? [r, { ...r, path: `${chdir.replace(/\/+$/, '')}/${r.path}` }] : r.from === 'top' ? [r, { ...r, dir: chdir }] : [r],
+    );
   }
   return out;
 }

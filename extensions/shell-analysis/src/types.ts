@@ -98,6 +98,8 @@ export interface RevisionRead {
   from: 'top' | 'cwd';
   /** A pathspec with wildcards (`*.env`): git's `*` also matches `/`. */
   glob: boolean;
+  /** `git -C DIR`: the folder git runs in (and looks for the repository from), relative to the command's. */
+  dir?: string;
 }
 
 /** A name a command makes lead to another file; see SimpleCommand.links. */

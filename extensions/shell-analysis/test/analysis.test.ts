@@ -433,6 +433,11 @@ describe('git: files printed from history, the index or the work tree (issue 19 
     expect(await revisions('git diff --no-index /dev/null .env')).toEqual(['cwd:/dev/null', 'cwd:.env']);
     expect(await revisions('git blame .env')).toEqual(['cwd:.env']);
     expect(await revisions('git -C sub log -p -- .env')).toEqual(['cwd:.env', 'cwd:sub/.env']);
+    const r = await analyzeShell('git -C ../other show HEAD:.env');
+    expect(r.ok && r.commands[0]!.revisionReads.filter((x) => x.from === 'top')).toEqual([
+      { path: '.env', from: 'top', glob: false },
+      { path: '.env', from: 'top', glob: false, dir: '../other' },
+    ]);
   });
 
   it("grep's pattern is not a path; an option's value is taken for one rather than hide one", async () => {
