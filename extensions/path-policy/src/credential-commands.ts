@@ -84,6 +84,8 @@ export const CREDENTIAL_COMMANDS: readonly CredentialCommand[] = Object.freeze([
       (is(ops[0], 'ecr', 'ecr-public') && is(ops[1], 'get-login-password', 'get-authorization-token')) ||
       (is(ops[0], 'sts') && is(ops[1], 'get-session-token', 'assume-role', 'assume-role-with-web-identity', 'assume-role-with-saml', 'get-federation-token')) ||
       (is(ops[0], 'codeartifact') && is(ops[1], 'get-authorization-token')) ||
+      (is(ops[0], 'sso') && is(ops[1], 'get-role-credentials')) ||
+      (is(ops[0], 'iam') && is(ops[1], 'create-access-key', 'create-service-specific-credential', 'reset-service-specific-credential')) ||
       (is(ops[0], 'secretsmanager') && is(ops[1], 'get-secret-value', 'batch-get-secret-value')) ||
       (is(ops[0], 'ssm') && is(ops[1], 'get-parameter', 'get-parameters', 'get-parameters-by-path') && hasFlag(argv, '--with-decryption')),
   },
@@ -100,7 +102,8 @@ export const CREDENTIAL_COMMANDS: readonly CredentialCommand[] = Object.freeze([
     prints: (ops, argv, is) =>
       (is(ops[0], 'account') && is(ops[1], 'get-access-token')) ||
       (is(ops[0], 'keyvault') && is(ops[1], 'secret') && is(ops[2], 'show', 'download')) ||
-      (is(ops[0], 'acr') && is(ops[1], 'login') && hasFlag(argv, '--expose-token')),
+      (is(ops[0], 'acr') && is(ops[1], 'login') && hasFlag(argv, '--expose-token')) ||
+      (is(ops[0], 'ad') && is(ops[1], 'sp') && (is(ops[2], 'create-for-rbac') || (is(ops[2], 'credential') && is(ops[3], 'reset')))),
   },
   { program: /^docker-credential-/, what: 'a registry password a Docker credential helper stores', prints: (ops, _a, is) => ops[0] === undefined || is.unknown(ops[0]) || (!ops[0].dynamic && !['list', 'version'].includes(ops[0].text)) },
   {

@@ -405,6 +405,15 @@ describe('links and removals (what a later command reaches)', () => {
   });
 });
 
+describe('a script read from a stream is dynamic code (issue 19 §2)', () => {
+  it.each(['bash /dev/stdin <<< "$X"', 'source /dev/stdin <<< "$(echo $T | base64 -d)"', '. /dev/fd/0 < payload', 'sh /proc/self/fd/0 <<< "$X"'])('%s is unsure', async (command) => {
+    expect((await analyzeShell(command)).ok).toBe(false);
+  });
+  it('an ordinary script file is fine', async () => {
+    expect((await analyzeShell('bash ./build.sh && . ./env.sh')).ok).toBe(true);
+  });
+});
+
 describe('git: files printed from history, the index or the work tree (issue 19 §2)', () => {
   const revisions = async (command: string) => {
     const r = await analyzeShell(command);
