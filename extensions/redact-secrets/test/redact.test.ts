@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '@airlock/kernel/testing';
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { createKernel, defineTool, type ExtensionAPI, type KernelEvent } from '@airlock/kernel';
@@ -108,5 +111,33 @@ describe('redact-secrets through a real kernel', () => {
   it('declares its hook in the manifest', async () => {
     const { default: pkg } = await import('../package.json', { with: { type: 'json' } });
     expect(pkg.airlock.provides).toEqual({ tools: [], hooks: ['tool_result:redact'] });
+  });
+});
+
+describe("the values of the user's secret files (issue 19's second line of defence)", () => {
+  function loadWithFiles(secretFiles: 'load' | 'none') {
+    const base = makeTempDir('redact-files-');
+    mkdirSync(join(base, 'home'));
+    mkdirSync(join(base, 'work'));
+    writeFileSync(join(base, 'home', '.pgpass'), 'db:5432:app:app:pg-plain-pass\n');
+    writeFileSync(join(base, 'work', '.env'), 'DB_PASSWORD=hunter2hunter2\nDEBUG=true\n');
+    const kernel = createKernel({ updateThrottleMs: 0 });
+    kernel.registry.register(shell, { source: 'sdk' });
+    const resolved = Value.Convert(extension.options, Value.Default(extension.options, { envFrom: 'none', secretFiles }));
+    const api = { on: kernel.on, env: { HOME: join(base, 'home') }, cwd: join(base, 'work') } as Partial<ExtensionAPI> as ExtensionAPI;
+    void extension.setup(api, resolved as never);
+    return async (out: string) => {
+      const msg = await kernel.executeToolCall({ id: 'c1', name: 'sh', arguments: { out } });
+      return { text: msg.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), details: msg.details as Record<string, unknown> };
+    };
+  }
+
+  it('redacts them wherever they appear (git log -p of a committed .env), with their hashes in details', async () => {
+    const out = '+DB_PASSWORD=hunter2hunter2\n+DEBUG=true\npsql: password pg-plain-pass rejected';
+    const { text, details } = await loadWithFiles('load')(out);
+    expect(text).toBe('+DB_PASSWORD=[REDACTED:file:.env:DB_PASSWORD#1]\n+DEBUG=true\npsql: password [REDACTED:file:~/.pgpass:password#1] rejected');
+    expect(details.airlockRedactions).toMatchObject({ '[REDACTED:file:.env:DB_PASSWORD#1]': sha256('hunter2hunter2') });
+    const off = await loadWithFiles('none')(out);
+    expect(off.text).toContain('hunter2hunter2');
   });
 });
