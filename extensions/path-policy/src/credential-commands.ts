@@ -33,6 +33,24 @@ export interface CredentialCommand {
   prints: (operands: readonly Token[], argv: readonly Token[], is: Is) => boolean;
 }
 
+/** ps options whose value is the next word (`-o user`, BSD `o user`): that word is not a flag cluster. */
+const PS_VALUE_OPTIONS = new Set(['-o', '-O', '-p', '-u', '-U', '-g', '-G', '-t', '-C', '-q', '-k', '--sort', '--format', '--pid', '--user', 'o', 'O', 'p', 'U', 't', 'k', 'q']);
+
+/** A BSD-style flag cluster with `e` (`ps eww`, `ps auxe`): letters of BSD flags only. */
+function psShowsEnvironment(argv: readonly Token[], is: Is): boolean {
+  for (let i = 1; i < argv.length; i++) {
+    const t = argv[i]!;
+    if (is.unknown(t)) return true;
+    if (t.dynamic) continue;
+    if (PS_VALUE_OPTIONS.has(t.text)) {
+      i++;
+      continue;
+    }
+    if (/^[aAcCeEfFhjlLmMnrsSTuvwxXZ]+$/.test(t.text) && t.text.includes('e')) return true;
+  }
+  return false;
+}
+
 /** `aws configure get KEY`, `npm config get KEY`: the key names a credential (no key: all of them). */
 const secretKey = (key: Token | undefined, is: Is): boolean => key === undefined || is.unknown(key) || (!key.dynamic && SECRET_KEY.test(key.text));
 
@@ -145,6 +163,8 @@ export const CREDENTIAL_COMMANDS: readonly CredentialCommand[] = Object.freeze([
   { program: 'infisical', what: 'Infisical secrets', prints: (ops, _a, is) => is(ops[0], 'secrets', 'export') },
   { program: 'sops', what: 'a decrypted secrets file', prints: (_o, argv) => hasFlag(argv, '--decrypt') || hasShort(argv, 'd') },
   { program: 'ansible-vault', what: 'a decrypted vault file', prints: (ops, _a, is) => is(ops[0], 'view') },
+  // BSD-style `e` (`ps eww`, `ps auxe`) prints each process's environment: the host's holds every secret bash withholds.
+  { program: 'ps', what: "running processes' environments", prints: (_o, argv, is) => psShowsEnvironment(argv, is) },
   {
     program: /^(npm|pnpm|yarn)$/,
     what: 'a package registry token',

@@ -132,6 +132,8 @@ describe('programs that print stored credentials are secret reads', () => {
     'bw get password github',
     'heroku auth:token',
     'npm config get //registry.npmjs.org/:_authToken',
+    'ps eww',
+    'ps auxe',
     'sudo -u other gh auth token',
     'env gh auth token',
   ])('%s is denied', async (command) => {
@@ -145,7 +147,7 @@ describe('programs that print stored credentials are secret reads', () => {
   });
 
   it('ordinary use of the same programs stays allowed', async () => {
-    for (const command of ['gh pr list', 'gh auth status', 'gh auth login', 'git credential-cache exit', 'aws configure get region', 'aws s3 ls', 'aws s3 cp "$SRC" "$DST"', 'gcloud config list', 'kubectl get pods', 'kubectl config view', 'pass ls', 'pass', 'vault status', 'docker-credential-desktop list', 'npm config get registry', 'security find-generic-password -s github', 'op item list', 'bw list items']) {
+    for (const command of ['gh pr list', 'gh auth status', 'gh auth login', 'git credential-cache exit', 'aws configure get region', 'aws s3 ls', 'aws s3 cp "$SRC" "$DST"', 'gcloud config list', 'kubectl get pods', 'kubectl config view', 'pass ls', 'pass', 'vault status', 'docker-credential-desktop list', 'npm config get registry', 'security find-generic-password -s github', 'op item list', 'bw list items', 'ps aux', 'ps -ef', 'ps -e -o pid,comm', 'ps -o user -p 1', 'ps -p 1 -o etime']) {
       await expectEffect(command, 'allow');
     }
   });
