@@ -62,6 +62,17 @@ export function revisionItems(read: RevisionRead, dir: string, home: string, fil
       },
     ];
   }
+  if (read.from === 'object') {
+    return [
+      {
+        type: 'fixed',
+        subject: `fs.read git object ${read.path}`,
+        effect: 'ask',
+        rule: 'default:git-object-id',
+        reason: `git cat-file prints the object ${read.path}, named by its id: which file it was (a deleted .env, a key) cannot be judged; name it as REV:path instead`,
+      },
+    ];
+  }
   if (read.from === 'cwd' || isAbsolute(read.path)) return fileItems(read.path, dir);
   const from = read.dir === undefined ? dir : resolve(dir, read.dir.replace(/^~(?=\/|$)/, home));
   const top = repositoryTop(from);

@@ -77,8 +77,12 @@ describe('paths inside git revisions are judged like the file', () => {
     await expectEffect("git log -p -- '*.ts'", 'allow');
   });
 
-  it('a revision only known at run time asks', async () => {
+  it('a revision only known at run time, or a blob named by its id, asks', async () => {
     await expectEffect('git show "$REV"', 'ask', 'default:runtime-path');
+    await expectEffect('git cat-file -p 3b18e51', 'ask', 'default:git-object-id');
+    await expectEffect('git cat-file blob 3b18e51', 'ask', 'default:git-object-id');
+    await expectEffect('git cat-file -t 3b18e51', 'allow');
+    await expectEffect('git cat-file -p HEAD', 'allow');
   });
 
   it('ordinary history work stays allowed', async () => {

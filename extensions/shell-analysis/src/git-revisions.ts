@@ -76,6 +76,11 @@ function revisionPaths(text: string): RevisionRead[] {
   return reads;
 }
 
+/** `cat-file -p`, `cat-file blob …`, `--textconv`, `--filters` print content; `-t`, `-s`, `-e` only facts. */
+function printsContent(words: readonly Word[]): boolean {
+  return words.some((w) => !w.static || ['-p', 'blob', 'tree', 'commit', 'tag', '--textconv', '--filters'].includes(w.text));
+}
+
 /** The reads of `git [global options] SUBCOMMAND …` (words[0] is git); nothing for other subcommands. */
 export function gitRevisionReads(words: readonly Word[]): GitReads {
   const out: GitReads = { reads: [], dynamic: [] };
@@ -122,6 +127,12 @@ export function gitRevisionReads(words: readonly Word[]): GitReads {
     if (afterDashes) {
       const spec = pathspec(t, literalAll);
       if (spec) out.reads.push(spec);
+      continue;
+    }
+    // `git cat-file -p <id>` prints a blob named by its hash: which file it was is not known here
+    // (`git ls-tree HEAD~1` gave the id of a deleted .env).
+    if (sub.text === 'cat-file' && /^[0-9a-f]{4,64}$/i.test(t) && printsContent(rest)) {
+      out.reads.push({ path: t, from: 'object', glob: false });
       continue;
     }
     out.reads.push(...revisionPaths(t));

@@ -94,8 +94,11 @@ export interface SimpleCommand {
 /** A path inside git's history or index; see SimpleCommand.revisionReads. */
 export interface RevisionRead {
   path: string;
-  /** `top`: relative to the top of the repository (`HEAD:x`, `:(top)x`); `cwd`: to the command's folder. */
-  from: 'top' | 'cwd';
+  /**
+   * `top`: relative to the top of the repository (`HEAD:x`, `:(top)x`); `cwd`: to the command's
+   * folder; `object`: not a path but an object id (`git cat-file -p 3b18e51`), whose file is unknown.
+   */
+  from: 'top' | 'cwd' | 'object';
   /** A pathspec with wildcards (`*.env`): git's `*` also matches `/`. */
   glob: boolean;
   /** `git -C DIR`: the folder git runs in (and looks for the repository from), relative to the command's. */

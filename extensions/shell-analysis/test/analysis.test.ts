@@ -470,6 +470,8 @@ describe('git: files printed from history, the index or the work tree (issue 19 
       const u = await analyzeShell(cmd);
       expect(u.ok, cmd).toBe(false);
     }
+    const blob = await analyzeShell('git cat-file -p 3b18e512dba79e4c8300dd08aeb37f8e728b8dad');
+    expect(blob.ok && blob.commands[0]!.revisionReads).toEqual([{ path: '3b18e512dba79e4c8300dd08aeb37f8e728b8dad', from: 'object', glob: false }]);
     const check = await analyzeShell('git cat-file --batch-check < names');
     expect(check.ok).toBe(true);
   });
