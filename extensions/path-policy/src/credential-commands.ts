@@ -17,7 +17,7 @@ export interface Token {
  * anything in "possible" mode and nothing in "certain" mode. `is.unknown(t)` is true for a
  * run-time word in "possible" mode only.
  */
-interface Is {
+export interface Is {
   (token: Token | undefined, ...words: (string | RegExp)[]): boolean;
   unknown(token: Token | undefined): boolean;
 }
