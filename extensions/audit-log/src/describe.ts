@@ -15,7 +15,7 @@ type ResultBody = Omit<ResultRecord, 'v' | 'seq' | 'time' | 'session' | 'prev'>;
 
 export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): DecisionBody {
   const decision = event.decision;
-  return {
+  return withDigests(redact, {
     type: 'decision',
     toolCallId: cut(event.toolCallId),
     tool: cut(event.toolName),
@@ -31,7 +31,13 @@ export function describeDecision(event: ToolCallEvent, redact: AuditRedactor): D
     votes: (decision?.votes ?? event.votes).map((v) => vote(v, redact)),
     ...(decision?.reason === undefined ? {} : { reason: keptText(decision.reason, redact) }),
     ...(decision?.effect === 'deny' ? { outcome: decision.outcome } : {}),
-  };
+  });
+}
+
+/** The body with `redactions` (placeholder → SHA-256 of what it replaced) when it holds any placeholder. */
+function withDigests<B extends DecisionBody | ResultBody>(redact: AuditRedactor, body: B): B {
+  const digests = redact.digests(body);
+  return Object.keys(digests).length === 0 ? body : { ...body, redactions: digests };
 }
 
 export interface ResultOptions {
@@ -47,7 +53,7 @@ export function describeResult(event: ToolResultEvent, redact: AuditRedactor, op
   const json = canonicalJson(event.content);
   const decision = event.decision;
   const args = event.args ?? options.rawArgs;
-  return {
+  return withDigests(redact, {
     type: 'result',
     toolCallId: cut(event.toolCallId),
     tool: cut(event.toolName),
@@ -61,7 +67,7 @@ export function describeResult(event: ToolResultEvent, redact: AuditRedactor, op
     ...(options.withArgs && event.provenance.length > 0 ? { provenance: provenance(event.provenance, redact) } : {}),
     ...(event.terminate ? { terminate: true } : {}),
     ...(options.storeContent ? { content: kept(event.content, redact) } : {}),
-  };
+  });
 }
 
 function provenance(changes: readonly ArgsChange[], redact: AuditRedactor): DecisionRecord['provenance'] {

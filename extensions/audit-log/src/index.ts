@@ -42,7 +42,7 @@ export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, dep
     onWarning: (message) => api.log.warn(message),
     // The kernel's session, the one tools see as ctx.sessionId (spill folders carry it too).
     session: deps.session ?? api.sessionId,
-    redactor: createAuditRedactor({ env, allow: options.allow }),
+    redactor: createAuditRedactor({ env, allow: options.allow, secretFiles: { home: where.home, workspace: api.cwd } }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
   api.on('tool_call', (event) => logger.decision(event), { name: 'audit-log/decisions', phase: 'observe' });

@@ -48,6 +48,13 @@ export const VoteEntry = Type.Object({
   reason: Type.Optional(Type.String()),
 });
 
+/**
+ * Beside each placeholder in the record (`[REDACTED:env:DEPLOY_TOKEN#1]`), the SHA-256 of the
+ * secret it replaced: an auditor holding a candidate value confirms what ran; the value itself is
+ * never written.
+ */
+const Redactions = Type.Optional(Type.Record(Type.String(), Hash));
+
 const Common = {
   v: Type.Literal(FORMAT_VERSION),
   /** Counts records across the whole chain (all files, all runs), from 0: a gap is a deletion. */
@@ -78,6 +85,7 @@ export const DecisionRecord = Type.Object({
   decision_source: DecisionSource,
   votes: Type.Array(VoteEntry),
   reason: Type.Optional(Type.String()),
+  redactions: Redactions,
   /** The outcome a deny gives the call (denied, invalid, aborted, error). */
   outcome: Type.Optional(Outcome),
 });
@@ -102,6 +110,7 @@ export const ResultRecord = Type.Object({
   terminate: Type.Optional(Type.Boolean()),
   /** With `storeContent: true` only. */
   content: Type.Optional(Type.Unknown()),
+  redactions: Redactions,
 });
 export type ResultRecord = Static<typeof ResultRecord>;
 

@@ -1,4 +1,4 @@
-import { createRedactor, createSecretScanner } from '@airlock/secrets';
+import { createRedactor, createSecretScanner, loadFileSecrets, placeholderDigests, withFileSecrets } from '@airlock/secrets';
 
 /**
  * The one place the audit log meets the shared secret scanner. Everything that goes into a record
@@ -9,9 +9,24 @@ import { createRedactor, createSecretScanner } from '@airlock/secrets';
 export interface AuditRedactor {
   value<T>(value: T): T;
   text(text: string): string;
+  /**
+   * Beside every placeholder this redactor wrote into `value`, the SHA-256 of what it replaced,
+   * so an auditor can confirm what ran without the log holding it.
+   */
+  digests(value: unknown): Record<string, string>;
 }
 
-export function createAuditRedactor(options: { env: Readonly<Record<string, string | undefined>>; allow: readonly string[] }): AuditRedactor {
-  const redactor = createRedactor(createSecretScanner({ env: options.env, allow: options.allow }));
-  return { value: (v) => redactor.value(v), text: (t) => redactor.text(t) };
+/**
+ * `secretFiles`: where the user's secret files are (home and the project folder); their values are
+ * redacted by value too, loaded on the first record (see @airlock/secrets' loadFileSecrets).
+ */
+export function createAuditRedactor(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  allow: readonly string[];
+  secretFiles?: { home?: string; workspace?: string };
+}): AuditRedactor {
+  const base = createSecretScanner({ env: options.env, allow: options.allow });
+  const files = options.secretFiles;
+  const redactor = createRedactor(files === undefined ? base : withFileSecrets(base, () => loadFileSecrets(files), options.allow));
+  return { value: (v) => redactor.value(v), text: (t) => redactor.text(t), digests: (v) => placeholderDigests(v, redactor.digestOf) };
 }

@@ -150,3 +150,17 @@ export function isLiteralPattern(text: string): boolean {
   }
   return true;
 }
+
+/**
+ * No unescaped `*`: a command pattern that stands for one command only, as the approval
+ * prompt's "always allow" saves it.
+ *
+ * @example isLiteral('gh auth token') // true; isLiteral('gh *') // false
+ */
+export function isLiteral(spec: string): boolean {
+  for (let i = 0; i < spec.length; i++) {
+    if (spec[i] === '\\') i++;
+    else if (spec[i] === '*') return false;
+  }
+  return true;
+}

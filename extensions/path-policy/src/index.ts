@@ -55,6 +55,7 @@ export { RuleError } from './rules/compile.js';
 export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
+export { CREDENTIAL_COMMANDS, credentialCommand, type CredentialCommand, type CredentialMatch } from './credential-commands.js';
 export { PROTECTED_RULE } from './judge.js';
 export { EXEC_CONFIG_RULE } from './exec-config/set.js';
 export { EXEC_CONFIG_PATTERNS, type ExecConfigPattern } from './exec-config/patterns.js';

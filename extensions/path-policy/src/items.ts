@@ -17,6 +17,11 @@ export type Item =
     }
   | { type: 'arg-path'; given: string; paths: string[] }
   | { type: 'exec'; command: Command; from: ItemOrigin }
+  /**
+   * A command whose job is printing a stored credential (`gh auth token`, `git credential fill`):
+   * a secret read. `certain` is false when only a word known at run time makes it one.
+   */
+  | { type: 'credential'; command: Command; what: string; certain: boolean }
   | { type: 'net'; host: string }
   /** A network program's host only known at run time (`curl "$URL"`): its source text. */
   | { type: 'net-runtime'; text: string }

@@ -8,6 +8,7 @@ import { EXEC_CONFIG_RULE, type ExecConfigSet } from './exec-config/set.js';
 import { isLiteralPattern } from './glob.js';
 import { escapeDir } from './rules/compile.js';
 import { DEVICE_PATHS, NOT_SECRET_NAMES } from './secrets.js';
+import { isLiteral } from './glob.js';
 
 /** What judging needs besides the item: the rules, the defaults and how paths compare. */
 export interface JudgeContext {
@@ -62,6 +63,8 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
     }
     case 'exec':
       return judgeCommand(item.command, item.from, ctx);
+    case 'credential':
+      return judgeCredential(item, ctx);
     case 'arg-path': {
       const findings = item.paths.map((path) =>
         byRules(`${ctx.tool} ${path}`, ctx.rules.filter((r) => r.matcher.type === 'tool-path' && r.matcher.tool.test(ctx.tool) && ctx.space.matches(r.matcher.path, path, r.effect)), () => ({
@@ -247,6 +250,37 @@ function judgeCommand(command: Command, from: ItemOrigin, ctx: JudgeContext): Fi
       }
     }
     return { effect: ctx.defaults.exec, rule: 'default:exec', reason: `running ${command.words}` };
+  });
+}
+
+/** The rule name of a command that prints a stored credential. */
+export const CREDENTIAL_RULE = 'default:credential-read';
+
+/**
+ * Printing a stored credential is reading a secret: deny and ask rules that match the command
+ * apply as to any command; an allow rule lifts the default only when it has no wildcard (it names
+ * exactly this command), since `bash(git *)` or `bash(gh *)` were written for ordinary work.
+ */
+function judgeCredential(item: Extract<Item, { type: 'credential' }>, ctx: JudgeContext): Finding {
+  const { command } = item;
+  const subject = `exec ${command.words}`;
+  const spellings = [command.words, ...command.alsoForDeny];
+  const restrictive = ctx.rules.filter((r) => r.effect !== 'allow' && spellings.some((t) => commandRule(r, 'shell', ctx.tool)?.test(t)));
+  const exact = ctx.rules.find((r) => {
+    const m = r.matcher;
+    return r.effect === 'allow' && (m.type === 'exec' || m.type === 'tool-command') && isLiteral(m.spec) && commandRule(r, 'shell', ctx.tool)?.test(command.wordsForAllow);
+  });
+  const matching = [...restrictive, ...(exact === undefined ? [] : [exact])];
+  return byRules(subject, matching, () => {
+    const secretRead = ctx.defaults.secretRead;
+    const effect = item.certain || secretRead === 'allow' ? secretRead : 'ask';
+    return {
+      effect,
+      rule: CREDENTIAL_RULE,
+      reason:
+        `${command.words} ${item.certain ? 'prints' : 'may print (depending on a word only known when it runs)'} ${item.what}: that is reading a secret, like opening the file it is kept in` +
+        (effect === 'allow' ? '' : `. Tools that need the credential can use it without printing it; if this call really needs it, add an allow rule for exactly this command, e.g. "bash(${command.words})".`),
+    };
   });
 }
 

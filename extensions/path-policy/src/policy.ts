@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { Effect, ProtectedPaths, Resource } from '@airlock/kernel';
 import type { Analysis } from '@airlock/shell-analysis';
-import { normalizeCommand } from './glob.js';
+import { isLiteral, normalizeCommand } from './glob.js';
 import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';
 import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
 import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
@@ -266,13 +266,4 @@ function liftDefaultAsks(findings: Finding[], rule: CompiledRule | undefined): F
       ? { ...f, effect: 'allow', rule: rule.id, reason: `allowed exactly as written by ${rule.surface}` }
       : f,
   );
-}
-
-/** No unescaped `*`: the pattern stands for one command only. */
-function isLiteral(spec: string): boolean {
-  for (let i = 0; i < spec.length; i++) {
-    if (spec[i] === '\\') i++;
-    else if (spec[i] === '*') return false;
-  }
-  return true;
 }

@@ -4,7 +4,10 @@ import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
 import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
 import type { Command, Item } from './items.js';
 import { canonicalPaths } from './paths/resolve.js';
+import { credentialCommand } from './credential-commands.js';
+import { revisionItems } from './revision-reads.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
+import { writtenThenRun } from './written-then-run.js';
 import { aliasesOf, targetBase, throughAliases } from './shell-links.js';
 
 /** Stands for a word only known at run time; no literal in a rule matches it, `*` does. */
@@ -32,7 +35,10 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     const items: Item[] = [];
     for (const n of c.nested) if (!n.ok) items.push(unparsed(n.reason));
     if (c.argv.length > 0) {
-      items.push({ type: 'exec', command: toCommand(c), from: 'shell' });
+      const command = toCommand(c);
+      items.push({ type: 'exec', command, from: 'shell' });
+      const credential = credentialCommand(c.name, c.argv.map((text, i) => ({ text, dynamic: c.dynamicArgs.includes(i) })));
+      if (credential !== undefined) items.push({ type: 'credential', command, ...credential });
       // A program whose file use the analysis does not know may still write what it names.
       if (c.reads.length + c.writes.length + c.dynamicReads.length + c.dynamicWrites.length + c.links.length === 0 && c.nested.length === 0) {
         items.push({ type: 'mentions', command: c.argv.join(' ') });
@@ -65,6 +71,10 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
       items.push(...fileItems(kind, raw, dynamic, cwd, home));
       if (isRelative && alsoIn !== undefined && alsoIn !== cwd) items.push(...fileItems(kind, raw, dynamic, alsoIn, home));
     }
+    // Files git prints from its history or index: the same rules as the file in the folder.
+    for (const read of c.revisionReads) {
+      items.push(...revisionItems(read, alsoIn ?? cwd, home, (raw, base) => fileItems('fs.read', raw, false, base, home)));
+    }
     // Removing a folder, or linking to one, reaches what is inside it.
     if (c.name !== 'find' || !deletesOnlyNamed(c.argv)) {
       for (const raw of c.removes) {
@@ -88,6 +98,11 @@ export function shellItems(analysis: Analysis, cwd: string, home: string): Item[
     result.push(...throughAliases(items, index, aliases, cwd, home));
   }
   const items = markCreatedGitDirs(result, analysis.commands, cwd, home);
+  items.push(...writtenThenRun(analysis.commands, (raw, c) => {
+    const base = c.cwd === undefined ? undefined : canonicalPaths(c.cwd, cwd, home);
+    const resolved = canonicalPaths(raw, base?.ok ? base.paths[0]! : cwd, home);
+    return resolved.ok ? resolved.paths : [];
+  }));
   if (setsHome && tilde) {
     items.push({
       type: 'fixed',

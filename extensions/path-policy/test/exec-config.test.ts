@@ -223,7 +223,9 @@ describe('files that run code later: bash', () => {
       'git config --get core.hooksPath',
       'git config --list',
       'cat .git/config',
-      'printf "all:\\n\\techo hi\\n" > Makefile && make -n',
+      // Written and run as two commands: running what the same line wrote asks (default:runs-written-file).
+      'printf "all:\\n\\techo hi\\n" > Makefile',
+      'make -n',
       'echo "{}" > package.json',
       'sed -i s/a/b/ src/a.ts',
     ]) {

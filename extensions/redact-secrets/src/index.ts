@@ -1,5 +1,6 @@
 import type { Extension } from '@airlock/kernel';
-import { createRedactor, createSecretScanner } from '@airlock/secrets';
+import { homedir } from 'node:os';
+import { createRedactor, createSecretScanner, loadFileSecrets, withFileSecrets } from '@airlock/secrets';
 import { redactHandler } from './handler.js';
 import { parseAllow, RedactOptions } from './options.js';
 
@@ -10,19 +11,22 @@ import { parseAllow, RedactOptions } from './options.js';
  *
  * The environment is the host's (`api.env`, the same one tools see as `ctx.env` before bash
  * scrubs it for its commands): that is where the secrets a command could print come from.
+ * The values of the user's secret files (`secretFiles: 'load'`) are redacted too, by value.
  */
 const extension = {
   name: 'redact-secrets',
   options: RedactOptions,
   setup(api, options) {
-    const scanner = createSecretScanner({
-      allow: parseAllow(options.allow),
-      ...(options.envFrom === 'process' ? { env: api.env } : {}),
-    });
+    const allow = parseAllow(options.allow);
+    const base = createSecretScanner({ allow, ...(options.envFrom === 'process' ? { env: api.env } : {}) });
+    // The second line of defence behind the policy's secret-file rules: a value from the user's
+    // secret files is redacted wherever it shows up (a commit of a deleted .env, a log).
+    const home = api.env.HOME || homedir();
+    const scanner = options.secretFiles === 'load' ? withFileSecrets(base, () => loadFileSecrets({ home, workspace: api.cwd }), allow) : base;
     api.on('tool_result', redactHandler(createRedactor(scanner)), { name: 'secrets', phase: 'redact' });
   },
 } satisfies Extension<typeof RedactOptions>;
 
 export default extension;
-export { redactHandler } from './handler.js';
+export { redactHandler, REDACTIONS_KEY } from './handler.js';
 export { parseAllow, RedactOptions } from './options.js';

@@ -10,6 +10,11 @@ export const RedactOptions = Type.Object({
     default: 'process',
     description: "'process': also redact the values of the host process's secret-looking environment variables wherever they appear.",
   }),
+  secretFiles: Type.Union([Type.Literal('load'), Type.Literal('none')], {
+    default: 'load',
+    description:
+      "'load': also redact the secret-looking values found in this user's secret files (~/.aws/credentials, ~/.npmrc, ~/.netrc, … and .env* in the project folder) wherever they appear, e.g. in git history. Read once per session on the first result, kept in memory only.",
+  }),
 });
 
 /**

@@ -1,5 +1,8 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '@airlock/kernel/testing';
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { createKernel, defineTool, type ExtensionAPI, type KernelEvent, type ToolResultEvent } from '@airlock/kernel';
@@ -30,6 +33,8 @@ const shell = defineTool({
   },
 });
 
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
 function load(options: unknown = {}, env?: Record<string, string>) {
   const kernel = createKernel({ updateThrottleMs: 0 });
   kernel.registry.register(shell, { source: 'sdk' });
@@ -55,12 +60,18 @@ describe('redact-secrets through a real kernel', () => {
     expect(partials.length).toBeGreaterThan(0);
     expect(JSON.stringify(partials)).not.toContain(GH);
     expect(partials[0]!.content).toEqual([{ type: 'text', text: 'token=[REDACTED:github-token#1]' }]);
-    expect(partials[0]!.details).toEqual({ env: { GITHUB_TOKEN: '[REDACTED:github-token#1]' } });
+    expect(partials[0]!.details).toEqual({ env: { GITHUB_TOKEN: '[REDACTED:github-token#1]' }, airlockRedactions: { '[REDACTED:github-token#1]': sha256(GH) } });
     const details = msg.details as Record<string, unknown>;
     expect(JSON.stringify(details)).not.toContain(GH);
     expect(JSON.stringify(details)).not.toContain(PG_PASS);
     expect(details.password).toBe('[REDACTED:secret-assignment#1]');
     expect(details.took).toBeInstanceOf(Date); // not a plain object: passed through as it was
+    // Beside each placeholder, the hash of what it replaced (issue 19): never the value itself.
+    expect(details.airlockRedactions).toEqual({
+      '[REDACTED:github-token#1]': sha256(GH),
+      '[REDACTED:connection-string#1]': sha256(PG_PASS),
+      '[REDACTED:secret-assignment#1]': sha256('Pq7xZ2mW9vL4kT8r'),
+    });
     expect(msg.outcome).toBe('ok');
   });
 
@@ -131,5 +142,33 @@ describe('redact-secrets through a real kernel', () => {
   it('declares its hook in the manifest', async () => {
     const { default: pkg } = await import('../package.json', { with: { type: 'json' } });
     expect(pkg.airlock.provides).toEqual({ tools: [], hooks: ['tool_result:redact'] });
+  });
+});
+
+describe("the values of the user's secret files (issue 19's second line of defence)", () => {
+  function loadWithFiles(secretFiles: 'load' | 'none') {
+    const base = makeTempDir('redact-files-');
+    mkdirSync(join(base, 'home'));
+    mkdirSync(join(base, 'work'));
+    writeFileSync(join(base, 'home', '.pgpass'), 'db:5432:app:app:pg-plain-pass\n');
+    writeFileSync(join(base, 'work', '.env'), 'DB_PASSWORD=hunter2hunter2\nDEBUG=true\n');
+    const kernel = createKernel({ updateThrottleMs: 0 });
+    kernel.registry.register(shell, { source: 'sdk' });
+    const resolved = Value.Convert(extension.options, Value.Default(extension.options, { envFrom: 'none', secretFiles }));
+    const api = { on: kernel.on, env: { HOME: join(base, 'home') }, cwd: join(base, 'work') } as Partial<ExtensionAPI> as ExtensionAPI;
+    void extension.setup(api, resolved as never);
+    return async (out: string) => {
+      const msg = await kernel.executeToolCall({ id: 'c1', name: 'sh', arguments: { out } });
+      return { text: msg.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), details: msg.details as Record<string, unknown> };
+    };
+  }
+
+  it('redacts them wherever they appear (git log -p of a committed .env), with their hashes in details', async () => {
+    const out = '+DB_PASSWORD=hunter2hunter2\n+DEBUG=true\npsql: password pg-plain-pass rejected';
+    const { text, details } = await loadWithFiles('load')(out);
+    expect(text).toBe('+DB_PASSWORD=[REDACTED:file:.env:DB_PASSWORD#1]\n+DEBUG=true\npsql: password [REDACTED:file:~/.pgpass:password#1] rejected');
+    expect(details.airlockRedactions).toMatchObject({ '[REDACTED:file:.env:DB_PASSWORD#1]': sha256('hunter2hunter2') });
+    const off = await loadWithFiles('none')(out);
+    expect(off.text).toContain('hunter2hunter2');
   });
 });

@@ -9,7 +9,12 @@
 const SECRET_SEGMENTS = new Set([
   'KEY', 'KEYS', 'APIKEY', 'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWORDS', 'PASSWD', 'PASS',
   'PASSPHRASE', 'CREDENTIAL', 'CREDENTIALS', 'CREDS', 'PAT', 'COOKIE', 'DSN',
+  // MYSQL_PWD, ORACLE_PWD (PWD and OLDPWD alone are folders: see PUBLIC_NAMES); CI_JOB_JWT; SLACK_WEBHOOK.
+  'PWD', 'JWT', 'WEBHOOK', 'AUTHORIZATION', 'BEARER',
 ]);
+
+/** Names that the rules above would call secret but that every shell sets to a folder. */
+const PUBLIC_NAMES = new Set(['PWD', 'OLDPWD']);
 
 /** Suffixes without a separator, e.g. APIKEY, GITHUBTOKEN, DBPASSWORD. */
 const SECRET_SUFFIX = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$/;
@@ -23,7 +28,22 @@ const SECRET_PREFIXES = ['AWS_', 'AZURE_', 'GOOGLE_APPLICATION_CREDENTIALS', 'GC
 /** Known names the rules above would miss. */
 const SECRET_NAMES = new Set([
   'DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'MONGO_URL', 'NPM_CONFIG__AUTH', 'PGPASSWORD', 'CONNECTION_STRING', '_AUTH',
+  // Bitwarden's unlocked-vault session key.
+  'BW_SESSION',
 ]);
+
+/**
+ * Names tools read credentials from whose words say nothing about it (checked upper-cased):
+ * - `*_AUTH`, `*_AUTH_CONFIG`, `*_AUTH_IDENT`: npm's `_auth`, COMPOSER_AUTH (JSON with
+ *   passwords), DOCKER_AUTH_CONFIG (registry logins), YARN_NPM_AUTH_IDENT (user:password);
+ * - `NPM_CONFIG__AUTH…` and `NPM_CONFIG_//host/:_authToken` (npm's per-registry tokens);
+ * - `BUNDLE_<HOST>`: Bundler reads `user:password` for a gem server from `BUNDLE_` plus the
+ *   host with `.` written `__` (BUNDLE_GEMS__EXAMPLE__COM); its settings (BUNDLE_PATH,
+ *   BUNDLE_GEMFILE) have no `__`;
+ * - `OP_SESSION_<account>`: 1Password CLI's session token;
+ * - `*_CONNECTION_STRING`, `*_CONN_STR`: a server address with its password.
+ */
+const SECRET_NAME_SHAPES = /(?:_AUTH|_AUTH_CONFIG|_AUTH_IDENT)$|^NPM_CONFIG__AUTH|^NPM_CONFIG_\/\/|^BUNDLE_[A-Z0-9_-]*__|^OP_SESSION_|(?:CONNECTION_STRING|_CONN_STR)$/;
 
 /**
  * `apiKey` → `api_Key`, `HTTPToken` → `HTTP_Token`: camelCase boundaries become separators.
@@ -44,7 +64,8 @@ function splitCamel(name: string): string {
  */
 export function looksSecretName(name: string): boolean {
   const upper = name.replace(/^-+/, '').toUpperCase();
-  if (SECRET_NAMES.has(upper)) return true;
+  if (PUBLIC_NAMES.has(upper)) return false;
+  if (SECRET_NAMES.has(upper) || SECRET_NAME_SHAPES.test(upper)) return true;
   if (SECRET_PREFIXES.some((p) => upper.startsWith(p))) return true;
   if (SECRET_SUFFIX.test(upper) || SECRET_INFIX.test(upper)) return true;
   return splitCamel(name)

@@ -1,3 +1,4 @@
+import { secretDigest } from './digest.js';
 import { looksSecretName } from './names.js';
 import type { SecretScanner } from './scanner.js';
 
@@ -15,6 +16,8 @@ export interface Redactor {
   apply<T>(value: T): { value: T; changed: boolean };
   /** Distinct secrets seen so far. */
   readonly count: number;
+  /** The SHA-256 of the secret a placeholder this redactor wrote stands for (see digest.ts); never the secret. */
+  digestOf(placeholder: string): string | undefined;
 }
 
 /** `[REDACTED:github-token#1]`: says what was there and which one, never any of its characters. */
@@ -39,6 +42,7 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 export function createRedactor(scanner: SecretScanner): Redactor {
   const placeholders = new Map<string, string>();
   const perRule = new Map<string, number>();
+  const digests = new Map<string, string>();
 
   const placeholderFor = (secret: string, ruleId: string): string => {
     let p = placeholders.get(secret);
@@ -47,6 +51,7 @@ export function createRedactor(scanner: SecretScanner): Redactor {
       perRule.set(ruleId, n);
       p = placeholder(ruleId, n);
       placeholders.set(secret, p);
+      digests.set(p, secretDigest(secret));
     }
     return p;
   };
@@ -116,5 +121,6 @@ export function createRedactor(scanner: SecretScanner): Redactor {
     get count() {
       return placeholders.size;
     },
+    digestOf: (placeholder) => digests.get(placeholder),
   };
 }

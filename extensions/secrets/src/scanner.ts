@@ -125,7 +125,7 @@ function mergeByStart(a: SecretFinding[], b: SecretFinding[]): SecretFinding[] {
   return out;
 }
 
-function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
+export function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
   const exact = new Set<string>();
   // Copies without g/y: a shared lastIndex would make `test` skip matches on alternate calls.
   const patterns: RegExp[] = [];

@@ -18,6 +18,9 @@ export interface Runs {
   gitDirs?: Word[];
 }
 
+/** A script file that is a stream (`bash /dev/stdin <<< "$X"`, `. /dev/fd/0`): its content is only known at run time. */
+const STREAM = /^\/dev\/(?:stdin|fd\/\d+)$|^\/proc\/(?:self|thread-self|\d+)\/fd\/\d+$/;
+
 const POSIX_SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'rbash']);
 const OTHER_SHELLS = new Set(['fish', 'csh', 'tcsh', 'pwsh', 'nu', 'xonsh', 'elvish']);
 
@@ -56,6 +59,7 @@ function shell(words: Word[], stdin: Stdin, runs: Runs): void {
   if (!stdinMode && operands.length > 0) {
     const file = operands[0]!;
     if (!file.static) unsure(`${words[0]!.text} runs a script from a non-literal source: ${file.source}`);
+    if (STREAM.test(file.text)) unsure(`${words[0]!.text} runs a script from ${file.text}, whose content is only known when the command runs`);
     runs.reads.push(file);
     return;
   }
@@ -127,6 +131,8 @@ export function programRuns(name: string, words: Word[], stdin: Stdin): Runs {
   else if (name === 'eval') evalScript(words, runs);
   else if ((name === 'source' || name === '.') && words[1] && !words[1].static) {
     unsure(`${name} runs a script from a non-literal source: ${words[1].source}`);
+  } else if ((name === 'source' || name === '.') && words[1] && STREAM.test(words[1].text)) {
+    unsure(`${name} runs a script from ${words[1].text}, whose content is only known when the command runs`);
   }
   else if (name === 'find') find(words, runs);
   else if (name === 'git') {

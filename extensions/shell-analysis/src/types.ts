@@ -69,6 +69,13 @@ export interface SimpleCommand {
   /** Same for writes; `<runtime-args>` stands for operands appended at run time (xargs, find -exec … +). */
   dynamicWrites: string[];
   /**
+   * Files git prints from its history, its index or the work tree without the command opening
+   * them: the path in `REV:path` / `:path` (from the top of the repository), pathspecs after `--`
+   * and the other operands of git show/log/diff/grep/blame/cat-file/archive… (relative to the
+   * folder). A revision like `main` is listed too, as a path: that over-reports, never under.
+   */
+  revisionReads: RevisionRead[];
+  /**
    * Hosts a well-known network program is pointed at by its arguments (curl, wget, httpie, ssh,
    * scp, sftp, rsync, nc, telnet, ftp, git clone/fetch/pull/push/…): a URL's host, `user@host`,
    * `host:path`. Lower case, no port. A git remote named in the repository's config is not seen.
@@ -89,6 +96,20 @@ export interface SimpleCommand {
   cwd?: string;
   /** Where the command sits, outermost first (consecutive repeats collapsed). */
   context: Context[];
+}
+
+/** A path inside git's history or index; see SimpleCommand.revisionReads. */
+export interface RevisionRead {
+  path: string;
+  /**
+   * `top`: relative to the top of the repository (`HEAD:x`, `:(top)x`); `cwd`: to the command's
+   * folder; `object`: not a path but an object id (`git cat-file -p 3b18e51`), whose file is unknown.
+   */
+  from: 'top' | 'cwd' | 'object';
+  /** A pathspec with wildcards (`*.env`): git's `*` also matches `/`. */
+  glob: boolean;
+  /** `git -C DIR`: the folder git runs in (and looks for the repository from), relative to the command's. */
+  dir?: string;
 }
 
 /** A name a command makes lead to another file; see SimpleCommand.links. */

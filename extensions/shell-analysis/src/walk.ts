@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { fileEffects } from './file-args.js';
+import { gitRevisionReads } from './git-revisions.js';
 import { networkUse } from './network.js';
 import { programRuns, type Stdin } from './programs.js';
 import { readRedirect, REDIRECT_TYPES, type ReadRedirect } from './redirects.js';
@@ -260,6 +261,7 @@ export class Walker {
     const classified = unknownArgs ? [...argvWords, literalWord('<runtime-args>', false)] : argvWords;
     const effects = fileEffects(name, classified);
     const network = networkUse(name, argvWords);
+    const git = name === 'git' ? gitRevisionReads(argvWords) : { reads: [], dynamic: [] };
     const command: SimpleCommand = {
       text,
       argv: argvWords.map((w) => w.text),
@@ -278,6 +280,7 @@ export class Walker {
         .map((l) => ({ path: l.path.text, target: l.target.static ? l.target.text : l.target.source, kind: l.kind, ...(l.target.static ? {} : { dynamic: true }) })),
       dynamicReads: [],
       dynamicWrites: [],
+      revisionReads: git.reads,
       hosts: network.hosts,
       dynamicHosts: network.dynamic,
       unknownArgs,
@@ -293,6 +296,7 @@ export class Walker {
     const reads = [...effects.reads, ...unwrapped.reads, ...runs.reads, ...allRedirects.flatMap((r) => (r.read ? [r.read] : []))];
     const writes = [...effects.writes, ...unwrapped.writes, ...runs.writes, ...allRedirects.flatMap((r) => (r.write ? [r.write] : []))];
     addPaths(reads, command.reads, command.dynamicReads);
+    addPaths(git.dynamic, [], command.dynamicReads);
     addPaths(writes, command.writes, command.dynamicWrites);
     addPaths([...effects.removes, ...(runs.removes ?? [])], command.removes, []);
     addPaths(runs.gitDirs ?? [], command.gitDirs, []);

@@ -439,3 +439,75 @@ describe('links and removals (what a later command reaches)', () => {
     expect(a.commands.flatMap((c) => c.links)).toContainEqual({ path: 'e', target: '/etc', kind: 'symlink' });
   });
 });
+
+describe('a script read from a stream is dynamic code (issue 19 §2)', () => {
+  it.each(['bash /dev/stdin <<< "$X"', 'source /dev/stdin <<< "$(echo $T | base64 -d)"', '. /dev/fd/0 < payload', 'sh /proc/self/fd/0 <<< "$X"'])('%s is unsure', async (command) => {
+    expect((await analyzeShell(command)).ok).toBe(false);
+  });
+  it('an ordinary script file is fine', async () => {
+    expect((await analyzeShell('bash ./build.sh && . ./env.sh')).ok).toBe(true);
+  });
+});
+
+describe('git: files printed from history, the index or the work tree (issue 19 §2)', () => {
+  const revisions = async (command: string) => {
+    const r = await analyzeShell(command);
+    if (!r.ok) throw new Error(r.reason);
+    return r.commands.flatMap((c) => c.revisionReads.map((x) => `${x.from}:${x.path}${x.glob ? ' (glob)' : ''}`));
+  };
+
+  it('REV:path is a path from the top of the repository; ./ and ../ make it relative to the folder', async () => {
+    expect(await revisions('git show HEAD~1:.env')).toContain('top:.env');
+    expect(await revisions('git cat-file -p HEAD~1:config/.env')).toContain('top:config/.env');
+    expect(await revisions('git show :.env')).toContain('top:.env');
+    expect(await revisions('git show :2:.env')).toContain('top:.env');
+    expect(await revisions('git show HEAD:./.env')).toContain('cwd:./.env');
+    // A revision holding a colon: every suffix is a candidate.
+    expect(await revisions("git show 'HEAD^{/fix: typo}:.env'")).toContain('top:.env');
+  });
+
+  it('pathspecs after -- and operands before it, with pathspec magic', async () => {
+    expect(await revisions('git log -p -- .env')).toEqual(['cwd:.env']);
+    expect(await revisions('git grep SECRET HEAD~1 -- .env')).toEqual(['cwd:HEAD~1', 'cwd:.env']);
+    expect(await revisions("git log -p -- ':(top).env'")).toEqual(['top:.env']);
+    expect(await revisions("git log -p -- ':/.env'")).toEqual(['top:.env']);
+    expect(await revisions("git log -p -- ':!.env'")).toEqual([]);
+    expect(await revisions("git log -p -- '*.env'")).toEqual(['cwd:*.env (glob)']);
+    expect(await revisions("git --literal-pathspecs log -p -- '*.env'")).toEqual(['cwd:*.env']);
+    expect(await revisions('git diff --no-index /dev/null .env')).toEqual(['cwd:/dev/null', 'cwd:.env']);
+    expect(await revisions('git blame .env')).toEqual(['cwd:.env']);
+    expect(await revisions('git -C sub log -p -- .env')).toEqual(['cwd:.env', 'cwd:sub/.env']);
+    const r = await analyzeShell('git -C ../other show HEAD:.env');
+    expect(r.ok && r.commands[0]!.revisionReads.filter((x) => x.from === 'top')).toEqual([
+      { path: '.env', from: 'top', glob: false },
+      { path: '.env', from: 'top', glob: false, dir: '../other' },
+    ]);
+  });
+
+  it("grep's pattern is not a path; an option's value is taken for one rather than hide one", async () => {
+    expect(await revisions('git grep -n token_value HEAD')).toEqual(['cwd:HEAD']);
+    expect(await revisions('git grep -e x -- src')).toEqual(['cwd:x', 'cwd:src']);
+    expect(await revisions('git grep -A 3 pattern HEAD:.env')).toContain('top:.env');
+    expect(await revisions('git log -n 3 HEAD:.env')).toContain('top:.env');
+  });
+
+  it('other git commands report nothing: refspecs and remotes are not paths', async () => {
+    expect(await revisions('git push origin main:main')).toEqual([]);
+    expect(await revisions('git fetch origin a:b')).toEqual([]);
+    expect(await revisions('git commit -m "fix: a"')).toEqual([]);
+    expect(await revisions('echo HEAD:.env')).toEqual([]);
+  });
+
+  it('a run-time operand is a dynamic read; names from standard input are unsure', async () => {
+    const r = await analyzeShell('git show "$REV"');
+    expect(r.ok && r.commands[0]!.dynamicReads).toEqual(['"$REV"']);
+    for (const cmd of ['echo HEAD:.env | git cat-file --batch', 'git log -p --stdin', 'git log --pathspec-from-file=list']) {
+      const u = await analyzeShell(cmd);
+      expect(u.ok, cmd).toBe(false);
+    }
+    const blob = await analyzeShell('git cat-file -p 3b18e512dba79e4c8300dd08aeb37f8e728b8dad');
+    expect(blob.ok && blob.commands[0]!.revisionReads).toEqual([{ path: '3b18e512dba79e4c8300dd08aeb37f8e728b8dad', from: 'object', glob: false }]);
+    const check = await analyzeShell('git cat-file --batch-check < names');
+    expect(check.ok).toBe(true);
+  });
+});

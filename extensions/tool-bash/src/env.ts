@@ -1,4 +1,4 @@
-import { looksSecretName } from '@airlock/secrets';
+import { createSecretScanner, looksSecretName } from '@airlock/secrets';
 
 /**
  * The environment a command sees. Secrets stay out unless settings allow them by name:
@@ -6,7 +6,9 @@ import { looksSecretName } from '@airlock/secrets';
  * 1. a name matching a `deny` pattern is dropped (deny wins);
  * 2. a name matching an `allow` pattern is kept;
  * 3. a name that looks secret (see `looksSecret`) is dropped;
- * 4. everything else is kept.
+ * 4. a value the secret detectors recognise (a token format, a URL with a password, a private
+ *    key) is dropped, whatever its name (`CELERY_BROKER_URL=amqp://u:pw@h`, `X=ghp_…`);
+ * 5. everything else is kept.
  *
  * Patterns are exact names or globs (`*` any run, `?` one character), case-sensitive as Unix
  * environment names are.
@@ -21,6 +23,18 @@ export interface EnvPolicy {
  * @airlock/secrets so that what bash withholds and what the redactor looks for never drift apart.
  */
 export const looksSecret: (name: string) => boolean = looksSecretName;
+
+/** One scanner for the process: it holds compiled rules only, no values. */
+let valueScanner: ReturnType<typeof createSecretScanner> | undefined;
+
+/**
+ * Whether a value holds a secret by its shape alone: the shared detectors' token formats,
+ * URLs with passwords and key blocks. No name context is given, so `KEY=value` rules stay out.
+ */
+export function looksSecretValue(value: string): boolean {
+  valueScanner ??= createSecretScanner();
+  return valueScanner.scan(value).length > 0;
+}
 
 /** Compile name patterns into one matcher. */
 export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
@@ -50,7 +64,7 @@ export function buildEnv(
   const withheld: string[] = [];
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    if (denied(name) || (!allowed(name) && looksSecret(name))) {
+    if (denied(name) || (!allowed(name) && (looksSecret(name) || looksSecretValue(value)))) {
       withheld.push(name);
       continue;
     }

@@ -6,7 +6,7 @@ import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
 import { createShellResolver } from './shell.js';
 
-export { buildEnv, looksSecret, nameMatcher } from './env.js';
+export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
 export { sanitize } from './sanitize.js';
 
 /**

@@ -302,10 +302,45 @@ describe('bash: environment', () => {
     }
   });
 
+  it('withholds what well-known tools read credentials from, by name and by value (issue 19)', async () => {
+    const token = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
+    const secrets = {
+      MYSQL_PWD: 'hunter2-mysql',
+      DOCKER_AUTH_CONFIG: '{"auths":{"r.example.com":{"auth":"dTpw"}}}',
+      BUNDLE_GEMS__EXAMPLE__COM: 'user:gem-pass',
+      NPM_CONFIG__AUTHTOKEN: 'npm-auth-value',
+      NPM_CONFIG__AUTH: 'dXNlcjpwYXNz',
+      COMPOSER_AUTH: '{"http-basic":{}}',
+      YARN_NPM_AUTH_IDENT: 'user:yarn-pass',
+      SERVICE_CREDENTIALS: 'svc-creds-value',
+      OP_SESSION_myteam: 'op-session-value',
+      BW_SESSION: 'bw-session-value',
+      DB_CONNECTION_STRING: 'Server=x;Password=conn-pass',
+      CI_JOB_JWT: 'jwt-value-here',
+      CELERY_BROKER_URL: 'amqp://worker:broker-pass@mq.example.com/vhost',
+      INNOCENT_LOOKING: token,
+    };
+    const publicVars = { BUNDLE_PATH: 'vendor/bundle', BUNDLE_GEMFILE: 'Gemfile', OLDPWD: '/tmp', DATABASE_HOST: 'db.example.com', SERVICE_URL: 'https://api.example.com/v1' };
+    const h = harness({}, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...secrets, ...publicVars } });
+    const out = h.text(await h.call({ command: 'env' }));
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(out, name).not.toContain(`${name}=`);
+      expect(out, name).not.toContain(value);
+    }
+    for (const [name, value] of Object.entries(publicVars)) expect(out, name).toContain(`${name}=${value}`);
+    // An explicit allow still passes one through.
+    const allowed = harness({ env: { allow: ['MYSQL_PWD'], deny: [] } }, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...secrets } });
+    expect(allowed.text(await allowed.call({ command: 'printf %s "$MYSQL_PWD"' }))).toBe('hunter2-mysql');
+  });
+
   it('recognises secret names', () => {
     for (const n of ['OPENAI_API_KEY', 'AWS_REGION', 'NPM_TOKEN', 'DB_PASSWORD', 'SMTP_PASS', 'GOOGLE_APPLICATION_CREDENTIALS', 'APIKEY', 'client_secret']) {
       expect(looksSecret(n), n).toBe(true);
     }
+    for (const n of ['MYSQL_PWD', 'DOCKER_AUTH_CONFIG', 'BUNDLE_RUBYGEMS__PKG__GITHUB__COM', 'NPM_CONFIG__AUTHTOKEN', 'AZURE_CREDENTIALS', 'OP_SESSION_x']) {
+      expect(looksSecret(n), n).toBe(true);
+    }
+    for (const n of ['BUNDLE_PATH', 'BUNDLE_JOBS', 'AUTH_DOMAIN', 'GIT_ASKPASS', 'XDG_SESSION_ID']) expect(looksSecret(n), n).toBe(false);
     for (const n of ['PATH', 'HOME', 'PWD', 'OLDPWD', 'LANG', 'TOKENIZERS_PARALLELISM', 'SSH_AUTH_SOCK', 'TERM']) {
       expect(looksSecret(n), n).toBe(false);
     }
