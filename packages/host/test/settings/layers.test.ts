@@ -108,7 +108,7 @@ describe('layers', () => {
       limits: { maxLines: 100, maxBytes: 51200 },
       spill: { budgetBytes: 256 * 1024 * 1024, dir: join(root, 'repo/.airlock/spill') },
       images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
-      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 0 },
+      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
     });
     // autoResize off: no resize step, so the kernel replaces an oversized image with a note.
     expect(toKernelOptions({ ...loaded.settings, images: { ...loaded.settings.images, autoResize: false } }).images).not.toHaveProperty('resize');
