@@ -24,6 +24,8 @@ export interface ProcessInfo {
   ppid: number;
   /** Start time in clock ticks since boot: tells a pid apart from a later process reusing it. */
   start: string;
+  /** Exited but not yet reaped (state Z): nothing left to end, and it holds no resources. */
+  zombie: boolean;
 }
 
 /** Whether /proc can be scanned here. */
@@ -43,7 +45,7 @@ export function readProcess(pid: number): ProcessInfo | undefined {
   const ppid = Number(fields[1]);
   const start = fields[19];
   if (!Number.isInteger(ppid) || start === undefined) return undefined;
-  return { pid, ppid, start };
+  return { pid, ppid, start, zombie: fields[0] === 'Z' };
 }
 
 function hasMarker(pid: number, mark: string): boolean {

@@ -77,6 +77,7 @@ export class Kernel {
   readonly #bus: HookBus;
   readonly #access = new AccessChecks();
   readonly #stuck = { count: 0 };
+  readonly #onDispose = new Set<() => void | Promise<void>>();
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
@@ -248,7 +249,30 @@ export class Kernel {
     return this.#stuck.count;
   }
 
+  /**
+   * Run `fn` when the kernel is disposed, before the spill folder goes. Returns the function that
+   * takes it back.
+   *
+   * @example
+   * const off = kernel.onDispose(() => jobs.close());
+   */
+  onDispose(fn: () => void | Promise<void>): () => void {
+    this.#onDispose.add(fn);
+    return () => void this.#onDispose.delete(fn);
+  }
+
   async dispose(): Promise<void> {
+    const callbacks = [...this.#onDispose];
+    this.#onDispose.clear();
+    await Promise.all(
+      callbacks.map(async (fn) => {
+        try {
+          await fn();
+        } catch (error) {
+          this.#log.warn(`A dispose callback failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }),
+    );
     await this.spillStore.dispose();
   }
 
