@@ -26,6 +26,8 @@ export interface JobInfo {
 
 interface Job {
   info: JobInfo;
+  /** Hold the event loop open while waiting for this job (its handles are unref'd while it runs). */
+  hold: () => void;
   runId: string;
   output: SpillWriter;
   done: Promise<void>;
@@ -84,7 +86,12 @@ export class BackgroundJobs {
         (child.stdout as unknown as { unref?: () => void }).unref?.();
         (child.stderr as unknown as { unref?: () => void }).unref?.();
         if (this.#jobs.size === 0) process.once('exit', this.#onExit);
-        this.#jobs.set(id, { info, runId, output, done });
+        const hold = (): void => {
+          child.ref();
+          (child.stdout as unknown as { ref?: () => void }).ref?.();
+          (child.stderr as unknown as { ref?: () => void }).ref?.();
+        };
+        this.#jobs.set(id, { info, runId, output, done, hold });
         resolve({ ...info });
       });
     });
@@ -107,6 +114,7 @@ export class BackgroundJobs {
     }
     if (job.info.state === 'running') {
       job.info.state = 'stopped';
+      job.hold();
       this.#signal(job, 'SIGTERM');
       const timer = setTimeout(() => this.#signal(job, 'SIGKILL'), graceMs);
       await job.done;
@@ -128,6 +136,7 @@ export class BackgroundJobs {
 
   /** End every job and wait for each to be reaped, then forget them. */
   async close(): Promise<void> {
+    for (const job of this.#jobs.values()) job.hold();
     this.killAll();
     await Promise.all([...this.#jobs.values()].map((job) => job.done));
     this.#jobs.clear();
