@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { isRoot, runAsNobody, skipUnlessNobodyCanReach } from '../../tool-common/test/support/as-unprivileged.js';
 import { BackgroundJobs, createBashTool, createJobsTool, limitedShellArgs, type JobInfo } from '../src/index.js';
 
 /**
@@ -164,4 +165,17 @@ describe('bash: resource limits', () => {
     expect(r.outcome).toBe('ok');
     expect(h.text(r)).toMatch(/^(1048576|\d+)\n(3600|\d+)\ndone\n$/);
   });
+});
+
+describe('bash: the process limit (as nobody: Linux never applies RLIMIT_NPROC to root)', () => {
+  it.skipIf(!isRoot)('a command that forks past the limit is stopped, and the model is told which limit', async () => {
+    const dir = makeTempDir('airlock-bash-nproc-');
+    chmodSync(dir, 0o777);
+    skipUnlessNobodyCanReach(dir);
+    const out = await runAsNobody('tool-bash', 'createBashTool', dir, { command: 'for i in $(seq 1 60); do sleep 2 & done; wait' }, {
+      factoryArgs: [{ limits: { fileSizeBytes: 0, processes: 20, cpuSeconds: 0 } }],
+    });
+    expect(out.text).toContain('Resource temporarily unavailable');
+    expect(out.text).toContain('the process limit (RLIMIT_NPROC: 20 processes and threads for this user; setting limits.processes)');
+  }, 30_000);
 });
