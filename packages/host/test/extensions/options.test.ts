@@ -17,7 +17,7 @@ describe('extension options that name a path or a program', () => {
     const written = { shellPath: '/tmp/evil-shell', defaultTimeoutSeconds: 5 };
     const untrusted = validateOptions(BashOptions, written, { untrusted: true });
     expect(untrusted).toMatchObject({ ok: true, ignored: ['shellPath'] });
-    expect(untrusted.ok && untrusted.value).toEqual({ defaultTimeoutSeconds: 5, allowNoTimeout: false, killGraceMs: 1500, env: { allow: [], deny: [] } });
+    expect(untrusted.ok && untrusted.value).toEqual({ defaultTimeoutSeconds: 5, allowNoTimeout: false, killGraceMs: 1500, limits: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 }, env: { allow: [], deny: [] } });
     const trusted = validateOptions(BashOptions, written);
     expect(trusted.ok && trusted.value).toMatchObject({ shellPath: '/tmp/evil-shell', defaultTimeoutSeconds: 5 });
   });
