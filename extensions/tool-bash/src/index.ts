@@ -25,8 +25,10 @@ export const BashOptions = Type.Object({
     minimum: 0,
     default: 120,
     description: 'Time limit when a call gives none. 0 = no limit, only if allowNoTimeout is true.',
+    // Safety limits: the host never takes them from an untrusted project, which could lift them.
+    'x-airlock-value': 'limit',
   }),
-  allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.' }),
+  allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.', 'x-airlock-value': 'limit' }),
   // A program: the host never takes it from an untrusted project (the mark is read by the host's options check).
   shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).', 'x-airlock-value': 'program' })),
   // 1500, not the kernel's graceMs of 2000: the kernel stops waiting for a cancelled call after

@@ -34,7 +34,8 @@ export const ResourceLimits = Type.Object(
       description: 'CPU time one process may use (RLIMIT_CPU), in seconds. Default 3600. 0 = no limit.',
     }),
   },
-  { default: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 } },
+  // An untrusted project could lift them: the host takes them only from a trusted layer.
+  { default: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 }, 'x-airlock-value': 'limit' },
 );
 export type ResourceLimits = Static<typeof ResourceLimits>;
 

@@ -181,6 +181,8 @@ const sections = {
           'Time limit of every tool call in milliseconds (bash\'s own `timeout` included: this caps it). 0 means none. ' +
           'Default 600000 (10 minutes): a call stuck on a pipe, a device or a hung process must end some day. CLI: call --timeout-ms.',
         default: DEFAULT_CALL_TIMEOUT_MS,
+        // An untrusted project must not lift it (0 = none).
+        ...valueKind('limit'),
       }),
     },
     'How tool calls execute.',
