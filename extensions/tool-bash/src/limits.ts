@@ -56,13 +56,13 @@ export function limitedShellArgs(shell: string, command: string, limits: Resourc
   const settings = limitFlags(shell, limits);
   if (settings.length === 0) return ['-c', command];
   const fail = `{ echo "airlock: could not set the resource limit ulimit $1 $2; the command did not run. Change tool-bash's limits setting if this shell cannot set it." >&2; exit ${LIMIT_SETUP_FAILED}; }`;
-  // airlock_limit FLAG SOFT HARD: the soft limit first (it may never exceed the hard one), then
-  // the hard limit, each only ever lowered.
+  // airlock_limit FLAG SOFT HARD. Soft first (a soft limit above the hard one is refused, and
+  // fails harmlessly when the hard limit is lower still), then hard. Raising a hard limit fails
+  // without privilege, which is fine only when it is already at or below HARD: checked then, so
+  // the usual path forks nothing.
   const lower =
-    'airlock_limit() { h=$(ulimit -H "$1") || h=0; n=$h; ' +
-    'if [ "$h" = unlimited ] || [ "$h" -gt "$3" ]; then n=$3; fi; ' +
-    's=$2; if [ "$s" -gt "$n" ]; then s=$n; fi; ' +
-    `ulimit -S "$1" "$s" || ${fail}; if [ "$n" != "$h" ]; then ulimit -H "$1" "$n" || ${fail}; fi; }`;
+    'airlock_limit() { ulimit -S "$1" "$2" 2>/dev/null; ' +
+    `ulimit -H "$1" "$3" 2>/dev/null || { h=$(ulimit -H "$1"); [ "$h" != unlimited ] && [ "$h" -le "$3" ]; } || ${fail}; }`;
   const calls = settings.map(([flag, soft, hard]) => `airlock_limit ${flag} ${soft} ${hard}`).join('; ');
   return ['-c', `${lower}; ${calls}; unset -f airlock_limit; exec "$0" -c "$1"`, shell, command];
 }

@@ -59,9 +59,11 @@ function hasMarker(pid: number, mark: string): boolean {
 
 /**
  * Processes of this run other than this Node process: carrying `RUN_MARKER=runId`, or descending
- * from `rootPid`.
+ * from `rootPid`. With `since` (the shell's start time in clock ticks), processes that started
+ * before the shell are passed over without reading their environment: that keeps the scan at
+ * every call's end cheap on a machine with many processes.
  */
-export function findRunProcesses(rootPid: number, runId: string): ProcessInfo[] {
+export function findRunProcesses(rootPid: number, runId: string, since?: string): ProcessInfo[] {
   if (!canScanProcesses) return [];
   let names: string[];
   try {
@@ -78,7 +80,9 @@ export function findRunProcesses(rootPid: number, runId: string): ProcessInfo[] 
   }
   const mark = `${RUN_MARKER}=${runId}`;
   const found: ProcessInfo[] = [];
+  const after = since === undefined ? undefined : BigInt(since);
   for (const info of all.values()) {
+    if (after !== undefined && BigInt(info.start) < after) continue;
     if (descendsFrom(info, rootPid, all) || hasMarker(info.pid, mark)) found.push(info);
   }
   return found;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
-import { canScanProcesses, findRunProcesses, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
+import { canScanProcesses, findRunProcesses, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -133,6 +133,8 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     const pid = child.pid;
+    // The shell's start time: no process of this run started before it (see findRunProcesses).
+    const since = canScanProcesses && pid !== undefined ? readProcess(pid)?.start : undefined;
     const groupAlive = (): boolean => {
       if (pid === undefined) return false;
       try {
@@ -156,7 +158,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     /** Processes of this run outside the group (setsid, daemons); Linux only, see proc-tree.ts. */
-    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId));
+    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId, since));
 
     /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
