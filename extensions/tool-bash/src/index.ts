@@ -1,12 +1,18 @@
 import Type, { type Static } from 'typebox';
 import type { AgentTool, Extension, ToolContext, TruncationResult } from '@airlock/kernel';
 import { buildEnv } from './env.js';
+import { BackgroundJobs, type JobInfo } from './jobs.js';
+import { createJobsTool } from './jobs-tool.js';
+import { DEFAULT_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
 import { appendNotice, tailNotice } from './notice.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
 import { createShellResolver } from './shell.js';
 
 export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
+export { BackgroundJobs, type JobInfo } from './jobs.js';
+export { createJobsTool } from './jobs-tool.js';
+export { DEFAULT_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';
 export { sanitize } from './sanitize.js';
 
 /**
@@ -19,8 +25,10 @@ export const BashOptions = Type.Object({
     minimum: 0,
     default: 120,
     description: 'Time limit when a call gives none. 0 = no limit, only if allowNoTimeout is true.',
+    // Safety limits: the host never takes them from an untrusted project, which could lift them.
+    'x-airlock-value': 'limit',
   }),
-  allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.' }),
+  allowNoTimeout: Type.Boolean({ default: false, description: 'Whether timeout 0 (no limit) is accepted.', 'x-airlock-value': 'limit' }),
   // A program: the host never takes it from an untrusted project (the mark is read by the host's options check).
   shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).', 'x-airlock-value': 'program' })),
   // 1500, not the kernel's graceMs of 2000: the kernel stops waiting for a cancelled call after
@@ -32,6 +40,7 @@ export const BashOptions = Type.Object({
     default: 1500,
     description: "Time between SIGTERM and SIGKILL on timeout or abort. Keep it ~500 ms below the kernel's execution.graceMs.",
   }),
+  limits: ResourceLimits,
   env: Type.Object(
     {
       allow: Type.Array(Type.String({ minLength: 1 }), {
@@ -48,6 +57,13 @@ export type BashOptions = Static<typeof BashOptions>;
 const Params = Type.Object({
   command: Type.String({ minLength: 1, description: 'Bash command to run.' }),
   timeout: Type.Optional(Type.Integer({ minimum: 0, description: 'Time limit in seconds (default from settings).' })),
+  background: Type.Optional(
+    Type.Boolean({
+      description:
+        'Run it as a background job (a server, a watcher) and return at once with its job id and the file its output goes to. ' +
+        'Jobs are listed and stopped with bash_jobs and end with the session. Without this, anything the command leaves running is ended when it finishes.',
+    }),
+  ),
 });
 export type BashParams = Static<typeof Params>;
 
@@ -58,14 +74,21 @@ export interface BashDetails {
   fullOutputPath?: string;
   /** The spill file holds only the beginning of the output (the session's spill budget ran out). */
   fullOutputCapped?: boolean;
+  /** Processes the command left running, ended when it finished. */
+  leftoversEnded?: number;
+  /** Resource limits that probably ended (part of) the command. */
+  limitsHit?: string[];
+  /** The job started with `background: true`. */
+  job?: JobInfo;
 }
 
 const DESCRIPTION = [
   'Run a bash command in the working folder. stdout and stderr are merged; the model sees the last',
   '2000 lines or 50KB (whichever comes first), with the full output saved to a file when cut.',
   'stdin is closed, so interactive commands get end-of-file. A non-zero exit code is an error.',
-  'Commands stop after `timeout` seconds (default from settings). Processes started in the background',
-  '(`cmd &`) are not waited for; redirect their output to a file to keep it.',
+  'Commands stop after `timeout` seconds (default from settings). When a command ends, every process it',
+  'started ends too (`cmd &` included); to keep a server or watcher running, pass background: true and manage it',
+  'with bash_jobs. Resource limits apply (file size, processes, CPU time); the result says when one stopped a command.',
 ].join(' ');
 
 /** Fill in defaults for a partial options object (settings normally do this via the schema). */
@@ -75,12 +98,13 @@ function withDefaults(options: Partial<BashOptions>): BashOptions {
     allowNoTimeout: options.allowNoTimeout ?? false,
     ...(options.shellPath === undefined ? {} : { shellPath: options.shellPath }),
     killGraceMs: options.killGraceMs ?? 1500,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
     env: { allow: options.env?.allow ?? [], deny: options.env?.deny ?? [] },
   };
 }
 
 /** Build the bash tool with the given settings (defaults for anything left out). */
-export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<typeof Params, BashDetails> {
+export function createBashTool(partial: Partial<BashOptions> = {}, jobs: BackgroundJobs = new BackgroundJobs()): AgentTool<typeof Params, BashDetails> {
   const options = withDefaults(partial);
   if (options.defaultTimeoutSeconds === 0 && !options.allowNoTimeout) {
     throw new Error('bash: defaultTimeoutSeconds is 0 (no limit) but allowNoTimeout is false; set one of them.');
@@ -108,9 +132,20 @@ export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<ty
       const { env, withheld } = buildEnv(base, options.env);
       if (withheld.length > 0) ctx.log.debug('bash: environment variables withheld', { names: withheld });
 
+      const shell = resolveShell(env.PATH);
+      const args = limitedShellArgs(shell, params.command, options.limits);
+      if (params.background === true) {
+        const job = await jobs.start({ shell, args, command: params.command, cwd: ctx.cwd, env, ctx });
+        const text =
+          `Started background job ${job.id} (pid ${job.pid}). Its output goes to ${job.outputPath} (read it with the read tool). ` +
+          'List jobs or stop this one with bash_jobs; it ends with the session.';
+        return { content: [{ type: 'text', text }], details: { exitCode: null, job } };
+      }
+
       const run = await runCommand({
         command: params.command,
-        shell: resolveShell(env.PATH),
+        shell,
+        args,
         cwd: ctx.cwd,
         env,
         timeoutSeconds,
@@ -127,7 +162,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<ty
                 }),
             }),
       });
-      return finalResult(run);
+      return finalResult(run, options.limits);
     },
   };
 }
@@ -137,17 +172,30 @@ function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>>
   return process.env;
 }
 
-function finalResult(run: RunResult): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
+function finalResult(run: RunResult, limits: ResourceLimits): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
   const shown = sanitize(run.tail.content);
   const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
-  const output = appendNotice(shown, notice);
-  const failure = failureText(run.ending);
+  let output = appendNotice(shown, notice);
+  const hits = limitsHit(run.ending.kind === 'exit' ? { code: run.ending.code } : run.ending.kind === 'signal' ? { signal: run.ending.signal } : {}, run.tail.content);
+  output = appendNotice(output, limitNotice(hits, limits));
+  if (run.leftovers > 0) {
+    output = appendNotice(
+      output,
+      `[The command left ${run.leftovers === 1 ? 'a process' : `${run.leftovers} processes`} running; ended when it finished. ` +
+        'To keep a server or watcher running, call bash with background: true.]',
+    );
+  }
+  const failure = run.ending.kind === 'exit' && run.ending.code === LIMIT_SETUP_FAILED && /airlock: could not set the resource limit/.test(run.tail.content)
+    ? 'The resource limits could not be set, so the command did not run.'
+    : failureText(run.ending);
   if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
   const details: BashDetails = {
     exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
     ...(run.tail.truncated ? { truncation: run.tail } : {}),
     ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }),
     ...(run.fullOutputCapped ? { fullOutputCapped: true } : {}),
+    ...(run.leftovers > 0 ? { leftoversEnded: run.leftovers } : {}),
+    ...(hits.length > 0 ? { limitsHit: hits } : {}),
   };
   return { content: [{ type: 'text', text: output.length === 0 ? '(no output)' : output }], details };
 }
@@ -169,7 +217,11 @@ const extension = {
   name: 'tool-bash',
   options: BashOptions,
   setup(api, options) {
-    api.registerTool(createBashTool(options));
+    const jobs = new BackgroundJobs();
+    api.registerTool(createBashTool(options, jobs));
+    api.registerTool(createJobsTool(jobs));
+    // Background jobs end with the session; a process exit without close() is covered by jobs itself.
+    api.onClose?.(() => jobs.close());
   },
 } satisfies Extension<typeof BashOptions>;
 

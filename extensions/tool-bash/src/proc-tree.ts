@@ -24,6 +24,8 @@ export interface ProcessInfo {
   ppid: number;
   /** Start time in clock ticks since boot: tells a pid apart from a later process reusing it. */
   start: string;
+  /** Exited but not yet reaped (state Z): nothing left to end, and it holds no resources. */
+  zombie: boolean;
 }
 
 /** Whether /proc can be scanned here. */
@@ -43,7 +45,7 @@ export function readProcess(pid: number): ProcessInfo | undefined {
   const ppid = Number(fields[1]);
   const start = fields[19];
   if (!Number.isInteger(ppid) || start === undefined) return undefined;
-  return { pid, ppid, start };
+  return { pid, ppid, start, zombie: fields[0] === 'Z' };
 }
 
 function hasMarker(pid: number, mark: string): boolean {
@@ -57,9 +59,11 @@ function hasMarker(pid: number, mark: string): boolean {
 
 /**
  * Processes of this run other than this Node process: carrying `RUN_MARKER=runId`, or descending
- * from `rootPid`.
+ * from `rootPid`. With `since` (the shell's start time in clock ticks), processes that started
+ * before the shell are passed over without reading their environment: that keeps the scan at
+ * every call's end cheap on a machine with many processes.
  */
-export function findRunProcesses(rootPid: number, runId: string): ProcessInfo[] {
+export function findRunProcesses(rootPid: number, runId: string, since?: string): ProcessInfo[] {
   if (!canScanProcesses) return [];
   let names: string[];
   try {
@@ -76,7 +80,9 @@ export function findRunProcesses(rootPid: number, runId: string): ProcessInfo[] 
   }
   const mark = `${RUN_MARKER}=${runId}`;
   const found: ProcessInfo[] = [];
+  const after = since === undefined ? undefined : BigInt(since);
   for (const info of all.values()) {
+    if (after !== undefined && BigInt(info.start) < after) continue;
     if (descendsFrom(info, rootPid, all) || hasMarker(info.pid, mark)) found.push(info);
   }
   return found;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
-import { canScanProcesses, findRunProcesses, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
+import { canScanProcesses, findRunProcesses, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -14,6 +14,8 @@ export type Ending =
 export interface RunOptions {
   command: string;
   shell: string;
+  /** The shell's arguments (default `-c command`); see limits.ts for the ones that set limits first. */
+  args?: readonly string[];
   cwd: string;
   env: Record<string, string>;
   /** 0 = no limit. */
@@ -42,6 +44,8 @@ export interface RunResult {
   fullOutputCapped?: boolean;
   /** Processes started by the command still held the output open when the call stopped listening. */
   pipesHeldOpen: boolean;
+  /** Processes the command left running when it ended normally, which the call then ended. */
+  leftovers: number;
 }
 
 /**
@@ -96,7 +100,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   return new Promise<RunResult>((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(options.shell, ['-c', options.command], {
+      child = spawn(options.shell, options.args ?? ['-c', options.command], {
         cwd: options.cwd,
         env,
         detached: true,
@@ -129,6 +133,8 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     const pid = child.pid;
+    // The shell's start time: no process of this run started before it (see findRunProcesses).
+    const since = canScanProcesses && pid !== undefined ? readProcess(pid)?.start : undefined;
     const groupAlive = (): boolean => {
       if (pid === undefined) return false;
       try {
@@ -152,7 +158,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     /** Processes of this run outside the group (setsid, daemons); Linux only, see proc-tree.ts. */
-    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId));
+    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId, since));
 
     /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
@@ -222,11 +228,31 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (stopReason === undefined && killTimer !== undefined) clearTimeout(killTimer);
     };
 
+    /**
+     * The command ended on its own, but processes it started may live on (`sleep 23 &`, a
+     * daemon that called setsid): nothing outlives its call unless the model asked for a
+     * background job. SIGTERM now, SIGKILL after the grace period. Returns how many were found.
+     */
+    const endLeftovers = (): number => {
+      // A zombie (exited, parent not reaping yet) still counts as a group member: not a leftover.
+      const found = strays().filter((p) => !p.zombie);
+      const group = groupAlive();
+      if (found.length === 0 && !group) return 0;
+      if (group) killGroup('SIGTERM');
+      signalProcesses(found, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        if (groupAlive()) killGroup('SIGKILL');
+        signalProcesses([...found, ...strays()], 'SIGKILL');
+      }, options.killGraceMs);
+      return canScanProcesses ? found.length : 1;
+    };
+
     const finish = async (): Promise<void> => {
       if (finished) return;
       finished = true;
       const pipesHeldOpen = !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
+      const leftovers = stopReason === undefined ? endLeftovers() : 0;
       const result = tail.end();
       let fullOutputPath: string | undefined;
       let fullOutputCapped: boolean | undefined;
@@ -255,6 +281,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
         ...(fullOutputCapped === undefined ? {} : { fullOutputCapped }),
         pipesHeldOpen,
+        leftovers,
       });
     };
 

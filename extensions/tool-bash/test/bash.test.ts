@@ -168,7 +168,7 @@ describe('bash: process control', () => {
       { command: "setsid sh -c 'echo a=$$; exec sleep 1000' & (setsid sh -c 'echo b=$$; exec sleep 1000' &); wait" },
       { signal: controller.signal },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 800));
     controller.abort();
     const r = await call;
     expect(r.outcome).toBe('aborted');
@@ -357,10 +357,16 @@ describe('bash: the extension', () => {
 
   it('fills option defaults from the schema and registers bash', () => {
     const options = Value.Default(BashOptions, {}) as Parameters<typeof extension.setup>[1];
-    expect(options).toEqual({ defaultTimeoutSeconds: 120, allowNoTimeout: false, killGraceMs: 1500, env: { allow: [], deny: [] } });
+    expect(options).toEqual({
+      defaultTimeoutSeconds: 120,
+      allowNoTimeout: false,
+      killGraceMs: 1500,
+      limits: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 },
+      env: { allow: [], deny: [] },
+    });
     const tools: string[] = [];
     void extension.setup({ registerTool: (t: { name: string }) => void tools.push(t.name) } as never, options);
-    expect(tools).toEqual(['bash']);
+    expect(tools).toEqual(['bash', 'bash_jobs']);
   });
 
   it('sanitize leaves plain text alone', () => {

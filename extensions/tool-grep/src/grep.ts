@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { constants, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
+import { constants, fstatSync, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
 import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
@@ -8,7 +8,7 @@ import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, FileGate, findExecutable, listingResult, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 import { refusedGlobs } from './rg-exclusions.js';
 
 const DEFAULT_LIMIT = 100;
@@ -86,6 +86,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         throw new Error(`Cannot access ${shown}: ${message(error)}`);
       }
       const dir = info.isDirectory();
+      // rg and the Node engine would both block on a FIFO's open, and read a device forever.
+      if (!dir && !info.isFile()) throw notRegularFileError(shown, info, 'grep searches regular files and folders only');
       // A folder that can be listed but not entered (r without x) gives a listing of names and
       // nothing else: both engines would report every entry unreadable. It is the root that is
       // unreadable, so ask the one question that says so before searching.
@@ -164,7 +166,9 @@ export function compile(pattern: string, literal: boolean, ignoreCase: boolean):
 function isBinaryFile(absolute: string): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(absolute, 'r');
+    // Non-blocking: the file may have been swapped for a FIFO since rg read it.
+    fd = openSync(absolute, READ_NONBLOCKING);
+    if (!fstatSync(fd).isFile()) return true;
     const buffer = Buffer.alloc(BINARY_PROBE);
     const n = readSync(fd, buffer, 0, BINARY_PROBE, 0);
     return buffer.subarray(0, n).includes(0);
@@ -320,8 +324,9 @@ async function format(hits: Hit[], context: number, single: boolean): Promise<{ 
     let text: string[];
     try {
       // A walked file swapped for a symlink since it was judged is not followed (see WholeFileReader).
-      const fd = openSync(first.absolute, single ? 'r' : constants.O_RDONLY | constants.O_NOFOLLOW);
+      const fd = openSync(first.absolute, single ? READ_NONBLOCKING : READ_NONBLOCKING | constants.O_NOFOLLOW);
       try {
+        if (!fstatSync(fd).isFile()) continue; // swapped for a FIFO or device since the search
         text = splitLines(readFileSync(fd, 'utf8'));
       } finally {
         closeSync(fd);

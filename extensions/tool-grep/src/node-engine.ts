@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
-import { errnoCode, walk } from '@airlock/tool-common';
+import { errnoCode, READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
@@ -18,7 +18,7 @@ export async function searchNode(search: Search): Promise<Found> {
   if (search.single) {
     let buffer: Buffer;
     try {
-      buffer = await readFile(search.root);
+      buffer = await readRegular(search.root);
     } catch (error) {
       // One file: not being able to read it is the answer, which the tool words as an error.
       return { hits, unreadable: [{ path: '', code: errnoCode(error) ?? 'EIO' }] };
@@ -98,4 +98,15 @@ export function globMatcher(glob: string): (path: string, dir: boolean) => boole
     if (dir) return undefined;
     return hit;
   };
+}
+
+/** A named file's bytes; never blocks on a FIFO swapped in since the tool checked the path. */
+async function readRegular(path: string): Promise<Buffer> {
+  const fh = await open(path, READ_NONBLOCKING);
+  try {
+    if (!(await fh.stat()).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREGULAR' });
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
 }

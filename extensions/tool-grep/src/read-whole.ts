@@ -1,5 +1,5 @@
-import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { errnoCode } from '@airlock/tool-common';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { errnoCode, READ_NONBLOCKING } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */
 const INITIAL_BYTES = 64 * 1024;
@@ -26,11 +26,13 @@ export class WholeFileReader {
     try {
       // The walk yields regular files only, judged as such: a file swapped for a symlink since
       // (to a secret the read rules would refuse) fails to open (ELOOP) instead of being followed.
-      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // Non-blocking, and checked below: one swapped for a FIFO or a device must not hang the search.
+      fd = openSync(path, READ_NONBLOCKING | constants.O_NOFOLLOW);
     } catch (error) {
       return errnoCode(error) ?? 'EIO';
     }
     try {
+      if (!fstatSync(fd).isFile()) return 'ENOTREGULAR';
       let length = 0;
       for (;;) {
         if (length === this.buffer.length) this.grow(length);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -260,4 +261,31 @@ describe('grep: engines agree on paths they may not read', () => {
     expect(bad.ok).toBe(false);
     expect(bad.text).toMatch(/^Invalid regular expression "a\(\?=b\)": .*look-around/s);
   }, 30_000);
+});
+
+describe.each(engines)('grep (%s engine): FIFOs and devices', (engine) => {
+  it('refuses a FIFO named as the path at once, with a message that says what it is', async () => {
+    const dir = tree({ 'a.txt': 'hit\n' });
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    const started = Date.now();
+    const { outcome, text } = await grep(dir, { pattern: 'hit', path: 'pipe' }, engine);
+    expect(outcome).toBe('error');
+    expect(text).toContain('pipe is a named pipe (FIFO), not a regular file; grep searches regular files and folders only');
+    expect(Date.now() - started).toBeLessThan(2000);
+  }, 5000);
+
+  it('refuses a device named as the path', async () => {
+    const dir = tree({ 'a.txt': 'hit\n' });
+    const { outcome, text } = await grep(dir, { pattern: 'x', path: '/dev/zero' }, engine);
+    expect(outcome).toBe('error');
+    expect(text).toContain('is a character device, not a regular file');
+  }, 5000);
+
+  it('a folder with a FIFO in it is searched, the FIFO skipped, and the search ends', async () => {
+    const dir = tree({ 'a.txt': 'hit\n', 'z.txt': 'hit\n' });
+    execFileSync('mkfifo', [join(dir, 'm-pipe')]);
+    const { outcome, text } = await grep(dir, { pattern: 'hit' }, engine);
+    expect(outcome).toBe('ok');
+    expect(text).toBe('a.txt:1: hit\nz.txt:1: hit');
+  }, 5000);
 });

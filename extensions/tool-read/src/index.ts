@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { PathError, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
+import { notRegularFileError, PathError, READ_NONBLOCKING, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
 import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
@@ -110,14 +110,15 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
       const shown = params.path;
       let fh: FileHandle;
       try {
-        fh = await open(path, 'r');
+        // Non-blocking: a FIFO's open would otherwise wait for a writer on a thread nothing can stop.
+        fh = await open(path, READ_NONBLOCKING);
       } catch (error) {
         throw new Error(await describeFsError(error, path, shown));
       }
       try {
         const stat = await fh.stat();
         if (stat.isDirectory()) throw new Error(isDirectory(shown));
-        if (!stat.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); the read tool reads files only.`);
+        if (!stat.isFile()) throw notRegularFileError(shown, stat, 'the read tool reads regular files only');
         const result = await readOpen(fh, path, stat.size, params, ctx, signal, countBudget);
         ctx.files.note(await realpath(path).catch(() => path), { mtimeMs: stat.mtimeMs, size: stat.size });
         return result;

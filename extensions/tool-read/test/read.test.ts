@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -284,8 +285,24 @@ describe('read: errors', () => {
   });
 
   it('refuses a device file rather than reading forever', async () => {
-    await expect(read({ path: '/dev/zero' })).rejects.toThrow(/not a regular file/);
+    await expect(read({ path: '/dev/zero' })).rejects.toThrow(/\/dev\/zero is a character device, not a regular file/);
   });
+
+  it('refuses a FIFO at once, without waiting for a writer (a blocking open would never return)', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const started = Date.now();
+    await expect(read({ path: 'pipe' })).rejects.toThrow('pipe is a named pipe (FIFO), not a regular file; the read tool reads regular files only');
+    expect(Date.now() - started).toBeLessThan(2000);
+    // Still a FIFO: nothing was written into the workspace.
+    expect(statSync(fifo).isFIFO()).toBe(true);
+  }, 5000);
+
+  it('refuses a symlink to a FIFO the same way', async () => {
+    execFileSync('mkfifo', [join(dir, 'pipe2')]);
+    symlinkSync('pipe2', join(dir, 'to-pipe'));
+    await expect(read({ path: 'to-pipe' })).rejects.toThrow(/to-pipe is a named pipe \(FIFO\)/);
+  }, 5000);
 });
 
 describe('read: contract', () => {

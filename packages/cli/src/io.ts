@@ -16,6 +16,11 @@ export interface IO {
   cwd: string;
   /** Airlock's own extensions compiled into the single-file CLI (see scripts/bundle-entry.mjs). */
   bundled?: BundledExtensions;
+  /**
+   * Ends the process at once, skipping Node's exit (which waits for every thread-pool thread).
+   * Only the real binary has one; see leaveIfStuck.
+   */
+  killSelf?: () => void;
 }
 
 export function processIO(bundled?: BundledExtensions): IO {
@@ -35,6 +40,7 @@ export function processIO(bundled?: BundledExtensions): IO {
     isTTY: process.stdin.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    killSelf: () => process.kill(process.pid, 'SIGKILL'),
   };
 }
 

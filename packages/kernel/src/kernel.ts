@@ -76,6 +76,8 @@ export class Kernel {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
   readonly #access = new AccessChecks();
+  readonly #stuck = { count: 0 };
+  readonly #onDispose = new Set<() => void | Promise<void>>();
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
@@ -134,6 +136,7 @@ export class Kernel {
       refusal: undefined,
       updateThrottleMs: options.updateThrottleMs ?? 100,
       graceMs: options.execution?.graceMs ?? 2000,
+      stuck: this.#stuck,
       // Spelled out rather than spread: a spread of a dozen keys per call was 7% of the kernel's time.
       contextFor: (state: CallState): ToolContext => ({
         cwd: base.cwd,
@@ -233,7 +236,43 @@ export class Kernel {
   }
 
   /** Remove this session's spill folder (full outputs the model was pointed to become unreadable). */
+  /**
+   * Calls this kernel gave up on (time limit or abort, then the grace period) whose tool has not
+   * settled yet. Such a tool may hold a thread in a system call nothing can cancel (a blocking
+   * open of a FIFO), and then Node cannot exit: a host about to leave checks this and ends its
+   * process the hard way.
+   *
+   * @example
+   * if (kernel.stuckCalls > 0) process.kill(process.pid, 'SIGKILL');
+   */
+  get stuckCalls(): number {
+    return this.#stuck.count;
+  }
+
+  /**
+   * Run `fn` when the kernel is disposed, before the spill folder goes. Returns the function that
+   * takes it back.
+   *
+   * @example
+   * const off = kernel.onDispose(() => jobs.close());
+   */
+  onDispose(fn: () => void | Promise<void>): () => void {
+    this.#onDispose.add(fn);
+    return () => void this.#onDispose.delete(fn);
+  }
+
   async dispose(): Promise<void> {
+    const callbacks = [...this.#onDispose];
+    this.#onDispose.clear();
+    await Promise.all(
+      callbacks.map(async (fn) => {
+        try {
+          await fn();
+        } catch (error) {
+          this.#log.warn(`A dispose callback failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }),
+    );
     await this.spillStore.dispose();
   }
 

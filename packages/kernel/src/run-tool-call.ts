@@ -35,6 +35,8 @@ export interface KernelRuntime {
   readonly updateThrottleMs: number;
   /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */
   readonly graceMs: number;
+  /** Calls the kernel stopped waiting for whose tool is still running (see Kernel.stuckCalls). */
+  readonly stuck: { count: number };
   /** Set once by Kernel.refuseAll: every call from then on is denied before its tool is looked up. */
   refusal: Refusal | undefined;
   contextFor(state: CallState): ToolContext;
@@ -101,7 +103,7 @@ export async function runPrepared(kernel: KernelRuntime, state: CallState, run: 
       state.result = failure('aborted', abortedBeforeStart(state.call.name));
       return;
     }
-    await execute(state, { bus: kernel.bus, updateThrottleMs: kernel.updateThrottleMs, timeoutMs: run.timeoutMs, graceMs: kernel.graceMs });
+    await execute(state, { bus: kernel.bus, updateThrottleMs: kernel.updateThrottleMs, timeoutMs: run.timeoutMs, graceMs: kernel.graceMs, stuck: kernel.stuck });
     if (needsNormalizing(state, kernel.normalize.limits)) await normalizeResult(state, kernel.normalize);
   } catch (error) {
     state.result = failure('error', internalError('running', state.call, error));

@@ -251,6 +251,25 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(msg)).toMatch(/may still be running/);
   });
 
+  it('counts a call given up on as stuck until its tool settles (a host then knows it cannot exit cleanly)', async () => {
+    const kernel = testKernel({ execution: { graceMs: 20 } });
+    let release!: () => void;
+    kernel.registry.register(
+      defineTool({
+        name: 'late', label: 'L', description: 'd', parameters: Type.Object({}),
+        execute: () => new Promise((resolve) => (release = () => resolve({ content: [] }))),
+      }),
+      { source: 'sdk' },
+    );
+    expect(kernel.stuckCalls).toBe(0);
+    const msg = await kernel.executeToolCall({ id: 'c', name: 'late', arguments: {} }, { timeoutMs: 10 });
+    expect(msg.outcome).toBe('timeout');
+    expect(kernel.stuckCalls).toBe(1);
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(kernel.stuckCalls).toBe(0);
+  });
+
   it('aborted before start: the tool never runs', async () => {
     const kernel = testKernel();
     let ran = false;

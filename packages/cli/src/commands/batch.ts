@@ -5,6 +5,7 @@ import { formatContent, formatStatus } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';
+import { leaveIfStuck } from './stuck.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
 
@@ -37,6 +38,7 @@ export async function batchCommand(a: BatchArgs, g: GlobalOptions, io: IO): Prom
     return messages.every((m) => m.outcome === 'ok') ? EXIT.ok : EXIT.outcome;
   } finally {
     await host.close();
+    leaveIfStuck(host, io);
   }
 }
 

@@ -4,6 +4,7 @@ import { EXIT, type IO } from '../io.js';
 import { readJsonArgument } from '../json-input.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';
+import { leaveIfStuck } from './stuck.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
 
@@ -32,5 +33,6 @@ export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promis
     return message.outcome === 'ok' ? EXIT.ok : EXIT.outcome;
   } finally {
     await host.close();
+    leaveIfStuck(host, io);
   }
 }

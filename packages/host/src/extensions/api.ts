@@ -174,6 +174,11 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       policy = true;
       undo.push({ what: `access check "${name}"`, run: off });
     },
+    onClose(fn: () => void | Promise<void>): void {
+      refuseWhenSealed('onClose');
+      if (typeof fn !== 'function') throw new TypeError(`api.onClose needs a function, got ${typeof fn}`);
+      undo.push({ what: 'a close callback', run: ctx.kernel.onDispose(fn) });
+    },
     ui: ctx.ui,
     log: prefixedLogger(ctx.log, ctx.extension),
     settings: ctx.settings,

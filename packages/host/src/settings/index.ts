@@ -2,6 +2,7 @@
 export {
   defaultSettings,
   defineSettings,
+  DEFAULT_CALL_TIMEOUT_MS,
   ExtensionSpecSchema,
   PermissionRuleSchema,
   SETTING_KEYS,

@@ -78,7 +78,7 @@ const EFFECTS = ['deny', 'ask', 'allow'] as const;
  * @example
  * mergeLayers([{ name: 'user', baseDir: '/home/u/.config/airlock', values: { execution: { maxConcurrency: 2 } } },
  *              { name: 'cli', baseDir: '/repo', values: { execution: { mode: 'sequential' } } }], '/home/u')
- *   .settings.execution // { mode: 'sequential', maxConcurrency: 2, timeoutMs: 0 }
+ *   .settings.execution // { mode: 'sequential', maxConcurrency: 2, timeoutMs: 600000 }
  */
 export function mergeLayers(layers: readonly SourcedLayer[], homeDir: string): MergedSettings {
   const settings = defaultSettings();

@@ -13,6 +13,12 @@ import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, type TruncationLimits } from '@ai
 import Type, { type Static, type TOptional, type TProperties } from 'typebox';
 import { valueKind } from './value-kind.js';
 
+/**
+ * The time limit of every tool call unless settings say otherwise: 10 minutes. Long enough for a
+ * build, short enough that a call stuck on a FIFO, a device or a hung process ends on its own.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
+
 /** The kernel spill store's default budget (256 MiB); not exported by the kernel, so repeated here. */
 const DEFAULT_SPILL_BUDGET = 256 * 1024 * 1024;
 
@@ -169,7 +175,15 @@ const sections = {
         default: 'parallel',
       }),
       maxConcurrency: Type.Integer({ minimum: 1, description: 'Calls of one batch running at once in parallel mode. CLI: --max-concurrency.', default: 8 }),
-      timeoutMs: Type.Integer({ minimum: 0, description: 'Per-call timeout in milliseconds; 0 means none.', default: 0 }),
+      timeoutMs: Type.Integer({
+        minimum: 0,
+        description:
+          'Time limit of every tool call in milliseconds (bash\'s own `timeout` included: this caps it). 0 means none. ' +
+          'Default 600000 (10 minutes): a call stuck on a pipe, a device or a hung process must end some day. CLI: call --timeout-ms.',
+        default: DEFAULT_CALL_TIMEOUT_MS,
+        // An untrusted project must not lift it (0 = none).
+        ...valueKind('limit'),
+      }),
     },
     'How tool calls execute.',
   ),

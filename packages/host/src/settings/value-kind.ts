@@ -17,12 +17,14 @@ export const VALUE_KIND_KEYWORD = 'x-airlock-value';
  * - `path`: a file or folder on disk (read, written or deleted there);
  * - `program`: a program to run;
  * - `code`: code to load or run (extensions, modules);
+ * - `limit`: a safety limit (a call's time limit, a command's file size, process or CPU limit):
+ *   a project that may set it may lift it, so only a trusted layer may;
  * - `text`: anything else (names, rules, messages): any layer may set it.
  */
-export type ValueKind = 'path' | 'program' | 'code' | 'text';
+export type ValueKind = 'path' | 'program' | 'code' | 'limit' | 'text';
 
 /** Kinds only a trusted layer (built-in defaults, the user's file, a trusted project, the command line) may set. */
-export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code'];
+export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code', 'limit'];
 
 /**
  * Schema options that mark a value; spread into a TypeBox constructor's options.
@@ -48,7 +50,7 @@ export interface StrippedValues<T> {
 
 /**
  * A copy of `value` (already valid against `schema`) without any value whose schema, or a schema
- * above it, is marked `path`, `program` or `code`. For an untrusted layer.
+ * above it, is marked `path`, `program`, `code` or `limit`. For an untrusted layer.
  *
  * @example
  * stripTrustedOnly(SettingsSchema, { limits: { spillDir: '..', maxBytes: 200 } })

@@ -14,12 +14,21 @@ describe('extension options that name a path or a program', () => {
   });
 
   it('from an untrusted layer, bash keeps its own shell; the other options still apply', () => {
-    const written = { shellPath: '/tmp/evil-shell', defaultTimeoutSeconds: 5 };
+    const written = { shellPath: '/tmp/evil-shell', killGraceMs: 500 };
     const untrusted = validateOptions(BashOptions, written, { untrusted: true });
     expect(untrusted).toMatchObject({ ok: true, ignored: ['shellPath'] });
-    expect(untrusted.ok && untrusted.value).toEqual({ defaultTimeoutSeconds: 5, allowNoTimeout: false, killGraceMs: 1500, env: { allow: [], deny: [] } });
+    expect(untrusted.ok && untrusted.value).toEqual({ defaultTimeoutSeconds: 120, allowNoTimeout: false, killGraceMs: 500, limits: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 }, env: { allow: [], deny: [] } });
     const trusted = validateOptions(BashOptions, written);
-    expect(trusted.ok && trusted.value).toMatchObject({ shellPath: '/tmp/evil-shell', defaultTimeoutSeconds: 5 });
+    expect(trusted.ok && trusted.value).toMatchObject({ shellPath: '/tmp/evil-shell', killGraceMs: 500 });
+  });
+
+  it('from an untrusted layer, bash keeps its time and resource limits: a project could lift them', () => {
+    const written = { defaultTimeoutSeconds: 0, allowNoTimeout: true, limits: { fileSizeBytes: 0, processes: 0, cpuSeconds: 0 } };
+    const untrusted = validateOptions(BashOptions, written, { untrusted: true });
+    expect(untrusted).toMatchObject({ ok: true, ignored: ['defaultTimeoutSeconds', 'allowNoTimeout', 'limits'] });
+    expect(untrusted.ok && untrusted.value).toMatchObject({ defaultTimeoutSeconds: 120, allowNoTimeout: false, limits: { fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 } });
+    const trusted = validateOptions(BashOptions, written);
+    expect(trusted.ok && trusted.value).toMatchObject(written);
   });
 
   it('from an untrusted layer, the audit log stays where the user has it', () => {

@@ -58,7 +58,8 @@ describe('layers', () => {
       ['project', join(root, 'repo/.airlockrc.json')],
       ['cli', undefined],
     ]);
-    expect(loaded.layers[2]?.values).toEqual({ execution: { maxConcurrency: 3, timeoutMs: 2000 } });
+    // The project is not trusted here: it may not set a safety limit such as the call time limit.
+    expect(loaded.layers[2]?.values).toEqual({ execution: { maxConcurrency: 3 } });
     expect(loaded.projectDir).toBe(join(root, 'repo'));
   });
 
@@ -108,7 +109,7 @@ describe('layers', () => {
       limits: { maxLines: 100, maxBytes: 51200 },
       spill: { budgetBytes: 256 * 1024 * 1024, dir: join(root, 'repo/.airlock/spill') },
       images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
-      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 0 },
+      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
     });
     // autoResize off: no resize step, so the kernel replaces an oversized image with a note.
     expect(toKernelOptions({ ...loaded.settings, images: { ...loaded.settings.images, autoResize: false } }).images).not.toHaveProperty('resize');

@@ -44,7 +44,7 @@ describe('the schema documents every option where it is declared', () => {
       extensions: [],
       tools: { exclude: [], noBuiltin: false, none: false },
       permissions: { deny: [], ask: [], allow: [] },
-      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 0 },
+      execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
       limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024 },
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
       trust: { default: 'ask' },

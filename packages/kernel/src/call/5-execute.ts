@@ -19,6 +19,8 @@ export interface ExecuteOptions {
   /** 0 = no limit. */
   timeoutMs: number;
   graceMs: number;
+  /** Counts calls given up on while their tool still runs; each leaves the count when it settles. */
+  stuck?: { count: number };
 }
 
 const ResultCheck = Compile(AgentToolResultSchema);
@@ -39,11 +41,11 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   let settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   let unwatch: (() => void) | undefined;
+  let running: Promise<unknown> | undefined;
   await new Promise<void>((resolve) => {
     const giveUp = (): void => {
       graceTimer = setTimeout(resolve, options.graceMs);
     };
-    let running: Promise<unknown>;
     try {
       running = Promise.resolve(tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx));
     } catch (error) {
@@ -79,6 +81,12 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   const reason = aborted ? signal!.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
+    const stuck = options.stuck;
+    if (stuck !== undefined) {
+      stuck.count++;
+      const leave = (): void => void stuck.count--;
+      running!.then(leave, leave);
+    }
     const outcome = timedOut ? 'timeout' : 'aborted';
     state.result = failure(outcome, didNotStop(outcome, state.call.name, options.timeoutMs, options.graceMs));
     return;

@@ -22,6 +22,15 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.registerAccessCheck(({ kind, path }) => (kind === 'fs.read' && path.endsWith('.env') ? { effect: 'deny', reason: 'secrets' } : undefined));
    */
   registerAccessCheck(check: AccessCheck, options?: { name?: string }): void;
+  /**
+   * Run `fn` when the session closes (host.close()), before its scratch files are removed: end
+   * background processes, flush buffers. A throw is logged, never stops the other callbacks.
+   * Optional: a stand-in API in a test may leave it out.
+   *
+   * @example
+   * api.onClose?.(() => jobs.close());
+   */
+  onClose?(fn: () => void | Promise<void>): void;
   /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
