@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errnoCode } from './format.js';
 import { identityOf, sameIdentity, type FileIdentity, type JudgedTarget } from './judged.js';
@@ -157,12 +157,21 @@ export class JudgedFolder {
    * the decision, when it existed then). `shown` names the file for messages.
    */
   static open(path: string, judged: FileIdentity | undefined, shown: string): JudgedFolder {
+    return JudgedFolder.#open(path, path, judged, shown);
+  }
+
+  /** Open the folder `name` inside this one (e.g. one just made), confirmed the same way. */
+  openWithin(name: string): JudgedFolder {
+    return JudgedFolder.#open(this.entry(name), join(this.path, name), undefined, this.shown);
+  }
+
+  static #open(via: string, path: string, judged: FileIdentity | undefined, shown: string): JudgedFolder {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      fd = openSync(via, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (error) {
       const code = errnoCode(error);
-      if ((code === 'ELOOP' || code === 'ENOTDIR') && isLinkNow(path)) throw new ChangedSinceJudgedError(shown, 'folder');
+      if ((code === 'ELOOP' || code === 'ENOTDIR') && isLinkNow(via)) throw new ChangedSinceJudgedError(shown, 'folder');
       throw error;
     }
     try {
@@ -189,7 +198,66 @@ export class JudgedFolder {
     if (!leadsWithoutLinks(this.path, this.identity)) throw new ChangedSinceJudgedError(this.shown, 'folder');
   }
 
+  /**
+   * The file system's errors name the path they were given, here `/proc/self/fd/N/…`: put the
+   * folder's own path back, so a message says which file. Returns `error` (changed in place).
+   */
+  plain<E>(error: E): E {
+    const via = `/proc/self/fd/${this.fd}`;
+    if (this.viaDescriptor && error instanceof Error) {
+      error.message = error.message.split(via).join(this.path);
+      const e = error as Error & { path?: unknown; dest?: unknown };
+      if (typeof e.path === 'string') e.path = e.path.split(via).join(this.path);
+      if (typeof e.dest === 'string') e.dest = e.dest.split(via).join(this.path);
+    }
+    return error;
+  }
+
   close(): void {
     closeSync(this.fd);
+  }
+}
+
+/**
+ * The folder `path` (a real path), opened and confirmed as in {@link JudgedFolder.open}; missing
+ * folders on the way are made one by one inside the confirmed folder above them, so a folder
+ * swapped for a symlink meanwhile cannot make them appear somewhere else. Throws the file
+ * system's error (EEXIST/ENOTDIR where a file is in the way, EACCES …).
+ *
+ * @example const folder = openOrMakeFolder('/repo/src/new/deep', judged.folder, 'src/new/deep/a.ts');
+ */
+export function openOrMakeFolder(path: string, judged: FileIdentity | undefined, shown: string): JudgedFolder {
+  const missing: string[] = [];
+  let existing = path;
+  while (!isFolderNow(existing)) {
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    missing.unshift(existing.slice(parent.length + (parent.endsWith('/') ? 0 : 1)));
+    existing = parent;
+  }
+  let folder = JudgedFolder.open(existing, missing.length === 0 ? judged : undefined, shown);
+  for (const name of missing) {
+    try {
+      try {
+        mkdirSync(folder.entry(name));
+      } catch (error) {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      }
+      const next = folder.openWithin(name);
+      folder.close();
+      folder = next;
+    } catch (error) {
+      folder.close();
+      throw error;
+    }
+  }
+  return folder;
+}
+
+function isFolderNow(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
