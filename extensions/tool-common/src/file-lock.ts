@@ -3,7 +3,7 @@ import { closeSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { hostname } from 'node:os';
 import { errnoCode } from './format.js';
 import { sameIdentity, type FileIdentity } from './judged.js';
-import type { JudgedFolder } from './open-judged.js';
+import { ChangedSinceJudgedError, type JudgedFolder } from './open-judged.js';
 
 /**
  * A lock between Airlock processes changing one file, so that two of them editing the same file
@@ -54,7 +54,7 @@ export async function lockFile(folder: JudgedFolder, name: string, shown: string
   let pause = 2;
   for (;;) {
     signal?.throwIfAborted();
-    const identity = tryCreate(path, mine);
+    const identity = tryCreate(path, mine, shown);
     if (identity !== undefined) return { release: () => releaseLock(path, identity) };
     const holder = readHolder(path);
     if (holder !== undefined && isStale(holder)) {
@@ -73,12 +73,14 @@ export async function lockFile(folder: JudgedFolder, name: string, shown: string
   }
 }
 
-function tryCreate(path: string, content: string): FileIdentity | undefined {
+function tryCreate(path: string, content: string, shown: string): FileIdentity | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return undefined;
+    // The folder was open and confirmed: ENOENT means it was removed or replaced since.
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
     throw error;
   }
   try {

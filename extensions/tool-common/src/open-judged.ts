@@ -235,15 +235,15 @@ export function openOrMakeFolder(path: string, judged: FileIdentity | undefined,
     missing.unshift(existing.slice(parent.length + (parent.endsWith('/') ? 0 : 1)));
     existing = parent;
   }
-  let folder = JudgedFolder.open(existing, missing.length === 0 ? judged : undefined, shown);
+  let folder = vanishedMeansChanged(() => JudgedFolder.open(existing, missing.length === 0 ? judged : undefined, shown), shown);
   for (const name of missing) {
     try {
       try {
-        mkdirSync(folder.entry(name));
+        vanishedMeansChanged(() => mkdirSync(folder.entry(name)), shown);
       } catch (error) {
         if (errnoCode(error) !== 'EEXIST') throw error;
       }
-      const next = folder.openWithin(name);
+      const next = vanishedMeansChanged(() => folder.openWithin(name), shown);
       folder.close();
       folder = next;
     } catch (error) {
@@ -259,5 +259,15 @@ function isFolderNow(path: string): boolean {
     return lstatSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** ENOENT inside a folder just confirmed to exist: it was moved or removed meanwhile. */
+function vanishedMeansChanged<T>(step: () => T, shown: string): T {
+  try {
+    return step();
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
+    throw error;
   }
 }

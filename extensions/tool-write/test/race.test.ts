@@ -27,7 +27,7 @@ async function writeMany(kernel: ReturnType<typeof guardedKernel>, path: string)
   const outcomes = new Map<string, number>();
   for (let i = 0; i < ROUNDS; i++) {
     const r = await call(kernel, 'write', { path, content: `written by round ${i}\n` });
-    const kind = r.outcome === 'ok' || r.outcome === 'denied' ? r.outcome : r.text.replace(/^(.{0,60}).*$/s, '$1');
+    const kind = r.outcome === 'ok' || r.outcome === 'denied' ? r.outcome : r.text;
     outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
   }
   return outcomes;
@@ -45,7 +45,7 @@ describe('write: the folder and file written are the ones judged, under a swappi
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);
     try {
       const outcomes = await writeMany(kernel, 'd/f.txt');
-      for (const kind of outcomes.keys()) expect(kind).toMatch(/^(ok|denied|d\/f\.txt changed between the policy's decision|Cannot create d\/f\.txt: a part of its folder path)/);
+      for (const kind of outcomes.keys()) expect(kind, kind).toMatch(/^(ok|denied|d\/f\.txt changed between the policy's decision|Cannot create d\/f\.txt: a part of its folder path)/);
     } finally {
       await swapper.stop();
     }
