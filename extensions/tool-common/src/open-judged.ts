@@ -12,9 +12,10 @@ import { identityOf, sameIdentity, type FileIdentity, type JudgedTarget } from '
  *   It names the file the descriptor holds, whatever happened to names since. Files inside a
  *   folder are then reached through `/proc/self/fd/<folder>/<name>`, which resolves through the
  *   opened folder itself, not its name: the equivalent of openat/renameat, which Node lacks.
- * - Everywhere (macOS, or Linux without /proc): device and inode of the descriptor must equal
- *   those recorded when the policy judged the path, and the judged path must still lead to the
- *   same device and inode without passing a symlink. This leaves a window: a process that swaps
+ * - Elsewhere (macOS, or Linux without /proc): device and inode of the descriptor must equal
+ *   those recorded when the policy judged the path (when the caller passes them: a read does, an
+ *   edit, which judged the name for writing, does not), and the judged path must still lead to
+ *   the same device and inode without passing a symlink. This leaves a window: a process that swaps
  *   a folder on the way for a link and back at exactly the right moments, twice, between the
  *   open and the check. The OS sandbox is the layer for processes; this check makes the race
  *   narrow there and closes it on Linux.
@@ -75,9 +76,11 @@ export function descriptorPath(fd: number): string | undefined {
  * when one was recorded)? See the module comment for how, per platform.
  */
 function isJudged(fd: number, stats: Stats, path: string, judged: FileIdentity | undefined): boolean {
-  if (judged !== undefined && !sameIdentity(stats, judged)) return false;
   const named = descriptorPath(fd);
+  // The kernel's name for the descriptor is the proof: the file opened sits at the judged path.
+  // (Not its inode: an earlier edit replacing the file by rename is no reason to refuse.)
   if (named !== undefined) return named === path;
+  if (judged !== undefined && !sameIdentity(stats, judged)) return false;
   return leadsWithoutLinks(path, stats);
 }
 
