@@ -27,6 +27,8 @@ export interface JudgedTarget {
   file: FileIdentity | undefined;
   /** The folder holding `path` when it was judged; undefined when it did not exist. */
   folder: FileIdentity | undefined;
+  /** `path` was a symlink leading nowhere when judged (its real path could not be resolved). */
+  danglingLink?: boolean;
 }
 
 const records = new WeakMap<object, JudgedTarget>();
@@ -39,7 +41,16 @@ const records = new WeakMap<object, JudgedTarget>();
  * resources(params, ctx) { return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(p)) }]; }
  */
 export function rememberJudged(ctx: object, path: string): string {
-  records.set(ctx, { path, file: identityOf(path), folder: identityOf(dirname(path)) });
+  let file: FileIdentity | undefined;
+  let danglingLink = false;
+  try {
+    const s = lstatSync(path);
+    file = { dev: s.dev, ino: s.ino };
+    danglingLink = s.isSymbolicLink();
+  } catch {
+    // nothing there
+  }
+  records.set(ctx, { path, file, folder: identityOf(dirname(path)), ...(danglingLink ? { danglingLink } : {}) });
   return path;
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errnoCode } from './format.js';
-import { identityOf, sameIdentity, type FileIdentity, type JudgedTarget } from './judged.js';
+import { sameIdentity, type FileIdentity, type JudgedTarget } from './judged.js';
 
 /**
  * Open what the policy judged, and prove it: the answer to "the policy judged a name, the tool
@@ -111,11 +111,7 @@ export function openJudgedFile(judged: JudgedTarget, shown: string): { fd: numbe
     fd = openSync(judged.path, constants.O_RDONLY | SAFE);
   } catch (error) {
     // The judged path is a real path: a symlink at its end was put there after the decision.
-    if (errnoCode(error) === 'ELOOP' && isLinkNow(judged.path)) {
-      const link = identityOf(judged.path);
-      if (link !== undefined && judged.file !== undefined && sameIdentity(link, judged.file)) throw new DanglingLinkError(shown);
-      throw new ChangedSinceJudgedError(shown);
-    }
+    if (errnoCode(error) === 'ELOOP' && isLinkNow(judged.path)) throw judged.danglingLink === true ? new DanglingLinkError(shown) : new ChangedSinceJudgedError(shown);
     throw error;
   }
   try {
