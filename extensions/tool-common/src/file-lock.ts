@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { errnoCode } from './format.js';
 import { sameIdentity, type FileIdentity } from './judged.js';
@@ -85,7 +85,7 @@ function tryCreate(path: string, content: string, shown: string): FileIdentity |
   }
   try {
     writeSync(fd, content);
-    const { dev, ino } = lstatSync(path);
+    const { dev, ino } = fstatSync(fd);
     return { dev, ino };
   } catch (error) {
     removeQuietly(path);

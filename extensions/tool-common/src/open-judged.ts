@@ -61,6 +61,14 @@ export function canNameDescriptors(): boolean {
   return procWorks;
 }
 
+/**
+ * Tests only: `false` makes this process check as it would without /proc (macOS), so the
+ * portable checks run on Linux too; `undefined` probes again.
+ */
+export function setDescriptorNamingForTests(enabled: false | undefined): void {
+  procWorks = enabled;
+}
+
 /** The path the kernel has for descriptor `fd`, or undefined where it cannot say (see module comment). */
 export function descriptorPath(fd: number): string | undefined {
   if (!canNameDescriptors()) return undefined;
@@ -124,6 +132,16 @@ export function openJudgedFile(judged: JudgedTarget, shown: string): { fd: numbe
   }
 }
 
+/** Anything but a plain non-folder there now (a link, a folder, or nothing): not a genuine ENOTDIR. */
+function isLinkOrFolderNow(path: string): boolean {
+  try {
+    const s = lstatSync(path);
+    return s.isSymbolicLink() || s.isDirectory();
+  } catch {
+    return true;
+  }
+}
+
 function isLinkNow(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();
@@ -170,7 +188,8 @@ export class JudgedFolder {
       fd = openSync(via, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (error) {
       const code = errnoCode(error);
-      if ((code === 'ELOOP' || code === 'ENOTDIR') && isLinkNow(via)) throw new ChangedSinceJudgedError(shown, 'folder');
+      // O_DIRECTORY|O_NOFOLLOW refused it, yet a folder, a link or nothing is there now: it changed meanwhile.
+      if ((code === 'ELOOP' || code === 'ENOTDIR') && isLinkOrFolderNow(via)) throw new ChangedSinceJudgedError(shown, 'folder');
       throw error;
     }
     try {

@@ -93,6 +93,8 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
         folder.confirm();
       } catch (error) {
         if (error instanceof ChangedSinceJudgedError) throw error;
+        // It was open and confirmed a moment ago: gone by name now means moved or swapped.
+        if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
         throw describe(folder.plain(error), `Cannot read directory ${shown}`);
       }
       signal?.throwIfAborted();

@@ -1,12 +1,16 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDescriptorNamingForTests } from '@airlock/tool-common';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { call, guardedKernel, startSwapper } from '../../tool-common/test/support/race.js';
+import { call, guardedKernel, NAMING, startSwapper } from '../../tool-common/test/support/race.js';
 import { lsTool } from '../src/index.js';
 
 /** Issue 19 §4 for ls: a folder swapped for a link to a folder outside never gets that folder listed. */
-describe('ls: the folder listed is the one judged, under a swapping process', () => {
+describe.each(NAMING)('ls (%s): the folder listed is the one judged, under a swapping process', (_how, naming) => {
+  beforeAll(() => setDescriptorNamingForTests(naming));
+  afterAll(() => setDescriptorNamingForTests(undefined));
+
   it('150 listings of d while d is swapped for a link to outside: no outside name appears', async () => {
     const base = realpathSync(makeTempDir('airlock-ls-race-'));
     const ws = join(base, 'ws');

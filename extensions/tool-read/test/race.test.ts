@@ -1,8 +1,9 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDescriptorNamingForTests } from '@airlock/tool-common';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { call, guardedKernel, startSwapper } from '../../tool-common/test/support/race.js';
+import { call, guardedKernel, NAMING, startSwapper } from '../../tool-common/test/support/race.js';
 import { createReadTool } from '../src/index.js';
 
 /**
@@ -41,7 +42,10 @@ async function readMany(kernel: ReturnType<typeof guardedKernel>, path: string) 
   return seen;
 }
 
-describe('read: what is opened is what was judged, under a swapping process', () => {
+describe.each(NAMING)('read (%s): what is opened is what was judged, under a swapping process', (_how, naming) => {
+  beforeAll(() => setDescriptorNamingForTests(naming));
+  afterAll(() => setDescriptorNamingForTests(undefined));
+
   it('x swapped between a link to b.txt and a link to .env: no read returns .env', async () => {
     const { ws, kernel } = workspace();
     writeFileSync(join(ws, 'b.txt'), 'ordinary content\n');

@@ -94,6 +94,16 @@ export function guardedKernel(workspace: string, spill: string, ...tools: AnyAge
   return kernel;
 }
 
+/**
+ * The two ways the tools confirm what they opened: the kernel's name for a descriptor
+ * (/proc/self/fd, Linux), and without it (as on macOS). On Linux both run; elsewhere the first
+ * is the same as the second.
+ */
+export const NAMING: [string, false | undefined][] = [
+  ['descriptor names', undefined],
+  ['without /proc, as on macOS', false],
+];
+
 let calls = 0;
 
 /** Run one call; returns the message and its text. */
