@@ -4,7 +4,7 @@ export { closeNames, suggestNear } from './suggest.js';
 export { listingResult, type Listing, type ListingDetails } from './listing.js';
 export { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
-export { identityOf, judgedFor, rememberJudged, sameIdentity, type FileIdentity, type JudgedTarget } from './judged.js';
+export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
 export { canNameDescriptors, ChangedSinceJudgedError, DanglingLinkError, descriptorPath, JudgedFolder, openJudgedFile, openOrMakeFolder, setDescriptorNamingForTests } from './open-judged.js';
 export { LOCK_WAIT_MS, lockFile, lockName, type FileLock } from './file-lock.js';
 export { displayPath, errnoCode, errorMessage, formatSize } from './format.js';

@@ -41,6 +41,15 @@ const records = new WeakMap<object, JudgedTarget>();
  * resources(params, ctx) { return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(p)) }]; }
  */
 export function rememberJudged(ctx: object, path: string): string {
+  records.set(ctx, targetAt(path));
+  return path;
+}
+
+/**
+ * `path` (a real path) as a JudgedTarget, as it is now: what a tool holds its open to when it runs
+ * outside a kernel and nothing was judged.
+ */
+export function targetAt(path: string): JudgedTarget {
   let file: FileIdentity | undefined;
   let danglingLink = false;
   try {
@@ -50,8 +59,7 @@ export function rememberJudged(ctx: object, path: string): string {
   } catch {
     // nothing there
   }
-  records.set(ctx, { path, file, folder: identityOf(dirname(path)), ...(danglingLink ? { danglingLink } : {}) });
-  return path;
+  return { path, file, folder: identityOf(dirname(path)), ...(danglingLink ? { danglingLink } : {}) };
 }
 
 /**

@@ -118,8 +118,9 @@ export function openJudgedFile(judged: JudgedTarget, shown: string): { fd: numbe
   try {
     fd = openSync(judged.path, constants.O_RDONLY | SAFE);
   } catch (error) {
-    // The judged path is a real path: a symlink at its end was put there after the decision.
-    if (errnoCode(error) === 'ELOOP' && isLinkNow(judged.path)) throw judged.danglingLink === true ? new DanglingLinkError(shown) : new ChangedSinceJudgedError(shown);
+    // The judged path is a real path (no link in it) unless it was a link leading nowhere: a
+    // link met now was put there after the decision (it may be gone again by the time we look).
+    if (errnoCode(error) === 'ELOOP') throw judged.danglingLink === true ? new DanglingLinkError(shown) : new ChangedSinceJudgedError(shown);
     throw error;
   }
   try {
@@ -139,14 +140,6 @@ function isLinkOrFolderNow(path: string): boolean {
     return s.isSymbolicLink() || s.isDirectory();
   } catch {
     return true;
-  }
-}
-
-function isLinkNow(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 

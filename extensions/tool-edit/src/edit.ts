@@ -10,7 +10,6 @@ import {
   DanglingLinkError,
   displayPath,
   errnoCode,
-  identityOf,
   JudgedFolder,
   judgedFor,
   lockFile,
@@ -19,6 +18,7 @@ import {
   rememberJudged,
   resolveExistingPath,
   resolveToolPath,
+  targetAt,
   writeFileAtomic,
   type AtomicWriteResult,
   type JudgedTarget,
@@ -84,7 +84,7 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
     const { absolute, real } = await locateFile(params.path, ctx.cwd);
     const shown = displayPath(absolute, ctx.cwd);
     // The file the policy judged; outside a kernel (nothing judged), the one the path leads to now.
-    const judged: JudgedTarget = judgedFor(ctx) ?? { path: real, file: identityOf(real), folder: identityOf(dirname(real)) };
+    const judged: JudgedTarget = judgedFor(ctx) ?? targetAt(real);
     return ctx.withFileMutation(judged.path, () => editJudged(absolute, judged, shown, params.edits, ctx, signal), signal ? { signal } : {});
   },
 };

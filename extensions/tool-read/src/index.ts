@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { ChangedSinceJudgedError, DanglingLinkError, identityOf, judgedFor, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveToolPath, type JudgedTarget } from '@airlock/tool-common';
+import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, targetAt, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveToolPath, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
 import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
@@ -146,8 +146,7 @@ function descriptorReader(fd: number): PositionalReader {
 
 /** Outside a kernel nothing was judged: hold the open to the file the path leads to now. */
 async function judgeNow(path: string): Promise<JudgedTarget> {
-  const real = await realpath(path).catch(() => path);
-  return { path: real, file: identityOf(real), folder: undefined };
+  return targetAt(await realpath(path).catch(() => path));
 }
 
 async function readOpen(
