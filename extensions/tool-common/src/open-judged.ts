@@ -39,7 +39,10 @@ export class ChangedSinceJudgedError extends Error {
  */
 export class DanglingLinkError extends Error {
   constructor(shown: string) {
-    super(`${shown} is a symbolic link whose target did not exist when the call was judged (a broken link). Nothing was opened. Use the path of the file it should point to.`);
+    super(
+      `${shown} was a symbolic link that could not be resolved when the call was judged (a broken link, or one being changed at that moment). ` +
+        'Nothing was opened. Use the path of the file it should point to, or retry.',
+    );
     this.name = 'DanglingLinkError';
   }
 }

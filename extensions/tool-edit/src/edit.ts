@@ -168,6 +168,8 @@ async function editFile(absolute: string, judged: JudgedTarget, folder: JudgedFo
     after = await writeFileAtomic(real, plan.chunks, { replacing: before, expect: before, folder, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
     if (error instanceof ChangedDuringWriteError) throw new Error(error.shownAs(shown));
+    // The folder was open and confirmed, the lock made in it: gone by name now means moved or swapped.
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
     throw errnoCode(error) ? await fsError(folder.plain(error), absolute, shown, 'write') : error;
   }
   ctx.files.note(real, { mtimeMs: after.mtimeMs, size: after.size });

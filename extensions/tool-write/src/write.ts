@@ -111,6 +111,8 @@ async function writeLocked(folder: JudgedFolder, target: string, shown: string, 
     written = await writeFileAtomic(target, content, { replacing: before, expect: before ?? null, folder, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
     if (error instanceof ChangedDuringWriteError) throw new Error(error.shownAs(shown));
+    // The folder was open and confirmed, the lock made in it: gone by name now means moved or swapped.
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
     throw errnoCode(error) ? fsError(folder.plain(error), shown, 'write') : error;
   }
   ctx.files.note(target, { mtimeMs: written.mtimeMs, size: written.size });
