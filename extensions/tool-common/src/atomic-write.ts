@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { accessSync, closeSync, constants, fchmodSync, fchownSync, fstatSync, openSync, renameSync, unlinkSync, writeSync, writevSync } from 'node:fs';
+import { accessSync, closeSync, constants, fchmodSync, fchownSync, fstatSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, writevSync } from 'node:fs';
 import { access, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { errnoCode } from './format.js';
+import type { JudgedFolder } from './open-judged.js';
 
 /**
  * The one way edit and write put content into a file: write a temp file in the same folder, then
@@ -26,6 +28,67 @@ export interface AtomicWriteOptions {
   replacing?: Stats | undefined;
   /** Runs just before the rename: the last moment a throw (e.g. an abort) leaves the target untouched. */
   beforeRename?: () => void;
+  /**
+   * The folder opened and confirmed as the judged one (see JudgedFolder): the temp file is made
+   * and renamed inside it, so a folder swapped for a symlink cannot take the write elsewhere.
+   * Without it, names go by the target's path.
+   */
+  folder?: JudgedFolder;
+  /**
+   * Compare-and-swap: what must be at the target just before the rename — the stats of the file
+   * that was read (device, inode, size, mtime, ctime must all match), or null for "no file". On a
+   * mismatch nothing is renamed and {@link ChangedDuringWriteError} is thrown: another process
+   * wrote the file meanwhile, and reporting success would hide that its write, or ours, was lost.
+   */
+  expect?: Stats | null;
+}
+
+/**
+ * The target changed between the read and the rename (see `expect`). The message says what to do;
+ * `shownAs` lets a tool name the file the way the model wrote it.
+ */
+export class ChangedDuringWriteError extends Error {
+  constructor(readonly target: string) {
+    super(changedText(target));
+    this.name = 'ChangedDuringWriteError';
+  }
+
+  /** The message with the file named as `shown`. */
+  shownAs(shown: string): string {
+    return changedText(shown);
+  }
+}
+
+function changedText(shown: string): string {
+  return (
+    `${shown} changed on disk while this call was changing it (another process wrote it between the read and the write). ` +
+    'Nothing was written, so that change is kept. Read the file again and redo the change.'
+  );
+}
+
+/** Throw unless the target is still what `expect` says (see AtomicWriteOptions.expect). */
+function checkUnchanged(path: string, target: string, expect: Stats | null | undefined): void {
+  if (expect === undefined) return;
+  let now: Stats | undefined;
+  try {
+    now = lstatSync(path);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+  }
+  if (expect === null ? now === undefined : now !== undefined && sameFile(now, expect)) return;
+  throw new ChangedDuringWriteError(target);
+}
+
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
+/** A rename confirmed after the fact to have gone to another folder: say so plainly. */
+function landedElsewhere(target: string): Error {
+  return new Error(
+    `The folder of ${target} was swapped (for a symbolic link, or moved) during the rename that finishes the write, so the new ` +
+      'content may have landed in another folder. Check the folder, and stop whatever process is changing it before retrying.',
+  );
 }
 
 /** What the target is after the write, for the session's staleness ledger and the report. */
@@ -49,14 +112,16 @@ export async function writeFileAtomic(target: string, data: string | readonly Ui
   // Rename needs write permission on the folder only, so it would replace a file its owner made
   // read-only (or one owned by someone else). Respect the file's own permission, as writing in
   // place would: EACCES here, before anything is written.
-  if (replacing) await access(target, constants.W_OK);
-  const temp = join(dirname(target), tempName(basename(target)));
+  const { temp, dest, folder } = names(target, options);
+  if (replacing) await access(dest, constants.W_OK);
   // Created with the replaced file's permission bits (the umask can only narrow them), so the
   // temp file is never more visible than the file it becomes. A new file gets the usual 0666, so
   // the umask and default ACLs apply as to any new file.
   const handle = await open(temp, 'wx', replacing ? replacing.mode & 0o777 : 0o666);
   let renamed = false;
   try {
+    // Without /proc the temp file went by the folder's path: no content goes in unless that was the judged folder.
+    folder?.confirm();
     let result: AtomicWriteResult;
     try {
       const bytes = typeof data === 'string' ? await writeString(handle, data) : await writeChunks(handle, data);
@@ -70,11 +135,31 @@ export async function writeFileAtomic(target: string, data: string | readonly Ui
       await handle.close();
     }
     options.beforeRename?.();
-    await rename(temp, target);
+    folder?.confirm();
+    checkUnchanged(dest, target, options.expect);
+    await rename(temp, dest);
     renamed = true;
+    if (!confirmed(folder)) throw landedElsewhere(target);
     return result;
   } finally {
     if (!renamed) await unlink(temp).catch(() => {});
+  }
+}
+
+/** The temp file's and the target's paths: inside the judged folder when there is one. */
+function names(target: string, options: AtomicWriteOptions): { temp: string; dest: string; folder: JudgedFolder | undefined } {
+  const { folder } = options;
+  const temp = tempName(basename(target));
+  if (folder) return { temp: folder.entry(temp), dest: folder.entry(basename(target)), folder };
+  return { temp: join(dirname(target), temp), dest: target, folder };
+}
+
+function confirmed(folder: JudgedFolder | undefined): boolean {
+  try {
+    folder?.confirm();
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -96,11 +181,12 @@ function sizeOf(data: string | readonly Uint8Array[]): number {
 /** {@link writeFileAtomic} for small data, step for step, with synchronous calls. */
 function writeSmall(target: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions): AtomicWriteResult {
   const { replacing } = options;
-  if (replacing) accessSync(target, constants.W_OK);
-  const temp = join(dirname(target), tempName(basename(target)));
+  const { temp, dest, folder } = names(target, options);
+  if (replacing) accessSync(dest, constants.W_OK);
   const fd = openSync(temp, 'wx', replacing ? replacing.mode & 0o777 : 0o666);
   let renamed = false;
   try {
+    folder?.confirm();
     let result: AtomicWriteResult;
     try {
       const bytes = typeof data === 'string' ? writeAllSync(fd, Buffer.from(data, 'utf8')) : writeChunksSync(fd, data);
@@ -118,8 +204,11 @@ function writeSmall(target: string, data: string | readonly Uint8Array[], option
       closeSync(fd);
     }
     options.beforeRename?.();
-    renameSync(temp, target);
+    folder?.confirm();
+    checkUnchanged(dest, target, options.expect);
+    renameSync(temp, dest);
     renamed = true;
+    if (!confirmed(folder)) throw landedElsewhere(target);
     return result;
   } finally {
     if (!renamed) {

@@ -1,10 +1,28 @@
 import { isUtf8 } from 'node:buffer';
-import type { Stats } from 'node:fs';
+import { closeSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, FileStamp, ToolContext } from '@airlock/kernel';
-import { displayPath, errnoCode, realPathOrSelf, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult } from '@airlock/tool-common';
+import {
+  ChangedDuringWriteError,
+  ChangedSinceJudgedError,
+  DanglingLinkError,
+  displayPath,
+  errnoCode,
+  JudgedFolder,
+  judgedFor,
+  lockFile,
+  openJudgedFile,
+  realPathOrSelf,
+  rememberJudged,
+  resolveExistingPath,
+  resolveToolPath,
+  targetAt,
+  writeFileAtomic,
+  type AtomicWriteResult,
+  type JudgedTarget,
+} from '@airlock/tool-common';
 import { closeNamesIn } from './close-names.js';
 import { fastPlan, planOnBytes, type ByteEdit } from './fast-path.js';
 import { EditError, locateEdits, type EditInput, type Located } from './match.js';
@@ -56,7 +74,7 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   replay: 'never',
   resources(params, ctx) {
     // A missing file: execute reports it; policy sees the path as given.
-    return [{ kind: 'fs.write', path: realPathOrSelf(resolveToolPath(params.path, ctx.cwd)) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveToolPath(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('edit needs a ToolContext; run it through an Airlock kernel.');
@@ -65,7 +83,9 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
     }
     const { absolute, real } = await locateFile(params.path, ctx.cwd);
     const shown = displayPath(absolute, ctx.cwd);
-    return ctx.withFileMutation(real, () => editFile(absolute, real, shown, params.edits, ctx, signal), signal ? { signal } : {});
+    // The file the policy judged; outside a kernel (nothing judged), the one the path leads to now.
+    const judged: JudgedTarget = judgedFor(ctx) ?? targetAt(real);
+    return ctx.withFileMutation(judged.path, () => editJudged(absolute, judged, shown, params.edits, ctx, signal), signal ? { signal } : {});
   },
 };
 
@@ -91,13 +111,47 @@ async function locateFile(raw: string, cwd: string): Promise<{ absolute: string;
   }
 }
 
-/** Runs in the file's turn of the mutation queue, on the real path the queue is keyed by. */
-async function editFile(absolute: string, real: string, shown: string, edits: readonly EditInput[], ctx: ToolContext, signal: AbortSignal | undefined) {
+/**
+ * Runs in the file's turn of the mutation queue: opens the judged folder (confirmed, see
+ * tool-common's JudgedFolder) and takes the cross-process lock, so another Airlock process
+ * editing the same file waits instead of both reading the old content.
+ */
+async function editJudged(absolute: string, judged: JudgedTarget, shown: string, edits: readonly EditInput[], ctx: ToolContext, signal: AbortSignal | undefined) {
   throwIfAborted(signal);
-  let read: Awaited<ReturnType<typeof readWhole>>;
+  let folder: JudgedFolder;
   try {
-    read = await readWhole(real, (stats) => checkEditable(stats, shown, ctx.files.get(real)));
+    folder = JudgedFolder.open(dirname(judged.path), judged.folder, shown);
   } catch (error) {
+    throw errnoCode(error) ? await fsError(error, absolute, shown) : error;
+  }
+  try {
+    const lock = await lockFile(folder, basename(judged.path), shown, signal);
+    try {
+      return await editFile(absolute, judged, folder, shown, edits, ctx, signal);
+    } finally {
+      lock.release();
+    }
+  } catch (error) {
+    throw errnoCode(error) ? await fsError(folder.plain(error), absolute, shown, 'write') : error;
+  } finally {
+    folder.close();
+  }
+}
+
+async function editFile(absolute: string, judged: JudgedTarget, folder: JudgedFolder, shown: string, edits: readonly EditInput[], ctx: ToolContext, signal: AbortSignal | undefined) {
+  const real = judged.path;
+  let read: { stats: Stats; bytes: Buffer };
+  try {
+    // The name was judged for writing, not one inode: a file replaced by an earlier edit is still the one to edit.
+    const { fd, stats } = openJudgedFile({ ...judged, file: undefined }, shown);
+    try {
+      checkEditable(stats, shown, ctx.files.get(real));
+      read = { stats, bytes: await readWhole(fd, stats) };
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof ChangedSinceJudgedError || error instanceof DanglingLinkError) throw error;
     throw errnoCode(error) ? await fsError(error, absolute, shown) : error;
   }
   const { stats: before, bytes } = read;
@@ -110,9 +164,13 @@ async function editFile(absolute: string, real: string, shown: string, edits: re
   throwIfAborted(signal);
   let after: AtomicWriteResult;
   try {
-    after = await writeFileAtomic(real, plan.chunks, { replacing: before, beforeRename: () => throwIfAborted(signal) });
+    // Compare-and-swap: if the file is no longer the one read (another process wrote it), nothing is renamed.
+    after = await writeFileAtomic(real, plan.chunks, { replacing: before, expect: before, folder, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
-    throw errnoCode(error) ? await fsError(error, absolute, shown, 'write') : error;
+    if (error instanceof ChangedDuringWriteError) throw new Error(error.shownAs(shown));
+    // The folder was open and confirmed, the lock made in it: gone by name now means moved or swapped.
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
+    throw errnoCode(error) ? await fsError(folder.plain(error), absolute, shown, 'write') : error;
   }
   ctx.files.note(real, { mtimeMs: after.mtimeMs, size: after.size });
 

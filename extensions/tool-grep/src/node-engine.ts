@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
 import { errnoCode, READ_NONBLOCKING, walk } from '@airlock/tool-common';
@@ -28,6 +28,8 @@ export async function searchNode(search: Search): Promise<Found> {
   }
   const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
   const reader = new WholeFileReader();
+  // Where each walked file really is: the root's real path and the walk's relative path.
+  const realRoot = await realpath(search.root).catch(() => search.root);
   for await (const entry of walk(search.root, {
     ignoreFiles: IGNORE_FILES,
     signal: search.signal,
@@ -37,7 +39,7 @@ export async function searchNode(search: Search): Promise<Found> {
     if (entry.type !== 'file') continue;
     if (matchGlob && matchGlob(entry.path, false) !== true) continue;
     if (search.gate && !search.gate.admit(entry.path, entry.absolute)) continue;
-    const buffer = reader.read(entry.absolute);
+    const buffer = reader.read(entry.absolute, `${realRoot}${realRoot.endsWith('/') ? '' : '/'}${entry.path}`);
     if (typeof buffer === 'string') unreadable.push({ path: entry.path, code: buffer });
     else scan(entry.path, entry.absolute, buffer);
     if (hits.length >= search.want) break;

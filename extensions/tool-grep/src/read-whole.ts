@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { errnoCode, READ_NONBLOCKING } from '@airlock/tool-common';
+import { descriptorPath, errnoCode, READ_NONBLOCKING } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */
 const INITIAL_BYTES = 64 * 1024;
@@ -20,7 +20,7 @@ export class WholeFileReader {
    * errno code when it cannot be read (vanished, permission denied): the caller skips it, as rg
    * does, and reports it, as rg does.
    */
-  read(path: string): Buffer | string {
+  read(path: string, expected?: string): Buffer | string {
     if (this.buffer.length > KEEP_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
     let fd: number;
     try {
@@ -33,6 +33,12 @@ export class WholeFileReader {
     }
     try {
       if (!fstatSync(fd).isFile()) return 'ENOTREGULAR';
+      // A folder on the way swapped for a link since the walk listed it is followed by open;
+      // where the kernel names descriptors (Linux), the file opened must be the one walked.
+      if (expected !== undefined) {
+        const named = descriptorPath(fd);
+        if (named !== undefined && named !== expected) return 'ECHANGED';
+      }
       let length = 0;
       for (;;) {
         if (length === this.buffer.length) this.grow(length);

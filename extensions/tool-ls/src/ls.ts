@@ -1,9 +1,21 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { closeNames, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
+import {
+  ChangedSinceJudgedError,
+  displayPath as display,
+  errnoCode,
+  errorMessage as message,
+  formatSize,
+  JudgedFolder,
+  judgedFor,
+  realPathOrSelf,
+  rememberJudged,
+  resolveExistingPath,
+  resolveToolPath,
+  suggestNear as suggestion,
+} from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 500;
 
@@ -49,7 +61,7 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
   // read rules guard, so it needs no per-file check (ctx.access) the way grep does.
   resources(params, ctx) {
     // A path that does not exist yet is reported as written; execute says it is missing.
-    return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];
+    return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');
@@ -57,37 +69,50 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
     const shown = display(absolute, ctx.cwd);
 
-    let info: Stats;
+    // The folder the policy judged, opened and confirmed (see tool-common's JudgedFolder): a
+    // name swapped for a link to another folder meanwhile cannot have that folder listed.
+    const judged = judgedFor(ctx);
+    const real = judged?.path ?? realPathOrSelf(absolute);
+    let folder: JudgedFolder;
     try {
-      info = await stat(absolute);
+      folder = JudgedFolder.open(real, judged?.file, shown);
     } catch (error) {
+      if (error instanceof ChangedSinceJudgedError) throw error;
       const code = errnoCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
-      throw describe(error, `Cannot access ${shown}`);
+      if (code === 'ENOENT') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
+      if (code === 'ENOTDIR') throw new Error(`Not a directory: ${shown} is a file. Use read to see its content.`);
+      // Opening needs what listing needs: a folder we can see but not read is "cannot read".
+      const visible = await lstat(real).then(() => true, () => false);
+      throw describe(error, visible ? `Cannot read directory ${shown}` : `Cannot access ${shown}`);
     }
-    if (!info.isDirectory()) throw new Error(`Not a directory: ${shown} is a file. Use read to see its content.`);
-
     let entries: Dirent[];
+    let lines: string[];
     try {
-      entries = await readdir(absolute, { withFileTypes: true });
-    } catch (error) {
-      throw describe(error, `Cannot read directory ${shown}`);
+      try {
+        entries = await readdir(folder.entry(''), { withFileTypes: true });
+        folder.confirm();
+      } catch (error) {
+        if (error instanceof ChangedSinceJudgedError) throw error;
+        // It was open and confirmed a moment ago: gone by name now means moved or swapped.
+        if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
+        throw describe(folder.plain(error), `Cannot read directory ${shown}`);
+      }
+      signal?.throwIfAborted();
+      if (entries.length === 0) {
+        return { content: [{ type: 'text' as const, text: '(empty directory)' }], details: { path: real, total: 0, shown: 0 } };
+      }
+      entries.sort((a, b) => compareNames(a.name, b.name));
+      const kept = entries.length > limit ? entries.slice(0, limit) : entries;
+      lines = await Promise.all(kept.map((entry) => describeEntry(folder, entry)));
+    } finally {
+      folder.close();
     }
     signal?.throwIfAborted();
-    const real = realPathOrSelf(absolute);
-    if (entries.length === 0) {
-      return { content: [{ type: 'text' as const, text: '(empty directory)' }], details: { path: real, total: 0, shown: 0 } };
-    }
-
-    entries.sort((a, b) => compareNames(a.name, b.name));
-    const kept = entries.length > limit ? entries.slice(0, limit) : entries;
-    const lines = await Promise.all(kept.map((entry) => describeEntry(absolute, entry)));
-    signal?.throwIfAborted();
-
+    const kept = Math.min(entries.length, limit);
     const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
     const notices: string[] = [];
     const details: LsDetails = { path: real, total: entries.length, shown: truncation.outputLines };
-    if (kept.length < entries.length) {
+    if (kept < entries.length) {
       details.entryLimitReached = limit;
       notices.push(`[${limit} entries limit reached. Use limit=${limit * 2} for more.]`);
     }
@@ -105,7 +130,7 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
 };
 
 /** One line for one entry. Only symlinks and entries of unknown type cost a system call. */
-async function describeEntry(folder: string, entry: Dirent): Promise<string> {
+async function describeEntry(folder: JudgedFolder, entry: Dirent): Promise<string> {
   const name = printable(entry.name);
   if (entry.isDirectory()) return `${name}/`;
   if (entry.isFile()) return name;
@@ -114,7 +139,7 @@ async function describeEntry(folder: string, entry: Dirent): Promise<string> {
   if (kind !== undefined) return `${name} (${kind})`;
   // DT_UNKNOWN (some file systems do not report types): ask the file system.
   try {
-    const info = await lstat(join(folder, entry.name));
+    const info = await lstat(folder.entry(entry.name));
     if (info.isSymbolicLink()) return describeLink(folder, entry.name);
     if (info.isDirectory()) return `${name}/`;
     if (info.isFile()) return name;
@@ -124,9 +149,9 @@ async function describeEntry(folder: string, entry: Dirent): Promise<string> {
   }
 }
 
-async function describeLink(folder: string, rawName: string): Promise<string> {
+async function describeLink(folder: JudgedFolder, rawName: string): Promise<string> {
   const name = printable(rawName);
-  const path = join(folder, rawName);
+  const path = folder.entry(rawName);
   let target: string;
   try {
     target = printable(await readlink(path));

@@ -1,12 +1,13 @@
-import { realpathSync } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { close as closeFd, read as readFd, realpathSync, type Stats } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { notRegularFileError, PathError, READ_NONBLOCKING, resolveExistingPath, resolveToolPath } from '@airlock/tool-common';
+import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveToolPath, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
 import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
-import { AbortError, selectLines } from './lines.js';
+import { AbortError, selectLines, type PositionalReader } from './lines.js';
 
 export { readStats } from './lines.js';
 
@@ -101,39 +102,55 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
         if (error instanceof PathError) return []; // execute fails before touching the disk
         throw error;
       }
-      return [{ kind: 'fs.read', path: realPathSync(path) } satisfies Resource];
+      return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathSync(path)) } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (!ctx) throw new Error('The read tool needs a ToolContext.');
       if (signal?.aborted) throw new AbortError();
       const path = await resolveExistingPath(params.path, ctx.cwd);
       const shown = params.path;
-      let fh: FileHandle;
+      // The file the policy judged, opened without following a link put in its place, and
+      // confirmed to be that file (see tool-common's openJudgedFile).
+      const judged = judgedFor(ctx) ?? (await judgeNow(path));
+      let opened: { fd: number; stats: Stats };
       try {
-        // Non-blocking: a FIFO's open would otherwise wait for a writer on a thread nothing can stop.
-        fh = await open(path, READ_NONBLOCKING);
+        opened = openJudgedFile(judged, shown);
       } catch (error) {
+        if (error instanceof ChangedSinceJudgedError || error instanceof DanglingLinkError) throw error;
         throw new Error(await describeFsError(error, path, shown));
       }
+      const { fd, stats: stat } = opened;
       try {
-        const stat = await fh.stat();
         if (stat.isDirectory()) throw new Error(isDirectory(shown));
         if (!stat.isFile()) throw notRegularFileError(shown, stat, 'the read tool reads regular files only');
-        const result = await readOpen(fh, path, stat.size, params, ctx, signal, countBudget);
-        ctx.files.note(await realpath(path).catch(() => path), { mtimeMs: stat.mtimeMs, size: stat.size });
+        const result = await readOpen(descriptorReader(fd), path, stat.size, params, ctx, signal, countBudget);
+        ctx.files.note(judged.path, { mtimeMs: stat.mtimeMs, size: stat.size });
         return result;
       } catch (error) {
         if (error instanceof Error && !(error as NodeJS.ErrnoException).code) throw error;
         throw new Error(await describeFsError(error, path, shown));
       } finally {
-        await fh.close();
+        await closeAsync(fd);
       }
     },
   };
 }
 
+const readAsync = promisify(readFd);
+const closeAsync = promisify(closeFd);
+
+/** Reads at positions through a descriptor (a FileHandle cannot be made from one). */
+function descriptorReader(fd: number): PositionalReader {
+  return { read: (buffer, offset, length, position) => readAsync(fd, buffer, offset, length, position) };
+}
+
+/** Outside a kernel nothing was judged: hold the open to the file the path leads to now. */
+async function judgeNow(path: string): Promise<JudgedTarget> {
+  return targetAt(await realpath(path).catch(() => path));
+}
+
 async function readOpen(
-  fh: FileHandle,
+  fh: PositionalReader,
   path: string,
   size: number,
   params: ReadParams,
@@ -200,7 +217,7 @@ async function readOpen(
 }
 
 async function readImage(
-  fh: FileHandle,
+  fh: PositionalReader,
   size: number,
   mime: ImageMime,
   head: Buffer,

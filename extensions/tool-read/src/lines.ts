@@ -1,4 +1,7 @@
-import type { FileHandle } from 'node:fs/promises';
+/** What selectLines reads through: a FileHandle, or a descriptor wrapped to look like one. */
+export interface PositionalReader {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
 
 /**
  * Streaming line selection: reads a file in chunks and keeps only the lines it returns, so the
@@ -66,7 +69,7 @@ export class AbortError extends Error {
  *
  * @example const sel = await selectLines(fh, { offset: 1, limit: undefined, maxLines: 2000, maxBytes: 51200, countBudget: 1 << 24, size });
  */
-export async function selectLines(fh: FileHandle, o: SelectOptions): Promise<Selection> {
+export async function selectLines(fh: PositionalReader, o: SelectOptions): Promise<Selection> {
   const want = Math.min(o.limit ?? Number.POSITIVE_INFINITY, o.maxLines);
   let phase: Phase = o.offset === 1 ? 'keep' : 'skip';
   let newlines = 0; // "\n" seen so far

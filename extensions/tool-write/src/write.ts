@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { displayPath, errnoCode, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, errnoCode, judgedFor, lockFile, openOrMakeFolder, rememberJudged, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 import { realTarget, realTargetSync } from './real-path.js';
 
 const Params = Type.Object({
@@ -32,7 +33,7 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   parameters: Params,
   replay: 'never',
   resources(params, ctx) {
-    return [{ kind: 'fs.write', path: realTargetSync(resolveToolPath(params.path, ctx.cwd)) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveToolPath(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('write needs a ToolContext; run it through an Airlock kernel.');
@@ -44,18 +45,51 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
 async function writeContent(absolute: string, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
   throwIfAborted(signal);
   const shown = displayPath(absolute, ctx.cwd);
-  const target = await realTarget(absolute).catch((error: unknown) => {
-    throw fsError(error, shown, 'resolve');
-  });
+  // The path the policy judged; outside a kernel (nothing judged), where the path leads now.
+  const judged = judgedFor(ctx);
+  const target =
+    judged?.path ??
+    (await realTarget(absolute).catch((error: unknown) => {
+      throw fsError(error, shown, 'resolve');
+    }));
   // Only when the real path differs can the path itself be a symlink: saves an lstat per write.
   const viaLink = target !== absolute && (await lstat(absolute).catch(() => undefined))?.isSymbolicLink() === true;
+
+  // The judged folder, opened and confirmed (made first where missing): the temp file is made
+  // and renamed inside it, so a folder swapped for a link cannot carry the write elsewhere.
+  let folder: JudgedFolder;
+  try {
+    folder = openOrMakeFolder(dirname(target), judged?.folder, shown);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`Cannot create ${shown}: a part of its folder path is a file, not a folder. Choose another path, or move that file away first.`);
+    throw code ? fsError(error, shown, 'create the folder of') : error;
+  }
+  try {
+    // Another Airlock process writing the same file waits its turn (the queue orders this one's calls).
+    const lock = await lockFile(folder, basename(target), shown, signal);
+    try {
+      return await writeLocked(folder, target, shown, viaLink, content, ctx, signal);
+    } finally {
+      lock.release();
+    }
+  } catch (error) {
+    throw errnoCode(error) ? fsError(folder.plain(error), shown, 'write') : error;
+  } finally {
+    folder.close();
+  }
+}
+
+async function writeLocked(folder: JudgedFolder, target: string, shown: string, viaLink: boolean, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
   let before: Stats | undefined;
   try {
-    before = await stat(target);
+    before = lstatSync(folder.entry(basename(target)));
   } catch (error) {
     const code = errnoCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fsError(error, shown, 'inspect');
   }
+  // The judged path has no link at its end: one there now was put there since.
+  if (before?.isSymbolicLink()) throw new ChangedSinceJudgedError(shown);
   if (before?.isDirectory()) throw new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
   if (before && !before.isFile()) throw new Error(`${shown} is not a regular file (a device, socket or pipe); write replaces only regular files. Use bash to work with it.`);
 
@@ -69,24 +103,17 @@ async function writeContent(absolute: string, content: string, ctx: ToolContext,
     }
   }
 
-  // An existing file's folder exists: mkdir only for a new file.
-  if (!before) {
-    try {
-      await mkdir(dirname(target), { recursive: true });
-    } catch (error) {
-      const code = errnoCode(error);
-      if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`Cannot create ${shown}: a part of its folder path is a file, not a folder. Choose another path, or move that file away first.`);
-      throw fsError(error, shown, 'create the folder of');
-    }
-  }
-
   throwIfAborted(signal);
   let written: AtomicWriteResult;
   try {
     // The last moment an abort can still stop the write is just before the rename: after it, the file is written.
-    written = await writeFileAtomic(target, content, { replacing: before, beforeRename: () => throwIfAborted(signal) });
+    // `expect`: the file must still be the one looked at above (or still absent), or nothing is renamed.
+    written = await writeFileAtomic(target, content, { replacing: before, expect: before ?? null, folder, beforeRename: () => throwIfAborted(signal) });
   } catch (error) {
-    throw errnoCode(error) ? fsError(error, shown, 'write') : error;
+    if (error instanceof ChangedDuringWriteError) throw new Error(error.shownAs(shown));
+    // The folder was open and confirmed, the lock made in it: gone by name now means moved or swapped.
+    if (errnoCode(error) === 'ENOENT') throw new ChangedSinceJudgedError(shown, 'folder');
+    throw errnoCode(error) ? fsError(folder.plain(error), shown, 'write') : error;
   }
   ctx.files.note(target, { mtimeMs: written.mtimeMs, size: written.size });
   const through = viaLink ? ` Wrote through the symlink to ${target}.` : '';

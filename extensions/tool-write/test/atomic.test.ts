@@ -13,8 +13,16 @@ const observe = (from: string, to: string, read: (p: string) => string, stat: (p
   } catch {
     targetBefore = undefined;
   }
-  renames.push({ from, to, targetBefore, tempMode: stat(from).mode & 0o7777 });
+  // Linux: names inside the judged folder go through /proc/self/fd/N (the open folder itself).
+  renames.push({ from: plain(from), to: plain(to), targetBefore, tempMode: stat(from).mode & 0o7777 });
 };
+/** A /proc/self/fd/N/name path as the folder's own path (while the descriptor is open). */
+function plain(path: string): string {
+  const m = /^\/proc\/self\/fd\/\d+/.exec(path);
+  return m ? join(realFs.readlinkSync(m[0]), path.slice(m[0].length)) : path;
+}
+const realFs = await vi.importActual<typeof import('node:fs')>('node:fs');
+
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   const fs = await vi.importActual<typeof import('node:fs')>('node:fs');
