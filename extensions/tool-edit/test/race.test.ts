@@ -23,9 +23,11 @@ describe.each(NAMING)('edit (%s): the file changed is the one judged, under a sw
     const kernel = guardedKernel(ws, join(base, 'spill'), editTool);
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);
     const reported = new Set<number>();
+    const said = new Map<number, string>();
     try {
       for (let i = 0; i < 150; i++) {
         const r = await call(kernel, 'edit', { path: 'd/f.txt', edits: [{ oldText: `line ${i} = old\n`, newText: `line ${i} = new\n` }] });
+        said.set(i, r.text);
         if (r.outcome === 'ok') reported.add(i);
         // Without /proc a rename by path can race the swap: then the edit says so rather than claim success.
         else if (r.outcome !== 'denied') expect(r.text).toMatch(/changed between the policy's decision|File not found|may have landed in another folder|for mutation: its real path could not be resolved/);
@@ -33,7 +35,16 @@ describe.each(NAMING)('edit (%s): the file changed is the one judged, under a sw
     } finally {
       await swapper.stop();
     }
-    expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe(lines(() => false));
+    const outsideNow = readFileSync(join(outside, 'f.txt'), 'utf8');
+    if (naming === false) {
+      // Without /proc a rename by path keeps a window of microseconds (docs/security.md). What is
+      // promised there: an edit that landed outside was never reported as done.
+      for (let i = 0; i < 150; i++) {
+        if (outsideNow.includes(`line ${i} = new\n`)) expect(said.get(i)).toMatch(/may have landed in another folder/);
+      }
+    } else {
+      expect(outsideNow).toBe(lines(() => false));
+    }
     // Every edit reported done is in the workspace file.
     const final = readFileSync(join(ws, 'd', 'f.txt'), 'utf8');
     for (const i of reported) expect(final).toContain(`line ${i} = new\n`);
