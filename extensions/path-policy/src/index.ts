@@ -37,6 +37,8 @@ const extension = {
     );
     // The same rules, file by file, for tools that open many files in one call (grep over a tree).
     api.registerAccessCheck(({ kind, path, tool, cwd, scope }) => policy.checkFile({ kind, path, tool, cwd, scope }), { name: 'path-policy/files' });
+    // The same rules once more, for the OS sandbox under every process a tool starts.
+    api.registerSandboxProfile?.(({ cwd }) => policy.sandboxProfile(cwd));
   },
 } satisfies Extension<typeof OptionsSchema>;
 
@@ -55,5 +57,6 @@ export { RuleError } from './rules/compile.js';
 export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
+export { sandboxProfile, literalPrefix } from './sandbox-profile.js';
 export { PROTECTED_RULE } from './judge.js';
 export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

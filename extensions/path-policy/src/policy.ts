@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Effect, ProtectedPaths, Resource } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, Resource, SandboxProfile } from '@airlock/kernel';
 import type { Analysis } from '@airlock/shell-analysis';
 import { normalizeCommand } from './glob.js';
 import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';
@@ -13,6 +13,7 @@ import type { CompiledRule, RuleEntry } from './rules/types.js';
 import { compileProtected } from './protected.js';
 import { SECRET_PATTERNS } from './secrets.js';
 import { shellItems } from './shell.js';
+import { sandboxProfile } from './sandbox-profile.js';
 
 /** Parses a command line; `@airlock/shell-analysis`'s analyzeShell, or a stand-in in tests. */
 export type ShellAnalyzer = (command: string, options?: { maxLength?: number; maxDepth?: number }) => Promise<Analysis>;
@@ -78,6 +79,13 @@ export interface Policy {
    * @example policy.checkFile({ kind: 'fs.read', path: '/work/.env', tool: 'grep' }).effect // 'deny'
    */
   checkFile(file: FileQuery): FileVerdict;
+  /**
+   * The OS sandbox's rules for commands started in `cwd`, derived from these compiled rules (see
+   * sandbox-profile.ts): the one source of truth for what a sandboxed process may read and write.
+   *
+   * @example policy.sandboxProfile('/work').writable // ['/work']
+   */
+  sandboxProfile(cwd?: string): SandboxProfile;
 }
 
 export interface FileQuery {
@@ -152,9 +160,15 @@ export function createPolicy(o: PolicyOptions): Policy {
     return (await analyzer)(command, { maxLength });
   };
 
-  return {
+  const policy: Policy = {
     rules,
     roots: space.roots,
+    sandboxProfile(cwd) {
+      return sandboxProfile(
+        { roots: space.roots, secrets, secretsDenied: defaults.secretRead === 'deny', rules, protectedPaths: o.protectedPaths, checkFile: (f) => policy.checkFile(f), protectedRule: PROTECTED_RULE },
+        cwd ?? o.cwd,
+      );
+    },
     checkFile({ kind, path, tool, cwd, scope }) {
       const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
       if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
@@ -226,6 +240,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       };
     },
   };
+  return policy;
 }
 
 /**

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { AgentTool, Extension, ToolContext, TruncationResult } from '@airlock/kernel';
+import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
 import { buildEnv } from './env.js';
 import { appendNotice, tailNotice } from './notice.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
@@ -58,6 +58,8 @@ export interface BashDetails {
   fullOutputPath?: string;
   /** The spill file holds only the beginning of the output (the session's spill budget ran out). */
   fullOutputCapped?: boolean;
+  /** Whether the command ran inside the OS sandbox. */
+  sandboxed: boolean;
 }
 
 const DESCRIPTION = [
@@ -108,11 +110,14 @@ export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<ty
       const { env, withheld } = buildEnv(base, options.env);
       if (withheld.length > 0) ctx.log.debug('bash: environment variables withheld', { names: withheld });
 
+      const shell = resolveShell(env.PATH);
+      const sandboxed = await sandboxFor(ctx, env);
       const run = await runCommand({
         command: params.command,
-        shell: resolveShell(env.PATH),
+        shell,
+        ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
         cwd: ctx.cwd,
-        env,
+        env: sandboxed?.env ?? env,
         timeoutSeconds,
         killGraceMs: options.killGraceMs,
         signal,
@@ -123,13 +128,29 @@ export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<ty
               onTail: (tail, fullOutputPath) =>
                 onUpdate({
                   content: [{ type: 'text', text: sanitize(tail.content) }],
-                  details: { exitCode: null, truncation: tail, ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
+                  details: { exitCode: null, truncation: tail, sandboxed: sandboxed !== undefined, ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
                 }),
             }),
       });
-      return finalResult(run);
+      return finalResult(run, sandboxed);
     },
   };
+}
+
+/**
+ * The sandboxed command line when the host's sandbox is active; undefined when the command runs
+ * as is (no sandbox offered, mode off, or auto without bubblewrap: the start-up warning said so).
+ * Throws when the mode is `required` and the sandbox cannot start.
+ */
+async function sandboxFor(ctx: ToolContext, env: Record<string, string>): Promise<SandboxedCommand | undefined> {
+  const sandbox = ctx.sandbox;
+  if (sandbox === undefined) return undefined;
+  const { status } = sandbox;
+  if (status.active) return sandbox.wrap([], { cwd: ctx.cwd, env });
+  if (status.mode === 'required') {
+    throw new Error(`Blocked: sandbox.mode is "required" and the OS sandbox cannot start. ${status.problem ?? ''} ${status.fix ?? ''}`.trim());
+  }
+  return undefined;
 }
 
 function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>> {
@@ -137,14 +158,18 @@ function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>>
   return process.env;
 }
 
-function finalResult(run: RunResult): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
+function finalResult(run: RunResult, sandboxed: SandboxedCommand | undefined): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
   const shown = sanitize(run.tail.content);
   const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
-  const output = appendNotice(shown, notice);
+  const failed = !(run.ending.kind === 'exit' && run.ending.code === 0);
+  // Only a failed command gets the hint: a test suite printing "Permission denied" and passing needs none.
+  const hint = failed ? sandboxed?.hint(shown) : undefined;
+  const output = appendNotice(hint === undefined ? shown : `${shown}\n${hint}`, notice);
   const failure = failureText(run.ending);
   if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
   const details: BashDetails = {
     exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
+    sandboxed: sandboxed !== undefined,
     ...(run.tail.truncated ? { truncation: run.tail } : {}),
     ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }),
     ...(run.fullOutputCapped ? { fullOutputCapped: true } : {}),

@@ -14,6 +14,8 @@ export type Ending =
 export interface RunOptions {
   command: string;
   shell: string;
+  /** Runs `shell -c command` through this program (the sandbox's bubblewrap and its arguments before the shell). */
+  wrapper?: { file: string; args: readonly string[] };
   cwd: string;
   env: Record<string, string>;
   /** 0 = no limit. */
@@ -96,7 +98,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   return new Promise<RunResult>((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(options.shell, ['-c', options.command], {
+      const [file, args] =
+        options.wrapper === undefined ? [options.shell, ['-c', options.command]] : [options.wrapper.file, [...options.wrapper.args, options.shell, '-c', options.command]];
+      child = spawn(file, args, {
         cwd: options.cwd,
         env,
         detached: true,

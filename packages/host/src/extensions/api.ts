@@ -10,6 +10,7 @@ import type {
   Logger,
   ProtectedPaths,
   RuleStore,
+  SandboxProfileProvider,
   ToolSource,
   ToolUI,
 } from '@airlock/kernel';
@@ -173,6 +174,13 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       // A per-file check is policy: if its extension fails to load, nothing may run (fail closed).
       policy = true;
       undo.push({ what: `access check "${name}"`, run: off });
+    },
+    registerSandboxProfile(provider: SandboxProfileProvider): void {
+      refuseWhenSealed('registerSandboxProfile');
+      const off = ctx.kernel.registerSandboxProfile(provider);
+      // The sandbox's rules are policy: if their extension fails to load, nothing may run.
+      policy = true;
+      undo.push({ what: 'a sandbox profile provider', run: off });
     },
     ui: ctx.ui,
     log: prefixedLogger(ctx.log, ctx.extension),

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { AccessCheck, Logger, ToolUI } from './context.js';
+import type { AccessCheck, Logger, SandboxProfileProvider, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 
@@ -22,6 +22,15 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.registerAccessCheck(({ kind, path }) => (kind === 'fs.read' && path.endsWith('.env') ? { effect: 'deny', reason: 'secrets' } : undefined));
    */
   registerAccessCheck(check: AccessCheck, options?: { name?: string }): void;
+  /**
+   * Give the OS sandbox the rules processes run under (path-policy derives them from its compiled
+   * rules, so there is one source of truth). Several providers combine: every hidden and
+   * read-only place counts, and only folders every provider lets write stay writable.
+   *
+   * @example
+   * api.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
+   */
+  registerSandboxProfile?(provider: SandboxProfileProvider): void;
   /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */

@@ -1,0 +1,107 @@
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import type { SandboxProfile } from '@airlock/kernel';
+
+/** What the sandbox mounts, beyond a read-only view of the whole filesystem. */
+export interface MountPlan {
+  /** Bound writable (workspace roots, the private temp folder). */
+  writable: string[];
+  /** Bound read-only again inside a writable folder (Airlock's files, git hooks and config). */
+  readOnly: string[];
+  /** Folders replaced by an empty folder nobody may open. */
+  hiddenDirs: string[];
+  /** Files replaced by an empty file nobody may open. */
+  hiddenFiles: string[];
+}
+
+/**
+ * Files in a writable folder that run as code *outside* the sandbox later (a git hook or a git
+ * config's `core.fsmonitor` on the next `git status` in a terminal, a shell's start-up file):
+ * kept read-only so a sandboxed command cannot plant something that runs unsandboxed.
+ */
+export const RUNS_LATER: readonly string[] = Object.freeze(['.git/hooks', '.git/config', '.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zshenv']);
+
+/** Folders the walk does not enter: installed packages and git's object store are large and hold no secrets of the user's. */
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+/** The walk gives up (and the command does not run) past this many entries. */
+export const DEFAULT_WALK_LIMIT = 200_000;
+
+export class SandboxPlanError extends Error {
+  override name = 'SandboxPlanError';
+}
+
+/**
+ * Turn a profile into mounts: walk every writable folder once (without following links) and ask
+ * the profile about each entry, so a secret or an Airlock file inside the workspace is covered
+ * even when only a pattern names it. Entries that exist now are covered; a file created later by
+ * the same command is not (bubblewrap mounts existing paths).
+ *
+ * @example
+ * planMounts({ writable: ['/w'], readOnly: [], hidden: [], classify: (p) => (p.endsWith('/.env') ? 'hidden' : undefined) }, '/tmp/x')
+ * // { writable: ['/w', '/tmp/x'], hiddenFiles: ['/w/.env'], … }
+ */
+export function planMounts(profile: SandboxProfile, tmpDir: string, limit = DEFAULT_WALK_LIMIT): MountPlan {
+  const plan: MountPlan = { writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [] };
+  const hide = (path: string, dir: boolean) => (dir ? plan.hiddenDirs : plan.hiddenFiles).push(path);
+  for (const path of profile.hidden) {
+    const kind = kindOf(path);
+    if (kind !== undefined) hide(path, kind === 'dir');
+  }
+  for (const path of profile.readOnly) if (kindOf(path) !== undefined) plan.readOnly.push(path);
+
+  let seen = 0;
+  for (const root of profile.writable) {
+    if (kindOf(root) !== 'dir') continue;
+    plan.writable.push(root);
+    for (const name of RUNS_LATER) {
+      const p = join(root, name);
+      if (kindOf(p) !== undefined) plan.readOnly.push(p);
+    }
+    const stack = [root];
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue; // unreadable here means unreadable inside too
+      }
+      for (const entry of entries) {
+        if (++seen > limit) {
+          throw new SandboxPlanError(`The workspace has more than ${limit} files and folders to check for secrets, so the sandbox's rules cannot be built. Narrow the workspace roots (path-policy's roots option) or move large data out of it.`);
+        }
+        if (entry.isSymbolicLink()) continue; // its target is judged where it lives
+        const path = join(dir, entry.name);
+        const isDir = entry.isDirectory();
+        const verdict = profile.classify(path);
+        if (verdict === 'hidden') hide(path, isDir);
+        else if (verdict === 'read-only') plan.readOnly.push(path);
+        else if (isDir && !SKIP_DIRS.has(entry.name)) stack.push(path);
+      }
+    }
+  }
+  plan.writable.push(tmpDir);
+  plan.hiddenDirs = outermost(plan.hiddenDirs);
+  plan.hiddenFiles = plan.hiddenFiles.filter((f) => !plan.hiddenDirs.some((d) => f.startsWith(`${d}/`)));
+  plan.readOnly = outermost(plan.readOnly).filter((p) => !plan.hiddenDirs.some((d) => p === d || p.startsWith(`${d}/`)));
+  return plan;
+}
+
+function kindOf(path: string): 'dir' | 'file' | undefined {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return undefined; // mounting onto a link would mount onto its target
+    return st.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/** Paths with none of the others above them (a mount below a covered folder is redundant). */
+function outermost(paths: readonly string[]): string[] {
+  const sorted = [...new Set(paths)].sort();
+  const out: string[] = [];
+  for (const p of sorted) if (!out.some((o) => p.startsWith(`${o}/`))) out.push(p);
+  return out;
+}
