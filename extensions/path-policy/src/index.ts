@@ -23,6 +23,8 @@ const extension = {
       extraSecrets: options.extraSecrets,
       loadShell,
       ...(api.protectedPaths === undefined ? {} : { protectedPaths: api.protectedPaths }),
+      // Without an active sandbox the analysis is the boundary again, and asks for what it cannot follow.
+      ...(api.sandbox === undefined ? {} : { sandboxed: api.sandbox.active }),
     });
     const failures = await checkExamples(policy);
     if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'));
@@ -49,7 +51,7 @@ export async function loadShell(): Promise<ShellAnalyzer> {
 }
 
 export default extension;
-export { createPolicy, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
+export { createPolicy, NO_SANDBOX_RULE, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
 export { checkExamples, exampleCall, type ExampleFailure } from './examples.js';
 export { rulesFromSettings } from './settings.js';
 export { OptionsSchema, DEFAULT_EFFECT, type Options, type DefaultEffect } from './options.js';
@@ -58,5 +60,6 @@ export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
 export { sandboxProfile, literalPrefix } from './sandbox-profile.js';
+export { unsandboxedRisk } from './unsandboxed.js';
 export { PROTECTED_RULE } from './judge.js';
 export { createCaseProbe, type FoldProbe } from './paths/case-fold.js';

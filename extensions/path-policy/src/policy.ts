@@ -14,6 +14,10 @@ import { compileProtected } from './protected.js';
 import { SECRET_PATTERNS } from './secrets.js';
 import { shellItems } from './shell.js';
 import { sandboxProfile } from './sandbox-profile.js';
+import { unsandboxedRisk } from './unsandboxed.js';
+
+/** The rule an ask carries when a command's risk comes from running without the OS sandbox. */
+export const NO_SANDBOX_RULE = 'default:no-sandbox';
 
 /** Parses a command line; `@airlock/shell-analysis`'s analyzeShell, or a stand-in in tests. */
 export type ShellAnalyzer = (command: string, options?: { maxLength?: number; maxDepth?: number }) => Promise<Analysis>;
@@ -35,6 +39,12 @@ export interface PolicyOptions {
   loadShell: () => Promise<ShellAnalyzer>;
   /** Airlock's own files (the host's `api.protectedPaths`): writing them is denied, whatever the rules say. */
   protectedPaths?: ProtectedPaths;
+  /**
+   * Whether an OS sandbox enforces the rules under commands (the host's `api.sandbox.active`).
+   * When false, a command with a construct the analysis cannot follow (a string run as code) is
+   * asked about. Default: true (no extra asks).
+   */
+  sandboxed?: boolean;
 }
 
 /** What a call looks like to the policy. */
@@ -207,6 +217,16 @@ export function createPolicy(o: PolicyOptions): Policy {
           resources.push({ kind: 'net', host: r.host, from: 'resource' });
         } else if (r.kind === 'exec') {
           resources.push({ kind: 'exec', command: r.command, from: 'resource' });
+          const risk = o.sandboxed === false ? unsandboxedRisk(r.command) : undefined;
+          if (risk !== undefined) {
+            items.push({
+              type: 'fixed',
+              subject: `exec ${JSON.stringify(r.command)}`,
+              effect: 'ask',
+              rule: NO_SANDBOX_RULE,
+              reason: `the command ${risk}, which the shell analysis cannot follow, and no OS sandbox enforces the rules here (install bubblewrap: apt-get install bubblewrap)`,
+            });
+          }
           const analysis = await analyze(r.command);
           shell.push({ command: r.command, analysis });
           const derived = shellItems(analysis, r.cwd ?? cwd, home);

@@ -75,6 +75,8 @@ export class Kernel {
   readonly sessionId: string;
   readonly cwd: string;
   readonly limits: TruncationLimits;
+  /** The OS sandbox tools get as `ctx.sandbox`, if the host offers one. */
+  readonly sandbox: SandboxService | undefined;
   /** The environment tools see as `ctx.env` (frozen). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
@@ -86,6 +88,7 @@ export class Kernel {
 
   constructor(options: KernelOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
+    this.sandbox = options.sandbox;
     this.sessionId = options.sessionId ?? randomUUID();
     this.limits = resolveLimits(options.limits);
     this.spillStore = new SpillStore({

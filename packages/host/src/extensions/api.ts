@@ -191,6 +191,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
+    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status }),
   });
 
   return {

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { AccessCheck, Logger, SandboxProfileProvider, ToolUI } from './context.js';
+import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 
@@ -49,6 +49,8 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly rules?: RuleStore;
   /** Airlock's own files, which no tool may write (see ProtectedPaths); undefined when the host keeps none. */
   readonly protectedPaths?: ProtectedPaths;
+  /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
+  readonly sandbox?: SandboxStatus;
 }
 
 /**
