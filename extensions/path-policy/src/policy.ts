@@ -175,7 +175,7 @@ export function createPolicy(o: PolicyOptions): Policy {
     roots: space.roots,
     sandboxProfile(cwd) {
       return sandboxProfile(
-        { roots: space.roots, secrets, secretsDenied: defaults.secretRead === 'deny', rules, protectedPaths: o.protectedPaths, checkFile: (f) => policy.checkFile(f), protectedRule: PROTECTED_RULE },
+        { roots: space.roots, secrets, secretsDenied: defaults.secretRead === 'deny', rules, protectedPaths: o.protectedPaths, checkFile: (f) => policy.checkFile(f), protectedAt: (path) => protect?.covering(path) },
         cwd ?? o.cwd,
       );
     },

@@ -13,7 +13,8 @@ export interface ProfileSources {
   protectedPaths: ProtectedPaths | undefined;
   /** The same per-file judgment `ctx.access` gives (rules, defaults, protection, links). */
   checkFile(file: FileQuery): FileVerdict;
-  protectedRule: string;
+  /** What protected place (Airlock's files) a real path is or lies in, if any. */
+  protectedAt(path: string): string | undefined;
 }
 
 /**
@@ -56,8 +57,7 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
     hidden: [...hidden],
     classify(path) {
       if (s.checkFile({ kind: 'fs.read', path, tool: 'bash', cwd }).effect === 'deny') return 'hidden';
-      const write = s.checkFile({ kind: 'fs.write', path, tool: 'bash', cwd });
-      return write.effect === 'deny' && write.rule === s.protectedRule ? 'read-only' : undefined;
+      return s.protectedAt(path) === undefined ? undefined : 'read-only';
     },
     allowedHosts: s.rules.flatMap((r) => (r.effect === 'allow' && r.matcher.type === 'net' && isLiteralHost(r.matcher.spec) ? [r.matcher.spec.toLowerCase()] : [])),
   };

@@ -58,8 +58,8 @@ export interface BashDetails {
   fullOutputPath?: string;
   /** The spill file holds only the beginning of the output (the session's spill budget ran out). */
   fullOutputCapped?: boolean;
-  /** Whether the command ran inside the OS sandbox. */
-  sandboxed: boolean;
+  /** Set when the command ran inside the OS sandbox. */
+  sandboxed?: true;
 }
 
 const DESCRIPTION = [
@@ -128,7 +128,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}): AgentTool<ty
               onTail: (tail, fullOutputPath) =>
                 onUpdate({
                   content: [{ type: 'text', text: sanitize(tail.content) }],
-                  details: { exitCode: null, truncation: tail, sandboxed: sandboxed !== undefined, ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
+                  details: { exitCode: null, truncation: tail, ...(sandboxed === undefined ? {} : { sandboxed: true }), ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
                 }),
             }),
       });
@@ -169,7 +169,7 @@ function finalResult(run: RunResult, sandboxed: SandboxedCommand | undefined): {
   if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
   const details: BashDetails = {
     exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
-    sandboxed: sandboxed !== undefined,
+    ...(sandboxed === undefined ? {} : { sandboxed: true as const }),
     ...(run.tail.truncated ? { truncation: run.tail } : {}),
     ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }),
     ...(run.fullOutputCapped ? { fullOutputCapped: true } : {}),

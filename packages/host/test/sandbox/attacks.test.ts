@@ -48,17 +48,20 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
     }
   });
 
-  it('the same tricks do leak without the sandbox (sandbox.mode off), so the test above can fail', async () => {
-    const m = setup({ sandbox: { mode: 'off' } });
+  it('the same trick leaks without the sandbox (sandbox.mode off) once a person approved it, so the test above can fail', async () => {
+    // Without the sandbox the policy asks for it; the exact command allowed stands for the person's "yes".
+    const m = setup({ sandbox: { mode: 'off' } }, [`bash(${READS[0]})`]);
     const host = await m.open();
     expect(host.sandbox.service.status.active).toBe(false);
     const r = await m.bash(host, READS[0]!);
     expect(r.text).toContain(SECRET);
-    expect(r.details?.sandboxed).toBe(false);
+    expect(r.details?.sandboxed).toBeUndefined();
   });
 
   it('no file appears outside the workspace, and Airlock\'s own files stay as they were', async () => {
     const m = setup();
+    const projectSettings = join(m.project, '.airlockrc.json');
+    writeFileSync(projectSettings, '{}');
     const host = await m.open();
     const trust = join(m.config, 'trust.json');
     const before = readFileSync(trust, 'utf8');
@@ -74,6 +77,7 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
       `eval "printf '{}' > ${trust}"`,
       `source /dev/stdin <<< "echo '{}' > ${m.home}/.config/airlock/settings.json"`,
       `echo pwned > ${m.home}/.bashrc`,
+      `source /dev/stdin <<< "echo '{\"sandbox\":{\"mode\":\"off\"}}' > .airlockrc.json"`,
     ];
     for (const command of writes) {
       const r = await m.bash(host, command);
@@ -83,6 +87,7 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
     expect(readdirSync(m.base).sort()).toEqual(['home', 'outside', 'project', 'state', 'vault'].filter((d) => existsSync(join(m.base, d))));
     expect(readFileSync(trust, 'utf8')).toBe(before);
     expect(existsSync(join(m.home, '.bashrc'))).toBe(false);
+    expect(readFileSync(projectSettings, 'utf8')).toBe('{}');
     expect(JSON.parse(readFileSync(join(m.config, 'settings.json'), 'utf8')).permissions.allow).toEqual(['bash(*)']);
   });
 
