@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxProfile } from '@airlock/kernel';
 
@@ -31,6 +31,50 @@ export class SandboxPlanError extends Error {
   override name = 'SandboxPlanError';
 }
 
+interface Entry {
+  name: string;
+  isDir: boolean;
+  isLink: boolean;
+  verdict: 'hidden' | 'read-only' | undefined;
+}
+
+/**
+ * What the walk learned about each folder, kept while the folder's modification time stays the
+ * same. The verdicts depend on names and places only (the rules match paths, links are not
+ * followed), and adding, removing or renaming an entry changes its folder's mtime, so an
+ * unchanged folder needs no new listing and no new verdicts: a command then pays one stat per
+ * folder instead of a judgment per file. One cache per host (the rules do not change in a session).
+ */
+export class WalkCache {
+  readonly #dirs = new Map<string, { mtime: bigint; entries: Entry[] }>();
+
+  entries(dir: string, classify: (path: string) => 'hidden' | 'read-only' | undefined): Entry[] | undefined {
+    let mtime: bigint;
+    try {
+      mtime = lstatSync(dir, { bigint: true }).mtimeNs;
+    } catch {
+      this.#dirs.delete(dir);
+      return undefined;
+    }
+    const known = this.#dirs.get(dir);
+    if (known !== undefined && known.mtime === mtime) return known.entries;
+    let listed;
+    try {
+      listed = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      this.#dirs.delete(dir);
+      return undefined; // unreadable here means unreadable inside too
+    }
+    const entries = listed.map((e): Entry => {
+      const isLink = e.isSymbolicLink();
+      // A link's target is judged where it lives; mounting onto a link would mount onto its target.
+      return { name: e.name, isDir: e.isDirectory(), isLink, verdict: isLink ? undefined : classify(join(dir, e.name)) };
+    });
+    this.#dirs.set(dir, { mtime, entries });
+    return entries;
+  }
+}
+
 /**
  * Turn a profile into mounts: walk every writable folder once (without following links) and ask
  * the profile about each entry, so a secret or an Airlock file inside the workspace is covered
@@ -41,7 +85,9 @@ export class SandboxPlanError extends Error {
  * planMounts({ writable: ['/w'], readOnly: [], hidden: [], classify: (p) => (p.endsWith('/.env') ? 'hidden' : undefined) }, '/tmp/x')
  * // { writable: ['/w', '/tmp/x'], hiddenFiles: ['/w/.env'], … }
  */
-export function planMounts(profile: SandboxProfile, tmpDir: string, limit = DEFAULT_WALK_LIMIT): MountPlan {
+export function planMounts(profile: SandboxProfile, tmpDir: string, options: { limit?: number; cache?: WalkCache } = {}): MountPlan {
+  const limit = options.limit ?? DEFAULT_WALK_LIMIT;
+  const cache = options.cache ?? new WalkCache();
   const plan: MountPlan = { writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [] };
   const hide = (path: string, dir: boolean) => (dir ? plan.hiddenDirs : plan.hiddenFiles).push(path);
   for (const path of profile.hidden) {
@@ -61,23 +107,18 @@ export function planMounts(profile: SandboxProfile, tmpDir: string, limit = DEFA
     const stack = [root];
     while (stack.length > 0) {
       const dir = stack.pop()!;
-      let entries: Dirent[];
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        continue; // unreadable here means unreadable inside too
+      const entries = cache.entries(dir, (path) => profile.classify(path));
+      if (entries === undefined) continue;
+      seen += entries.length;
+      if (seen > limit) {
+        throw new SandboxPlanError(`The workspace has more than ${limit} files and folders to check for secrets, so the sandbox's rules cannot be built. Narrow the workspace roots (path-policy's roots option) or move large data out of it.`);
       }
       for (const entry of entries) {
-        if (++seen > limit) {
-          throw new SandboxPlanError(`The workspace has more than ${limit} files and folders to check for secrets, so the sandbox's rules cannot be built. Narrow the workspace roots (path-policy's roots option) or move large data out of it.`);
-        }
-        if (entry.isSymbolicLink()) continue; // its target is judged where it lives
+        if (entry.isLink) continue;
         const path = join(dir, entry.name);
-        const isDir = entry.isDirectory();
-        const verdict = profile.classify(path);
-        if (verdict === 'hidden') hide(path, isDir);
-        else if (verdict === 'read-only') plan.readOnly.push(path);
-        else if (isDir && !SKIP_DIRS.has(entry.name)) stack.push(path);
+        if (entry.verdict === 'hidden') hide(path, entry.isDir);
+        else if (entry.verdict === 'read-only') plan.readOnly.push(path);
+        else if (entry.isDir && !SKIP_DIRS.has(entry.name)) stack.push(path);
       }
     }
   }

@@ -5,7 +5,7 @@ import type { SandboxedCommand, SandboxMode, SandboxProfile, SandboxService, San
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
-import { planMounts, type MountPlan } from './mounts.js';
+import { planMounts, WalkCache, type MountPlan } from './mounts.js';
 
 export interface SandboxOptions {
   mode: SandboxMode;
@@ -62,9 +62,10 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     chmodSync(deny, 0o000);
     return (dir = { root, tmp, deny });
   };
+  const cache = new WalkCache();
   const plan = (cwd: string): MountPlan => {
     const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
-    return planMounts(profile, privateDir().tmp);
+    return planMounts(profile, privateDir().tmp, { cache });
   };
 
   const service: SandboxService = {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, bwrapWorks, machine, SECRET } from './support.js';
@@ -45,6 +45,20 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
     for (const command of [`source /dev/stdin <<< "cat ${m.vault}/token"`, `eval "cat ${m.vault}/*"`, `ls -la ${m.vault}`]) {
       const r = await m.bash(host, command);
       expect(r.text, command).not.toContain(SECRET);
+    }
+  });
+
+  it('a secret file that appears between two commands is hidden from the next one (the walk notices changed folders)', async () => {
+    const m = setup();
+    mkdirSync(join(m.project, 'config'));
+    const host = await m.open();
+    expect((await m.bash(host, 'ls config')).outcome).toBe('ok');
+    writeFileSync(join(m.project, 'config', '.env.production'), `${SECRET}\n`);
+    writeFileSync(join(m.project, 'config', 'server.key'), `${SECRET}\n`);
+    for (const command of ['source /dev/stdin <<< "cat config/.env.production"', 'source /dev/stdin <<< "cat config/server.key"']) {
+      const r = await m.bash(host, command);
+      expect(r.text, command).not.toContain(SECRET);
+      expect(r.text, command).toContain('Permission denied');
     }
   });
 
