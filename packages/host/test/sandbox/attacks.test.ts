@@ -152,6 +152,9 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
       const r = await m.bash(host, `curl -s --max-time 3 http://127.0.0.1:${port}/ || echo fail-$?`);
       expect(r.text).not.toContain('REACHED');
       expect(r.text).toContain('fail-7');
+      const failed = await m.bash(host, `curl -sS --max-time 3 http://127.0.0.1:${port}/`);
+      expect(failed.outcome).toBe('error');
+      expect(failed.text).toContain('network blocked by the sandbox: host 127.0.0.1');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
