@@ -259,7 +259,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),
     close: async () => {
-      sandbox.dispose();
+      await sandbox.dispose();
       await kernel.dispose();
     },
   };

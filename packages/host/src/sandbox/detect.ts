@@ -24,7 +24,7 @@ export async function detectBubblewrap(options: { program?: string; path?: strin
   if (platform !== 'linux') {
     return { ok: false, problem: `The OS sandbox is not available on ${platform} yet (Airlock uses bubblewrap, which is Linux only).`, fix: 'Set sandbox.mode to "off" in your user settings to run commands without it.' };
   }
-  const program = options.program ?? findOnPath('bwrap', options.path ?? '');
+  const program = options.program ?? findProgram('bwrap', options.path ?? '');
   if (program === undefined || !isExecutable(program)) {
     const what = options.program === undefined ? 'bubblewrap (`bwrap`) is not on PATH' : `bubblewrap was expected at ${options.program}, which is not an executable file`;
     return { ok: false, problem: `The OS sandbox cannot start: ${what}.`, fix: INSTALL_FIX };
@@ -60,7 +60,8 @@ function run(program: string, args: string[], timeoutMs: number): Promise<{ ok: 
   });
 }
 
-function findOnPath(name: string, path: string): string | undefined {
+/** A program on PATH (absolute entries only), or undefined. */
+export function findProgram(name: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (dir === '' || !isAbsolute(dir)) continue; // a relative PATH entry would pick a program from the project
     const candidate = join(dir, name);

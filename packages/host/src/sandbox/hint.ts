@@ -25,12 +25,12 @@ export function sandboxHint(output: string, context: HintContext): string | unde
         'If the task needs it, ask the user to add an allow rule such as fs.read(<path>) in their user settings, or to read it for you.',
     );
   }
-  if (/Could not resolve host|Network is unreachable|Temporary failure in name resolution|getaddrinfo|ENETUNREACH|EAI_AGAIN|Failed to connect to/.test(output)) {
+  if (/Could not resolve host|Network is unreachable|Temporary failure in name resolution|getaddrinfo|ENETUNREACH|EAI_AGAIN|Failed to connect to|CONNECT tunnel failed/.test(output)) {
     // Only a host name's characters are taken from the (untrusted) output.
     const host = /(?:Could not resolve host|Failed to connect to)[: ]+([A-Za-z0-9.:[\]-]{1,253})/.exec(output)?.[1];
     notes.push(
-      `[sandbox] network blocked by the sandbox${host === undefined ? '' : `: host ${host}`}: commands have no network inside it (net(...) allow rules do not open it yet). ` +
-        'A person can run the command outside Airlock, or set sandbox.mode to "off" in their user settings.',
+      `[sandbox] network blocked by the sandbox${host === undefined ? '' : `: host ${host}`}: commands reach only the hosts net(...) allow rules name, through Airlock's proxy (HTTP_PROXY). ` +
+        `If the task needs it, ask the user to add an allow rule such as net(${host ?? '<host>'}) in their user settings.`,
     );
   }
   return notes.length === 0 ? undefined : notes.join('\n');

@@ -4,6 +4,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, bwrapWorks, machine, SECRET } from './support.js';
 
+const hasSocat = (() => {
+  try {
+    execFileSync('socat', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 const machines: ReturnType<typeof machine>[] = [];
 afterEach(async () => {
   for (const m of machines.splice(0)) await m.close();
@@ -140,26 +149,51 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
     }
   });
 
-  it('no network: a local server is out of reach from inside, even when the policy allows the host', async () => {
-    // The policy allows the host, so the shell analysis lets curl run: only the sandbox stops it.
-    const m = setup({}, ['net(127.0.0.1)', 'net(*)']);
+  it('network: a local server is out of reach by default, even when the analysis lets curl run', async () => {
+    // net(*) asks nothing of the analysis (it is not an allow for a host), so only the sandbox stops curl.
+    const m = setup({}, ['net(*)']);
     const host = await m.open();
-    const { createServer } = await import('node:http');
-    const server = createServer((_req, res) => res.end('REACHED'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as { port: number }).port;
+    await withServer(async (port) => {
       const r = await m.bash(host, `curl -s --max-time 3 http://127.0.0.1:${port}/ || echo fail-$?`);
       expect(r.text).not.toContain('REACHED');
-      expect(r.text).toContain('fail-7');
-      const failed = await m.bash(host, `curl -sS --max-time 3 http://127.0.0.1:${port}/`);
-      expect(failed.outcome).toBe('error');
-      expect(failed.text).toContain('network blocked by the sandbox: host 127.0.0.1');
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+      const direct = await m.bash(host, `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${port}/`);
+      expect(direct.outcome).toBe('error');
+      expect(direct.text).not.toContain('REACHED');
+      expect(direct.text).toContain('network blocked by the sandbox: host 127.0.0.1');
+    });
+  });
+
+  it.skipIf(!hasSocat)('network: a net(127.0.0.1) allow rule lets curl reach it through the proxy; other hosts and direct connections stay blocked', async () => {
+    const m = setup({}, ['net(127.0.0.1)', 'net(*)']);
+    const host = await m.open();
+    expect(host.sandbox.describe(m.project)).toContain("only 127.0.0.1 through Airlock's proxy");
+    await withServer(async (port) => {
+      const r = await m.bash(host, `curl -sS --max-time 5 http://127.0.0.1:${port}/`);
+      expect(r.outcome, r.text).toBe('ok');
+      expect(r.text).toContain('REACHED');
+      // Around the proxy: the sandbox has no route out.
+      const around = await m.bash(host, `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${port}/`);
+      expect(around.text).not.toContain('REACHED');
+      // A host no rule names: the proxy refuses it.
+      const other = await m.bash(host, `curl -sS --max-time 3 http://localhost:${port}/`);
+      expect(other.text).not.toContain('REACHED');
+      expect(other.text).toContain('network blocked by the sandbox: host localhost');
+    });
   });
 });
+
+/** A local HTTP server answering REACHED, for the length of `fn`. */
+async function withServer(fn: (port: number) => Promise<void>): Promise<void> {
+  const { createServer } = await import('node:http');
+  const server = createServer((_req, res) => res.end('REACHED'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await fn((server.address() as { port: number }).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 describe.skipIf(!bwrapWorks)('ordinary work still works inside the sandbox', () => {
   it('builds write inside the project, git status, npm test in a fixture, tools using $TMPDIR', async () => {
