@@ -17,7 +17,8 @@ const CODE_FROM_STRINGS: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /\b(PS[0-4]|BASH_ENV|ENV|PROMPT_COMMAND|BASH_FUNC_[\w%]*|SHELLOPTS|BASHOPTS)\+?=/, what: 'sets a variable bash runs as code or that changes how it runs' },
   { pattern: /@[PEAKkaQUuL]\}/, what: 'uses a ${x@…} transformation (prompt expansion runs code)' },
   { pattern: /\b(mapfile|readarray)\b[^;&|\n]*\s-C/, what: 'gives mapfile a callback' },
-  { pattern: /\[[^\]]*\$\(|\[[^\]]*`/, what: 'runs a command inside a subscript (arithmetic evaluation runs it)' },
+  // An array subscript (`a[…]`, not a `[ … ]` test) holding a command substitution.
+  { pattern: /[A-Za-z_]\w*\[[^\]]*(\$\(|`)/, what: 'runs a command inside a subscript (arithmetic evaluation runs it)' },
   { pattern: at('hash', '\\s[^;&|\\n]*-p'), what: 'rebinds a command name with hash -p' },
   { pattern: at('enable'), what: 'loads or switches builtins' },
   { pattern: at('declare|typeset|local', '\\s[^;&|\\n]*-[a-zA-Z]*n'), what: 'makes a name reference' },
