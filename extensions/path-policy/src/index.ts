@@ -23,6 +23,8 @@ const extension = {
       extraSecrets: options.extraSecrets,
       loadShell,
       ...(api.protectedPaths === undefined ? {} : { protectedPaths: api.protectedPaths }),
+      // Without an active sandbox the analysis is the boundary again, and asks for what it cannot follow.
+      ...(api.sandbox === undefined ? {} : { sandboxed: api.sandbox.active }),
     });
     const failures = await checkExamples(policy);
     if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'));
@@ -37,6 +39,8 @@ const extension = {
     );
     // The same rules, file by file, for tools that open many files in one call (grep over a tree).
     api.registerAccessCheck(({ kind, path, tool, cwd, scope }) => policy.checkFile({ kind, path, tool, cwd, scope }), { name: 'path-policy/files' });
+    // The same rules once more, for the OS sandbox under every process a tool starts.
+    api.registerSandboxProfile?.(({ cwd }) => policy.sandboxProfile(cwd));
   },
 } satisfies Extension<typeof OptionsSchema>;
 
@@ -47,7 +51,7 @@ export async function loadShell(): Promise<ShellAnalyzer> {
 }
 
 export default extension;
-export { createPolicy, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
+export { createPolicy, NO_SANDBOX_RULE, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
 export { checkExamples, exampleCall, type ExampleFailure } from './examples.js';
 export { rulesFromSettings } from './settings.js';
 export { OptionsSchema, DEFAULT_EFFECT, type Options, type DefaultEffect } from './options.js';
@@ -56,6 +60,8 @@ export type { RuleEntry, RuleInput } from './rules/types.js';
 export type { Finding, MatchedRule } from './items.js';
 export { SECRET_PATTERNS } from './secrets.js';
 export { CREDENTIAL_COMMANDS, credentialCommand, type CredentialCommand, type CredentialMatch } from './credential-commands.js';
+export { sandboxProfile, literalPrefix } from './sandbox-profile.js';
+export { unsandboxedRisk } from './unsandboxed.js';
 export { PROTECTED_RULE } from './judge.js';
 export { EXEC_CONFIG_RULE } from './exec-config/set.js';
 export { EXEC_CONFIG_PATTERNS, type ExecConfigPattern } from './exec-config/patterns.js';

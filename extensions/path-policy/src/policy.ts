@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Effect, ProtectedPaths, Resource } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, Resource, SandboxProfile } from '@airlock/kernel';
 import type { Analysis } from '@airlock/shell-analysis';
 import { isLiteral, normalizeCommand } from './glob.js';
 import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';
@@ -14,6 +14,11 @@ import { compileProtected } from './protected.js';
 import { createExecConfigSet } from './exec-config/set.js';
 import { SECRET_PATTERNS } from './secrets.js';
 import { shellItems } from './shell.js';
+import { sandboxProfile } from './sandbox-profile.js';
+import { unsandboxedRisk } from './unsandboxed.js';
+
+/** The rule an ask carries when a command's risk comes from running without the OS sandbox. */
+export const NO_SANDBOX_RULE = 'default:no-sandbox';
 
 /** Parses a command line; `@airlock/shell-analysis`'s analyzeShell, or a stand-in in tests. */
 export type ShellAnalyzer = (command: string, options?: { maxLength?: number; maxDepth?: number }) => Promise<Analysis>;
@@ -37,6 +42,12 @@ export interface PolicyOptions {
   protectedPaths?: ProtectedPaths;
   /** Where the user's git config lives (`$XDG_CONFIG_HOME`); default: `~/.config`. Its core.hooksPath counts. */
   xdgConfigHome?: string;
+  /**
+   * Whether an OS sandbox enforces the rules under commands (the host's `api.sandbox.active`).
+   * When false, a command with a construct the analysis cannot follow (a string run as code) is
+   * asked about. Default: true (no extra asks).
+   */
+  sandboxed?: boolean;
 }
 
 /** What a call looks like to the policy. */
@@ -81,6 +92,13 @@ export interface Policy {
    * @example policy.checkFile({ kind: 'fs.read', path: '/work/.env', tool: 'grep' }).effect // 'deny'
    */
   checkFile(file: FileQuery): FileVerdict;
+  /**
+   * The OS sandbox's rules for commands started in `cwd`, derived from these compiled rules (see
+   * sandbox-profile.ts): the one source of truth for what a sandboxed process may read and write.
+   *
+   * @example policy.sandboxProfile('/work').writable // ['/work']
+   */
+  sandboxProfile(cwd?: string): SandboxProfile;
 }
 
 export interface FileQuery {
@@ -156,9 +174,15 @@ export function createPolicy(o: PolicyOptions): Policy {
     return (await analyzer)(command, { maxLength });
   };
 
-  return {
+  const policy: Policy = {
     rules,
     roots: space.roots,
+    sandboxProfile(cwd) {
+      return sandboxProfile(
+        { roots: space.roots, secrets, secretsDenied: defaults.secretRead === 'deny', rules, protectedPaths: o.protectedPaths, checkFile: (f) => policy.checkFile(f), protectedAt: (path) => protect?.covering(path), execConfig: { home, ...xdg(o) } },
+        cwd ?? o.cwd,
+      );
+    },
     checkFile({ kind, path, tool, cwd, scope }) {
       if (kind === 'fs.write') exec.reset();
       const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
@@ -199,6 +223,16 @@ export function createPolicy(o: PolicyOptions): Policy {
           resources.push({ kind: 'net', host: r.host, from: 'resource' });
         } else if (r.kind === 'exec') {
           resources.push({ kind: 'exec', command: r.command, from: 'resource' });
+          const risk = o.sandboxed === false ? unsandboxedRisk(r.command) : undefined;
+          if (risk !== undefined) {
+            items.push({
+              type: 'fixed',
+              subject: `exec ${JSON.stringify(r.command)}`,
+              effect: 'ask',
+              rule: NO_SANDBOX_RULE,
+              reason: `the command ${risk}, which the shell analysis cannot follow, and no OS sandbox enforces the rules here (install bubblewrap: apt-get install bubblewrap)`,
+            });
+          }
           const analysis = await analyze(r.command);
           shell.push({ command: r.command, analysis });
           const derived = shellItems(analysis, r.cwd ?? cwd, home);
@@ -232,6 +266,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       };
     },
   };
+  return policy;
 }
 
 /** The user's config folder for git's global config: as given, else (for the real home) the environment's. */

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { AgentTool, Extension, ToolContext, TruncationResult } from '@airlock/kernel';
+import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
 import { buildEnv } from './env.js';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
@@ -80,6 +80,8 @@ export interface BashDetails {
   limitsHit?: string[];
   /** The job started with `background: true`. */
   job?: JobInfo;
+  /** Set when the command ran inside the OS sandbox. */
+  sandboxed?: true;
 }
 
 const DESCRIPTION = [
@@ -134,20 +136,30 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
 
       const shell = resolveShell(env.PATH);
       const args = limitedShellArgs(shell, params.command, options.limits);
+      const sandboxed = await sandboxFor(ctx, env);
       if (params.background === true) {
-        const job = await jobs.start({ shell, args, command: params.command, cwd: ctx.cwd, env, ctx });
+        // A background job runs under the same sandbox as any command.
+        const job = await jobs.start({
+          shell: sandboxed?.file ?? shell,
+          args: sandboxed === undefined ? args : [...sandboxed.args, shell, ...args],
+          command: params.command,
+          cwd: ctx.cwd,
+          env: sandboxed?.env ?? env,
+          ctx,
+        });
         const text =
           `Started background job ${job.id} (pid ${job.pid}). Its output goes to ${job.outputPath} (read it with the read tool). ` +
           'List jobs or stop this one with bash_jobs; it ends with the session.';
-        return { content: [{ type: 'text', text }], details: { exitCode: null, job } };
+        return { content: [{ type: 'text', text }], details: { exitCode: null, job, ...(sandboxed === undefined ? {} : { sandboxed: true }) } };
       }
 
       const run = await runCommand({
         command: params.command,
         shell,
         args,
+        ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
         cwd: ctx.cwd,
-        env,
+        env: sandboxed?.env ?? env,
         timeoutSeconds,
         killGraceMs: options.killGraceMs,
         signal,
@@ -158,13 +170,29 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
               onTail: (tail, fullOutputPath) =>
                 onUpdate({
                   content: [{ type: 'text', text: sanitize(tail.content) }],
-                  details: { exitCode: null, truncation: tail, ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
+                  details: { exitCode: null, truncation: tail, ...(sandboxed === undefined ? {} : { sandboxed: true }), ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
                 }),
             }),
       });
-      return finalResult(run, options.limits);
+      return finalResult(run, options.limits, sandboxed);
     },
   };
+}
+
+/**
+ * The sandboxed command line when the host's sandbox is active; undefined when the command runs
+ * as is (no sandbox offered, mode off, or auto without bubblewrap: the start-up warning said so).
+ * Throws when the mode is `required` and the sandbox cannot start.
+ */
+async function sandboxFor(ctx: ToolContext, env: Record<string, string>): Promise<SandboxedCommand | undefined> {
+  const sandbox = ctx.sandbox;
+  if (sandbox === undefined) return undefined;
+  const { status } = sandbox;
+  if (status.active) return sandbox.wrap([], { cwd: ctx.cwd, env });
+  if (status.mode === 'required') {
+    throw new Error(`Blocked: sandbox.mode is "required" and the OS sandbox cannot start. ${status.problem ?? ''} ${status.fix ?? ''}`.trim());
+  }
+  return undefined;
 }
 
 function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>> {
@@ -172,10 +200,13 @@ function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>>
   return process.env;
 }
 
-function finalResult(run: RunResult, limits: ResourceLimits): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
+function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: SandboxedCommand | undefined): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
   const shown = sanitize(run.tail.content);
   const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
-  let output = appendNotice(shown, notice);
+  const failed = !(run.ending.kind === 'exit' && run.ending.code === 0);
+  // Only a failed command gets the hint: a test suite printing "Permission denied" and passing needs none.
+  const hint = failed ? sandboxed?.hint(shown) : undefined;
+  let output = appendNotice(hint === undefined ? shown : `${shown}\n${hint}`, notice);
   const hits = limitsHit(run.ending.kind === 'exit' ? { code: run.ending.code } : run.ending.kind === 'signal' ? { signal: run.ending.signal } : {}, run.tail.content);
   output = appendNotice(output, limitNotice(hits, limits));
   if (run.leftovers > 0) {
@@ -191,6 +222,7 @@ function finalResult(run: RunResult, limits: ResourceLimits): { content: [{ type
   if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
   const details: BashDetails = {
     exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
+    ...(sandboxed === undefined ? {} : { sandboxed: true as const }),
     ...(run.tail.truncated ? { truncation: run.tail } : {}),
     ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }),
     ...(run.fullOutputCapped ? { fullOutputCapped: true } : {}),

@@ -16,6 +16,8 @@ export interface RunOptions {
   shell: string;
   /** The shell's arguments (default `-c command`); see limits.ts for the ones that set limits first. */
   args?: readonly string[];
+  /** Runs `shell -c command` through this program (the sandbox's bubblewrap and its arguments before the shell). */
+  wrapper?: { file: string; args: readonly string[] };
   cwd: string;
   env: Record<string, string>;
   /** 0 = no limit. */
@@ -100,7 +102,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   return new Promise<RunResult>((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(options.shell, options.args ?? ['-c', options.command], {
+      const shellArgs = options.args ?? ['-c', options.command];
+      const [file, args] = options.wrapper === undefined ? [options.shell, shellArgs] : [options.wrapper.file, [...options.wrapper.args, options.shell, ...shellArgs]];
+      child = spawn(file, args, {
         cwd: options.cwd,
         env,
         detached: true,

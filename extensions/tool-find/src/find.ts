@@ -6,7 +6,7 @@ import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
-import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -121,7 +121,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       // name is listed, as ls lists it). A folder's listing is what reading it gives, though:
       // a folder the read rules refuse (~/.ssh, or one a deny rule covers with /**) is not entered.
       const gate = new FileGate(ctx.access, absolute);
-      const found = engine === 'fd' ? await searchFd(absolute, matches, gate, signal) : await searchNode(absolute, matches, limit + 1, gate, signal);
+      const found = engine === 'fd' ? await searchFd(absolute, matches, gate, signal, programLauncher(ctx.sandbox)) : await searchNode(absolute, matches, limit + 1, gate, signal);
       signal?.throwIfAborted();
       // The root was readable a moment ago; if it no longer is, the answer is the same error.
       const root = found.unreadable.find((u) => u.path === '');
@@ -184,18 +184,21 @@ const FD_UNREADABLE = /^\[fd error\]: (.+): [^:]* \(os error (\d+)\)$/;
  * fd lists everything (it walks in parallel, so its order and any --max-results cut are not
  * deterministic); we match the glob ourselves so both engines agree on glob semantics, sort, and cut.
  */
-async function searchFd(root: string, matches: (path: string) => boolean, gate: FileGate, signal?: AbortSignal): Promise<Found> {
+async function searchFd(root: string, matches: (path: string) => boolean, gate: FileGate, signal: AbortSignal | undefined, launch: ProgramLauncher): Promise<Found> {
   const fd = findFd();
   if (!fd) throw new Error('find: the fd engine was requested but fd (≥ 8.7) is not on PATH.');
   // --show-errors: fd is silent about folders it cannot read unless asked, and we report them.
   const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path', '--show-errors'];
-  const run = (extra: string[]) =>
-    new Promise<{ lines: string[]; stderr: string }>((resolve, reject) => {
-      execFile(fd, [...base, ...extra, '--', '.', root], { maxBuffer: 1024 * 1024 * 1024, signal, encoding: 'utf8' }, (error, stdout, stderr) => {
+  // fd runs inside the OS sandbox when the host has one, like every process a tool starts.
+  const run = async (extra: string[]) => {
+    const line = await launch(fd, [...base, ...extra, '--', '.', root], { cwd: root });
+    return new Promise<{ lines: string[]; stderr: string }>((resolve, reject) => {
+      execFile(line.file, line.args, { maxBuffer: 1024 * 1024 * 1024, signal, encoding: 'utf8', env: line.env }, (error, stdout, stderr) => {
         if (error) reject(new Error(`fd failed: ${stderr.trim() || error.message}`));
-        else resolve({ lines: stdout.split('\n').filter((line) => line !== ''), stderr });
+        else resolve({ lines: stdout.split('\n').filter((l) => l !== ''), stderr });
       });
     });
+  };
   const [dirs, all] = await Promise.all([run(['--type', 'd']), run([])]);
   const toRel = (line: string) => relative(root, line.endsWith(sep) ? line.slice(0, -1) : line).split(sep).join('/');
   const dirSet = new Set(dirs.lines.map(toRel));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, programLauncher, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
 import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
@@ -106,6 +106,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         literal: params.literal === true,
         want: limit + 1,
         signal,
+        launch: programLauncher(ctx.sandbox),
       };
       if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
       // One file was judged as the call's own argument; a folder's files are judged one by one
@@ -197,7 +198,8 @@ async function searchRipgrep(search: Search): Promise<Found> {
   if (search.literal) args.push('-F');
   // After the user's glob: a later override wins, so these exclusions cannot be undone by it.
   const gate = search.single ? undefined : search.gate;
-  const excluded = gate ? await refusedGlobs(rg, search.root, walkArgs, gate, search.signal) : [];
+  const launch = search.launch ?? UNSANDBOXED;
+  const excluded = gate ? await refusedGlobs(rg, search.root, walkArgs, gate, search.signal, launch) : [];
   const viaConfig = excluded.reduce((n, g) => n + g.length + 8, 0) > MAX_ARGV_BYTES;
   if (!viaConfig) for (const glob of excluded) args.push('--glob', glob);
   // A folder is searched from inside it (no path argument): rg matches a --glob that holds a "/"
@@ -209,7 +211,9 @@ async function searchRipgrep(search: Search): Promise<Found> {
   // Too many for the command line (ARG_MAX): rg reads extra arguments from a config file.
   const config = viaConfig ? await writeRgConfig(excluded.flatMap((g) => ['--glob', g])) : undefined;
   try {
-    return await runRipgrep(rg, args, search, gate, config?.file);
+    const env = config === undefined ? process.env : { ...process.env, RIPGREP_CONFIG_PATH: config.file };
+    const line = await launch(rg, args, { cwd: search.single ? process.cwd() : search.root, env });
+    return await runRipgrep(line, search, gate);
   } finally {
     await config?.remove();
   }
@@ -225,13 +229,12 @@ async function writeRgConfig(lines: readonly string[]): Promise<{ file: string; 
   return { file, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-function runRipgrep(rg: string, args: readonly string[], search: Search, gate: FileGate | undefined, configFile: string | undefined): Promise<Found> {
+function runRipgrep(line: ProgramLine, search: Search, gate: FileGate | undefined): Promise<Found> {
   const hits: Hit[] = [];
   const unreadable: Unreadable[] = [];
   const binary = new Map<string, boolean>();
-  const env = configFile === undefined ? process.env : { ...process.env, RIPGREP_CONFIG_PATH: configFile };
   return new Promise<Found>((resolve, reject) => {
-    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal, env, ...(search.single ? {} : { cwd: search.root }) });
+    const child = spawn(line.file, line.args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal, env: line.env, ...(search.single ? {} : { cwd: search.root }) });
     let buffered = '';
     let errBuffered = '';
     /** stderr lines that are not about an unreadable path: a real failure when rg exits 2. */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { FileGate } from '@airlock/tool-common';
+import { UNSANDBOXED, type FileGate, type ProgramLauncher } from '@airlock/tool-common';
 
 /**
  * Keeping rg away from files the read rules refuse. Filtering rg's output afterwards would hide
@@ -16,8 +16,8 @@ import type { FileGate } from '@airlock/tool-common';
  * Globs that exclude each file `gate` refuses in the tree rg would search from `root`.
  * `walkArgs` are the walk-shaping flags of the search (hidden, ignore handling, the user's glob).
  */
-export async function refusedGlobs(rg: string, root: string, walkArgs: readonly string[], gate: FileGate, signal?: AbortSignal): Promise<string[]> {
-  const files = await listFiles(rg, root, walkArgs, signal);
+export async function refusedGlobs(rg: string, root: string, walkArgs: readonly string[], gate: FileGate, signal?: AbortSignal, launch: ProgramLauncher = UNSANDBOXED): Promise<string[]> {
+  const files = await listFiles(launch, rg, root, walkArgs, signal);
   const globs: string[] = [];
   for (const rel of files) {
     if (!gate.admit(rel, join(root, rel))) globs.push(`!/${escapeGlob(rel)}`);
@@ -30,10 +30,11 @@ export function escapeGlob(path: string): string {
   return path.replace(/[\\*?[\]{}! #]/g, (c) => `\\${c}`);
 }
 
-function listFiles(rg: string, root: string, walkArgs: readonly string[], signal?: AbortSignal): Promise<string[]> {
+async function listFiles(launch: ProgramLauncher, rg: string, root: string, walkArgs: readonly string[], signal?: AbortSignal): Promise<string[]> {
+  // NUL-separated: a file name may hold a newline.
+  const line = await launch(rg, ['--files', '--null', ...walkArgs], { cwd: root });
   return new Promise((resolve, reject) => {
-    // NUL-separated: a file name may hold a newline.
-    const child = spawn(rg, ['--files', '--null', ...walkArgs], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], ...(signal ? { signal } : {}) });
+    const child = spawn(line.file, line.args, { cwd: root, env: line.env, stdio: ['ignore', 'pipe', 'ignore'], ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.on('error', reject);

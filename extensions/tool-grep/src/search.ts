@@ -1,4 +1,4 @@
-import type { FileGate, Unreadable } from '@airlock/tool-common';
+import type { FileGate, ProgramLauncher, Unreadable } from '@airlock/tool-common';
 
 /** What both engines are asked to find, and what they hand back. */
 
@@ -28,6 +28,8 @@ export interface Search {
   signal?: AbortSignal;
   /** The read rules for each file of a folder search; a file it does not admit is never opened. */
   gate?: FileGate;
+  /** Starts rg (inside the OS sandbox when the host has one); default: as is. */
+  launch?: ProgramLauncher;
 }
 
 /** Bytes looked at for a NUL to call a file binary (both engines, so they skip the same files). */

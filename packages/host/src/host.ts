@@ -17,6 +17,7 @@ import { defaultExtensionEntries, hostPackageDir, loadExtensions, type BundledEx
 import { addPermissionRule, extensionsReplaceDefaults, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { protectedPaths } from './protected-paths.js';
+import { createSandbox, type HostSandbox } from './sandbox/index.js';
 import { chooseUI } from './ui/index.js';
 
 /** What the CLI (or an SDK user) sets on top of the settings files: the highest layer. */
@@ -49,6 +50,8 @@ export interface OpenHostOptions {
   bundled?: BundledExtensions;
   /** An extension whose setup takes longer fails to load (default 10,000 ms; 0 = no limit). */
   setupTimeoutMs?: number;
+  /** bubblewrap's path (default: `bwrap` on PATH). For tests and SDK users; settings never name it. */
+  sandboxProgram?: string;
 }
 
 /** A problem worth telling the user about, from any step of opening the host. */
@@ -91,6 +94,8 @@ export interface Host {
    * result naming the extension and the fix; this field is for telling people before any call.
    */
   readonly blocked: HostBlocked | undefined;
+  /** The OS sandbox tools run processes in (`ctx.sandbox`), and its profile in words. */
+  readonly sandbox: HostSandbox;
   execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
   batch(calls: readonly ToolCall[], options?: KernelBatchOptions): Promise<{ messages: ToolResultMessage[]; terminate: boolean }>;
   close(): Promise<void>;
@@ -176,7 +181,29 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     warn: (m) => say(`warning: ${m}`),
     error: (m) => say(`error: ${m}`),
   };
-  const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env });
+  // Detected before the kernel exists (it hands the service to every call); the profile comes from
+  // the providers policy extensions register on that kernel, asked at each wrap.
+  let kernelRef: Kernel | undefined;
+  const sandbox = await createSandbox({
+    mode: settings.settings.sandbox.mode,
+    profile: (cwd) => kernelRef?.sandboxProfile(cwd),
+    ...(options.sandboxProgram === undefined ? {} : { program: options.sandboxProgram }),
+    ...(env.PATH === undefined ? {} : { path: env.PATH }),
+  });
+  const status = sandbox.service.status;
+  if (!status.active && status.mode !== 'off') {
+    diagnostics.push({
+      code: 'AIRLOCK_SANDBOX_UNAVAILABLE',
+      severity: 'warning',
+      message:
+        status.mode === 'required'
+          ? `${status.problem} sandbox.mode is "required", so bash refuses every command.`
+          : `${status.problem} Commands run without it; the shell analysis asks for what it cannot judge.`,
+      ...(status.fix === undefined ? {} : { fix: status.fix }),
+    });
+  }
+  const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env, sandbox: sandbox.service });
+  kernelRef = kernel;
   // An untrusted project's list cannot replace the default set; its entries are still reported.
   const listed = settings.extensionsListed ? settings.extensions : undefined;
   const entries = listed === undefined || extensionsReplaceDefaults(settings.layers, trust?.trusted === true) ? listed : [...defaultExtensionEntries(hostPackageDir()), ...listed];
@@ -228,9 +255,13 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     diagnostics,
     protectedPaths: guarded,
     blocked,
+    sandbox,
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),
-    close: () => kernel.dispose(),
+    close: async () => {
+      await sandbox.dispose();
+      await kernel.dispose();
+    },
   };
 }
 

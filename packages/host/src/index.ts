@@ -42,3 +42,4 @@ export * from './ui/index.js';
 export { openHost, type Host, type HostBlocked, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
 export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';
 export { createImageResizer, resizeNote } from './images/resize.js';
+export { createSandbox, detectBubblewrap, planMounts, bwrapArgs, sandboxHint, INSTALL_FIX, SandboxPlanError, type HostSandbox, type SandboxOptions, type MountPlan, type Detection } from './sandbox/index.js';

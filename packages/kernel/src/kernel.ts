@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AccessChecks } from './access-checks.js';
-import type { AccessCheck, FileLedger, FileStamp, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import { SandboxProfiles } from './sandbox-profiles.js';
+import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
@@ -42,6 +43,8 @@ export interface KernelOptions {
   log?: Logger;
   /** The environment tools may see (default: an empty object; the host decides what to pass). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The OS sandbox tools run their processes in (`ctx.sandbox`); the host builds it from settings. */
+  sandbox?: SandboxService;
 }
 
 export interface CallOptions {
@@ -72,18 +75,22 @@ export class Kernel {
   readonly sessionId: string;
   readonly cwd: string;
   readonly limits: TruncationLimits;
+  /** The OS sandbox tools get as `ctx.sandbox`, if the host offers one. */
+  readonly sandbox: SandboxService | undefined;
   /** The environment tools see as `ctx.env` (frozen). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
   readonly #access = new AccessChecks();
   readonly #stuck = { count: 0 };
   readonly #onDispose = new Set<() => void | Promise<void>>();
+  readonly #sandboxProfiles = new SandboxProfiles();
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
 
   constructor(options: KernelOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
+    this.sandbox = options.sandbox;
     this.sessionId = options.sessionId ?? randomUUID();
     this.limits = resolveLimits(options.limits);
     this.spillStore = new SpillStore({
@@ -119,6 +126,7 @@ export class Kernel {
       log: this.#log,
       env,
       imageInput,
+      sandbox: options.sandbox,
     };
     this.#runtime = {
       bus: this.#bus,
@@ -153,6 +161,7 @@ export class Kernel {
         env: base.env,
         imageInput: base.imageInput,
         access: this.#access.serviceFor(state.call.name, base.cwd),
+        ...(base.sandbox === undefined ? {} : { sandbox: base.sandbox }),
       }),
     };
   }
@@ -176,6 +185,22 @@ export class Kernel {
    */
   registerAccessCheck(check: AccessCheck, options: { name?: string } = {}): () => void {
     return this.#access.add(options.name ?? `access-check-${this.#access.size + 1}`, check);
+  }
+
+  /**
+   * Add a provider of the OS sandbox's file rules (see SandboxProfileProvider). Returns a
+   * function that removes it.
+   *
+   * @example
+   * kernel.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
+   */
+  registerSandboxProfile(provider: SandboxProfileProvider): () => void {
+    return this.#sandboxProfiles.add(provider);
+  }
+
+  /** The registered providers' combined profile for `cwd`; undefined when none is registered. */
+  sandboxProfile(cwd: string): SandboxProfile | undefined {
+    return this.#sandboxProfiles.profile(cwd);
   }
 
   /** The handlers registered, in registration order. */

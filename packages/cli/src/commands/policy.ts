@@ -31,10 +31,11 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
     const { policy, loaded } = await buildPolicy(host, io);
     const call = await toCall(host, a.tool, input as Record<string, unknown>);
     const decision = await policy.decide(call);
+    const sandbox = call.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(host) : undefined;
     if (g.json) {
-      io.stdout.write(`${JSON.stringify({ tool: a.tool, args: call.args, loaded, notes: call.notes, ...decision })}\n`);
+      io.stdout.write(`${JSON.stringify({ tool: a.tool, args: call.args, loaded, notes: call.notes, ...decision, ...(sandbox === undefined ? {} : { sandbox }) })}\n`);
     } else {
-      io.stdout.write(formatExplain(a.tool, call, decision, loaded));
+      io.stdout.write(formatExplain(a.tool, call, decision, loaded, sandbox));
     }
     return EXIT.ok;
   } finally {
@@ -131,6 +132,7 @@ async function buildPolicy(host: Host, io: IO): Promise<{ policy: Policy; mod: P
       extraSecrets: opts.extraSecrets,
       loadShell: mod.loadShell,
       protectedPaths: host.protectedPaths,
+      sandboxed: host.sandbox.service.status.active,
     });
     return { policy, mod, loaded };
   } catch (error) {
@@ -250,6 +252,15 @@ function parseRecord(line: string): { tool: string; args: Record<string, unknown
   return { tool, args: args as Record<string, unknown>, ...(recorded === undefined ? {} : { recorded }) };
 }
 
+/** The OS sandbox profile a command would run under, in words; a profile that cannot be built says why. */
+function sandboxProfileText(host: Host): string {
+  try {
+    return host.sandbox.describe(host.kernel.cwd);
+  } catch (error) {
+    return `cannot be built, so the command would not run: ${(error as Error).message}`;
+  }
+}
+
 /**
  * Everything explain prints about a call came from the model or the filesystem (tool name,
  * arguments, paths, commands, argv) or from settings (rules, reasons): each piece is shown
@@ -260,7 +271,7 @@ function show(text: string): string {
   return displayText(text, { maxChars: 300 });
 }
 
-function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loaded: boolean): string {
+function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loaded: boolean, sandbox?: string): string {
   const out: string[] = [`call: ${show(tool)} ${displayValue(call.args, LONG)}`];
   for (const note of call.notes) out.push(`note: ${displayText(note, LONG)}`);
   if (!loaded) out.push(`note: ${PACKAGE} is not loaded with these settings`);
@@ -299,6 +310,7 @@ function formatExplain(tool: string, call: ExplainCall, d: PolicyDecision, loade
   }
   out.push('', 'verdicts:');
   for (const f of d.findings) out.push(`  ${f.effect.padEnd(5)} ${show(f.subject)}  ← ${show(f.rule)}`);
+  if (sandbox !== undefined) out.push('', 'sandbox (what the OS enforces while it runs):', ...sandbox.split('\n').map((l) => `  ${displayText(l, LONG)}`));
   out.push('', `decision: ${d.effect} (${show(d.rule)})`, `  ${displayText(d.reason, LONG)}`, '');
   return out.join('\n');
 }

@@ -10,6 +10,7 @@ import type {
   Logger,
   ProtectedPaths,
   RuleStore,
+  SandboxProfileProvider,
   ToolSource,
   ToolUI,
 } from '@airlock/kernel';
@@ -179,6 +180,13 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       if (typeof fn !== 'function') throw new TypeError(`api.onClose needs a function, got ${typeof fn}`);
       undo.push({ what: 'a close callback', run: ctx.kernel.onDispose(fn) });
     },
+    registerSandboxProfile(provider: SandboxProfileProvider): void {
+      refuseWhenSealed('registerSandboxProfile');
+      const off = ctx.kernel.registerSandboxProfile(provider);
+      // The sandbox's rules are policy: if their extension fails to load, nothing may run.
+      policy = true;
+      undo.push({ what: 'a sandbox profile provider', run: off });
+    },
     ui: ctx.ui,
     log: prefixedLogger(ctx.log, ctx.extension),
     settings: ctx.settings,
@@ -188,6 +196,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
+    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status }),
   });
 
   return {

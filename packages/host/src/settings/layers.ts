@@ -203,7 +203,7 @@ async function judgeUntrusted(
     code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
     file: project.file,
     message:
-      `Ignored ${keys} in ${project.file}: ${project.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run. ` +
+      `Ignored ${keys} in ${project.file}: ${project.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run, or switch a protection off. ` +
       `Trust the folder (airlock trust ${project.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
   });
   return { ...value, ...(extensions === undefined ? {} : { extensions }) };

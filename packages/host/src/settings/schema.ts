@@ -221,6 +221,19 @@ const sections = {
     'Images in tool results.',
   ),
 
+  sandbox: section(
+    {
+      mode: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('off')], {
+        description:
+          'The OS sandbox (bubblewrap on Linux) under every process a tool starts. auto: use it where it can start, else warn once and let the shell analysis ask more; ' +
+          'required: refuse to run commands without it; off: never. Only your user settings or a trusted project may set it.',
+        default: 'auto',
+        ...valueKind('guard'),
+      }),
+    },
+    'The OS sandbox commands run in (see docs/security.md).',
+  ),
+
   trust: section(
     {
       default: Type.Union([Type.Literal('ask'), Type.Literal('always'), Type.Literal('never')], {
@@ -256,6 +269,7 @@ export interface Settings {
   limits: TruncationLimits & { spillDir?: string; spillBudget: number };
   images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
   trust: { default: 'ask' | 'always' | 'never' };
+  sandbox: { mode: 'auto' | 'required' | 'off' };
 }
 
 /** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call). */

@@ -4,7 +4,7 @@
  * project). One generic walk strips every such value, whatever the key is called; a new key only
  * has to be marked where it is declared. The same mark works in an extension's options schema.
  *
- * The mark is a JSON-schema annotation, `"x-airlock-value": "path" | "program" | "code" | "text"`,
+ * The mark is a JSON-schema annotation, `"x-airlock-value": "path" | "program" | "code" | "guard" | "text"`,
  * on the value's schema or on any schema above it (a marked object or list covers all inside).
  */
 import Value from 'typebox/value';
@@ -19,12 +19,13 @@ export const VALUE_KIND_KEYWORD = 'x-airlock-value';
  * - `code`: code to load or run (extensions, modules);
  * - `limit`: a safety limit (a call's time limit, a command's file size, process or CPU limit):
  *   a project that may set it may lift it, so only a trusted layer may;
+ * - `guard`: a switch that can turn a protection off (`sandbox.mode`);
  * - `text`: anything else (names, rules, messages): any layer may set it.
  */
-export type ValueKind = 'path' | 'program' | 'code' | 'limit' | 'text';
+export type ValueKind = 'path' | 'program' | 'code' | 'limit' | 'guard' | 'text';
 
 /** Kinds only a trusted layer (built-in defaults, the user's file, a trusted project, the command line) may set. */
-export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code', 'limit'];
+export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code', 'limit', 'guard'];
 
 /**
  * Schema options that mark a value; spread into a TypeBox constructor's options.

@@ -47,6 +47,7 @@ describe('the schema documents every option where it is declared', () => {
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
       limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024 },
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
+      sandbox: { mode: 'auto' },
       trust: { default: 'ask' },
     });
     // A fresh copy each time: nobody can change the defaults by mutating a result.

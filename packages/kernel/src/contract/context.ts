@@ -210,6 +210,76 @@ export interface ToolContext {
   imageInput: boolean;
   /** Judge one file against the policy's rules before opening it (see AccessService). */
   access: AccessService;
+  /** The OS sandbox every process a tool starts must run in; undefined when the host offers none. */
+  sandbox?: SandboxService;
+}
+
+/** `sandbox.mode` in settings: `auto` runs sandboxed where it can, `required` refuses to run without it, `off` never sandboxes. */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** Whether commands run sandboxed, and if not, why and how to fix it. */
+export interface SandboxStatus {
+  readonly mode: SandboxMode;
+  /** True when processes run inside the sandbox. */
+  readonly active: boolean;
+  /** Why it is not active (what is missing), when mode is not `off`. */
+  readonly problem?: string;
+  /** What to install or change, e.g. "apt-get install bubblewrap". */
+  readonly fix?: string;
+}
+
+/**
+ * The file-system rules a sandboxed process runs under, from the policy (path-policy registers a
+ * provider with `api.registerSandboxProfile`). Every path is absolute and real.
+ *
+ * @example
+ * { writable: ['/work'], readOnly: ['/home/u/.config/airlock'], hidden: ['/home/u/.ssh'], classify: (p) => (p.endsWith('/.env') ? 'hidden' : undefined) }
+ */
+export interface SandboxProfile {
+  /** Folders the process may write (the workspace roots). Everything else is read-only. */
+  readonly writable: readonly string[];
+  /** Places that stay read-only even inside a writable folder (Airlock's own files). */
+  readonly readOnly: readonly string[];
+  /** Places whose content the process may not read (secret files and folders), where they exist. */
+  readonly hidden: readonly string[];
+  /**
+   * For each entry found under a writable folder: whether it is secret (`hidden`), one of
+   * Airlock's own files (`read-only`), or neither (undefined). Synchronous and cheap.
+   */
+  classify(path: string): 'hidden' | 'read-only' | undefined;
+  /** Hosts `net(...)` allow rules name (reachable through a proxy where the sandbox has one). */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** Gives the sandbox the profile for commands started in `cwd`. */
+export type SandboxProfileProvider = (query: { cwd: string }) => SandboxProfile;
+
+/** A command line made to run inside the sandbox: spawn `file` with `args` and `env`. */
+export interface SandboxedCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  /** The profile it runs under, in words (for logs and `policy explain`). */
+  readonly summary: string;
+  /** A short hint for the model when the output shows the sandbox refused something, else undefined. */
+  hint(output: string): string | undefined;
+}
+
+/**
+ * The OS sandbox (bubblewrap on Linux) a tool runs its processes in. Tools call `wrap` for every
+ * process they start on the model's behalf and refuse to run when `status.mode` is `required`
+ * and the sandbox is not active.
+ *
+ * @example
+ * if (ctx.sandbox?.status.active) {
+ *   const cmd = await ctx.sandbox.wrap(['bash', '-c', command], { cwd: ctx.cwd, env });
+ *   spawn(cmd.file, cmd.args, { cwd: ctx.cwd, env: cmd.env });
+ * }
+ */
+export interface SandboxService {
+  readonly status: SandboxStatus;
+  /** The command line that runs `argv` sandboxed in `cwd`. Rejects (fail closed) when the profile cannot be built. */
+  wrap(argv: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<SandboxedCommand>;
 }
 
 export type { Resource };

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { AccessCheck, Logger, ToolUI } from './context.js';
+import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 
@@ -31,6 +31,15 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.onClose?.(() => jobs.close());
    */
   onClose?(fn: () => void | Promise<void>): void;
+  /**
+   * Give the OS sandbox the rules processes run under (path-policy derives them from its compiled
+   * rules, so there is one source of truth). Several providers combine: every hidden and
+   * read-only place counts, and only folders every provider lets write stay writable.
+   *
+   * @example
+   * api.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
+   */
+  registerSandboxProfile?(provider: SandboxProfileProvider): void;
   /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
@@ -49,6 +58,8 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly rules?: RuleStore;
   /** Airlock's own files, which no tool may write (see ProtectedPaths); undefined when the host keeps none. */
   readonly protectedPaths?: ProtectedPaths;
+  /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
+  readonly sandbox?: SandboxStatus;
 }
 
 /**

@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bwrapWorks, machine, SECRET } from './support.js';
+
+const hasRg = (() => {
+  try {
+    execFileSync('rg', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const machines: ReturnType<typeof machine>[] = [];
+afterEach(async () => {
+  for (const m of machines.splice(0)) await m.close();
+});
+
+async function grep(m: ReturnType<typeof machine>, host: Awaited<ReturnType<ReturnType<typeof machine>['open']>>, pattern: string) {
+  const r = await host.execute({ id: 'g1', name: 'grep', arguments: { pattern } });
+  return { outcome: r.outcome, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('') };
+}
+
+describe.skipIf(!hasRg)('grep starts rg through the same sandbox', () => {
+  it.skipIf(!bwrapWorks)('inside the sandbox rg finds what it finds outside, and never a secret', async () => {
+    const m = machine();
+    machines.push(m);
+    writeFileSync(join(m.project, 'notes.md'), `needle here\n${SECRET.slice(0, 4)}\n`);
+    const host = await m.open();
+    expect(host.sandbox.service.status.active).toBe(true);
+    const r = await grep(m, host, 'needle');
+    expect(r.outcome).toBe('ok');
+    expect(r.text).toContain('notes.md');
+    const s = await grep(m, host, SECRET);
+    expect(s.text).toContain('No matches found');
+  });
+
+  it('with sandbox.mode "required" and no bubblewrap, rg is not started', async () => {
+    const m = machine({ sandbox: { mode: 'required' } });
+    machines.push(m);
+    writeFileSync(join(m.project, 'notes.md'), 'needle here\n');
+    const host = await m.open({ sandboxProgram: '/nonexistent/bin/bwrap' });
+    const r = await grep(m, host, 'needle');
+    expect(r.outcome).toBe('error');
+    expect(r.text).toContain('Blocked: sandbox.mode is "required"');
+  });
+});

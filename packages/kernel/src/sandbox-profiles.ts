@@ -1,0 +1,49 @@
+import type { SandboxProfile, SandboxProfileProvider } from './contract/context.js';
+
+/**
+ * The sandbox profile providers policy extensions registered, combined so that the strictest
+ * answer wins: every hidden and read-only place of any provider counts, and a folder is
+ * writable only when every provider lets it be written. A provider that throws fails the
+ * combination (the sandbox then refuses to start the process).
+ *
+ * @example
+ * const profiles = new SandboxProfiles();
+ * profiles.add(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
+ * profiles.profile('/work')?.writable // ['/work']
+ */
+export class SandboxProfiles {
+  readonly #providers: SandboxProfileProvider[] = [];
+
+  /** Add a provider; returns the function that removes it. */
+  add(provider: SandboxProfileProvider): () => void {
+    if (typeof provider !== 'function') throw new TypeError(`A sandbox profile provider must be a function (got ${typeof provider}).`);
+    this.#providers.push(provider);
+    return () => {
+      const i = this.#providers.indexOf(provider);
+      if (i >= 0) this.#providers.splice(i, 1);
+    };
+  }
+
+  /** The combined profile for `cwd`, or undefined when no provider is registered. */
+  profile(cwd: string): SandboxProfile | undefined {
+    if (this.#providers.length === 0) return undefined;
+    const all = this.#providers.map((p) => p({ cwd }));
+    if (all.length === 1) return all[0];
+    const writable = all[0]!.writable.filter((w) => all.every((p) => p.writable.includes(w)));
+    return {
+      writable,
+      readOnly: [...new Set(all.flatMap((p) => p.readOnly))],
+      hidden: [...new Set(all.flatMap((p) => p.hidden))],
+      classify: (path) => {
+        let answer: 'hidden' | 'read-only' | undefined;
+        for (const p of all) {
+          const c = p.classify(path);
+          if (c === 'hidden') return c;
+          answer ??= c;
+        }
+        return answer;
+      },
+      allowedHosts: all[0]!.allowedHosts?.filter((h) => all.every((p) => p.allowedHosts?.includes(h))) ?? [],
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { createKernel } from '../src/index.js';
+
+describe('sandbox profile providers', () => {
+  it('none registered: no profile; one: its own; two: the strictest of both', () => {
+    const kernel = createKernel({ cwd: '/w' });
+    expect(kernel.sandboxProfile('/w')).toBeUndefined();
+    const offA = kernel.registerSandboxProfile(() => ({ writable: ['/w', '/x'], readOnly: ['/w/.cfg'], hidden: ['/h/a'], classify: (p) => (p.endsWith('.env') ? 'hidden' : undefined), allowedHosts: ['a.com', 'b.com'] }));
+    expect(kernel.sandboxProfile('/w')?.writable).toEqual(['/w', '/x']);
+    kernel.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: ['/h/b'], classify: (p) => (p.endsWith('.rc') ? 'read-only' : p.endsWith('.env') ? 'read-only' : undefined), allowedHosts: ['b.com'] }));
+    const both = kernel.sandboxProfile('/w')!;
+    expect(both.writable).toEqual(['/w']);
+    expect(both.readOnly).toEqual(['/w/.cfg']);
+    expect(both.hidden).toEqual(['/h/a', '/h/b']);
+    expect(both.classify('/w/.env')).toBe('hidden');
+    expect(both.classify('/w/.rc')).toBe('read-only');
+    expect(both.classify('/w/a.ts')).toBeUndefined();
+    expect(both.allowedHosts).toEqual(['b.com']);
+    offA();
+    expect(kernel.sandboxProfile('/w')?.writable).toEqual(['/w']);
+  });
+
+  it('a provider that is not a function is refused at registration', () => {
+    const kernel = createKernel({ cwd: '/w' });
+    expect(() => kernel.registerSandboxProfile('nope' as never)).toThrow(/must be a function/);
+  });
+});
