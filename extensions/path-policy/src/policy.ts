@@ -223,7 +223,8 @@ export function createPolicy(o: PolicyOptions): Policy {
           resources.push({ kind: 'net', host: r.host, from: 'resource' });
         } else if (r.kind === 'exec') {
           resources.push({ kind: 'exec', command: r.command, from: 'resource' });
-          const risk = o.sandboxed === false ? unsandboxedRisk(r.command) : undefined;
+          // A command too long to parse asks anyway; the text checks are kept to parsed sizes.
+          const risk = o.sandboxed === false && r.command.length <= maxLength ? unsandboxedRisk(r.command) : undefined;
           if (risk !== undefined) {
             items.push({
               type: 'fixed',

@@ -29,3 +29,14 @@ describe('without an OS sandbox, strings bash runs as code are asked about', () 
     }
   });
 });
+
+describe('the subscript check reads a command once', () => {
+  it('a 2 MB run of letters, names and brackets is judged at once, and a substitution in a subscript after it is still found', () => {
+    // The old regex retried from every letter: minutes for this input (the CLI's 2 MB command hung).
+    expect(unsandboxedRisk('a'.repeat(2_000_000))).toBeUndefined();
+    expect(unsandboxedRisk('a['.repeat(1_000_000))).toBeUndefined();
+    expect(unsandboxedRisk(`${'a['.repeat(1_000_000)}$(cat .env)]`)).toMatch(/subscript/);
+    expect(unsandboxedRisk('echo a[1] $(date)')).toBeUndefined();
+    expect(unsandboxedRisk('echo $((9[`date`]))')).toMatch(/subscript/);
+  });
+});

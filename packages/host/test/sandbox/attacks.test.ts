@@ -44,11 +44,16 @@ const READS = [
 describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap available)', () => {
   it('secret bytes never reach the result, whatever bash trick reads them', async () => {
     const m = setup();
+    // A person's exact "yes" to each, so the asks for what the analysis cannot read are out of the
+    // way; what still stops a command before it runs is a deny (a secret file the analysis sees).
+    m.approve(...READS);
     const host = await m.open();
     expect(host.sandbox.service.status.active).toBe(true);
     for (const command of READS) {
       const r = await m.bash(host, command);
       expect(r.text, command).not.toContain(SECRET);
+      // Not an ask nobody answered: either it ran (in the sandbox) or a deny rule stopped it.
+      expect(r.text, command).not.toMatch(/^Denied by approval/);
     }
     // A secret folder outside the workspace that a user's fs.read deny rule names.
     for (const command of [`source /dev/stdin <<< "cat ${m.vault}/token"`, `eval "cat ${m.vault}/*"`, `ls -la ${m.vault}`]) {
