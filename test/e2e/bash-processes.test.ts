@@ -1,17 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gone, running } from '../../extensions/tool-bash/test/support/processes.js';
 import { sandbox } from './harness.js';
 
 /** Issue 19 §5 through the real CLI: no process of a call outlives the session. */
-
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Host pids of processes whose argv is exactly `argv`. A pid echoed by the command itself is no
@@ -30,15 +22,6 @@ function pidsRunning(argv: readonly string[]): number[] {
     }
   }
   return found;
-}
-
-async function gone(pid: number, ms = 4000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!running(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return !running(pid);
 }
 
 const pids: number[] = [];

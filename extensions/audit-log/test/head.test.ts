@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
 import { AuditWriter, headPathFor, installAuditLog, lineHash, readHead, verifyAuditLog, type VerifyReport, type WriterOptions } from '../src/index.js';
-import { apiFor, echo, readLines, readRecords, removeTempDirs, tempDir, track } from './helpers.js';
+import { apiFor, echo, readLines, readRecords, removeTempDirs, tempDir, track, resultBody } from './helpers.js';
 
 /**
  * Issue 9: deleting, truncating or replacing the log must be visible. The chain's head (seq and
@@ -30,16 +30,7 @@ function writer(m: ReturnType<typeof machine>, options: Partial<WriterOptions> =
   return w;
 }
 
-const body = (i: number) => ({
-  type: 'result' as const,
-  toolCallId: `c${i}`,
-  tool: 'echo',
-  outcome: 'ok' as const,
-  isError: false,
-  durationMs: 1,
-  resultBytes: 2,
-  resultSha256: lineHash(String(i)),
-});
+const body = resultBody;
 
 /** One run that writes `n` records and ends. */
 async function run(m: ReturnType<typeof machine>, n: number, options: Partial<WriterOptions> = {}): Promise<AuditWriter> {

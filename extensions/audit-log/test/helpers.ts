@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { createKernel, defineTool, type EventSink, type ExtensionAPI, type Kernel } from '@airlock/kernel';
-import { installAuditLog, type AuditLogger, type AuditOptionsInput, type AuditRecord } from '../src/index.js';
+import { installAuditLog, lineHash, type AuditLogger, type AuditOptionsInput, type AuditRecord } from '../src/index.js';
 
 const temps: string[] = [];
 
@@ -84,3 +84,15 @@ export function readLines(path: string): string[] {
   const text = readFileSync(path, 'utf8');
   return text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1));
 }
+
+/** The i-th of a run of plain result records, for tests that write many (chains, heads, locks). */
+export const resultBody = (i: number) => ({
+  type: 'result' as const,
+  toolCallId: `c${i}`,
+  tool: 'echo',
+  outcome: 'ok' as const,
+  isError: false,
+  durationMs: 1,
+  resultBytes: 2,
+  resultSha256: lineHash(String(i)),
+});

@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditWriter, lineHash, verifyAuditLog, type AuditRecord, type VerifyReport, type WriterOptions } from '../src/index.js';
-import { readRecords, removeTempDirs, tempDir } from './helpers.js';
+import { AuditWriter, verifyAuditLog, type AuditRecord, type VerifyReport, type WriterOptions } from '../src/index.js';
+import { readRecords, removeTempDirs, tempDir, resultBody } from './helpers.js';
 
 /**
  * Issue 9: a stale or planted `audit.jsonl.lock` must not make a record disappear while verify
@@ -36,16 +36,7 @@ function setup(options: Partial<WriterOptions> = {}) {
   return { dir, path, lock: `${path}.lock`, w, verify };
 }
 
-const body = (i: number) => ({
-  type: 'result' as const,
-  toolCallId: `c${i}`,
-  tool: 'echo',
-  outcome: 'ok' as const,
-  isError: false,
-  durationMs: 1,
-  resultBytes: 2,
-  resultSha256: lineHash(String(i)),
-});
+const body = resultBody;
 
 /** Set a file's times `seconds` into the past. */
 function age(path: string, seconds: number): void {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type WriterOptions } from '../src/index.js';
-import { readLines, removeTempDirs, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, tempDir, resultBody } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
@@ -23,16 +23,7 @@ function writer(path: string, options: Partial<WriterOptions> = {}): AuditWriter
 /** The log files of a folder (the tests keep the heads in a "heads" folder beside them). */
 const logFiles = (dir: string) => readdirSync(dir).filter((name) => name !== 'heads');
 
-const body = (i: number) => ({
-  type: 'result' as const,
-  toolCallId: `c${i}`,
-  tool: 'echo',
-  outcome: 'ok' as const,
-  isError: false,
-  durationMs: 1,
-  resultBytes: 2,
-  resultSha256: lineHash(String(i)),
-});
+const body = resultBody;
 
 describe('writer: files and permissions', () => {
   it('creates nothing until the first record, then a 0700 folder and a 0600 file', async () => {

@@ -4,30 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody, skipUnlessNobodyCanReach } from '../../tool-common/test/support/as-unprivileged.js';
 import { BackgroundJobs, createBashTool, createJobsTool, limitedShellArgs, type JobInfo } from '../src/index.js';
+import { gone, running } from './support/processes.js';
 
 /**
  * Issue 19 §5 through the real tool and real processes: nothing outlives its call unless asked
  * for as a background job, and resource limits stop runaway commands with the model told which.
  */
-
-/** Running: exists and is not a zombie (an exited child whose parent has not reaped it yet). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pid: number, ms = 4000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!running(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return !running(pid);
-}
 
 const started: number[] = [];
 afterEach(() => {
