@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type AuditRecord, type VerifyReport } from '../src/index.js';
-import { readLines, removeTempDirs, tempDir } from './helpers.js';
+import { readLines, removeTempDirs, resultBody, tempDir } from './helpers.js';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
@@ -14,19 +14,6 @@ function writer(path: string, options: Partial<ConstructorParameters<typeof Audi
   const w = new AuditWriter({ path, session: 's', fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, headsDir: join(dirname(path), 'heads'), ...options });
   writers.push(w);
   return w;
-}
-
-function resultBody(i: number) {
-  return {
-    type: 'result' as const,
-    toolCallId: `c${i}`,
-    tool: 'echo',
-    outcome: 'ok' as const,
-    isError: false,
-    durationMs: 1,
-    resultBytes: 2,
-    resultSha256: lineHash(String(i)),
-  };
 }
 
 /** A log of `n` records written by the real writer. */

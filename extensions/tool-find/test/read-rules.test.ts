@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKernel, type AccessCheck } from '@airlock/kernel';
+import { tree as makeTree } from '../../tool-common/test/support/tree.js';
 import { createFindTool, findFd, type FindDetails } from '../src/index.js';
 
 /**
@@ -10,22 +11,7 @@ import { createFindTool, findFd, type FindDetails } from '../src/index.js';
  * listing is what reading the folder gives, so a folder the read rules refuse is not entered.
  */
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tree(files: Record<string, string>): { base: string; root: string } {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-find-rules-')));
-  made.push(base);
-  const root = join(base, 'tree');
-  mkdirSync(root);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), content);
-  }
-  return { base, root };
-}
+const tree = (files: Record<string, string>) => makeTree(files, 'airlock-find-rules-');
 
 /** Reading anything under a folder named "private" (or the folder itself) is denied; "vendor" asks. */
 const rules: AccessCheck = ({ path }) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKernel, type AccessCheck } from '@airlock/kernel';
+import { tree as makeTree } from '../../tool-common/test/support/tree.js';
 import { createGrepTool, findRipgrep, type GrepDetails } from '../src/index.js';
 
 /**
@@ -11,22 +12,7 @@ import { createGrepTool, findRipgrep, type GrepDetails } from '../src/index.js';
  * tool must work with whatever policy is loaded (path-policy itself is tested through the host).
  */
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tree(files: Record<string, string>): { base: string; root: string } {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-grep-rules-')));
-  made.push(base);
-  const root = join(base, 'tree');
-  mkdirSync(root);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), content);
-  }
-  return { base, root };
-}
+const tree = (files: Record<string, string>) => makeTree(files, 'airlock-grep-rules-');
 
 /** deny *.secret and names starting "deny", ask *.ask; everything else allowed. */
 const byName: AccessCheck = ({ path }) => {

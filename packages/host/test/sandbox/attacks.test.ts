@@ -1,27 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, bwrapWorks, machine, SECRET } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { API_KEY, bwrapWorks, hasProgram, machinesClosedAfterEach, SECRET } from './support.js';
 
-const hasSocat = (() => {
-  try {
-    execFileSync('socat', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-const machines: ReturnType<typeof machine>[] = [];
-afterEach(async () => {
-  for (const m of machines.splice(0)) await m.close();
-});
-function setup(settings?: Record<string, unknown>, allow?: string[]) {
-  const m = machine(settings, allow);
-  machines.push(m);
-  return m;
-}
+const hasSocat = hasProgram('socat', '-V');
+const setup = machinesClosedAfterEach();
 
 /**
  * Commands the shell analysis cannot fully read (bash runs strings as code), each trying to read

@@ -1,22 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { bwrapWorks, machine, SECRET } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { bwrapWorks, hasProgram, machine, machinesClosedAfterEach, SECRET } from './support.js';
 
-const hasRg = (() => {
-  try {
-    execFileSync('rg', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-const machines: ReturnType<typeof machine>[] = [];
-afterEach(async () => {
-  for (const m of machines.splice(0)) await m.close();
-});
+const hasRg = hasProgram('rg', '--version');
+const setup = machinesClosedAfterEach();
 
 async function grep(m: ReturnType<typeof machine>, host: Awaited<ReturnType<ReturnType<typeof machine>['open']>>, pattern: string) {
   const r = await host.execute({ id: 'g1', name: 'grep', arguments: { pattern } });
@@ -25,8 +13,7 @@ async function grep(m: ReturnType<typeof machine>, host: Awaited<ReturnType<Retu
 
 describe.skipIf(!hasRg)('grep starts rg through the same sandbox', () => {
   it.skipIf(!bwrapWorks)('inside the sandbox rg finds what it finds outside, and never a secret', async () => {
-    const m = machine();
-    machines.push(m);
+    const m = setup();
     writeFileSync(join(m.project, 'notes.md'), `needle here\n${SECRET.slice(0, 4)}\n`);
     const host = await m.open();
     expect(host.sandbox.service.status.active).toBe(true);
@@ -38,8 +25,7 @@ describe.skipIf(!hasRg)('grep starts rg through the same sandbox', () => {
   });
 
   it('with sandbox.mode "required" and no bubblewrap, rg is not started', async () => {
-    const m = machine({ sandbox: { mode: 'required' } });
-    machines.push(m);
+    const m = setup({ sandbox: { mode: 'required' } });
     writeFileSync(join(m.project, 'notes.md'), 'needle here\n');
     const host = await m.open({ sandboxProgram: '/nonexistent/bin/bwrap' });
     const r = await grep(m, host, 'needle');

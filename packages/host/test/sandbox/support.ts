@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { openHost, type Host, type OpenHostOptions } from '../../src/index.js';
 
@@ -75,5 +76,28 @@ export function machine(settings: Record<string, unknown> = {}, allow: string[] 
     async close() {
       for (const h of hosts.splice(0)) await h.close();
     },
+  };
+}
+
+/** Whether a program runs here (`name args` exits 0), for tests that skip without it. */
+export function hasProgram(name: string, ...args: string[]): boolean {
+  try {
+    execFileSync(name, args, { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Machines made through the returned `setup` are closed after each test. */
+export function machinesClosedAfterEach(): (settings?: Record<string, unknown>, allow?: string[]) => ReturnType<typeof machine> {
+  const machines: ReturnType<typeof machine>[] = [];
+  afterEach(async () => {
+    for (const m of machines.splice(0)) await m.close();
+  });
+  return (settings, allow) => {
+    const m = machine(settings, allow);
+    machines.push(m);
+    return m;
   };
 }
