@@ -33,7 +33,10 @@ const extension = {
       'tool_call',
       async (event) => {
         const d = await policy.decide({ tool: event.toolName, args: event.args, resources: event.resources, cwd: api.cwd });
-        return { effect: d.effect, reason: d.reason, rule: d.rule };
+        // The hosts go with the vote: if the call is allowed, the OS sandbox opens them for it alone.
+        // Only names the proxy could see (an escaped or non-ASCII spelling never matches a request).
+        const hosts = d.hosts.filter((h) => /^[a-z0-9_.:-]{1,253}$/.test(h));
+        return { effect: d.effect, reason: d.reason, rule: d.rule, ...(hosts.length > 0 ? { hosts } : {}) };
       },
       { name: 'path-policy/rules', phase: 'authorize' },
     );

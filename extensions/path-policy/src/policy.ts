@@ -78,6 +78,8 @@ export interface PolicyDecision {
   resources: DerivedResource[];
   /** The parse of each command line in the call (bash, or any tool declaring exec). */
   shell?: { command: string; analysis: Analysis }[];
+  /** The hosts the call connects to, as named (declared, or found by the shell analysis); lower case, each once. */
+  hosts: string[];
 }
 
 export interface Policy {
@@ -179,7 +181,18 @@ export function createPolicy(o: PolicyOptions): Policy {
     roots: space.roots,
     sandboxProfile(cwd) {
       return sandboxProfile(
-        { roots: space.roots, secrets, secretsDenied: defaults.secretRead === 'deny', rules, protectedPaths: o.protectedPaths, checkFile: (f) => policy.checkFile(f), protectedAt: (path) => protect?.covering(path), execConfig: { home, ...xdg(o) } },
+        {
+          roots: space.roots,
+          secrets,
+          secretsDenied: defaults.secretRead === 'deny',
+          rules,
+          netDefault: defaults.net,
+          judgeHost: (host) => judge({ type: 'net', host }, { tool: 'bash', rules, defaults, space, secrets, exec }).effect,
+          protectedPaths: o.protectedPaths,
+          checkFile: (f) => policy.checkFile(f),
+          protectedAt: (path) => protect?.covering(path),
+          execConfig: { home, ...xdg(o) },
+        },
         cwd ?? o.cwd,
       );
     },
@@ -264,6 +277,7 @@ export function createPolicy(o: PolicyOptions): Policy {
         findings,
         resources,
         ...(shell.length > 0 ? { shell } : {}),
+        hosts: [...new Set(resources.flatMap((r) => (r.kind === 'net' ? [r.host.toLowerCase()] : [])))],
       };
     },
   };

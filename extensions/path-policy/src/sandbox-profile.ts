@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { ProtectedPaths, SandboxProfile } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, SandboxProfile } from '@airlock/kernel';
 import type { FileQuery, FileVerdict } from './policy.js';
 import type { CompiledRule, PathPattern } from './rules/types.js';
 import { executableConfigFor } from './exec-config/export.js';
@@ -17,6 +17,10 @@ export interface ProfileSources {
   checkFile(file: FileQuery): FileVerdict;
   /** What protected place (Airlock's files) a real path is or lies in, if any. */
   protectedAt(path: string): string | undefined;
+  /** `defaultEffect.net`: what a host no rule covers gets. */
+  netDefault: Effect;
+  /** The verdict the rules give a connection to `host` (the same judgment a `net` resource gets). */
+  judgeHost(host: string): Effect;
   /** Where the executable-config set (files other programs run as code) is looked up. */
   execConfig?: { home: string; xdgConfigHome?: string };
 }
@@ -77,7 +81,12 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
       if (s.checkFile({ kind: 'fs.read', path, tool: 'bash', cwd }).effect === 'deny') return 'hidden';
       return s.protectedAt(path) === undefined ? undefined : 'read-only';
     },
-    allowedHosts: s.rules.flatMap((r) => (r.effect === 'allow' && r.matcher.type === 'net' && isLiteralHost(r.matcher.spec) ? [r.matcher.spec.toLowerCase()] : [])),
+    allowedHosts: [
+      ...(s.netDefault === 'allow' ? ['*'] : []),
+      ...new Set(s.rules.flatMap((r) => (r.effect === 'allow' && r.matcher.type === 'net' ? [r.matcher.spec.toLowerCase()] : []))),
+    ],
+    // The proxy's question is the policy's own: an ask is not an allow (a person was not asked).
+    allowsHost: (host) => s.judgeHost(host) === 'allow',
   };
 }
 
@@ -91,10 +100,6 @@ function isFolder(path: string): boolean {
 
 function isReadDeny(rule: CompiledRule): boolean {
   return rule.effect === 'deny' && rule.matcher.type === 'fs' && rule.matcher.kind === 'fs.read';
-}
-
-function isLiteralHost(spec: string): boolean {
-  return /^[a-z0-9.:[\]-]+$/i.test(spec);
 }
 
 /**

@@ -55,10 +55,25 @@ describe("the sandbox profile: path-policy's compiled rules, once more for the O
     expect(p.classify(join(m.root, '.env'))).toBeUndefined();
   });
 
-  it('net allow rules name the hosts', () => {
+  it('the hosts the sandbox lets through are the ones the net rules allow: wildcards too, and an ask or deny rule inside one wins', () => {
     const m = machine();
-    const p = policyFor(m, [{ effect: 'allow', rule: 'net(registry.npmjs.org)' }, { effect: 'allow', rule: 'net(*.example.com)' }]).sandboxProfile();
-    expect(p.allowedHosts).toEqual(['registry.npmjs.org']);
+    const p = policyFor(m, [
+      { effect: 'allow', rule: 'net(registry.npmjs.org)' },
+      { effect: 'allow', rule: 'net(*.example.com)' },
+      { effect: 'ask', rule: 'net(admin.example.com)' },
+      { effect: 'deny', rule: 'net(evil.example.com)' },
+    ]).sandboxProfile();
+    expect(p.allowedHosts).toEqual(['registry.npmjs.org', '*.example.com']);
+    expect(p.allowsHost!('registry.npmjs.org')).toBe(true);
+    expect(p.allowsHost!('api.example.com')).toBe(true);
+    expect(p.allowsHost!('admin.example.com')).toBe(false);
+    expect(p.allowsHost!('evil.example.com')).toBe(false);
+    expect(p.allowsHost!('example.org')).toBe(false);
+    // The default decides hosts no rule covers: "allow" opens them (shown as *), "ask" does not.
+    const open = policyFor(m, [{ effect: 'deny', rule: 'net(evil.test)' }], { defaultEffect: { net: 'allow' } }).sandboxProfile();
+    expect(open.allowedHosts).toEqual(['*']);
+    expect(open.allowsHost!('anything.test')).toBe(true);
+    expect(open.allowsHost!('evil.test')).toBe(false);
   });
 
   it('literalPrefix keeps whole folders before the first glob character', () => {

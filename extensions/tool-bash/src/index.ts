@@ -146,6 +146,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
           ctx,
+          ...(sandboxed === undefined ? {} : { onEnd: () => sandboxed.release() }),
         });
         const text =
           `Started background job ${job.id} (pid ${job.pid}). Its output goes to ${job.outputPath} (read it with the read tool). ` +
@@ -153,27 +154,32 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
         return { content: [{ type: 'text', text }], details: { exitCode: null, job, ...(sandboxed === undefined ? {} : { sandboxed: true }) } };
       }
 
-      const run = await runCommand({
-        command: params.command,
-        shell,
-        args,
-        ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
-        cwd: ctx.cwd,
-        env: sandboxed?.env ?? env,
-        timeoutSeconds,
-        killGraceMs: options.killGraceMs,
-        signal,
-        ctx,
-        ...(onUpdate === undefined
-          ? {}
-          : {
-              onTail: (tail, fullOutputPath) =>
-                onUpdate({
-                  content: [{ type: 'text', text: sanitize(tail.content) }],
-                  details: { exitCode: null, truncation: tail, ...(sandboxed === undefined ? {} : { sandboxed: true }), ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
-                }),
-            }),
-      });
+      let run: RunResult;
+      try {
+        run = await runCommand({
+          command: params.command,
+          shell,
+          args,
+          ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
+          cwd: ctx.cwd,
+          env: sandboxed?.env ?? env,
+          timeoutSeconds,
+          killGraceMs: options.killGraceMs,
+          signal,
+          ctx,
+          ...(onUpdate === undefined
+            ? {}
+            : {
+                onTail: (tail, fullOutputPath) =>
+                  onUpdate({
+                    content: [{ type: 'text', text: sanitize(tail.content) }],
+                    details: { exitCode: null, truncation: tail, ...(sandboxed === undefined ? {} : { sandboxed: true }), ...(fullOutputPath === undefined ? {} : { fullOutputPath }) },
+                  }),
+              }),
+        });
+      } finally {
+        sandboxed?.release();
+      }
       return finalResult(run, options.limits, sandboxed);
     },
   };

@@ -40,6 +40,8 @@ export interface StartJob {
   cwd: string;
   env: Record<string, string>;
   ctx: ToolContext;
+  /** Called once the job has ended (the sandbox closes what it opened for this command). */
+  onEnd?: () => void;
 }
 
 /** Jobs of one bash tool (one session). */
@@ -58,6 +60,7 @@ export class BackgroundJobs {
       const child = spawn(options.shell, options.args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       child.once('error', (error) => {
         void output.discard().catch(() => undefined);
+        options.onEnd?.();
         reject(new Error(`Could not start the shell ${options.shell}: ${error.message}`));
       });
       child.once('spawn', () => {
@@ -78,6 +81,7 @@ export class BackgroundJobs {
             info.exitCode = code;
             info.signal = signal;
             void output.close().catch(() => undefined);
+            options.onEnd?.();
             settle();
           }),
         );

@@ -1,9 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { makeTempDir } from '@airlock/kernel/testing';
+
+const hasSocat = (() => {
+  try {
+    execFileSync('socat', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /** A project with a settings file of rules, and a home of its own (nothing real is read). */
 function project(permissions: object) {
@@ -71,6 +81,16 @@ describe('airlock policy explain', () => {
     expect(report.sandbox).toContain(`writable: ${p.dir}`);
     expect(report.sandbox).toMatch(new RegExp(`hidden: .*${p.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.env`));
     expect(report.sandbox).toContain('network: none');
+
+    // A host the command names is opened for it alone, if the call is allowed (here it would ask).
+    const curl = testIO(p.dir, p.home);
+    curl.env = io.env;
+    expect(await run(['--settings', p.settings, '--json', 'policy', 'explain', 'bash', '{"command":"curl -s https://registry.npmjs.org/"}'], curl)).toBe(0);
+    const asked = JSON.parse(curl.out()) as { effect: string; sandbox: string; hosts: string[] };
+    expect(asked.effect).toBe('ask');
+    expect(asked.hosts).toEqual(['registry.npmjs.org']);
+    if (hasSocat) expect(asked.sandbox).toContain('network: only registry.npmjs.org for this command alone, once its call is allowed');
+    else expect(asked.sandbox).toContain('network: none');
   });
 
   it('says when the arguments do not fit the tool, and when there is no such tool', async () => {

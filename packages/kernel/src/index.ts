@@ -23,6 +23,7 @@ export type {
   SandboxProfile,
   SandboxProfileProvider,
   SandboxService,
+  SandboxWrapOptions,
   SandboxStatus,
   SpillInfo,
   SpillOptions,
@@ -69,6 +70,7 @@ export type {
 // The bus.
 export { KERNEL_STAGES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type PhaseRow } from './bus/phases.js';
 export { combineVotes } from './bus/votes.js';
+export { hostAllowed } from './sandbox-profiles.js';
 export type { HandlerInfo } from './bus/hooks.js';
 
 // Running calls.

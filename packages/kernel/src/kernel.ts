@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AccessChecks } from './access-checks.js';
 import { SandboxProfiles } from './sandbox-profiles.js';
+import { callSandbox } from './call/call-sandbox.js';
 import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
@@ -161,7 +162,7 @@ export class Kernel {
         env: base.env,
         imageInput: base.imageInput,
         access: this.#access.serviceFor(state.call.name, base.cwd),
-        ...(base.sandbox === undefined ? {} : { sandbox: base.sandbox }),
+        ...(base.sandbox === undefined ? {} : { sandbox: callSandbox(base.sandbox, state) }),
       }),
     };
   }

@@ -44,6 +44,13 @@ export class SandboxProfiles {
         return answer;
       },
       allowedHosts: all[0]!.allowedHosts?.filter((h) => all.every((p) => p.allowedHosts?.includes(h))) ?? [],
+      // Reachable only when every provider lets it through.
+      allowsHost: (host) => all.every((p) => hostAllowed(p, host)),
     };
   }
+}
+
+/** Whether one profile lets every command reach `host`: its own judgment, else its literal names. */
+export function hostAllowed(profile: SandboxProfile, host: string): boolean {
+  return profile.allowsHost !== undefined ? profile.allowsHost(host) : (profile.allowedHosts ?? []).includes(host);
 }

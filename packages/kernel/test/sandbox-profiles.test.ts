@@ -16,6 +16,9 @@ describe('sandbox profile providers', () => {
     expect(both.classify('/w/.rc')).toBe('read-only');
     expect(both.classify('/w/a.ts')).toBeUndefined();
     expect(both.allowedHosts).toEqual(['b.com']);
+    // Without their own judgment, providers open their literal names; a host must pass every provider.
+    expect(both.allowsHost!('b.com')).toBe(true);
+    expect(both.allowsHost!('a.com')).toBe(false);
     offA();
     expect(kernel.sandboxProfile('/w')?.writable).toEqual(['/w']);
   });

@@ -31,7 +31,8 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
     const { policy, loaded } = await buildPolicy(host, io);
     const call = await toCall(host, a.tool, input as Record<string, unknown>);
     const decision = await policy.decide(call);
-    const sandbox = call.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(host) : undefined;
+    // The hosts the call names are opened for it alone if it is allowed (at once, or by a person).
+    const sandbox = call.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(host, decision.effect === 'deny' ? [] : decision.hosts) : undefined;
     if (g.json) {
       io.stdout.write(`${JSON.stringify({ tool: a.tool, args: call.args, loaded, notes: call.notes, ...decision, ...(sandbox === undefined ? {} : { sandbox }) })}\n`);
     } else {
@@ -253,9 +254,9 @@ function parseRecord(line: string): { tool: string; args: Record<string, unknown
 }
 
 /** The OS sandbox profile a command would run under, in words; a profile that cannot be built says why. */
-function sandboxProfileText(host: Host): string {
+function sandboxProfileText(host: Host, hosts: readonly string[]): string {
   try {
-    return host.sandbox.describe(host.kernel.cwd);
+    return host.sandbox.describe(host.kernel.cwd, hosts);
   } catch (error) {
     return `cannot be built, so the command would not run: ${(error as Error).message}`;
   }

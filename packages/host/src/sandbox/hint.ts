@@ -29,8 +29,8 @@ export function sandboxHint(output: string, context: HintContext): string | unde
     // Only a host name's characters are taken from the (untrusted) output.
     const host = /(?:Could not resolve host|Failed to connect to)[: ]+([A-Za-z0-9.:[\]-]{1,253})/.exec(output)?.[1];
     notes.push(
-      `[sandbox] network blocked by the sandbox${host === undefined ? '' : `: host ${host}`}: commands reach only the hosts net(...) allow rules name, through Airlock's proxy (HTTP_PROXY). ` +
-        `If the task needs it, ask the user to add an allow rule such as net(${host ?? '<host>'}) in their user settings.`,
+      `[sandbox] network blocked by the sandbox${host === undefined ? '' : `: host ${host}`}: commands reach only the hosts net(...) allow rules cover, and the hosts an approved command names itself (as in curl https://host/), through Airlock's proxy (HTTP_PROXY). ` +
+        `If the task needs it, name the host in the command so the user can approve it, or ask the user to add an allow rule such as net(${host ?? '<host>'}) in their user settings.`,
     );
   }
   return notes.length === 0 ? undefined : notes.join('\n');

@@ -5,18 +5,35 @@ import { rmSync } from 'node:fs';
 /** The header a refused request carries, so a test or a tool can tell the sandbox refused it. */
 export const BLOCKED_HEADER = 'x-airlock-sandbox';
 
+/** Who may reach a host: the session's rules, or a command given hosts of its own (by its token). */
+export interface ProxyGate {
+  /** Whether the rules let every command reach `host`. */
+  allowed(host: string, port: number): boolean;
+  /** The hosts the command holding `token` may reach besides; undefined for an unknown token. */
+  grantedTo(token: string): ReadonlySet<string> | undefined;
+}
+
+/** The user name a command's proxy URL carries its token under (`http://airlock:<token>@…`). */
+export const TOKEN_USER = 'airlock';
+
 /**
  * The sandbox's only way out: an HTTP proxy (plain requests and CONNECT tunnels) on a Unix socket
- * that sandboxed processes reach through socat. It lets through hosts `allowed` accepts and
- * answers 403 "network blocked by the sandbox: host X" to the rest. Started once per host (never
- * per command) and closed with it.
+ * that sandboxed processes reach through socat. It lets through hosts the gate accepts — the
+ * rules' hosts for any command, and a command's own granted hosts when its request carries that
+ * command's token as proxy credentials — and answers 403 "network blocked by the sandbox: host X"
+ * to the rest. Started once per host (never per command) and closed with it.
  *
  * @example
- * const proxy = await startProxy('/tmp/s/proxy.sock', (host) => host === 'registry.npmjs.org');
+ * const proxy = await startProxy('/tmp/s/proxy.sock', { allowed: (host) => host === 'registry.npmjs.org', grantedTo: () => undefined });
  * await proxy.close();
  */
-export async function startProxy(socketPath: string, allowed: (host: string, port: number) => boolean): Promise<{ close(): Promise<void> }> {
-  const refuse = (host: string) => `network blocked by the sandbox: host ${host} (no net(${host}) allow rule)\n`;
+export async function startProxy(socketPath: string, gate: ProxyGate): Promise<{ close(): Promise<void> }> {
+  const refuse = (host: string) => `network blocked by the sandbox: host ${host} (no net(${host}) allow rule covers it, and the command's approval did not name it)\n`;
+  const allowed = (req: IncomingMessage, host: string, port: number): boolean => {
+    if (gate.allowed(host, port)) return true;
+    const token = proxyToken(req.headers['proxy-authorization']);
+    return token !== undefined && gate.grantedTo(token)?.has(host) === true;
+  };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let url: URL;
     try {
@@ -26,11 +43,13 @@ export async function startProxy(socketPath: string, allowed: (host: string, por
       return;
     }
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    if (url.protocol !== 'http:' || !allowed(url.hostname.toLowerCase(), port)) {
+    if (url.protocol !== 'http:' || !allowed(req, bare(url.hostname), port)) {
       res.writeHead(403, { [BLOCKED_HEADER]: 'blocked', 'content-type': 'text/plain' }).end(refuse(url.hostname));
       return;
     }
-    const upstream = httpRequest({ host: url.hostname, port, method: req.method, path: `${url.pathname}${url.search}`, headers: req.headers }, (up) => {
+    // The token is for the proxy only; the server the request goes to never sees it.
+    const { 'proxy-authorization': _token, ...headers } = req.headers;
+    const upstream = httpRequest({ host: bare(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
@@ -40,7 +59,7 @@ export async function startProxy(socketPath: string, allowed: (host: string, por
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const [host = '', portText = '443'] = splitHostPort(req.url ?? '');
     const port = Number(portText);
-    if (!allowed(host.toLowerCase(), port)) {
+    if (!allowed(req, host.toLowerCase(), port)) {
       client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: blocked\r\ncontent-type: text/plain\r\n\r\n${refuse(host)}`);
       return;
     }
@@ -69,6 +88,20 @@ export async function startProxy(socketPath: string, allowed: (host: string, por
         server.close(() => resolve());
       }),
   };
+}
+
+/** A command's token from `Proxy-Authorization: Basic base64("airlock:<token>")`, if it is one. */
+function proxyToken(header: string | undefined): string | undefined {
+  const m = /^basic\s+([a-z0-9+/=]+)$/i.exec(header ?? '');
+  if (m === null) return undefined;
+  const [user, token] = Buffer.from(m[1]!, 'base64').toString('utf8').split(':', 2);
+  return user === TOKEN_USER && token !== undefined && token !== '' ? token : undefined;
+}
+
+/** A URL's host as the rules name it: lower case, an IPv6 address without its brackets. */
+function bare(hostname: string): string {
+  const h = hostname.toLowerCase();
+  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
 
 function splitHostPort(target: string): [string, string] {

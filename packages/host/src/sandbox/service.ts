@@ -1,12 +1,13 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxedCommand, SandboxMode, SandboxProfile, SandboxService, SandboxStatus } from '@airlock/kernel';
+import { hostAllowed, type SandboxedCommand, type SandboxMode, type SandboxProfile, type SandboxService, type SandboxStatus } from '@airlock/kernel';
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
 import { planMounts, WalkCache, type MountPlan } from './mounts.js';
-import { startProxy } from './proxy.js';
+import { startProxy, TOKEN_USER } from './proxy.js';
 import { findProgram } from './detect.js';
 
 export interface SandboxOptions {
@@ -25,8 +26,11 @@ export interface SandboxOptions {
 /** The host's sandbox: the service tools get as `ctx.sandbox`, plus what only the host needs. */
 export interface HostSandbox {
   readonly service: SandboxService;
-  /** The mounts a command in `cwd` would run under, in words (for `airlock policy explain`). */
-  describe(cwd: string): string;
+  /**
+   * The mounts a command in `cwd` would run under, in words (for `airlock policy explain`), with
+   * the hosts its call names (opened for it alone once the call is allowed).
+   */
+  describe(cwd: string, hosts?: readonly string[]): string;
   /** Stop the network proxy and remove the private folder. */
   dispose(): Promise<void>;
 }
@@ -65,49 +69,65 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     return (dir = { root, tmp, deny });
   };
   const cache = new WalkCache();
+  let latest: SandboxProfile | undefined;
   const plan = (cwd: string): MountPlan & { hosts: string[] } => {
     const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
+    latest = profile;
     return { ...planMounts(profile, privateDir().tmp, { cache }), hosts: [...(profile.allowedHosts ?? [])] };
   };
 
-  // Network: none, unless net(...) allow rules name hosts and socat is there to carry the
-  // proxy's Unix socket into the sandbox's own network namespace. One proxy per host, started on
-  // the first command that needs it.
+  // Network: none, unless the rules allow hosts or a command's call was allowed to reach hosts it
+  // names, and socat is there to carry the proxy's Unix socket into the sandbox's own network
+  // namespace. One proxy per host, started on the first command that needs it. A command's own
+  // hosts are keyed by a random token only that command's environment holds (each command has
+  // its own PID namespace, so no other command can read it), and forgotten when it is released.
   const socat = detection.ok ? findProgram('socat', options.path ?? '') : undefined;
-  let allowedHosts = new Set<string>();
+  const grants = new Map<string, ReadonlySet<string>>();
   let proxy: Promise<{ close(): Promise<void> }> | undefined;
   const proxySocket = () => join(privateDir().root, 'proxy.sock');
-  const ensureProxy = () => (proxy ??= startProxy(proxySocket(), (host) => allowedHosts.has(host)));
+  const ensureProxy = () =>
+    (proxy ??= startProxy(proxySocket(), {
+      allowed: (host) => latest !== undefined && hostAllowed(latest, host),
+      grantedTo: (token) => grants.get(token),
+    }));
 
   const service: SandboxService = {
     status,
-    async wrap(argv, { cwd, env }): Promise<SandboxedCommand> {
+    async wrap(argv, { cwd, env, hosts }): Promise<SandboxedCommand> {
       if (!detection.ok) throw new Error(`${detection.problem} ${detection.fix}`);
       const mounts = plan(cwd);
       const { tmp, deny } = privateDir();
+      const own = [...new Set((hosts ?? []).map((h) => h.toLowerCase()))];
       let inside: string[] = [...argv];
       let netEnv: Record<string, string> = {};
-      if (mounts.hosts.length > 0 && socat !== undefined) {
-        allowedHosts = new Set(mounts.hosts);
+      let token: string | undefined;
+      if ((mounts.hosts.length > 0 || own.length > 0) && socat !== undefined) {
         await ensureProxy();
+        if (own.length > 0) {
+          token = randomBytes(18).toString('base64url');
+          grants.set(token, new Set(own));
+        }
         inside = [...proxyLauncher(socat, proxySocket()), ...argv];
-        netEnv = proxyEnv();
+        netEnv = proxyEnv(token);
       }
       const args = [...bwrapArgs(mounts, { cwd, denyFile: deny }), '--', ...inside];
       return {
         file: detection.program,
         args,
         env: { ...env, ...netEnv, TMPDIR: tmp },
-        summary: summarize(mounts),
+        summary: summarize({ ...mounts, own: socat === undefined ? [] : own }),
         hint: (output) => sandboxHint(output, { writable: mounts.writable }),
+        release: () => {
+          if (token !== undefined) grants.delete(token);
+        },
       };
     },
   };
   return {
     service,
-    describe(cwd) {
+    describe(cwd, hosts = []) {
       if (!status.active) return `none: ${status.problem}${options.mode === 'required' ? ' Commands are refused (sandbox.mode is "required").' : ''}`;
-      return summarize(plan(cwd));
+      return summarize({ ...plan(cwd), own: socat === undefined ? [] : [...hosts] });
     },
     async dispose() {
       const running = proxy;
@@ -134,17 +154,25 @@ function proxyLauncher(socat: string, socket: string): string[] {
   return ['/bin/bash', '-c', script, socat, socket];
 }
 
-function proxyEnv(): Record<string, string> {
-  const url = `http://127.0.0.1:${PROXY_PORT}`;
+/** The proxy variables; a command with hosts of its own carries its token as proxy credentials. */
+function proxyEnv(token: string | undefined): Record<string, string> {
+  const url = `http://${token === undefined ? '' : `${TOKEN_USER}:${token}@`}127.0.0.1:${PROXY_PORT}`;
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
 }
 
-function summarize(plan: MountPlan & { hosts?: string[] }): string {
+function summarize(plan: MountPlan & { hosts?: string[]; own?: string[] }): string {
   const list = (paths: readonly string[]) => (paths.length === 0 ? 'none' : paths.length > 8 ? `${paths.slice(0, 8).join(', ')} and ${paths.length - 8} more` : paths.join(', '));
   return [
     `writable: ${list(plan.writable)} (everything else read-only)`,
     `read-only inside them: ${list(plan.readOnly)}`,
     `hidden: ${list([...plan.hiddenDirs, ...plan.hiddenFiles])}`,
-    `network: ${plan.hosts !== undefined && plan.hosts.length > 0 ? `only ${list(plan.hosts)} through Airlock's proxy (net allow rules; needs socat)` : 'none'}; processes: own PID namespace (Airlock is not visible), no capabilities`,
+    `network: ${network(plan.hosts ?? [], plan.own ?? [], list)}; processes: own PID namespace (Airlock is not visible), no capabilities`,
   ].join('\n');
+}
+
+function network(rules: readonly string[], own: readonly string[], list: (p: readonly string[]) => string): string {
+  const parts: string[] = [];
+  if (rules.length > 0) parts.push(`${rules.includes('*') ? 'any host but those ask and deny rules cover' : list(rules)} (net allow rules)`);
+  if (own.length > 0) parts.push(`${list(own)} for this command alone, once its call is allowed`);
+  return parts.length === 0 ? 'none' : `only ${parts.join(', and ')} through Airlock's proxy (needs socat)`;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ToolUI } from '@airlock/kernel';
 import { API_KEY, bwrapWorks, hasProgram, machinesClosedAfterEach, SECRET } from './support.js';
 
 const hasSocat = hasProgram('socat', '-V');
@@ -157,38 +158,127 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
     }
   });
 
-  it('network: a local server is out of reach by default, even when the analysis lets curl run', async () => {
-    // net(*) asks nothing of the analysis (it is not an allow for a host), so only the sandbox stops curl.
-    const m = setup({}, ['net(*)']);
-    const host = await m.open();
+  it('network: a local server is out of reach by default, even when a person let the command run', async () => {
+    // The host is in a variable: the analysis cannot name it, so the "yes" covers no host and only
+    // the sandbox stands in the way.
+    const m = setup();
+    const dynamic = (port: number, extra = '') => `h=127.0.0.1; curl -sS ${extra}--max-time 3 "http://$h:${port}/"`;
     await withServer(async (port) => {
-      const r = await m.bash(host, `curl -s --max-time 3 http://127.0.0.1:${port}/ || echo fail-$?`);
+      m.approve(dynamic(port), dynamic(port, "--noproxy '*' "));
+      const host = await m.open();
+      const r = await m.bash(host, dynamic(port));
+      expect(r.outcome).toBe('error');
       expect(r.text).not.toContain('REACHED');
-      const direct = await m.bash(host, `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${port}/`);
+      expect(r.text).toContain('network blocked by the sandbox: host 127.0.0.1');
+      const direct = await m.bash(host, dynamic(port, "--noproxy '*' "));
       expect(direct.outcome).toBe('error');
       expect(direct.text).not.toContain('REACHED');
-      expect(direct.text).toContain('network blocked by the sandbox: host 127.0.0.1');
     });
   });
 
   it.skipIf(!hasSocat)('network: a net(127.0.0.1) allow rule lets curl reach it through the proxy; other hosts and direct connections stay blocked', async () => {
-    const m = setup({}, ['net(127.0.0.1)', 'net(*)']);
-    const host = await m.open();
-    expect(host.sandbox.describe(m.project)).toContain("only 127.0.0.1 through Airlock's proxy");
+    const m = setup({}, ['net(127.0.0.1)']);
     await withServer(async (port) => {
+      const around = `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${port}/`;
+      const other = `h=localhost; curl -sS --max-time 3 "http://$h:${port}/"`;
+      m.approve(around, other);
+      const host = await m.open();
+      expect(host.sandbox.describe(m.project)).toContain("only 127.0.0.1 (net allow rules) through Airlock's proxy");
       const r = await m.bash(host, `curl -sS --max-time 5 http://127.0.0.1:${port}/`);
       expect(r.outcome, r.text).toBe('ok');
       expect(r.text).toContain('REACHED');
       // Around the proxy: the sandbox has no route out.
-      const around = await m.bash(host, `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${port}/`);
-      expect(around.text).not.toContain('REACHED');
-      // A host no rule names: the proxy refuses it.
-      const other = await m.bash(host, `curl -sS --max-time 3 http://localhost:${port}/`);
-      expect(other.text).not.toContain('REACHED');
-      expect(other.text).toContain('network blocked by the sandbox: host localhost');
+      const direct = await m.bash(host, around);
+      expect(direct.text).not.toContain('REACHED');
+      // A host no rule names, hidden from the analysis: the proxy refuses it.
+      const refused = await m.bash(host, other);
+      expect(refused.text).not.toContain('REACHED');
+      expect(refused.text).toContain('network blocked by the sandbox: host localhost');
+    });
+  });
+
+  it.skipIf(!hasSocat)('network: a person approving a curl the analysis can read opens that host for that one command, not for the next', async () => {
+    const m = setup();
+    const asked: string[] = [];
+    let answer: 'once' | 'deny' = 'once';
+    // The approval extension's own prompt, answered as a person at the terminal would.
+    const host = await m.open({ interactive: true, ui: person(asked, () => answer) });
+    await withServer(async (port) => {
+      const curl = `curl -sS --max-time 5 http://127.0.0.1:${port}/`;
+      const r = await m.bash(host, curl);
+      expect(asked).toHaveLength(1); // default:net asks about 127.0.0.1 …
+      expect(asked[0]).toContain('127.0.0.1');
+      expect(r.outcome, r.text).toBe('ok'); // … and the yes reaches the sandbox
+      expect(r.text).toContain('REACHED');
+
+      // The same host from a command whose host the analysis cannot name: the person was not
+      // shown it, so the proxy refuses it even after a yes.
+      const hidden = await m.bash(host, `h=127.0.0.1; curl -sS --max-time 3 "http://$h:${port}/"`);
+      expect(asked).toHaveLength(2);
+      expect(hidden.text).not.toContain('REACHED');
+      expect(hidden.text).toContain('network blocked by the sandbox: host 127.0.0.1');
+
+      // A refused ask: the command does not run at all.
+      answer = 'deny';
+      const refused = await m.bash(host, curl);
+      expect(refused.outcome).toBe('denied');
+      expect(refused.text).not.toContain('REACHED');
+    });
+  });
+
+  it.skipIf(!hasSocat)("network: an approved command's grant ends with it; a later command cannot borrow its proxy credentials", async () => {
+    const m = setup();
+    const host = await m.open({ interactive: true, ui: person([], () => 'once') });
+    await withServer(async (port) => {
+      // The approved command writes its proxy address (with its token) where a later one can read it.
+      const first = await m.bash(host, `curl -sS --max-time 5 http://127.0.0.1:${port}/ && printf %s "$http_proxy" > proxy.txt`);
+      expect(first.text).toContain('REACHED');
+      expect(readFileSync(join(m.project, 'proxy.txt'), 'utf8')).toMatch(/^http:\/\/airlock:[^@]+@127\.0\.0\.1:/);
+      // A later command, approved for another host, sends the old token: that grant has ended.
+      const borrowed = await m.bash(host, `curl -sS --max-time 3 -x "$(cat proxy.txt)" http://127.0.0.1:${port}/ ; curl -sS --max-time 3 http://example.invalid/`);
+      expect(borrowed.text).not.toContain('REACHED');
+      expect(borrowed.text).toContain('network blocked by the sandbox: host 127.0.0.1');
+    });
+  });
+
+  it.skipIf(!hasSocat)('network: a wildcard allow rule opens every host it covers, and an ask rule inside it still holds', async () => {
+    const dynamic = (port: number) => `h=127.0.0.1; curl -sS --max-time 3 "http://$h:${port}/"`;
+    const m = setup({}, ['net(127.0.0.*)']);
+    const asking = setup({}, ['net(127.0.0.*)']);
+    const settingsFile = join(asking.config, 'settings.json');
+    await withServer(async (port) => {
+      m.approve(dynamic(port));
+      const host = await m.open();
+      expect(host.sandbox.describe(m.project)).toContain('127.0.0.* (net allow rules)');
+      // The host is in a variable: only the rule, not an approval, can open it.
+      const r = await m.bash(host, dynamic(port));
+      expect(r.outcome, r.text).toBe('ok');
+      expect(r.text).toContain('REACHED');
+
+      asking.approve(dynamic(port));
+      const user = JSON.parse(readFileSync(settingsFile, 'utf8')) as { permissions: { ask?: string[] } };
+      user.permissions.ask = ['net(127.0.0.1)'];
+      writeFileSync(settingsFile, JSON.stringify(user));
+      const strict = await asking.open();
+      const held = await asking.bash(strict, dynamic(port));
+      expect(held.text).not.toContain('REACHED');
+      expect(held.text).toContain('network blocked by the sandbox: host 127.0.0.1');
     });
   });
 });
+
+/** A person at the approval prompt: records each question and answers "Allow once" or "Deny". */
+function person(asked: string[], answer: () => 'once' | 'deny'): ToolUI {
+  return {
+    interactive: true,
+    confirm: async () => false,
+    async select(title, choices) {
+      asked.push(title);
+      return answer() === 'once' ? choices.find((c) => c === 'Allow once') : choices.find((c) => c === 'Deny');
+    },
+    input: async () => undefined,
+  };
+}
 
 /** A local HTTP server answering REACHED, for the length of `fn`. */
 async function withServer(fn: (port: number) => Promise<void>): Promise<void> {

@@ -264,11 +264,14 @@ const APPLY: Record<HookName, Record<string, Apply>> = {
     authorize(state, value, handler) {
       if (value === undefined) return undefined;
       if (!isPlainObject(value) || !isEffect(value.effect) || !optionalString(value.reason) || !optionalString(value.rule)) {
-        return `it returned ${describe(value)}; an authorize handler returns {effect: "allow" | "ask" | "deny", reason?, rule?}, or undefined to abstain`;
+        return `it returned ${describe(value)}; an authorize handler returns {effect: "allow" | "ask" | "deny", reason?, rule?, hosts?}, or undefined to abstain`;
       }
+      const hosts = value.hosts === undefined ? undefined : voteHosts(value.hosts);
+      if (typeof hosts === 'string') return hosts;
       const vote: Vote = { effect: value.effect, handler: handler.name };
       if (typeof value.reason === 'string') vote.reason = value.reason;
       if (typeof value.rule === 'string') vote.rule = value.rule;
+      if (hosts !== undefined && hosts.length > 0) vote.hosts = hosts;
       state.votes.push(Object.freeze(vote));
       return undefined;
     },
@@ -350,6 +353,26 @@ function checkPatch(value: unknown, fields: readonly string[], quote = true): Re
     if (flag in value && typeof value[flag] !== 'boolean') return `its ${flag} is ${describe(value[flag], quote)}, not a boolean`;
   }
   return value as ResultPatch;
+}
+
+/** At most this many hosts per vote: a command naming more is one a person should read anyway. */
+const MAX_VOTE_HOSTS = 64;
+/** A host name or an IP address (v6 without brackets), as the sandbox's proxy compares them. */
+const HOST = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*\.?|[0-9a-f:.]+)$/;
+
+/**
+ * A vote's hosts, lower-cased and deduplicated, or why they are refused. Patterns are refused: a
+ * vote opens exactly the hosts it judged, and a wildcard is a rule's job.
+ */
+function voteHosts(value: unknown): readonly string[] | string {
+  if (!Array.isArray(value) || value.length > MAX_VOTE_HOSTS) return `its hosts ${describe(value)} is not a list of at most ${MAX_VOTE_HOSTS} host names`;
+  const out = new Set<string>();
+  for (const item of value) {
+    const host = typeof item === 'string' ? item.toLowerCase() : undefined;
+    if (host === undefined || host.length > 253 || !HOST.test(host)) return `its hosts list holds ${describe(item)}, which is not a host name or IP address (no patterns, ports or URLs)`;
+    out.add(host.endsWith('.') ? host.slice(0, -1) : host);
+  }
+  return Object.freeze([...out]);
 }
 
 function optionalString(value: unknown): boolean {

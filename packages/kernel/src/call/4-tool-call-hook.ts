@@ -137,7 +137,7 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
 
 /**
  * On a re-check, an approval given at the first judgement still stands when the call would be
- * asked about exactly the same thing: same votes (effect, handler, rule, reason) and the same
+ * asked about exactly the same thing: same votes (effect, handler, rule, reason, hosts) and the same
  * resources. Anything else — a new ask, another reason, a path that now resolves elsewhere —
  * goes to the approvers again.
  */
@@ -148,7 +148,7 @@ function mayKeepApproval(state: CallState): boolean {
   for (let i = 0; i < first.votes.length; i++) {
     const a = first.votes[i]!;
     const b = state.votes[i]!;
-    if (a.effect !== b.effect || a.handler !== b.handler || a.rule !== b.rule || a.reason !== b.reason) return false;
+    if (a.effect !== b.effect || a.handler !== b.handler || a.rule !== b.rule || a.reason !== b.reason || !jsonEqual(a.hosts ?? [], b.hosts ?? [])) return false;
   }
   return jsonEqual(first.resources, state.resources);
 }

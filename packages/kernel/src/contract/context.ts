@@ -247,12 +247,28 @@ export interface SandboxProfile {
    * Airlock's own files (`read-only`), or neither (undefined). Synchronous and cheap.
    */
   classify(path: string): 'hidden' | 'read-only' | undefined;
-  /** Hosts `net(...)` allow rules name (reachable through a proxy where the sandbox has one). */
+  /**
+   * The `net(...)` allow rules as written (`registry.npmjs.org`, `*.example.com`; `*` when the
+   * default lets every host through), for showing; the proxy asks `allowsHost`.
+   */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Whether the rules let any command reach `host` (an allow rule covers it and no ask or deny
+   * rule does). Without it, only the literal names in `allowedHosts` are reachable.
+   */
+  allowsHost?(host: string): boolean;
 }
 
 /** Gives the sandbox the profile for commands started in `cwd`. */
 export type SandboxProfileProvider = (query: { cwd: string }) => SandboxProfile;
+
+/** Where and how one command runs in the sandbox. */
+export interface SandboxWrapOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** Hosts this command alone may reach, beyond those the rules allow (see VoteInput.hosts). */
+  hosts?: readonly string[];
+}
 
 /** A command line made to run inside the sandbox: spawn `file` with `args` and `env`. */
 export interface SandboxedCommand {
@@ -263,6 +279,11 @@ export interface SandboxedCommand {
   readonly summary: string;
   /** A short hint for the model when the output shows the sandbox refused something, else undefined. */
   hint(output: string): string | undefined;
+  /**
+   * Call when the process has ended: what was opened for this command alone (the hosts its call
+   * was allowed to reach) closes. Safe to call twice.
+   */
+  release(): void;
 }
 
 /**
@@ -278,8 +299,12 @@ export interface SandboxedCommand {
  */
 export interface SandboxService {
   readonly status: SandboxStatus;
-  /** The command line that runs `argv` sandboxed in `cwd`. Rejects (fail closed) when the profile cannot be built. */
-  wrap(argv: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<SandboxedCommand>;
+  /**
+   * The command line that runs `argv` sandboxed in `cwd`. Rejects (fail closed) when the profile
+   * cannot be built. `ctx.sandbox` fills `hosts` itself with the hosts the call's policy votes
+   * named, once the call was allowed; a host given here is reachable by this command only.
+   */
+  wrap(argv: readonly string[], options: SandboxWrapOptions): Promise<SandboxedCommand>;
 }
 
 export type { Resource };

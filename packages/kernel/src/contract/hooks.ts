@@ -44,6 +44,16 @@ export interface VoteInput {
   reason?: string;
   /** The id of the rule that decided, for audit and `policy explain`. */
   rule?: string;
+  /**
+   * Network hosts this vote judged, such as the hosts a shell command connects to (literal names
+   * or IP addresses, no patterns). Once the call is allowed — by the votes, or by a person
+   * approving an ask — the OS sandbox lets this call's processes, and only this call's, reach
+   * them through its proxy. A host no vote names stays out of reach unless a rule allows it.
+   *
+   * @example
+   * { effect: 'ask', reason: 'curl connects to registry.npmjs.org', hosts: ['registry.npmjs.org'] }
+   */
+  hosts?: readonly string[];
 }
 
 export interface Vote extends VoteInput {
