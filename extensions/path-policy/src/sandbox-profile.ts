@@ -79,7 +79,10 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
     hidden: [...hidden],
     classify(path) {
       if (s.checkFile({ kind: 'fs.read', path, tool: 'bash', cwd }).effect === 'deny') return 'hidden';
-      return s.protectedAt(path) === undefined ? undefined : 'read-only';
+      if (s.protectedAt(path) === undefined) return undefined;
+      // Airlock's fixed places (logs, spill, state) are written by the host while commands run;
+      // a settings file by name is written only by a person (or the host saving their answer).
+      return inFixedPlace(path, s.protectedPaths) ? 'read-only' : 'guarded';
     },
     allowedHosts: [
       ...(s.netDefault === 'allow' ? ['*'] : []),
@@ -88,6 +91,10 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
     // The proxy's question is the policy's own: an ask is not an allow (a person was not asked).
     allowsHost: (host) => s.judgeHost(host) === 'allow',
   };
+}
+
+function inFixedPlace(path: string, protectedPaths: ProtectedPaths | undefined): boolean {
+  return (protectedPaths?.locations ?? []).some((l) => (l.kind === 'prefix' ? path.startsWith(l.path) : path === l.path || (l.kind === 'folder' && path.startsWith(`${l.path}/`))));
 }
 
 function isFolder(path: string): boolean {

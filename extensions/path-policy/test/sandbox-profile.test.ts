@@ -34,17 +34,21 @@ describe("the sandbox profile: path-policy's compiled rules, once more for the O
     expect(p.writable).toEqual([m.root]);
   });
 
-  it('classify gives the per-file verdict: secrets hidden (links too), settings files read-only, the rest untouched', () => {
+  it('classify gives the per-file verdict: secrets hidden (links too), settings files guarded, the host\'s own places read-only, the rest untouched', () => {
     const m = machine();
+    const logs = join(m.root, 'logs');
     const policy = policyFor(m, [{ effect: 'deny', rule: 'fs.read(/src/private/**)' }], {
-      protectedPaths: { locations: [], settingsNames: ['.airlockrc*'], settingsFolders: [m.root], settingsTrees: [m.root] },
+      protectedPaths: { locations: [{ path: join(logs, 'audit.jsonl'), kind: 'prefix', what: 'the audit log' }], settingsNames: ['.airlockrc*'], settingsFolders: [m.root], settingsTrees: [m.root] },
     });
     const p = policy.sandboxProfile();
     expect(p.classify(join(m.root, '.env'))).toBe('hidden');
     expect(p.classify(join(m.root, 'src', 'server.pem'))).toBe('hidden');
     expect(p.classify(join(m.root, 'src', 'private', 'a.txt'))).toBe('hidden');
     expect(p.classify(join(m.root, '.env.example'))).toBeUndefined();
-    expect(p.classify(join(m.root, '.airlockrc.json'))).toBe('read-only');
+    // A settings file only a person creates: if a command creates one, the sandbox takes it back.
+    expect(p.classify(join(m.root, '.airlockrc.json'))).toBe('guarded');
+    // A log the host writes while commands run: read-only, never taken back.
+    expect(p.classify(join(logs, 'audit.jsonl.1'))).toBe('read-only');
     expect(p.classify(join(m.root, 'src', 'a.ts'))).toBeUndefined();
   });
 

@@ -146,7 +146,15 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
           ctx,
-          ...(sandboxed === undefined ? {} : { onEnd: () => sandboxed.release() }),
+          ...(sandboxed === undefined
+            ? {}
+            : {
+                onEnd: () => {
+                  // Nobody reads a finished job's result: the note goes to the log.
+                  const note = sandboxed.release();
+                  if (note !== undefined) ctx.log.warn(`bash background job: ${note}`);
+                },
+              }),
         });
         const text =
           `Started background job ${job.id} (pid ${job.pid}). Its output goes to ${job.outputPath} (read it with the read tool). ` +
@@ -155,6 +163,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       }
 
       let run: RunResult;
+      let released: string | undefined;
       try {
         run = await runCommand({
           command: params.command,
@@ -178,9 +187,9 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
               }),
         });
       } finally {
-        sandboxed?.release();
+        released = sandboxed?.release();
       }
-      return finalResult(run, options.limits, sandboxed);
+      return finalResult(run, options.limits, sandboxed, released);
     },
   };
 }
@@ -206,7 +215,7 @@ function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>>
   return process.env;
 }
 
-function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: SandboxedCommand | undefined): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
+function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: SandboxedCommand | undefined, sandboxNote: string | undefined): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
   const shown = sanitize(run.tail.content);
   const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
   const failed = !(run.ending.kind === 'exit' && run.ending.code === 0);
@@ -222,6 +231,7 @@ function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: Sandboxe
         'To keep a server or watcher running, call bash with background: true.]',
     );
   }
+  if (sandboxNote !== undefined) output = appendNotice(output, sandboxNote);
   const failure = run.ending.kind === 'exit' && run.ending.code === LIMIT_SETUP_FAILED && /airlock: could not set the resource limit/.test(run.tail.content)
     ? 'The resource limits could not be set, so the command did not run.'
     : failureText(run.ending);

@@ -228,7 +228,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
-    rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true),
+    rules: createRuleStore({ local: settings.localFile, user: settings.userFile }, trust?.trusted === true, (file) => sandbox.expectWrite(file)),
     protectedPaths: guarded,
   });
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
@@ -295,11 +295,15 @@ function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
 }
 
 /** `api.rules`: a person's "always" answers go to the project's local rules or the user's settings. */
-function createRuleStore(files: { local: string; user: string }, localCounts: boolean): RuleStore {
+function createRuleStore(files: { local: string; user: string }, localCounts: boolean, willWrite: (file: string) => void): RuleStore {
   return {
     files,
     localCounts,
-    add: (effect, rule, where) => addPermissionRule(files[where], effect, rule, where),
+    add: (effect, rule, where) => {
+      // The sandbox takes back settings a command creates; this one is the person's own answer.
+      willWrite(files[where]);
+      return addPermissionRule(files[where], effect, rule, where);
+    },
   };
 }
 

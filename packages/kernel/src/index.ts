@@ -23,6 +23,7 @@ export type {
   SandboxProfile,
   SandboxProfileProvider,
   SandboxService,
+  SandboxVerdict,
   SandboxWrapOptions,
   SandboxStatus,
   SpillInfo,

@@ -1,4 +1,4 @@
-import type { SandboxProfile, SandboxProfileProvider } from './contract/context.js';
+import type { SandboxProfile, SandboxProfileProvider, SandboxVerdict } from './contract/context.js';
 
 /**
  * The sandbox profile providers policy extensions registered, combined so that the strictest
@@ -35,11 +35,12 @@ export class SandboxProfiles {
       readOnly: [...new Set(all.flatMap((p) => p.readOnly))],
       hidden: [...new Set(all.flatMap((p) => p.hidden))],
       classify: (path) => {
-        let answer: 'hidden' | 'read-only' | undefined;
+        // The strictest wins: hidden, then guarded (read-only and checked), then read-only.
+        let answer: SandboxVerdict | undefined;
         for (const p of all) {
           const c = p.classify(path);
           if (c === 'hidden') return c;
-          answer ??= c;
+          if (c === 'guarded' || answer === undefined) answer = c ?? answer;
         }
         return answer;
       },

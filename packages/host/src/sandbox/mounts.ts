@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxProfile } from '@airlock/kernel';
+import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
 
 /** What the sandbox mounts, beyond a read-only view of the whole filesystem. */
 export interface MountPlan {
@@ -12,6 +12,11 @@ export interface MountPlan {
   hiddenDirs: string[];
   /** Files replaced by an empty file nobody may open. */
   hiddenFiles: string[];
+  /**
+   * The guarded entries the walk found (settings files only a person may create), also in
+   * `readOnly`. Compared after a command to find the ones it created (see `appeared`).
+   */
+  guarded: string[];
 }
 
 /** Folders the walk does not enter: installed packages and git's object store are large and hold no secrets of the user's. */
@@ -28,7 +33,7 @@ interface Entry {
   name: string;
   isDir: boolean;
   isLink: boolean;
-  verdict: 'hidden' | 'read-only' | undefined;
+  verdict: SandboxVerdict | undefined;
 }
 
 /**
@@ -41,7 +46,7 @@ interface Entry {
 export class WalkCache {
   readonly #dirs = new Map<string, { mtime: bigint; entries: Entry[] }>();
 
-  entries(dir: string, classify: (path: string) => 'hidden' | 'read-only' | undefined): Entry[] | undefined {
+  entries(dir: string, classify: (path: string) => SandboxVerdict | undefined): Entry[] | undefined {
     let mtime: bigint;
     try {
       mtime = lstatSync(dir, { bigint: true }).mtimeNs;
@@ -81,7 +86,7 @@ export class WalkCache {
 export function planMounts(profile: SandboxProfile, tmpDir: string, options: { limit?: number; cache?: WalkCache } = {}): MountPlan {
   const limit = options.limit ?? DEFAULT_WALK_LIMIT;
   const cache = options.cache ?? new WalkCache();
-  const plan: MountPlan = { writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [] };
+  const plan: MountPlan = { writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [], guarded: [] };
   const hide = (path: string, dir: boolean) => (dir ? plan.hiddenDirs : plan.hiddenFiles).push(path);
   for (const path of profile.hidden) {
     const kind = kindOf(path);
@@ -107,6 +112,10 @@ export function planMounts(profile: SandboxProfile, tmpDir: string, options: { l
         const path = join(dir, entry.name);
         if (entry.verdict === 'hidden') hide(path, entry.isDir);
         else if (entry.verdict === 'read-only') plan.readOnly.push(path);
+        else if (entry.verdict === 'guarded') {
+          plan.readOnly.push(path);
+          plan.guarded.push(path);
+        }
         else if (entry.isDir && !SKIP_DIRS.has(entry.name)) stack.push(path);
       }
     }
@@ -115,7 +124,21 @@ export function planMounts(profile: SandboxProfile, tmpDir: string, options: { l
   plan.hiddenDirs = outermost(plan.hiddenDirs);
   plan.hiddenFiles = plan.hiddenFiles.filter((f) => !plan.hiddenDirs.some((d) => f.startsWith(`${d}/`)));
   plan.readOnly = outermost(plan.readOnly).filter((p) => !plan.hiddenDirs.some((d) => p === d || p.startsWith(`${d}/`)));
+  plan.guarded = outermost(plan.guarded);
   return plan;
+}
+
+/**
+ * The guarded entries in `after` that were not there `before`, outermost first: what a command
+ * created that only a person may create. A new entry inside one that was already guarded is not
+ * listed (that one was mounted read-only, so nothing can have been created in it).
+ *
+ * @example
+ * appeared(['/w/.airlock'], ['/w/.airlock', '/w/.airlockrc.json']) // ['/w/.airlockrc.json']
+ */
+export function appeared(before: readonly string[], after: readonly string[]): string[] {
+  const known = new Set(before);
+  return after.filter((p) => !known.has(p) && !before.some((b) => p.startsWith(`${b}/`)));
 }
 
 function kindOf(path: string): 'dir' | 'file' | undefined {

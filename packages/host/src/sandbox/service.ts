@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { hostAllowed, type SandboxedCommand, type SandboxMode, type SandboxProfi
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
-import { planMounts, WalkCache, type MountPlan } from './mounts.js';
+import { appeared, planMounts, WalkCache, type MountPlan } from './mounts.js';
 import { startProxy, TOKEN_USER } from './proxy.js';
 import { findProgram } from './detect.js';
 
@@ -31,6 +31,11 @@ export interface HostSandbox {
    * the hosts its call names (opened for it alone once the call is allowed).
    */
   describe(cwd: string, hosts?: readonly string[]): string;
+  /**
+   * The host is about to write a guarded file itself (a person's "always allow" saved to
+   * `.airlock/settings.local.json`): a command running meanwhile must not have it moved aside.
+   */
+  expectWrite(path: string): void;
   /** Stop the network proxy and remove the private folder. */
   dispose(): Promise<void>;
 }
@@ -95,8 +100,10 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     status,
     async wrap(argv, { cwd, env, hosts }): Promise<SandboxedCommand> {
       if (!detection.ok) throw new Error(`${detection.problem} ${detection.fix}`);
+      const startedAt = Date.now();
       const mounts = plan(cwd);
       const { tmp, deny } = privateDir();
+      let released = false;
       const own = [...new Set((hosts ?? []).map((h) => h.toLowerCase()))];
       let inside: string[] = [...argv];
       let netEnv: Record<string, string> = {};
@@ -118,16 +125,63 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
         summary: summarize({ ...mounts, own: socat === undefined ? [] : own }),
         hint: (output) => sandboxHint(output, { writable: mounts.writable }),
         release: () => {
+          if (released) return undefined;
+          released = true;
           if (token !== undefined) grants.delete(token);
+          return takeBack(cwd, mounts.guarded, startedAt);
         },
       };
     },
   };
+
+  // Guarded settings files a command created: a mount covers only what exists when the command
+  // starts, so the walk runs again when it ends (cheap: unchanged folders are not listed again)
+  // and what appeared is renamed out of the way — kept, so nothing is lost, under a name no
+  // settings discovery reads.
+  const expected = new Map<string, number>();
+  const takeBack = (cwd: string, before: readonly string[], startedAt: number): string | undefined => {
+    let after: string[];
+    try {
+      after = plan(cwd).guarded;
+    } catch (error) {
+      return `[sandbox] Could not check what the command created (${(error as Error).message}).`;
+    }
+    const moved: string[] = [];
+    const failed: string[] = [];
+    for (const path of appeared(before, after)) {
+      if (hostWrote(path, startedAt)) continue;
+      const aside = `${path}.airlock-blocked-${Date.now()}`;
+      try {
+        renameSync(path, aside);
+        moved.push(`${path} → ${aside}`);
+      } catch (error) {
+        failed.push(`${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
+    if (moved.length === 0 && failed.length === 0) return undefined;
+    return [
+      "[sandbox] The command created Airlock settings, which only a person may create (they could change the rules of later sessions). ",
+      moved.length > 0 ? `Moved aside, not deleted: ${moved.join('; ')}. ` : '',
+      failed.length > 0 ? `Could not move: ${failed.join('; ')}; tell the user to check them before the next run. ` : '',
+      'If the task needs settings, tell the user what to add and where.',
+    ].join('');
+  };
+  const hostWrote = (path: string, since: number): boolean => {
+    for (const [file, at] of expected) if (at >= since - 1000 && (file === path || file.startsWith(`${path}/`))) return true;
+    return false;
+  };
+
   return {
     service,
     describe(cwd, hosts = []) {
       if (!status.active) return `none: ${status.problem}${options.mode === 'required' ? ' Commands are refused (sandbox.mode is "required").' : ''}`;
       return summarize({ ...plan(cwd), own: socat === undefined ? [] : [...hosts] });
+    },
+    expectWrite(path) {
+      const now = Date.now();
+      // Forget old notes: a write is only relevant to commands running when it happened.
+      for (const [file, at] of expected) if (at < now - 10 * 60_000) expected.delete(file);
+      expected.set(path, now);
     },
     async dispose() {
       const running = proxy;

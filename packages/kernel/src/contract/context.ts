@@ -244,9 +244,12 @@ export interface SandboxProfile {
   readonly hidden: readonly string[];
   /**
    * For each entry found under a writable folder: whether it is secret (`hidden`), one of
-   * Airlock's own files (`read-only`), or neither (undefined). Synchronous and cheap.
+   * Airlock's own files (`read-only`), a settings file only a person may create (`guarded`: kept
+   * read-only, and if one appears while a command runs — a mount cannot cover what does not exist
+   * yet — the sandbox moves it aside when the command ends), or none of these (undefined).
+   * Synchronous and cheap.
    */
-  classify(path: string): 'hidden' | 'read-only' | undefined;
+  classify(path: string): SandboxVerdict | undefined;
   /**
    * The `net(...)` allow rules as written (`registry.npmjs.org`, `*.example.com`; `*` when the
    * default lets every host through), for showing; the proxy asks `allowsHost`.
@@ -258,6 +261,9 @@ export interface SandboxProfile {
    */
   allowsHost?(host: string): boolean;
 }
+
+/** What the sandbox does with one entry under a writable folder (see SandboxProfile.classify). */
+export type SandboxVerdict = 'hidden' | 'read-only' | 'guarded';
 
 /** Gives the sandbox the profile for commands started in `cwd`. */
 export type SandboxProfileProvider = (query: { cwd: string }) => SandboxProfile;
@@ -281,9 +287,11 @@ export interface SandboxedCommand {
   hint(output: string): string | undefined;
   /**
    * Call when the process has ended: what was opened for this command alone (the hosts its call
-   * was allowed to reach) closes. Safe to call twice.
+   * was allowed to reach) closes, and what the command created that it must not have (a guarded
+   * settings file) is moved aside. Returns a note for the model when something was moved, else
+   * undefined. Safe to call twice (the second call does nothing).
    */
-  release(): void;
+  release(): string | undefined;
 }
 
 /**
