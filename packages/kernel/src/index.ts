@@ -94,7 +94,7 @@ export {
 export * from './providers/index.js';
 
 // Output: truncation, spill, images.
-export { DEFAULT_LIMITS, countLines, formatSize, truncateHead, truncateTail, utf8ByteLength } from './output/truncate.js';
+export { DEFAULT_LIMITS, NOTICE_ROOM, countLines, formatSize, truncateHead, truncateTail, utf8ByteLength } from './output/truncate.js';
 export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice } from './output/notice.js';
 export { createTailAccumulator } from './output/tail-accumulator.js';
 export { createSpillStore, SpillStore } from './output/spill-store.js';

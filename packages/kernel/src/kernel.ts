@@ -11,7 +11,7 @@ import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
 import type { CallState } from './call/state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
-import { createTruncationService } from './output/truncation-service.js';
+import { createTruncationService, noticingCuts } from './output/truncation-service.js';
 import { resolveLimits } from './output/truncate.js';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
 import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
@@ -151,7 +151,7 @@ export class Kernel {
         sessionId: base.sessionId,
         toolCallId: state.call.id,
         limits: base.limits,
-        truncate: base.truncate,
+        truncate: noticingCuts(base.truncate, () => (state.limitedByTool = true)),
         spill: base.spill,
         openSpill: base.openSpill,
         withFileMutation: base.withFileMutation,
