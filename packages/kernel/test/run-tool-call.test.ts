@@ -332,7 +332,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     const run = async (execute: (ctx: ToolContext) => Promise<{ content: { type: 'text'; text: string }[]; limited?: boolean }>) => {
       const kernel = testKernel({ limits: { maxLines: 10, maxBytes: 1000 } });
       kernel.registry.register(
-        defineTool({ name: 'own', label: 'O', description: 'd', parameters: Type.Object({}), execute: (_id, _p, _s, _u, ctx) => execute(ctx) }),
+        defineTool({ name: 'own', label: 'O', description: 'd', parameters: Type.Object({}), execute: (_id, _p, _s, _u, ctx) => execute(ctx!) }),
         { source: 'extension' },
       );
       return text(await kernel.executeToolCall({ id: 'c', name: 'own', arguments: {} }));
