@@ -20,6 +20,13 @@ export interface ProtectedSet {
    * (`python -c`, `git checkout --`, `rsync`, `tar -C`): a hint, not a proof.
    */
   mentioned(text: string): string | undefined;
+  /**
+   * Whether `path` is a file in a session folder of this user's spill folder
+   * (`<spillRoot>/<session>/<file>`, in any spelling of the root): one a tool result named, which
+   * tools may read without asking. Only this one path: the caller judges every spelling (the
+   * real target of a link included) on its own.
+   */
+  spillFile(path: string): boolean;
 }
 
 /** Literal stems of the settings names: a command text containing one names a settings file. */
@@ -60,6 +67,11 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
     for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, nameWhat(name, ''));
   }
 
+  // Allow patterns (exact case): a file one session folder down, under the root as given and as
+  // its real path, since the real path of a spill file is judged too.
+  const spillFiles: PathPattern[] =
+    paths.spillRoot === undefined ? [] : [...new Set([paths.spillRoot, realOrSelf(paths.spillRoot)])].map((root) => pathPattern(`/${escapeDir(root)}/*/*`, 'allow', anchors));
+
   const home = anchors.home[0];
   const stems: { text: string; what: string }[] = SETTINGS_STEMS.map((text) => ({ text, what: 'an Airlock settings file' }));
   for (const l of paths.locations) {
@@ -87,6 +99,9 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       if (/(^|[\s'"=/])\.airlock($|[\s'"/;)])/.test(lower)) return 'an Airlock settings folder (.airlock)';
       return stems.find((s) => lower.includes(s.text.toLowerCase()))?.what;
     },
+    spillFile(path) {
+      return spillFiles.some((p) => space.matches(p, path, 'allow'));
+    },
     covering(path) {
       if (patterns.length === 0 || !space.matches(any, path, 'deny')) return undefined;
       return patterns.find((p) => space.matches(p.pattern, path, 'deny'))?.what;
@@ -98,6 +113,14 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       return places.find((p) => p.spellings.some((s) => s === text || s.startsWith(prefix)))?.what;
     },
   };
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path; // not made yet: as written
+  }
 }
 
 function spellings(path: string): string[] {

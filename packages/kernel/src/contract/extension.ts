@@ -84,6 +84,12 @@ export interface ProtectedPaths {
   readonly settingsFolders: readonly string[];
   /** Folders in any sub-folder of which a run may start, and so read settings: the project. */
   readonly settingsTrees: readonly string[];
+  /**
+   * This user's spill folder (also one of `locations`). Tool results name files in its session
+   * folders (`<spillRoot>/<session>/<file>`), so a policy lets tools read those without asking;
+   * writing there stays denied, and a link inside is judged by its real target.
+   */
+  readonly spillRoot?: string;
 }
 
 /**
