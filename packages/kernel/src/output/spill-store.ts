@@ -149,6 +149,8 @@ export class SpillStore {
   readonly #pending = new Set<Promise<unknown>>();
   readonly #writers = new Set<StreamSpillWriter>();
   #ready: Promise<void> | undefined;
+  #pruning: Promise<void> | undefined;
+  #pruneAgain = false;
   #disposed: Promise<void> | undefined;
 
   constructor(options: SpillStoreOptions) {
@@ -195,6 +197,7 @@ export class SpillStore {
       throw writeError(entry.path, error);
     }
     entry.settled = true;
+    this.#prune();
     return { path: entry.path, bytes: body.length, offeredBytes: bytes.length, capped: body.length < bytes.length };
   }
 
@@ -214,7 +217,10 @@ export class SpillStore {
       reserve: (entry, data) => this.#reserve(entry, data),
       release: (entry) => this.#release(entry),
       track: (promise) => this.#track(promise),
-      done: () => this.#writers.delete(writer),
+      done: () => {
+        this.#writers.delete(writer);
+        this.#prune();
+      },
     });
     this.#writers.add(writer);
     return writer;
@@ -341,12 +347,32 @@ export class SpillStore {
       );
     }
     await this.#adoptExisting();
-    this.#track(
+    this.#prune();
+  }
+
+  /**
+   * Apply the retention policy in the background: when the folder is first used, and after each
+   * spill is complete (so the total counts what this session just wrote). One run at a time; a
+   * request during a run makes one more run after it.
+   */
+  #prune(): void {
+    if (this.#pruning !== undefined) {
+      this.#pruneAgain = true;
+      return;
+    }
+    this.#pruning = this.#track(
       this.cleanup()
         .then(({ failed }) => {
           if (failed.length > 0) this.#onWarning(`Could not remove old spill folders: ${failed.join(', ')}`, undefined);
         })
-        .catch((error: unknown) => this.#onWarning(`Spill cleanup under ${this.root} failed`, error)),
+        .catch((error: unknown) => this.#onWarning(`Spill cleanup under ${this.root} failed`, error))
+        .finally(() => {
+          this.#pruning = undefined;
+          if (this.#pruneAgain) {
+            this.#pruneAgain = false;
+            this.#prune();
+          }
+        }),
     );
   }
 
