@@ -1,5 +1,6 @@
-import { realpathSync } from 'node:fs';
-import type { ProtectedPaths } from '@airlock/kernel';
+import { lstatSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ProtectedPaths, SpillMarkerName } from '@airlock/kernel';
 import type { PathSpace } from './paths/space.js';
 import { escapeDir, pathPattern, type Anchors } from './rules/compile.js';
 import type { PathPattern } from './rules/types.js';
@@ -22,9 +23,9 @@ export interface ProtectedSet {
   mentioned(text: string): string | undefined;
   /**
    * Whether `path` is a file in a session folder of this user's spill folder
-   * (`<spillRoot>/<session>/<file>`, in any spelling of the root): one a tool result named, which
-   * tools may read without asking. Only this one path: the caller judges every spelling (the
-   * real target of a link included) on its own.
+   * (`<spillRoot>/<session>/<file>`, in any spelling of the root, the folder holding the kernel's
+   * session marker): one a tool result named, which tools may read without asking. Only this one
+   * path: the caller judges every spelling (the real target of a link included) on its own.
    */
   spillFile(path: string): boolean;
 }
@@ -100,7 +101,9 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       return stems.find((s) => lower.includes(s.text.toLowerCase()))?.what;
     },
     spillFile(path) {
-      return spillFiles.some((p) => space.matches(p, path, 'allow'));
+      // The marker keeps a spillDir set to a busy folder ("..") from opening its neighbours:
+      // only the kernel writes markers there (the whole spill root is protected from tools).
+      return spillFiles.some((p) => space.matches(p, path, 'allow')) && isSpillSession(dirname(path));
     },
     covering(path) {
       if (patterns.length === 0 || !space.matches(any, path, 'deny')) return undefined;
@@ -113,6 +116,17 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       return places.find((p) => p.spellings.some((s) => s === text || s.startsWith(prefix)))?.what;
     },
   };
+}
+
+const SPILL_MARKER: SpillMarkerName = '.airlock-spill-session';
+
+function isSpillSession(folder: string): boolean {
+  try {
+    const marker = lstatSync(join(folder, SPILL_MARKER));
+    return marker.isFile() && (process.getuid === undefined || marker.uid === process.getuid());
+  } catch {
+    return false;
+  }
 }
 
 function realOrSelf(path: string): string {

@@ -255,8 +255,12 @@ describe('spill files: readable without asking, one session folder down, by ever
   function spillMachine() {
     const m = airlockMachine();
     mkdirSync(join(m.spill, 'session-1'));
+    writeFileSync(join(m.spill, 'session-1', '.airlock-spill-session'), 'airlock spill session session-1\n');
     writeFileSync(join(m.spill, 'session-1', 'out.log'), 'full output\n');
     writeFileSync(join(m.spill, 'loose.txt'), 'not in a session\n');
+    // A folder beside the sessions that the kernel did not make (spillDir pointed at a busy folder).
+    mkdirSync(join(m.spill, 'other-work'));
+    writeFileSync(join(m.spill, 'other-work', 'notes.txt'), 'private\n');
     mkdirSync(join(m.spill, 'session-1', 'deeper'));
     writeFileSync(join(m.spill, 'session-1', 'deeper', 'x.txt'), '');
     // The root as the host names it may be a link to the real folder (/tmp -> /private/tmp).
@@ -275,9 +279,9 @@ describe('spill files: readable without asking, one session folder down, by ever
     }
   });
 
-  it('not the root itself, a loose file in it, or a deeper folder; and a deny rule still wins', async () => {
+  it('not a loose file in the root, a deeper folder, or a folder without the session marker; and a deny rule still wins', async () => {
     const m = spillMachine();
-    for (const path of [join(m.spill, 'loose.txt'), join(m.spill, 'session-1', 'deeper', 'x.txt')]) {
+    for (const path of [join(m.spill, 'loose.txt'), join(m.spill, 'session-1', 'deeper', 'x.txt'), join(m.spill, 'other-work', 'notes.txt')]) {
       expect((await read(m, path)).effect).toBe('ask');
     }
     const denied = await read(m, join(m.spill, 'session-1', 'out.log'), [{ effect: 'deny', rule: `fs.read(/${m.spill}/**)` }]);

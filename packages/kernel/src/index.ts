@@ -35,7 +35,7 @@ export type {
   TruncationService,
 } from './contract/context.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
-export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore } from './contract/extension.js';
+export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { Resource, ResourceKind } from './contract/resource.js';

@@ -4,6 +4,7 @@ import { lstat, mkdir, open, readdir, readFile, rmdir, stat, unlink, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpillInfo, SpillOptions, SpillWriter } from '../contract/context.js';
+import type { SpillMarkerName } from '../contract/extension.js';
 
 /** Full outputs one session may keep on disk at once (256 MiB). */
 export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
@@ -579,7 +580,7 @@ async function assertPrivateFolder(path: string, what: string): Promise<void> {
 }
 
 /** The file that marks a folder as a spill session Airlock made; it names the session. */
-const SESSION_MARKER = '.airlock-spill-session';
+const SESSION_MARKER: SpillMarkerName = '.airlock-spill-session';
 
 function markerText(sessionId: string): string {
   return `airlock spill session ${sessionId}\n`;
