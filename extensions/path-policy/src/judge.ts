@@ -25,6 +25,8 @@ export interface JudgeContext {
 
 /** The rule name of the built-in protection, in votes and `policy explain`. */
 export const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
+/** The rule name of the default that lets tools read spill files (see ProtectedSet.spillFile). */
+export const SPILL_READ_RULE = 'default:read-spill';
 
 /**
  * The verdict on one item: the strictest deny/ask rule that matches it; else an allow rule that
@@ -208,6 +210,11 @@ function defaultForPath(kind: 'fs.read' | 'fs.write', path: string, ctx: JudgeCo
         `${verb} ${path}: it is a well-known secret file` +
         (effect === 'allow' ? '' : `. If this call really needs it, add an allow rule for exactly this file, e.g. "${kind}(//${path.slice(1)})".`),
     };
+  }
+  // A spill file was named to the model by a result; asking about it (with nobody to ask: a
+  // denial) would make the "Full output:" path useless. A link there is judged by its target too.
+  if (kind === 'fs.read' && ctx.protect?.spillFile(path) === true) {
+    return { effect: 'allow', rule: SPILL_READ_RULE, reason: `reading ${path}: a file in Airlock's spill folder (full tool outputs a result named)` };
   }
   const inside = ctx.space.insideRoots(path);
   const key = `${kind === 'fs.read' ? 'read' : 'write'}${inside ? 'Inside' : 'Outside'}Roots` as const;

@@ -1,5 +1,6 @@
-import { realpathSync } from 'node:fs';
-import type { ProtectedPaths } from '@airlock/kernel';
+import { lstatSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ProtectedPaths, SpillMarkerName } from '@airlock/kernel';
 import type { PathSpace } from './paths/space.js';
 import { escapeDir, pathPattern, type Anchors } from './rules/compile.js';
 import type { PathPattern } from './rules/types.js';
@@ -20,6 +21,13 @@ export interface ProtectedSet {
    * (`python -c`, `git checkout --`, `rsync`, `tar -C`): a hint, not a proof.
    */
   mentioned(text: string): string | undefined;
+  /**
+   * Whether `path` is a file in a session folder of this user's spill folder
+   * (`<spillRoot>/<session>/<file>`, in any spelling of the root, the folder holding the kernel's
+   * session marker): one a tool result named, which tools may read without asking. Only this one
+   * path: the caller judges every spelling (the real target of a link included) on its own.
+   */
+  spillFile(path: string): boolean;
 }
 
 /** Literal stems of the settings names: a command text containing one names a settings file. */
@@ -60,6 +68,11 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
     for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, nameWhat(name, ''));
   }
 
+  // Allow patterns (exact case): a file one session folder down, under the root as given and as
+  // its real path, since the real path of a spill file is judged too.
+  const spillFiles: PathPattern[] =
+    paths.spillRoot === undefined ? [] : [...new Set([paths.spillRoot, realOrSelf(paths.spillRoot)])].map((root) => pathPattern(`/${escapeDir(root)}/*/*`, 'allow', anchors));
+
   const home = anchors.home[0];
   const stems: { text: string; what: string }[] = SETTINGS_STEMS.map((text) => ({ text, what: 'an Airlock settings file' }));
   for (const l of paths.locations) {
@@ -87,6 +100,11 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       if (/(^|[\s'"=/])\.airlock($|[\s'"/;)])/.test(lower)) return 'an Airlock settings folder (.airlock)';
       return stems.find((s) => lower.includes(s.text.toLowerCase()))?.what;
     },
+    spillFile(path) {
+      // The marker keeps a spillDir set to a busy folder ("..") from opening its neighbours:
+      // only the kernel writes markers there (the whole spill root is protected from tools).
+      return spillFiles.some((p) => space.matches(p, path, 'allow')) && isSpillSession(dirname(path));
+    },
     covering(path) {
       if (patterns.length === 0 || !space.matches(any, path, 'deny')) return undefined;
       return patterns.find((p) => space.matches(p.pattern, path, 'deny'))?.what;
@@ -98,6 +116,25 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
       return places.find((p) => p.spellings.some((s) => s === text || s.startsWith(prefix)))?.what;
     },
   };
+}
+
+const SPILL_MARKER: SpillMarkerName = '.airlock-spill-session';
+
+function isSpillSession(folder: string): boolean {
+  try {
+    const marker = lstatSync(join(folder, SPILL_MARKER));
+    return marker.isFile() && (process.getuid === undefined || marker.uid === process.getuid());
+  } catch {
+    return false;
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path; // not made yet: as written
+  }
 }
 
 function spellings(path: string): string[] {

@@ -250,3 +250,49 @@ describe('links made earlier in the same command line', () => {
     expect(d.findings.some((f) => f.reason.includes(join(m.base, 'escaped.txt')))).toBe(true);
   });
 });
+
+describe('spill files: readable without asking, one session folder down, by every spelling', () => {
+  function spillMachine() {
+    const m = airlockMachine();
+    mkdirSync(join(m.spill, 'session-1'));
+    writeFileSync(join(m.spill, 'session-1', '.airlock-spill-session'), 'airlock spill session session-1\n');
+    writeFileSync(join(m.spill, 'session-1', 'out.log'), 'full output\n');
+    writeFileSync(join(m.spill, 'loose.txt'), 'not in a session\n');
+    // A folder beside the sessions that the kernel did not make (spillDir pointed at a busy folder).
+    mkdirSync(join(m.spill, 'other-work'));
+    writeFileSync(join(m.spill, 'other-work', 'notes.txt'), 'private\n');
+    mkdirSync(join(m.spill, 'session-1', 'deeper'));
+    writeFileSync(join(m.spill, 'session-1', 'deeper', 'x.txt'), '');
+    // The root as the host names it may be a link to the real folder (/tmp -> /private/tmp).
+    symlinkSync(m.spill, join(m.base, 'spill-link'));
+    return { ...m, protectedPaths: { ...m.protectedPaths, spillRoot: join(m.base, 'spill-link') } };
+  }
+  const read = (m: ReturnType<typeof spillMachine>, path: string, rules: RuleEntry[] = []) =>
+    policyFor(m, rules, { protectedPaths: m.protectedPaths }).decide({ tool: 'read', args: { path }, resources: toolResources('read', path, m) });
+
+  it('a file in a session folder is allowed by default:read-spill, as named and by its real path', async () => {
+    const m = spillMachine();
+    for (const path of [join(m.base, 'spill-link', 'session-1', 'out.log'), join(m.spill, 'session-1', 'out.log')]) {
+      const d = await read(m, path);
+      expect(d.effect, d.reason).toBe('allow');
+      expect(d.rule).toBe('default:read-spill');
+    }
+  });
+
+  it('not a loose file in the root, a deeper folder, or a folder without the session marker; and a deny rule still wins', async () => {
+    const m = spillMachine();
+    for (const path of [join(m.spill, 'loose.txt'), join(m.spill, 'session-1', 'deeper', 'x.txt'), join(m.spill, 'other-work', 'notes.txt')]) {
+      expect((await read(m, path)).effect).toBe('ask');
+    }
+    const denied = await read(m, join(m.spill, 'session-1', 'out.log'), [{ effect: 'deny', rule: `fs.read(/${m.spill}/**)` }]);
+    expect(denied.effect).toBe('deny');
+  });
+
+  it('without a spillRoot from the host nothing changes: reading outside the roots asks', async () => {
+    const m = airlockMachine();
+    mkdirSync(join(m.spill, 'session-1'));
+    writeFileSync(join(m.spill, 'session-1', 'out.log'), 'x');
+    const path = join(m.spill, 'session-1', 'out.log');
+    expect((await policyFor(m, [], { protectedPaths: m.protectedPaths }).decide({ tool: 'read', args: { path }, resources: toolResources('read', path, m) })).effect).toBe('ask');
+  });
+});

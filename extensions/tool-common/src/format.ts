@@ -1,3 +1,4 @@
+import type { TruncationResult } from '@airlock/kernel';
 import { isAbsolute, relative } from 'node:path';
 
 /** Small wording helpers every built-in tool needs, kept in one place. */
@@ -14,6 +15,15 @@ export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes}B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+/**
+ * Which context limit cut a listing, as its notice names it.
+ *
+ * @example limitName(ctx.truncate.head(text)) // "50.0KB limit" or "2000-line limit"
+ */
+export function limitName(truncation: TruncationResult): string {
+  return truncation.truncatedBy === 'lines' ? `${truncation.maxLines}-line limit` : `${formatSize(truncation.maxBytes)} limit`;
 }
 
 export function errorMessage(error: unknown): string {

@@ -12,7 +12,7 @@ export interface Listing<D> {
   details: D;
   /** Said when the tool's result limit stopped the search. */
   limitNotice?: string | undefined;
-  /** Said when the byte limit cut the lines: how many of them were shown and how to see the rest. */
+  /** Said when a context limit (lines or bytes) cut the lines: how many were shown and how to see the rest. */
   truncationNotice: (truncation: TruncationResult) => string;
   unreadable: readonly Unreadable[];
   /** Files the read rules kept the tool from opening (see FileGate). */
@@ -25,7 +25,7 @@ export interface Listing<D> {
 export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails; skipped?: SkippedDetails };
 
 /**
- * A listing as the model sees it: the lines (whole lines within the byte limit), then a blank
+ * A listing as the model sees it: the lines (whole lines within the context limits), then a blank
  * line and one notice per thing that makes the list incomplete — the result limit, the byte
  * limit, paths that could not be read, files the read rules skipped — each saying how to get the rest.
  *
@@ -36,8 +36,9 @@ export function listingResult<D extends object>(listing: Listing<D>): AgentToolR
   const notices: string[] = [];
   let body = listing.none;
   if (listing.lines.length > 0) {
-    // Lines are not what is limited here (the tool's own limit is); bytes are.
-    const truncation = listing.truncate.head(listing.lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+    // Both context limits apply: a limit=5000 search must not leave the kernel's backstop to cut
+    // the list again, which would drop the notices below and name a spill copy instead.
+    const truncation = listing.truncate.head(listing.lines.join('\n'));
     body = truncation.content.replace(/\n$/, '');
     if (listing.limitNotice !== undefined) notices.push(listing.limitNotice);
     if (truncation.truncated) {
@@ -53,6 +54,7 @@ export function listingResult<D extends object>(listing: Listing<D>): AgentToolR
     details.skipped = skippedDetails(listing.skipped);
     notices.push(skippedNotice(listing.skipped, listing.skippedWords));
   }
-  const text = notices.length > 0 ? `${body}\n\n${notices.join('\n')}` : body;
-  return { content: [{ type: 'text', text }], details };
+  if (notices.length === 0) return { content: [{ type: 'text', text: body }], details };
+  // The lines fill the limits at most; the notices ride on top, in the kernel's notice room.
+  return { content: [{ type: 'text', text: `${body}\n\n${notices.join('\n')}` }], details, limited: true };
 }

@@ -5,7 +5,7 @@ import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
@@ -141,7 +141,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
         details,
         limitNotice: results.length > limit ? `[${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern.]` : undefined,
         truncationNotice: (t) =>
-          `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${kept.length} results. Search a subfolder, or refine the pattern, to see the rest.]`,
+          `[${limitName(t)} reached: showing ${t.outputLines} of ${kept.length} results. Search a subfolder, or refine the pattern, to see the rest.]`,
         unreadable,
         skipped,
         skippedWords: FOLDER_WORDS,

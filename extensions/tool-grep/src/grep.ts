@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, formatSize, programLauncher, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
 import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
@@ -134,7 +134,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
         details,
         limitNotice: hits.length > limit ? `[${limit} matches limit reached. Use limit=${limit * 2} for more, or refine the pattern.]` : undefined,
         truncationNotice: (t) =>
-          `[${formatSize(t.maxBytes)} limit reached: showing ${t.outputLines} of ${lines.length} lines. Narrow the path, glob or pattern to see the rest.]`,
+          `[${limitName(t)} reached: showing ${t.outputLines} of ${lines.length} lines. Narrow the path, glob or pattern to see the rest.]`,
         unreadable,
         skipped,
         truncate: ctx.truncate,

@@ -7,8 +7,8 @@ import {
   displayPath as display,
   errnoCode,
   errorMessage as message,
-  formatSize,
   JudgedFolder,
+  limitName,
   judgedFor,
   realPathOrSelf,
   rememberJudged,
@@ -109,7 +109,9 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     }
     signal?.throwIfAborted();
     const kept = Math.min(entries.length, limit);
-    const truncation = ctx.truncate.head(lines.join('\n'), { maxLines: Number.MAX_SAFE_INTEGER });
+    // Both context limits apply: a limit=5000 listing must not leave the kernel's backstop to cut
+    // it again, which would drop the notices below.
+    const truncation = ctx.truncate.head(lines.join('\n'));
     const notices: string[] = [];
     const details: LsDetails = { path: real, total: entries.length, shown: truncation.outputLines };
     if (kept < entries.length) {
@@ -119,13 +121,14 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     if (truncation.truncated) {
       details.truncation = truncation;
       notices.push(
-        `[${formatSize(truncation.maxBytes)} limit reached: showing ${truncation.outputLines} of ${entries.length} entries. ` +
+        `[${limitName(truncation)} reached: showing ${truncation.outputLines} of ${entries.length} entries. ` +
           'List a subfolder, or use find with a pattern, to see the rest.]',
       );
     }
-    let text = truncation.content.replace(/\n$/, '');
-    if (notices.length > 0) text = `${text}\n\n${notices.join('\n')}`;
-    return { content: [{ type: 'text' as const, text }], details };
+    const text = truncation.content.replace(/\n$/, '');
+    if (notices.length === 0) return { content: [{ type: 'text' as const, text }], details };
+    // The entries fill the limits at most; the notices ride on top, in the kernel's notice room.
+    return { content: [{ type: 'text' as const, text: `${text}\n\n${notices.join('\n')}` }], details, limited: true };
   },
 };
 

@@ -200,10 +200,12 @@ async function readOpen(
       return {
         content: [{ type: 'text', text: lineTooLongNotice(offset, sel.firstLineBytes ?? 0, maxBytes, path) }],
         details: { truncation: truncation('bytes'), lines },
+        limited: true,
       };
     case 'limit': {
       const notice = moreLinesNotice(total === undefined ? undefined : total - end, end + 1);
-      return { content: [{ type: 'text', text: appendNotice(sel.text, notice) }], details: { lines } };
+      // The kept lines fill the limits at most; the notice rides on top (the kernel's notice room).
+      return { content: [{ type: 'text', text: appendNotice(sel.text, notice) }], details: { lines }, limited: true };
     }
     case 'lines':
     case 'bytes': {
@@ -211,6 +213,7 @@ async function readOpen(
       return {
         content: [{ type: 'text', text: appendNotice(sel.text, notice) }],
         details: { truncation: truncation(sel.stoppedBy), lines },
+        limited: true,
       };
     }
   }

@@ -82,6 +82,7 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
     settingsNames: Object.freeze([...SETTINGS_NAMES, ...packages]),
     settingsFolders: Object.freeze(folders),
     settingsTrees: Object.freeze(trees),
+    spillRoot: input.spillRoot,
   });
 }
 

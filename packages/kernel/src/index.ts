@@ -37,7 +37,7 @@ export type {
   TruncationService,
 } from './contract/context.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
-export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore } from './contract/extension.js';
+export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { Resource, ResourceKind } from './contract/resource.js';
@@ -97,10 +97,10 @@ export {
 export * from './providers/index.js';
 
 // Output: truncation, spill, images.
-export { DEFAULT_LIMITS, countLines, formatSize, truncateHead, truncateTail, utf8ByteLength } from './output/truncate.js';
+export { DEFAULT_LIMITS, NOTICE_ROOM, countLines, formatSize, truncateHead, truncateTail, utf8ByteLength } from './output/truncate.js';
 export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice } from './output/notice.js';
 export { createTailAccumulator } from './output/tail-accumulator.js';
-export { createSpillStore, SpillStore } from './output/spill-store.js';
+export { createSpillStore, DEFAULT_SPILL_BUDGET_BYTES, DEFAULT_SPILL_RETENTION_MS, DEFAULT_SPILL_TOTAL_BYTES, SpillStore } from './output/spill-store.js';
 export { DEFAULT_IMAGE_LIMITS, describeImage, imageNote, sniffBase64ImageMime, sniffImageMime, type ImageInfo, type ImageLimits, type ImageMime } from './output/images.js';
 export type { ImageResizer, ResizeRequest } from './call/6-normalize-result.js';
 export { FileMutationQueue } from './file-mutation-queue.js';

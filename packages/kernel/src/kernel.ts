@@ -12,7 +12,7 @@ import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
 import type { CallState } from './call/state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
-import { createTruncationService } from './output/truncation-service.js';
+import { createTruncationService, noticingCuts } from './output/truncation-service.js';
 import { resolveLimits } from './output/truncate.js';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
 import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
@@ -28,7 +28,11 @@ export interface KernelOptions {
   sessionId?: string;
   /** Limits for what enters the model's context (default 2,000 lines / 50 KiB). */
   limits?: Partial<TruncationLimits>;
-  spill?: { dir?: string; budgetBytes?: number; retentionMs?: number };
+  /**
+   * The spill store: its root folder, this session's budget, and the retention policy for all
+   * sessions under the root (age, total bytes). Spills outlive the kernel; the policy prunes them.
+   */
+  spill?: { dir?: string; budgetBytes?: number; retentionMs?: number; totalBudgetBytes?: number };
   /** Re-validate arguments after transform handlers changed them (default true; false = Pi's behaviour). */
   revalidate?: boolean;
   /**
@@ -99,6 +103,7 @@ export class Kernel {
       ...(options.spill?.dir === undefined ? {} : { root: options.spill.dir }),
       ...(options.spill?.budgetBytes === undefined ? {} : { budgetBytes: options.spill.budgetBytes }),
       ...(options.spill?.retentionMs === undefined ? {} : { retentionMs: options.spill.retentionMs }),
+      ...(options.spill?.totalBudgetBytes === undefined ? {} : { totalBudgetBytes: options.spill.totalBudgetBytes }),
       onWarning: (message) => this.#log.warn(message),
     });
     this.#bus = createHookBus(createKernelSteps({ revalidate: options.revalidate ?? true }));
@@ -152,7 +157,7 @@ export class Kernel {
         sessionId: base.sessionId,
         toolCallId: state.call.id,
         limits: base.limits,
-        truncate: base.truncate,
+        truncate: noticingCuts(base.truncate, () => (state.limitedByTool = true)),
         spill: base.spill,
         openSpill: base.openSpill,
         withFileMutation: base.withFileMutation,
@@ -261,7 +266,6 @@ export class Kernel {
     return this.#runtime.refusal;
   }
 
-  /** Remove this session's spill folder (full outputs the model was pointed to become unreadable). */
   /**
    * Calls this kernel gave up on (time limit or abort, then the grace period) whose tool has not
    * settled yet. Such a tool may hold a thread in a system call nothing can cancel (a blocking
@@ -276,7 +280,7 @@ export class Kernel {
   }
 
   /**
-   * Run `fn` when the kernel is disposed, before the spill folder goes. Returns the function that
+   * Run `fn` when the kernel is disposed, before spills in flight are closed. Returns the function that
    * takes it back.
    *
    * @example
@@ -287,6 +291,10 @@ export class Kernel {
     return () => void this.#onDispose.delete(fn);
   }
 
+  /**
+   * End the session: dispose callbacks run, spills in flight finish. The spill files stay (a
+   * result named them; the retention policy removes them later).
+   */
   async dispose(): Promise<void> {
     const callbacks = [...this.#onDispose];
     this.#onDispose.clear();

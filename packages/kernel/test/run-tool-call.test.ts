@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE_LIMITS, defineTool, type ImageResizer, type KernelOptions, type ResizeRequest, type ToolContext } from '../src/index.js';
+import { DEFAULT_IMAGE_LIMITS, NOTICE_ROOM, defineTool, type ImageResizer, type KernelOptions, type ResizeRequest, type ToolContext } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 describe('executeToolCall: every outcome becomes a result message', () => {
@@ -325,6 +325,54 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(notice.text).toMatch(/^\[Showing lines 1-10 of 50/);
     const path = /Full output: (\S+) /.exec(notice.text)![1]!;
     expect(readFileSync(path, 'utf8')).toBe(full);
+  });
+
+  describe('backstop: a tool that limited its own output keeps its notice', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n');
+    const run = async (execute: (ctx: ToolContext) => Promise<{ content: { type: 'text'; text: string }[]; limited?: boolean }>) => {
+      const kernel = testKernel({ limits: { maxLines: 10, maxBytes: 1000 } });
+      kernel.registry.register(
+        defineTool({ name: 'own', label: 'O', description: 'd', parameters: Type.Object({}), execute: (_id, _p, _s, _u, ctx) => execute(ctx!) }),
+        { source: 'extension' },
+      );
+      return text(await kernel.executeToolCall({ id: 'c', name: 'own', arguments: {} }));
+    };
+
+    it('third-party tool cutting with ctx.truncate: its 10 lines and notice stay, with no spill', async () => {
+      const t = await run(async (ctx) => {
+        const cut = ctx.truncate.head(lines(50));
+        return { content: [{ type: 'text', text: `${cut.content}\n[Showing lines 1-${cut.outputLines} of ${cut.totalLines}. Use offset=11 to continue.]` }] };
+      });
+      expect(t).toBe(`${lines(10)}\n\n[Showing lines 1-10 of 50. Use offset=11 to continue.]`);
+    });
+
+    it('a tool that says limited: true keeps its notice over the byte limit too', async () => {
+      const body = 'x'.repeat(99).concat('\n').repeat(10); // 1000 bytes: the whole byte limit
+      const notice = '[Showing lines 1-10 of 500 (1000B limit). Use offset=11 to continue.]';
+      const t = await run(async () => ({ content: [{ type: 'text', text: `${body}\n${notice}` }], limited: true }));
+      expect(t).toBe(`${body}\n${notice}`);
+    });
+
+    it('the same output without the flag is cut again (the backstop still guards unlimited output)', async () => {
+      const body = 'x'.repeat(99).concat('\n').repeat(10);
+      const t = await run(async () => ({ content: [{ type: 'text', text: `${body}\n[Showing lines 1-10 of 500.]` }] }));
+      expect(t).toMatch(/Full output: /);
+      expect(t).not.toContain('of 500.]');
+    });
+
+    it('a flag is no licence to flood: past the notice room the backstop cuts a limited result too', async () => {
+      const t = await run(async () => ({ content: [{ type: 'text', text: lines(10 + NOTICE_ROOM.lines + 1) }], limited: true }));
+      expect(t).toMatch(/^\[Showing lines 1-10 of 19: tool output is limited to 10 lines/m);
+      expect(t).not.toContain('line 11\n');
+    });
+
+    it('a ctx.truncate that cut nothing does not mark the call', async () => {
+      const t = await run(async (ctx) => {
+        const kept = ctx.truncate.head('small').content;
+        return { content: [{ type: 'text', text: `${kept}\n${lines(12)}` }] };
+      });
+      expect(t).toMatch(/Full output: /);
+    });
   });
 
   it('images: sniffed by bytes; a wrong MIME label is corrected; non-images and blocked images become notes', async () => {

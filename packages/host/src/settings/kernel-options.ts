@@ -27,10 +27,15 @@ export function toSelectOptions(tools: Settings['tools']): SelectOptions {
  * @example createKernel({ cwd, ...toKernelOptions(loaded.settings) })
  */
 export function toKernelOptions(settings: Settings): Pick<KernelOptions, 'limits' | 'spill' | 'images' | 'execution'> {
-  const { maxLines, maxBytes, spillDir, spillBudget } = settings.limits;
+  const { maxLines, maxBytes, spillDir, spillBudget, spillRetentionDays, spillTotalBudget } = settings.limits;
   return {
     limits: { maxLines, maxBytes },
-    spill: { budgetBytes: spillBudget, ...(spillDir !== undefined ? { dir: spillDir } : {}) },
+    spill: {
+      budgetBytes: spillBudget,
+      retentionMs: Math.round(spillRetentionDays * 86_400_000),
+      totalBudgetBytes: spillTotalBudget,
+      ...(spillDir !== undefined ? { dir: spillDir } : {}),
+    },
     images: {
       blockImages: settings.images.blockImages,
       maxDimension: settings.images.maxDimension,

@@ -9,7 +9,7 @@
  *
  * How layers merge is in merge.ts; where layers come from is in layers.ts.
  */
-import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, type TruncationLimits } from '@airlock/kernel';
+import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, DEFAULT_SPILL_BUDGET_BYTES, DEFAULT_SPILL_RETENTION_MS, DEFAULT_SPILL_TOTAL_BYTES, type TruncationLimits } from '@airlock/kernel';
 import Type, { type Static, type TOptional, type TProperties } from 'typebox';
 import { valueKind } from './value-kind.js';
 
@@ -19,8 +19,8 @@ import { valueKind } from './value-kind.js';
  */
 export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 
-/** The kernel spill store's default budget (256 MiB); not exported by the kernel, so repeated here. */
-const DEFAULT_SPILL_BUDGET = 256 * 1024 * 1024;
+/** Spills are kept this many days by default: the kernel's retention, in the unit people set. */
+const DEFAULT_SPILL_RETENTION_DAYS = DEFAULT_SPILL_RETENTION_MS / 86_400_000;
 
 // ─── extensions ─────────────────────────────────────────────────────────────────────────────
 
@@ -199,7 +199,21 @@ const sections = {
           'A path: ignored in an untrusted project.',
         ...valueKind('path'),
       }),
-      spillBudget: Type.Integer({ minimum: 1, description: 'Bytes the spill folder may use per session; the oldest files go first.', default: DEFAULT_SPILL_BUDGET }),
+      spillBudget: Type.Integer({ minimum: 1, description: 'Bytes the spill folder may use per session; the oldest files go first.', default: DEFAULT_SPILL_BUDGET_BYTES }),
+      spillRetentionDays: Type.Number({
+        exclusiveMinimum: 0,
+        description:
+          'Days a session\'s spill files are kept after its last write. They outlive the run (a result names them, and the model reads them later); ' +
+          'older sessions are removed when a later run first spills. Only a trusted layer may set it.',
+        default: DEFAULT_SPILL_RETENTION_DAYS,
+        ...valueKind('limit'),
+      }),
+      spillTotalBudget: Type.Integer({
+        minimum: 1,
+        description: 'Bytes all sessions\' spill files may use together; past it the oldest sessions are removed when a run first spills. Only a trusted layer may set it.',
+        default: DEFAULT_SPILL_TOTAL_BYTES,
+        ...valueKind('limit'),
+      }),
     },
     'How much tool output reaches the model; the rest is spilled to disk.',
   ),
@@ -266,7 +280,7 @@ export interface Settings {
   tools: { allow?: string[]; exclude: string[]; noBuiltin: boolean; none: boolean };
   permissions: { deny: PermissionRule[]; ask: PermissionRule[]; allow: PermissionRule[] };
   execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
-  limits: TruncationLimits & { spillDir?: string; spillBudget: number };
+  limits: TruncationLimits & { spillDir?: string; spillBudget: number; spillRetentionDays: number; spillTotalBudget: number };
   images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
   trust: { default: 'ask' | 'always' | 'never' };
   sandbox: { mode: 'auto' | 'required' | 'off' };

@@ -104,10 +104,10 @@ describe('layers', () => {
   it('limits.spillDir resolves against the folder of the file that sets it', async () => {
     const root = await tree({ 'repo/.airlockrc.json': { limits: { spillDir: '.airlock/spill', maxLines: 100 } } });
     const loaded = await load(root, 'repo/sub', { trustProject: () => true });
-    expect(loaded.settings.limits).toEqual({ maxLines: 100, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillDir: join(root, 'repo/.airlock/spill') });
+    expect(loaded.settings.limits).toEqual({ maxLines: 100, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillRetentionDays: 7, spillTotalBudget: 1024 ** 3, spillDir: join(root, 'repo/.airlock/spill') });
     expect(toKernelOptions(loaded.settings)).toEqual({
       limits: { maxLines: 100, maxBytes: 51200 },
-      spill: { budgetBytes: 256 * 1024 * 1024, dir: join(root, 'repo/.airlock/spill') },
+      spill: { budgetBytes: 256 * 1024 * 1024, retentionMs: 7 * 86_400_000, totalBudgetBytes: 1024 ** 3, dir: join(root, 'repo/.airlock/spill') },
       images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
     });
@@ -290,7 +290,7 @@ describe('an untrusted project cannot set a path, a program or code', () => {
     const root = await tree({ 'repo/.airlockrc.json': SPILL });
     const loaded = await load(root, 'repo');
     expect(loaded.settings.limits.spillDir).toBeUndefined();
-    expect(toKernelOptions(loaded.settings).spill).toEqual({ budgetBytes: 256 * 1024 * 1024 });
+    expect(toKernelOptions(loaded.settings).spill).toEqual({ budgetBytes: 256 * 1024 * 1024, retentionMs: 7 * 86_400_000, totalBudgetBytes: 1024 ** 3 });
     expect(loaded.settings.limits.maxBytes).toBe(200);
     expect(loaded.settings.permissions.deny).toEqual(['bash(rm *)']);
     expect(loaded.diagnostics).toEqual([

@@ -45,7 +45,7 @@ describe('the schema documents every option where it is declared', () => {
       tools: { exclude: [], noBuiltin: false, none: false },
       permissions: { deny: [], ask: [], allow: [] },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
-      limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024 },
+      limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillRetentionDays: 7, spillTotalBudget: 1024 ** 3 },
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
       sandbox: { mode: 'auto' },
       trust: { default: 'ask' },

@@ -112,6 +112,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
     state.result = failure('error', malformedResult(state.call.name, `its details (or another field) nest deeper than ${MAX_VALUE_DEPTH} levels`));
     return;
   }
+  if (result.limited === true) state.limitedByTool = true;
   state.result = {
     outcome: result.isError === true ? 'error' : 'ok',
     content: deepFreeze(result.content),

@@ -1,7 +1,7 @@
 import type { Content, ImageContent, TextContent } from '../contract/content.js';
 import type { SpillInfo, SpillOptions, TruncationLimits } from '../contract/context.js';
 import { describeImage, imageDataProblem, imageNote, type ImageInfo } from '../output/images.js';
-import { countLines, formatSize, truncateHead, utf8ByteLength } from '../output/truncate.js';
+import { countLines, formatSize, NOTICE_ROOM, truncateHead, utf8ByteLength } from '../output/truncate.js';
 import { deepFreeze, errorMessage } from '../values.js';
 import type { CallState } from './state.js';
 
@@ -13,7 +13,9 @@ import type { CallState } from './state.js';
  *   pixel or byte limit goes to the host's resize step; with none, it becomes a note (a provider
  *   would reject the whole request otherwise).
  * - Text over the limits is cut (head, whole lines) and the full text spilled to the session's
- *   spill folder, so a careless third-party tool cannot flood the context.
+ *   spill folder, so a careless third-party tool cannot flood the context. A tool that limited its
+ *   own output (`limited: true`, or its `ctx.truncate` cut something) keeps its own notice: its
+ *   text may exceed the limits by NOTICE_ROOM before the backstop cuts it.
  * - An empty result becomes "(no output)", so the model never has to guess.
  */
 export interface ImagePolicy {
@@ -68,7 +70,7 @@ export async function normalizeResult(state: CallState, options: NormalizeOption
   const result = state.result!;
   let content = result.content;
   if (content.some((block) => block.type === 'image')) content = await normalizeImages(content, options.images, state.signal);
-  content = await backstop(content, options, state.call.name);
+  content = await backstop(content, options, state.call.name, state.limitedByTool === true);
   if (content.every((block) => block.type === 'text' && block.text.trim() === '')) {
     content = [{ type: 'text', text: '(no output)' }];
   }
@@ -118,7 +120,7 @@ function fitsLimits(image: ImageContent, info: ImageInfo, policy: ImagePolicy): 
   );
 }
 
-async function backstop(content: Content[], options: NormalizeOptions, toolName: string): Promise<Content[]> {
+async function backstop(content: Content[], options: NormalizeOptions, toolName: string, limitedByTool: boolean): Promise<Content[]> {
   const { maxBytes, maxLines } = options.limits;
   let chars = 0;
   for (const block of content) if (block.type === 'text') chars += block.text.length;
@@ -133,7 +135,11 @@ async function backstop(content: Content[], options: NormalizeOptions, toolName:
     bytes += utf8ByteLength(text);
     lines += countLines(text);
   }
-  if (bytes <= maxBytes && lines <= maxLines) return content;
+  // A tool's own cut already says what was shown and how to continue (an offset into the real
+  // file); cutting it again would replace that with a wrong total and a spill copy.
+  const roomBytes = limitedByTool ? NOTICE_ROOM.bytes : 0;
+  const roomLines = limitedByTool ? NOTICE_ROOM.lines : 0;
+  if (bytes <= maxBytes + roomBytes && lines <= maxLines + roomLines) return content;
 
   const full = texts.join('\n');
   let path: string | undefined;

@@ -54,6 +54,11 @@ export interface CallState {
    */
   mayChangeFiles: boolean;
   /**
+   * The tool limited its own output: its result said `limited: true`, or its `ctx.truncate` cut
+   * something. The backstop then gives its notice room (see 6-normalize-result.ts).
+   */
+  limitedByTool?: true;
+  /**
    * Set while the call is judged a second time, just before it runs, because an earlier call of
    * its batch may have changed the filesystem (see run-batch.ts). Holds the first judgement.
    */

@@ -48,6 +48,7 @@ export const AgentToolResultSchema = Type.Object({
   usage: Type.Optional(Usage),
   isError: Type.Optional(Type.Boolean()),
   terminate: Type.Optional(Type.Boolean()),
+  limited: Type.Optional(Type.Boolean()),
 });
 
 export interface AgentToolResult<D = unknown> {
@@ -58,4 +59,13 @@ export interface AgentToolResult<D = unknown> {
   isError?: boolean;
   /** Ask the run to stop after this batch. It stops only when every result of the batch says so. */
   terminate?: boolean;
+  /**
+   * The tool cut its own output to `ctx.limits` and its text says so in a notice (which lines were
+   * shown, of how many, how to get the rest). The kernel's backstop then leaves the text alone while
+   * it exceeds the limits by no more than NOTICE_ROOM (room for the notice); past that it cuts as
+   * for any tool. A call whose `ctx.truncate` cut something counts as limited without this flag.
+   *
+   * @example return { content: [{ type: 'text', text: `${kept}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]` }], limited: true };
+   */
+  limited?: boolean;
 }

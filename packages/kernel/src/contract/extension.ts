@@ -84,7 +84,20 @@ export interface ProtectedPaths {
   readonly settingsFolders: readonly string[];
   /** Folders in any sub-folder of which a run may start, and so read settings: the project. */
   readonly settingsTrees: readonly string[];
+  /**
+   * This user's spill folder (also one of `locations`). Tool results name files in its session
+   * folders (`<spillRoot>/<session>/<file>`, a folder holding the SpillMarkerName file), so a
+   * policy lets tools read those without asking; writing there stays denied, and a link inside is
+   * judged by its real target.
+   */
+  readonly spillRoot?: string;
 }
+
+/**
+ * The file that marks a folder under the spill root as a session folder the kernel made. A type,
+ * so an extension that checks for it (path-policy) spells it as the kernel writes it.
+ */
+export type SpillMarkerName = '.airlock-spill-session';
 
 /**
  * The rule name a policy's vote carries when it protects these files (path-policy's deny, or its

@@ -4,11 +4,14 @@ import { lstat, mkdir, open, readdir, readFile, rmdir, stat, unlink, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpillInfo, SpillOptions, SpillWriter } from '../contract/context.js';
+import type { SpillMarkerName } from '../contract/extension.js';
 
 /** Full outputs one session may keep on disk at once (256 MiB). */
 export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
 /** Other sessions' folders untouched this long are removed (7 days). */
 export const DEFAULT_SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** All sessions' spill files together, under one root (1 GiB); past it the oldest sessions go. */
+export const DEFAULT_SPILL_TOTAL_BYTES = 1024 * 1024 * 1024;
 
 export interface SpillStoreOptions {
   /** Folder holding one sub-folder per session. Default {@link defaultSpillRoot}: `<os.tmpdir()>/airlock-spill-<uid>`. */
@@ -19,6 +22,8 @@ export interface SpillStoreOptions {
   budgetBytes?: number;
   /** Age after which other sessions' folders are removed by the lazy cleanup. */
   retentionMs?: number;
+  /** Bytes all sessions under `root` may keep together; the cleanup removes the oldest other sessions past it. */
+  totalBudgetBytes?: number;
   /** Told about background failures (cleanup, eviction) that must not fail a spill. */
   onWarning?: (message: string, error: unknown) => void;
 }
@@ -26,8 +31,10 @@ export interface SpillStoreOptions {
 export interface SpillCleanupOptions {
   /** Remove session folders whose newest modification is older than this. */
   olderThanMs?: number;
-  /** Session ids never to remove (the caller's own). */
+  /** Session ids never to remove (the caller's own). Their files still count toward `maxTotalBytes`. */
   keep?: readonly string[];
+  /** Then remove the oldest remaining sessions until all of them together hold at most this many bytes. */
+  maxTotalBytes?: number;
 }
 
 export interface SpillCleanupResult {
@@ -70,13 +77,15 @@ export function defaultSpillRoot(): string {
 
 export class SpillStore {
   /**
-   * Remove session folders under `root` not modified for `olderThanMs` (a folder's age is that of
-   * its newest entry, so a session still appending to an old file is kept). Only folders this
-   * class made are touched: a real folder (not a symlink) owned by this user that holds Airlock's
-   * session marker. Inside one, only its top-level files go; it is never recursed into, so a
-   * folder that is not a spill session (or that someone nested a folder into) survives.
+   * The retention policy: remove session folders under `root` not modified for `olderThanMs` (a
+   * folder's age is that of its newest entry, so a session still appending to an old file is
+   * kept), then, with `maxTotalBytes`, the oldest remaining ones until all sessions together fit.
+   * Only folders this class made are touched: a real folder (not a symlink) owned by this user
+   * that holds Airlock's session marker. Inside one, only its top-level files go; it is never
+   * recursed into, so a folder that is not a spill session (or that someone nested a folder into)
+   * survives.
    *
-   * @example await SpillStore.cleanup('/tmp/airlock-spill-1000', { olderThanMs: 86_400_000 })
+   * @example await SpillStore.cleanup('/tmp/airlock-spill-1000', { olderThanMs: 86_400_000, maxTotalBytes: 2 ** 30 })
    */
   static async cleanup(root: string, options: SpillCleanupOptions = {}): Promise<SpillCleanupResult> {
     const olderThanMs = options.olderThanMs ?? DEFAULT_SPILL_RETENTION_MS;
@@ -90,16 +99,38 @@ export class SpillStore {
       throw error;
     }
     const cutoff = Date.now() - olderThanMs;
+    const remove = async (folder: string): Promise<boolean> => {
+      try {
+        await removeSessionFolder(folder);
+        result.removed.push(folder);
+        return true;
+      } catch {
+        result.failed.push(folder);
+        return false;
+      }
+    };
+    /** Sessions that stay after the age check, with what they hold. */
+    const kept: { folder: string; newest: number; bytes: number; removable: boolean }[] = [];
     for (const entry of entries) {
-      if (!entry.isDirectory() || keep.has(entry.name) || !isValidSessionId(entry.name)) continue;
+      if (!entry.isDirectory() || !isValidSessionId(entry.name)) continue;
       const folder = join(root, entry.name);
       try {
         if (!(await isSpillSession(folder, entry.name))) continue;
-        if ((await lastModified(folder)) >= cutoff) continue;
-        await removeSessionFolder(folder);
-        result.removed.push(folder);
+        const { newest, bytes } = await measure(folder);
+        const removable = !keep.has(entry.name);
+        if (removable && newest < cutoff) {
+          if (await remove(folder)) continue;
+        }
+        kept.push({ folder, newest, bytes, removable });
       } catch {
         result.failed.push(folder);
+      }
+    }
+    if (options.maxTotalBytes !== undefined) {
+      let total = kept.reduce((sum, k) => sum + k.bytes, 0);
+      for (const k of kept.filter((k) => k.removable).sort((a, b) => a.newest - b.newest)) {
+        if (total <= options.maxTotalBytes) break;
+        if (await remove(k.folder)) total -= k.bytes;
       }
     }
     return result;
@@ -111,6 +142,7 @@ export class SpillStore {
   readonly dir: string;
   readonly budgetBytes: number;
   readonly retentionMs: number;
+  readonly totalBudgetBytes: number;
   readonly #onWarning: (message: string, error: unknown) => void;
   /** Oldest first; the sum of `bytes` is what the budget has handed out. */
   readonly #entries: Entry[] = [];
@@ -118,6 +150,8 @@ export class SpillStore {
   readonly #pending = new Set<Promise<unknown>>();
   readonly #writers = new Set<StreamSpillWriter>();
   #ready: Promise<void> | undefined;
+  #pruning: Promise<void> | undefined;
+  #pruneAgain = false;
   #disposed: Promise<void> | undefined;
 
   constructor(options: SpillStoreOptions) {
@@ -133,6 +167,7 @@ export class SpillStore {
     this.budgetBytes = positiveInteger('budgetBytes', options.budgetBytes ?? DEFAULT_SPILL_BUDGET_BYTES);
     this.retentionMs = options.retentionMs ?? DEFAULT_SPILL_RETENTION_MS;
     if (!(this.retentionMs >= 0)) throw new RangeError(`Spill retentionMs must be 0 or more, got ${String(this.retentionMs)}.`);
+    this.totalBudgetBytes = positiveInteger('totalBudgetBytes', options.totalBudgetBytes ?? DEFAULT_SPILL_TOTAL_BYTES);
     this.#onWarning = options.onWarning ?? (() => {});
   }
 
@@ -163,6 +198,7 @@ export class SpillStore {
       throw writeError(entry.path, error);
     }
     entry.settled = true;
+    this.#prune();
     return { path: entry.path, bytes: body.length, offeredBytes: bytes.length, capped: body.length < bytes.length };
   }
 
@@ -182,26 +218,32 @@ export class SpillStore {
       reserve: (entry, data) => this.#reserve(entry, data),
       release: (entry) => this.#release(entry),
       track: (promise) => this.#track(promise),
-      done: () => this.#writers.delete(writer),
+      done: () => {
+        this.#writers.delete(writer);
+        this.#prune();
+      },
     });
     this.#writers.add(writer);
     return writer;
   }
 
-  /** Remove other sessions' folders older than `olderThanMs` (default: this store's retention). */
+  /**
+   * Apply the retention policy to the other sessions under this root: older than `olderThanMs`
+   * (default: this store's retention), then the oldest past the total budget.
+   */
   cleanup(options: { olderThanMs?: number } = {}): Promise<SpillCleanupResult> {
-    return SpillStore.cleanup(this.root, { olderThanMs: options.olderThanMs ?? this.retentionMs, keep: [this.sessionId] });
+    return SpillStore.cleanup(this.root, { olderThanMs: options.olderThanMs ?? this.retentionMs, maxTotalBytes: this.totalBudgetBytes, keep: [this.sessionId] });
   }
 
-  /** Stop accepting spills, let writes in flight finish, and delete this session's folder. */
+  /**
+   * Stop accepting spills and let writes in flight finish. The session's files stay: a result may
+   * have named one, and the model (or a later `airlock call read`) reads it after this process is
+   * gone. The retention policy removes them later (see cleanup).
+   */
   dispose(): Promise<void> {
     this.#disposed ??= (async () => {
-      for (const writer of this.#writers) this.#track(writer.discard());
+      for (const writer of this.#writers) this.#track(writer.close().then(() => undefined, () => undefined));
       await this.idle();
-      // Ending a session never fails over its scratch folder: a folder it could not remove is a warning.
-      // Only a folder this session made: one that already existed without the marker was refused, not used.
-      if (!(await isSpillSession(this.dir, this.sessionId).catch(() => false))) return;
-      await removeSessionFolder(this.dir).catch((error: unknown) => this.#onWarning(`Could not remove the spill folder ${this.dir}`, error));
     })();
     return this.#disposed;
   }
@@ -274,6 +316,14 @@ export class SpillStore {
     let created = true;
     try {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new Error(
+        `Cannot create the spill folder ${this.root} (${describe(error)}). Make its parent writable, or set limits.spillDir to a writable folder.`,
+        { cause: error },
+      );
+    }
+    await assertPrivateFolder(this.root, 'spill folder');
+    try {
       await mkdir(this.dir, { mode: 0o700 }).catch((error: unknown) => {
         if (errorCode(error) !== 'EEXIST') throw error;
         created = false;
@@ -285,14 +335,8 @@ export class SpillStore {
         { cause: error },
       );
     }
-    const info = await lstat(this.dir);
     // A pre-planted symlink or foreign folder in a shared temp dir must not receive our outputs.
-    if (!info.isDirectory() || (process.getuid !== undefined && info.uid !== process.getuid())) {
-      throw new Error(
-        `The spill folder ${this.dir} is not a directory owned by this user. ` +
-          'Remove it, or set limits.spillDir to a private folder.',
-      );
-    }
+    await assertPrivateFolder(this.dir, 'spill session folder');
     if (created) {
       // The marker is what lets a later cleanup (ours or another session's) prove Airlock made this folder.
       await writeFile(join(this.dir, SESSION_MARKER), markerText(this.sessionId), { mode: 0o600, flag: 'wx' });
@@ -304,12 +348,32 @@ export class SpillStore {
       );
     }
     await this.#adoptExisting();
-    this.#track(
+    this.#prune();
+  }
+
+  /**
+   * Apply the retention policy in the background: when the folder is first used, and after each
+   * spill is complete (so the total counts what this session just wrote). One run at a time; a
+   * request during a run makes one more run after it.
+   */
+  #prune(): void {
+    if (this.#pruning !== undefined) {
+      this.#pruneAgain = true;
+      return;
+    }
+    this.#pruning = this.#track(
       this.cleanup()
         .then(({ failed }) => {
           if (failed.length > 0) this.#onWarning(`Could not remove old spill folders: ${failed.join(', ')}`, undefined);
         })
-        .catch((error: unknown) => this.#onWarning(`Spill cleanup under ${this.root} failed`, error)),
+        .catch((error: unknown) => this.#onWarning(`Spill cleanup under ${this.root} failed`, error))
+        .finally(() => {
+          this.#pruning = undefined;
+          if (this.#pruneAgain) {
+            this.#pruneAgain = false;
+            this.#prune();
+          }
+        }),
     );
   }
 
@@ -480,17 +544,43 @@ function utf8Boundary(data: Uint8Array, n: number): number {
   return cut;
 }
 
-async function lastModified(folder: string): Promise<number> {
+/** A session folder's newest modification and the bytes of its spill files (top level only, links not followed). */
+async function measure(folder: string): Promise<{ newest: number; bytes: number }> {
   let newest = (await lstat(folder)).mtimeMs;
+  let bytes = 0;
   for (const name of await readdir(folder)) {
     const info = await lstat(join(folder, name)).catch(() => undefined);
-    if (info !== undefined) newest = Math.max(newest, info.mtimeMs);
+    if (info === undefined) continue;
+    newest = Math.max(newest, info.mtimeMs);
+    if (info.isFile() && name !== SESSION_MARKER) bytes += info.size;
   }
-  return newest;
+  return { newest, bytes };
+}
+
+/**
+ * Spill files are this user's tool outputs (they can hold anything a command printed), and the
+ * model is allowed to read them back: the folder must be a real folder (not a link) that this user
+ * owns and nobody else can write, or another user could swap files the model will trust.
+ */
+async function assertPrivateFolder(path: string, what: string): Promise<void> {
+  const info = await lstat(path);
+  const uid = process.getuid?.();
+  if (!info.isDirectory()) {
+    throw new Error(`The ${what} ${path} is not a folder (${info.isSymbolicLink() ? 'a symlink' : 'a file'}). Remove it, or set limits.spillDir to a private folder.`);
+  }
+  if (uid !== undefined && info.uid !== uid) {
+    throw new Error(`The ${what} ${path} belongs to another user (uid ${info.uid}, you are ${uid}). Set limits.spillDir to a folder of your own.`);
+  }
+  if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
+    throw new Error(
+      `The ${what} ${path} can be written by other users (mode ${(info.mode & 0o777).toString(8)}). ` +
+        `Make it private (chmod 700 ${path}), or set limits.spillDir to a private folder.`,
+    );
+  }
 }
 
 /** The file that marks a folder as a spill session Airlock made; it names the session. */
-const SESSION_MARKER = '.airlock-spill-session';
+const SESSION_MARKER: SpillMarkerName = '.airlock-spill-session';
 
 function markerText(sessionId: string): string {
   return `airlock spill session ${sessionId}\n`;

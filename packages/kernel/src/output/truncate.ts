@@ -15,6 +15,14 @@ import type { TruncationLimits, TruncationResult } from '../contract/context.js'
 export const DEFAULT_LIMITS: Readonly<TruncationLimits> = Object.freeze({ maxLines: 2000, maxBytes: 51200 });
 
 /**
+ * How far past the limits a tool that limited its own output may go: room for the notices that
+ * say what was cut and how to get the rest (a blank line and a few bracketed lines). Output that
+ * no tool limited gets none of it; a "limited" output past it is cut like any other, so the flag
+ * cannot flood the context.
+ */
+export const NOTICE_ROOM: Readonly<{ lines: number; bytes: number }> = Object.freeze({ lines: 8, bytes: 2048 });
+
+/**
  * Fill in missing limits from `base` and reject nonsense early, so a bad setting fails loudly.
  *
  * @example resolveLimits({ maxLines: 100 }) // { maxLines: 100, maxBytes: 51200 }

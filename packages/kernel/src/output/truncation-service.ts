@@ -1,4 +1,4 @@
-import type { TruncationLimits, TruncationService } from '../contract/context.js';
+import type { TailAccumulator, TruncationLimits, TruncationResult, TruncationService } from '../contract/context.js';
 import { createTailAccumulator } from './tail-accumulator.js';
 import { resolveLimits, truncateHead, truncateTail } from './truncate.js';
 
@@ -15,5 +15,42 @@ export function createTruncationService(limits?: Partial<TruncationLimits>): Tru
     head: (text, overrides) => truncateHead(text, resolveLimits(overrides, bound)),
     tail: (text, overrides) => truncateTail(text, resolveLimits(overrides, bound)),
     stream: (overrides) => createTailAccumulator(resolveLimits(overrides, bound)),
+  };
+}
+
+/**
+ * One call's view of `service` that tells `onCut` when it cut something (a head or tail that
+ * truncated, a stream whose final tail did). That is how the kernel knows a tool limited its own
+ * output, so its backstop keeps the tool's notice instead of cutting it off.
+ *
+ * @example
+ * const truncate = noticingCuts(service, () => (state.limitedByTool = true));
+ */
+export function noticingCuts(service: TruncationService, onCut: () => void): TruncationService {
+  const seen = (result: TruncationResult): TruncationResult => {
+    if (result.truncated) onCut();
+    return result;
+  };
+  return {
+    head: (text, overrides) => seen(service.head(text, overrides)),
+    tail: (text, overrides) => seen(service.tail(text, overrides)),
+    stream: (overrides) => {
+      const tail = service.stream(overrides);
+      const view: TailAccumulator = {
+        push: (chunk) => tail.push(chunk),
+        snapshot: () => tail.snapshot(),
+        end: () => seen(tail.end()),
+        get totalBytes() {
+          return tail.totalBytes;
+        },
+        get totalLines() {
+          return tail.totalLines;
+        },
+        get lastLineBytes() {
+          return tail.lastLineBytes;
+        },
+      };
+      return view;
+    },
   };
 }

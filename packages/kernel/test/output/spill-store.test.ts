@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -240,17 +240,82 @@ describe('SpillStore cleanup', () => {
 });
 
 describe('SpillStore.dispose', () => {
-  it('removes the session folder and refuses further spills', async () => {
+  it('keeps the files a result named (they outlive the process), closes open writers and refuses further spills', async () => {
     const store = createSpillStore({ root, sessionId: 's' });
     const info = await store.spill('data');
     const writer = store.open();
     writer.write('pending');
     await store.dispose();
-    expect(await exists(store.dir)).toBe(false);
-    expect(await exists(info.path)).toBe(false);
+    expect(await readFile(info.path, 'utf8')).toBe('data');
+    expect(await readFile(writer.path, 'utf8')).toBe('pending');
     await expect(store.spill('more')).rejects.toThrow(/disposed; create a new one/);
     expect(() => store.open()).toThrow(/disposed/);
     await store.dispose(); // idempotent
+  });
+});
+
+describe('SpillStore retention: age and total size', () => {
+  it('past the total budget, the oldest other sessions go first; its own session always stays', async () => {
+    const oldest = await oldSession('oldest', 3 * DAY);
+    const middle = await oldSession('middle', 2 * DAY);
+    const newest = await oldSession('newest', 1 * DAY);
+    // Each old session holds 3 bytes ("old"); this one will hold 4: a budget of 10 keeps two others.
+    const store = createSpillStore({ root, sessionId: 'me', totalBudgetBytes: 10 });
+    await store.spill('mine');
+    await store.idle();
+    expect(await exists(oldest)).toBe(false);
+    expect(await exists(middle)).toBe(true);
+    expect(await exists(newest)).toBe(true);
+    expect(await exists(store.dir)).toBe(true);
+    // Over budget by its own files alone: the others go, its own stays.
+    const result = await SpillStore.cleanup(root, { olderThanMs: 30 * DAY, maxTotalBytes: 4, keep: ['me'] });
+    expect(result.removed.sort()).toEqual([middle, newest].sort());
+    expect(await readdir(store.dir)).toHaveLength(2);
+  });
+
+  it('the age limit applies to sessions of earlier processes: a file stays readable until then', async () => {
+    const first = createSpillStore({ root, sessionId: 'first', retentionMs: DAY });
+    const { path } = await first.spill('named in a result');
+    await first.dispose();
+    const second = createSpillStore({ root, sessionId: 'second', retentionMs: DAY });
+    await second.spill('x');
+    await second.idle();
+    expect(await readFile(path, 'utf8')).toBe('named in a result');
+    await age(first.dir, 2 * DAY);
+    const third = createSpillStore({ root, sessionId: 'third', retentionMs: DAY });
+    await third.spill('x');
+    await third.idle();
+    expect(await exists(first.dir)).toBe(false);
+    expect(await exists(second.dir)).toBe(true);
+  });
+});
+
+describe('SpillStore: the root is this user\'s private folder', () => {
+  it('creates it 0700', async () => {
+    const store = createSpillStore({ root: join(root, 'fresh', 'spill'), sessionId: 's' });
+    await store.spill('x');
+    expect(await modeOf(store.root)).toBe(0o700);
+  });
+
+  it('refuses a root others can write, a root that is a symlink, and says how to fix it', async () => {
+    const open = join(root, 'open');
+    await mkdir(open);
+    await chmod(open, 0o777);
+    const store = createSpillStore({ root: open, sessionId: 's' });
+    await expect(store.spill('secret output')).rejects.toThrow(/can be written by other users \(mode 777\)\. Make it private \(chmod 700 .*\), or set limits\.spillDir/);
+    expect(await readdir(open)).toEqual([]);
+    const link = join(root, 'link');
+    await mkdir(join(root, 'target'), { mode: 0o700 });
+    await symlink(join(root, 'target'), link);
+    await expect(createSpillStore({ root: link, sessionId: 's' }).spill('x')).rejects.toThrow(/is not a folder \(a symlink\)/);
+    expect(await readdir(join(root, 'target'))).toEqual([]);
+  });
+
+  it.runIf(process.getuid?.() === 0)('refuses a root another user owns', async () => {
+    const theirs = join(root, 'theirs');
+    await mkdir(theirs, { mode: 0o700 });
+    await chown(theirs, 65534, 65534);
+    await expect(createSpillStore({ root: theirs, sessionId: 's' }).spill('x')).rejects.toThrow(/belongs to another user \(uid 65534/);
   });
 });
 
