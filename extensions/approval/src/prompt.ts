@@ -36,7 +36,9 @@ export function promptText(facts: PromptFacts): string {
   for (const vote of facts.asking) {
     const rule = vote.rule ?? vote.handler;
     const reason = vote.reason ? `: ${displayText(vote.reason, { maxChars: MAX_REASON_CHARS })}` : '';
-    head.push(`Asked by ${rule.startsWith('default:') ? 'the default' : 'rule'} ${displayText(rule, { maxChars: MAX_REASON_CHARS })}${reason}`);
+    // The id itself says "default:"; the word before it says what kind of thing asked.
+    const kind = vote.rule === undefined ? 'handler' : rule.startsWith('default:') ? 'built-in rule' : 'rule';
+    head.push(`Asked by ${kind} ${displayText(rule, { maxChars: MAX_REASON_CHARS })}${reason}`);
   }
   const body = argLines(facts.args);
   if (facts.provenance.length > 0) {

@@ -1,4 +1,4 @@
-import { displayText } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/kernel';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -34,7 +34,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
       rows.push([r.name, r.version ?? '', r.status, r.layer, kernel, provides, source]);
     }
     io.stdout.write(table(rows));
-    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${records.length} extensions loaded.\n`);
+    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${countOf(records.length, 'extension')} loaded.\n`);
     for (const d of host.diagnostics) {
       const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${show(d.fix)}\n` : '';
       io.stdout.write(`\n${d.severity}: ${show(d.message)}\n${fix}`);
