@@ -244,7 +244,10 @@ const CATALOGUE = {
   AIRLOCK_EXTENSION_BAD_EXPORT: entry<{ entryFile: string; problems: readonly string[] }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)}: ${d.entryFile} does not default-export an extension:\n${bullets(d.problems)}`,
-      "export default defineExtension({ name: 'my-ext', options: Type.Object({...}), setup(api, options) { ... } }).",
+      // The form docs/extensions.md teaches: a plain object, typed with `satisfies` (a type-only
+      // import, so the extension never loads a second kernel at run time).
+      "default-export the extension object: export default { name: 'my-ext', options: Options, setup(api, options) { ... } } " +
+        'satisfies Extension<typeof Options>, with `import type { Extension } from "@airlock/kernel"` (docs/extensions.md).',
     ),
   ),
 
