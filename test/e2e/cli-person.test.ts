@@ -42,9 +42,11 @@ describe('a runnable bin', () => {
 describe('call bash: live output on a terminal, the result alone on a pipe', { timeout: 60_000 }, () => {
   it('on a terminal, the first line shows while the command still runs', async () => {
     const s = sandbox();
-    const command = 'echo first-line; sleep 6; echo last-line';
+    // A secret in the live output is redacted as in the result: partial results pass the redact phase.
+    const token = 'ghp_0123456789abcdefABCDEF0123456789abcd';
+    const command = `echo ${token}; echo first-line; sleep 6; echo last-line`;
     // Before, nothing showed until the command ended (about 6 s): the first expect timed out.
-    const { exitCode, transcript } = await inPty(s, ['call', 'bash', JSON.stringify({ command })], [
+    const { exitCode, transcript, raw } = await inPty(s, ['call', 'bash', JSON.stringify({ command })], [
       { expect: 'first-line', timeout: 4 },
       { expect: 'last-line' },
       { expect: 'the result, as the model sees it' },
@@ -52,6 +54,8 @@ describe('call bash: live output on a terminal, the result alone on a pipe', { t
       { expect: 'bash \\(call_1\\) → ok' },
     ]);
     expect(exitCode, transcript).toBe(0);
+    expect(raw).not.toContain(token);
+    expect(transcript).toContain('[REDACTED:github-token#1]\nfirst-line');
   });
 
   it('on a pipe, stdout is the result byte for byte and stderr only the status line', async () => {
