@@ -114,6 +114,9 @@ describe('load warnings a person can read', () => {
     }
     expect(occurrences(r.stderr, 'Fix:')).toBe(1);
     expect(r.stderr).not.toMatch(/Fix the pattern or the example\.\s*\n?Fix:/);
+    const listing = await s.airlock(['extensions']);
+    expect(listing.stdout).toContain('NO TOOL WILL RUN');
+    expect(occurrences(listing.stdout.toLowerCase(), 'fix:')).toBe(1);
     const test = await s.airlock(['policy', 'test']);
     expect(test.stdout).toContain('1 rule, 1 with examples, 1 failing');
   });

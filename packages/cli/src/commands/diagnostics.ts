@@ -17,16 +17,25 @@ export function reportDiagnostics(host: Host, io: IO, options: { verbose?: boole
     write(`airlock: ${notInstalled.length} default extension${notInstalled.length === 1 ? ' is' : 's are'} not installed yet (${names.map((n) => show(n)).join(', ')}); running without them.\n`);
   }
   const blocked = host.blocked;
-  const blocking = (d: HostDiagnostic): boolean => blocked !== undefined && d.severity === 'error' && d.extension !== undefined && blocked.extensions.includes(d.extension);
+  const blocking = (d: HostDiagnostic): boolean => blocks(host, d);
   const rest = host.diagnostics.filter((d) => d.code !== 'AIRLOCK_EXTENSION_NOT_INSTALLED' && !blocking(d));
   for (const group of groupByCodeAndFix(rest)) write(describeGroup(group, options.verbose === true));
   if (blocked === undefined) return;
   // The host refuses every call then; say why once, up front, rather than only in each result.
   // Each failed extension's problem, then the block's fix, which already holds each one's own.
-  const headline = blocked.message.split('\n')[0] ?? blocked.message;
-  write(`airlock: error: ${show(headline)}\n`);
+  write(`airlock: error: ${show(blockedHeadline(blocked))}\n`);
   for (const d of host.diagnostics.filter(blocking)) write(`  ${show(withoutFix(d)).replace(/\n/g, '\n  ')}\n${stackOf(d, options.verbose === true)}`);
   write(`Fix: ${show(blocked.fix)}\n`);
+}
+
+/** The diagnostic of an extension whose failure blocks every tool: the block's `Fix:` line covers its fix. */
+export function blocks(host: Host, d: HostDiagnostic): boolean {
+  return host.blocked !== undefined && d.severity === 'error' && d.extension !== undefined && host.blocked.extensions.includes(d.extension);
+}
+
+/** `No tool may run: a policy extension failed to load, …`: the block's first line, without the per-extension lines and the fix. */
+export function blockedHeadline(blocked: NonNullable<Host['blocked']>): string {
+  return blocked.message.split('\n')[0] ?? blocked.message;
 }
 
 /** Diagnostics that share a code and a fix, in first-seen order. */
@@ -70,12 +79,12 @@ function untrustedSummary(group: readonly HostDiagnostic[]): string {
 }
 
 /** The message as the host words it ends with its `Fix:` line; add one if it does not. */
-function withFixLine(d: HostDiagnostic): string {
+export function withFixLine(d: HostDiagnostic): string {
   return d.fix === undefined || d.message.includes(d.fix) ? d.message : `${d.message}\nFix: ${d.fix}`;
 }
 
 /** The message without its trailing `Fix: …` line, for when the fix is said once for several. */
-function withoutFix(d: HostDiagnostic): string {
+export function withoutFix(d: HostDiagnostic): string {
   if (d.fix === undefined) return d.message;
   const line = `\nFix: ${d.fix}`;
   return d.message.endsWith(line) ? d.message.slice(0, -line.length) : d.message;
