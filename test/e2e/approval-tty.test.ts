@@ -9,7 +9,7 @@ describe('approval in a real terminal', { timeout: 60_000 }, () => {
     const s = askingProject();
     const { exitCode, transcript } = await inPty(s, ['call', 'bash', '{"command":"echo hi > out.txt"}'], [
       { expect: 'Allow bash\\?' },
-      { expect: 'Asked by the default default:exec: commands need a yes' },
+      { expect: 'Asked by built-in rule default:exec: commands need a yes' },
       { expect: 'command: echo hi > out.txt' },
       { expect: 'Always allow in this project' },
       { send: DOWN },

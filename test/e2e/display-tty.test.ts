@@ -74,7 +74,7 @@ describe('what a person reads in a terminal is what runs', { timeout: 90_000 }, 
     expectNothingInterpreted(raw);
   });
 
-  it('tool names and call ids the model chose show escaped in batch status lines, in audit tail and in policy explain', async () => {
+  it('tool names and call ids the model chose show escaped in batch result headers, in audit tail and in policy explain', async () => {
     const s = sandbox();
     const state = { XDG_STATE_HOME: join(s.home, '.local', 'state') };
     s.write('project/notes.txt', 'hello\n');
@@ -83,8 +83,8 @@ describe('what a person reads in a terminal is what runs', { timeout: 90_000 }, 
       { id: `id${ZWSP}2${'\n'.repeat(60)}x`, name: 'read', arguments: { path: `notes.txt` } },
     ]);
     const batch = await inPty(s, ['batch', 'batch.json'], [
-      { expect: literally('airlock: re\\u001B[8mad\\u202E (c\\u001B]52;c;Y3VybCBldmlsfHNo\\u00071) → not found') },
-      { expect: literally('airlock: read (id\\u200B2⟪60 newlines⟫x) → ok') },
+      { expect: literally('── [1/2] re\\u001B[8mad\\u202E (c\\u001B]52;c;Y3VybCBldmlsfHNo\\u00071) → not found ──') },
+      { expect: literally('── [2/2] read (id\\u200B2⟪60 newlines⟫x) → ok ──') },
     ], state);
     expect(batch.exitCode, batch.transcript).toBe(1);
     expectNothingInterpreted(batch.raw);

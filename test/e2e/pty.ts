@@ -11,7 +11,8 @@ export const DOWN = '\u001b[B';
 export const ENTER = '\r';
 export const CTRL_C = '\u0003';
 
-export type Step = { expect: string } | { send: string } | { sleep: number };
+/** An `expect` waits up to its own `timeout` (seconds) when given, else the run's. */
+export type Step = { expect: string; timeout?: number } | { send: string } | { sleep: number };
 
 export interface PtyOutcome {
   exitCode: number | null;
@@ -25,9 +26,11 @@ export interface PtyOutcome {
  * Runs the real `airlock` binary under a pseudo-terminal in the sandbox's project folder (its home,
  * no colours), typing `steps` like a person. Rejects when an expected text does not show.
  */
-export async function inPty(s: ReturnType<typeof sandbox>, args: string[], steps: Step[], env: Record<string, string> = {}): Promise<PtyOutcome> {
+export async function inPty(s: ReturnType<typeof sandbox>, args: string[], steps: Step[], env: Record<string, string> = {}, options: { trust?: boolean } = {}): Promise<PtyOutcome> {
   const vars = { HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), NO_COLOR: '1', PATH: process.env.PATH ?? '', ...env };
-  const argv = ['env', ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, BIN, '--trust', ...args];
+  // --trust unless a test is about the trust question itself.
+  const trust = options.trust === false ? [] : ['--trust'];
+  const argv = ['env', ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, BIN, ...trust, ...args];
   // Wide enough that the prompt library does not wrap the lines a test looks for.
   const spec = { argv, cwd: s.project, steps, timeout: 20, cols: 250 };
   const { stdout } = await run('python3', [PTY, JSON.stringify(spec)], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });

@@ -5,7 +5,7 @@ import { greet } from './greet.js';
 /**
  * A third-party tool as an Airlock extension. It imports only *types* from @airlock/kernel and
  * gets everything at run time from `setup(api, options)`, so it works with whichever kernel the
- * host runs (see architecture.md §7).
+ * host runs (docs/extensions.md: "Import only types from @airlock/kernel").
  */
 const Options = Type.Object({
   greeting: Type.String({ default: 'Hello', minLength: 1, description: 'The word to greet with.' }),

@@ -9,7 +9,7 @@ import { name, promptText } from './prompt.js';
  * - Choices: allow once, allow for this session, always allow (saved as a literal rule in the
  *   project's local rules or the user's settings), deny, deny with a message for the model.
  * - No answer within `timeoutMs`, Ctrl-C or an abort: deny.
- * - Nobody to ask (no terminal, no RPC client): deny, naming the rule that would allow it.
+ * - Nobody to ask (no terminal, no dialog): deny, naming the rule that would allow it.
  * - An "ask" from an explicit rule is asked every time: a session or saved allow only answers
  *   asks that come from defaults (`default:…` rules). A saved allow never outweighs an explicit
  *   ask or deny — the policy's vote already makes sure of that for saved rules.
@@ -71,8 +71,8 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
         reason:
           whyAsked(asking) +
           (explicit.length > 0
-            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no RPC client. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : ', or change that rule'}.`
-            : `This call needs a person's approval, and nobody can be asked here: no terminal and no RPC client. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`),
+            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no dialog to show it in. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : ', or change that rule'}.`
+            : `This call needs a person's approval, and nobody can be asked here: no terminal and no dialog to show it in. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`),
       };
     }
 

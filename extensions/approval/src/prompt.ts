@@ -1,5 +1,5 @@
 import type { ArgsChange, Vote } from '@airlock/kernel';
-import { displayText, displayValue } from '@airlock/kernel/display';
+import { countOf, displayText, displayValue } from '@airlock/kernel/display';
 
 /**
  * Long values are cut so a prompt fits a terminal, always keeping their start and their end
@@ -36,7 +36,9 @@ export function promptText(facts: PromptFacts): string {
   for (const vote of facts.asking) {
     const rule = vote.rule ?? vote.handler;
     const reason = vote.reason ? `: ${displayText(vote.reason, { maxChars: MAX_REASON_CHARS })}` : '';
-    head.push(`Asked by ${rule.startsWith('default:') ? 'the default' : 'rule'} ${displayText(rule, { maxChars: MAX_REASON_CHARS })}${reason}`);
+    // The id itself says "default:"; the word before it says what kind of thing asked.
+    const kind = vote.rule === undefined ? 'handler' : rule.startsWith('default:') ? 'built-in rule' : 'rule';
+    head.push(`Asked by ${kind} ${displayText(rule, { maxChars: MAX_REASON_CHARS })}${reason}`);
   }
   const body = argLines(facts.args);
   if (facts.provenance.length > 0) {
@@ -83,5 +85,5 @@ function clip(lines: string[]): string[] {
   if (flat.length <= MAX_LINES) return flat;
   const keepHead = Math.ceil((MAX_LINES - 1) / 2);
   const keepTail = MAX_LINES - 1 - keepHead;
-  return [...flat.slice(0, keepHead), `  \u27EA… ${flat.length - keepHead - keepTail} lines left out …\u27EB`, ...flat.slice(flat.length - keepTail)];
+  return [...flat.slice(0, keepHead), `  \u27EA… ${countOf(flat.length - keepHead - keepTail, 'line')} left out …\u27EB`, ...flat.slice(flat.length - keepTail)];
 }

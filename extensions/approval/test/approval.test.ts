@@ -79,7 +79,7 @@ describe('approval', () => {
   it('the prompt shows the tool, its arguments, the rule and its reason', async () => {
     const { ui, shown } = scriptedUI([CHOICES.once]);
     await setup(ui).call({ command: 'npm test' });
-    expect(shown[0]!.title).toBe('Allow bash?\nAsked by the default default:exec: commands need a yes\n  command: npm test');
+    expect(shown[0]!.title).toBe('Allow bash?\nAsked by built-in rule default:exec: commands need a yes\n  command: npm test');
     expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.session, CHOICES.local, CHOICES.user, CHOICES.deny, CHOICES.denyWhy]);
   });
 

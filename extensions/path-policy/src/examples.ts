@@ -9,6 +9,9 @@ export interface ExampleFailure {
   where: string;
   example: string;
   expected: 'match' | 'notMatch';
+  /** What went wrong, without the fix (setup reports the fix apart). */
+  problem: string;
+  /** `problem` and the fix, for `airlock policy test`. */
   message: string;
 }
 
@@ -46,16 +49,11 @@ export async function checkExamples(policy: Policy): Promise<ExampleFailure[]> {
       for (const example of list) {
         const hit = await matches(policy, rule, example);
         if (hit === (expected === 'match')) continue;
-        failures.push({
-          rule: rule.id,
-          where: rule.where,
-          example,
-          expected,
-          message:
-            `The rule ${JSON.stringify(rule.surface)}${rule.id !== rule.surface ? ` (id ${rule.id})` : ''} in ${rule.where} ` +
-            `${expected === 'match' ? 'should match' : 'should not match'} its example ${JSON.stringify(example)}, but it ` +
-            `${hit ? 'does' : 'does not'}. Fix the pattern or the example.`,
-        });
+        const problem =
+          `The rule ${JSON.stringify(rule.surface)}${rule.id !== rule.surface ? ` (id ${rule.id})` : ''} in ${rule.where} ` +
+          `${expected === 'match' ? 'should match' : 'should not match'} its example ${JSON.stringify(example)}, but it ` +
+          `${hit ? 'does' : 'does not'}.`;
+        failures.push({ rule: rule.id, where: rule.where, example, expected, problem, message: `${problem} Fix the pattern or the example.` });
       }
     }
   }

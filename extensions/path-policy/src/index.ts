@@ -14,7 +14,7 @@ const extension = {
   name: 'path-policy',
   options: OptionsSchema,
   async setup(api, options) {
-    const policy = createPolicy({
+    const policy = refusingSettings(() => createPolicy({
       rules: rulesFromSettings(api.settings),
       ...(options.roots === undefined ? {} : { roots: options.roots }),
       cwd: api.cwd,
@@ -25,9 +25,15 @@ const extension = {
       ...(api.protectedPaths === undefined ? {} : { protectedPaths: api.protectedPaths }),
       // Without an active sandbox the analysis is the boundary again, and asks for what it cannot follow.
       ...(api.sandbox === undefined ? {} : { sandboxed: api.sandbox.active }),
-    });
+    }));
     const failures = await checkExamples(policy);
-    if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'));
+    if (failures.length > 0) {
+      const where = [...new Set(failures.map((f) => f.where))].join(', ');
+      throw settingsProblem(
+        failures.map((f) => f.problem).join('\n'),
+        `correct the pattern or the example of the rule${failures.length === 1 ? '' : 's'} at ${where} in your settings, then check every example with \`airlock policy test\` (it names the file).`,
+      );
+    }
 
     api.on(
       'tool_call',
@@ -46,6 +52,24 @@ const extension = {
     api.registerSandboxProfile?.(({ cwd }) => policy.sandboxProfile(cwd));
   },
 } satisfies Extension<typeof OptionsSchema>;
+
+/**
+ * An error saying the settings are wrong, not the extension: its `fix` is what the host offers
+ * (instead of "remove the extension", which would drop the policy over a typo in one rule).
+ */
+function settingsProblem(message: string, fix: string): Error {
+  return Object.assign(new Error(message), { fix });
+}
+
+/** A malformed rule (or root, or secret pattern) is a settings problem too. */
+function refusingSettings<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== 'RuleError') throw error;
+    throw settingsProblem(error.message, 'correct that rule (or the path-policy options) in your settings; `airlock policy test` checks them without running anything.');
+  }
+}
 
 /** The parser (tree-sitter, WASM) loads on the first command only; a load failure fails that call closed. */
 export async function loadShell(): Promise<ShellAnalyzer> {

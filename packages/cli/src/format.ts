@@ -1,4 +1,4 @@
-import { displayText, type ToolResultMessage } from '@airlock/kernel';
+import { countOf, displayText, type ToolResultMessage } from '@airlock/kernel';
 
 /**
  * Human output. Content goes to stdout exactly as the model would see it (so it can be piped);
@@ -28,9 +28,31 @@ const MAX_NAME_CHARS = 80;
 /** `airlock: read (call-1) → ok`, one line; the model's tool name and call id shown through displayText. */
 export function formatStatus(message: ToolResultMessage, durationMs?: number): string {
   const time = durationMs === undefined ? '' : ` in ${durationMs < 10 ? durationMs.toFixed(1) : Math.round(durationMs)} ms`;
+  return `airlock: ${describeCall(message)} → ${MARK[message.outcome]}${time}\n`;
+}
+
+/**
+ * The line above each result of a batch, so results that run together stay apart and each says
+ * which call it answers: `── [2/3] read (call_2) → ok ──`.
+ */
+export function formatResultHeader(message: ToolResultMessage, index: number, total: number): string {
+  return `── [${index + 1}/${total}] ${describeCall(message)} → ${MARK[message.outcome]} ──\n`;
+}
+
+/** `read (call_1)`: the model chose both, so both are shown through displayText and kept short. */
+function describeCall(message: ToolResultMessage): string {
   const name = displayText(message.toolName, { maxChars: MAX_NAME_CHARS });
   const id = displayText(message.toolCallId, { maxChars: MAX_NAME_CHARS });
-  return `airlock: ${name} (${id}) → ${MARK[message.outcome]}${time}\n`;
+  return `${name} (${id})`;
+}
+
+/** `3 calls: 2 ok, 1 denied`, the closing line of a batch. */
+export function formatBatchSummary(messages: readonly ToolResultMessage[], durationMs: number): string {
+  const counts = new Map<string, number>();
+  for (const m of messages) counts.set(MARK[m.outcome], (counts.get(MARK[m.outcome]) ?? 0) + 1);
+  const parts = [...counts].map(([mark, n]) => `${n} ${mark}`).join(', ');
+  const time = durationMs < 10 ? durationMs.toFixed(1) : String(Math.round(durationMs));
+  return `airlock: batch of ${countOf(messages.length, 'call')}: ${parts || 'none ran'} in ${time} ms\n`;
 }
 
 export function formatBytes(bytes: number): string {

@@ -12,6 +12,10 @@ export interface IO {
   readStdin(): Promise<string>;
   /** Standard input is a terminal (dialogs are possible). */
   isTTY: boolean;
+  /** Standard error is a terminal: a person watches, so a running call's output streams there. */
+  stderrIsTTY?: boolean;
+  /** Standard output is a terminal too (then live output and the result would show twice without a rule between them). */
+  stdoutIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Airlock's own extensions compiled into the single-file CLI (see scripts/bundle-entry.mjs). */
@@ -38,6 +42,8 @@ export function processIO(bundled?: BundledExtensions): IO {
       return Buffer.concat(chunks).toString('utf8');
     },
     isTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
     killSelf: () => process.kill(process.pid, 'SIGKILL'),

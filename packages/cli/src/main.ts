@@ -51,6 +51,8 @@ export interface GlobalOptions {
   maxConcurrency?: number;
   trust?: boolean;
   json?: boolean;
+  /** Show the stack trace behind a load problem (a throwing `setup`). */
+  verbose?: boolean;
 }
 
 function buildProgram(io: IO, exit: (code: number) => void): Command {
@@ -70,7 +72,8 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
     .addOption(new Option('--max-concurrency <n>', 'run at most n calls of a batch at once').argParser(positiveInt))
     .option('--trust', 'trust the project folder for this run (load its extensions)')
     .option('--no-trust', 'do not trust the project folder for this run')
-    .option('--json', 'machine-readable output');
+    .option('--json', 'machine-readable output')
+    .option('-v, --verbose', "show the stack trace behind a load problem (an extension's setup that threw)");
 
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
   const done = (code: number): void => exit(code);

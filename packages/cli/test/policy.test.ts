@@ -116,7 +116,7 @@ describe('airlock policy test', () => {
     const p = project({ deny: [{ match: 'bash(git push --force*)', examples: { match: ['bash(git push --force origin)'], notMatch: ['bash(git push origin)'] } }] });
     const io = testIO(p.dir, p.home);
     expect(await run(['--settings', p.settings, 'policy', 'test'], io)).toBe(0);
-    expect(io.out()).toContain('1 rules, 1 with examples, 0 failing');
+    expect(io.out()).toContain('1 rule, 1 with examples, 0 failing');
   });
 
   it('exit 1 naming the rule and the example that fails', async () => {

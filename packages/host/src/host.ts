@@ -61,6 +61,10 @@ export interface HostDiagnostic {
   message: string;
   fix?: string;
   extension?: string;
+  /** The code's own fields (e.g. `projectDir` of an untrusted project's extension), for UIs that sum diagnostics up. */
+  details?: Readonly<Record<string, unknown>>;
+  /** The stack of the error behind it (a throwing `setup`), for `--verbose`. */
+  stack?: string;
 }
 
 /** Why an open host refuses every call. */
@@ -126,7 +130,11 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       projectDir,
       mode,
       interactive: options.interactive && ui.interactive,
-      confirm: (message) => ui.confirm('Trust this project folder?', message),
+      // The question's first line is its title; the dialog shows a title once, above the rest.
+      confirm: (question) => {
+        const [title = '', ...rest] = question.split('\n');
+        return ui.confirm(title, rest.join('\n'));
+      },
       trustFile: defaultTrustFile(env, homeDir),
       ...(options.trust === undefined ? {} : { flag: options.trust }),
     });
@@ -291,6 +299,8 @@ function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
     message: d.message,
     ...(d.fix === undefined ? {} : { fix: d.fix }),
     ...(d.extension === undefined ? {} : { extension: d.extension }),
+    details: d.details,
+    ...(d.stack === undefined ? {} : { stack: d.stack }),
   };
 }
 

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadSettings } from '@airlock/host';
-import { displayText } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/kernel';
 import type { VerifyReport } from '@airlock/audit-log/cli';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -94,7 +94,7 @@ function describe(report: VerifyReport): string {
   const notes = report.notes.map((n) => `  note: ${show(n)}\n`).join('');
   if (report.broken === undefined) {
     const checked = report.headFile === undefined ? '' : `; ends where its head says (${show(report.headFile)})`;
-    return `intact: ${report.records} records in ${files}; chain from ${show(report.anchor)}, head ${show(report.head ?? '(empty)')}${checked}\n${notes}`;
+    return `intact: ${countOf(report.records, 'record')} in ${files}; chain from ${show(report.anchor)}, head ${show(report.head ?? '(empty)')}${checked}\n${notes}`;
   }
   const b = report.broken;
   return `BROKEN (${b.kind}) at ${b.line === undefined ? '' : `line ${b.line} of `}${show(b.file)}:\n  ${show(b.message)}\n${notes}`;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { KernelEvent, ToolCall } from '@airlock/kernel';
-import { formatContent, formatStatus } from '../format.js';
+import { formatBatchSummary, formatContent, formatResultHeader } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';
@@ -17,24 +17,26 @@ export interface BatchArgs {
 /**
  * `airlock batch <file|->`: the calls of one assistant message, as the kernel runs them.
  * --events streams every event as a JSON line, then every result message; --json prints the
- * results as one JSON array; otherwise each result's content and status, in source order.
+ * results as one JSON array; otherwise each result's content under a header naming its call, in
+ * source order, and a count of the outcomes on stderr.
  */
 export async function batchCommand(a: BatchArgs, g: GlobalOptions, io: IO): Promise<number> {
   const calls = await readCalls(a.file, io);
   const host = await openSession(g, io);
   try {
-    reportDiagnostics(host, io);
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
     const line = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
+    const started = performance.now();
     const { messages } = await withInterrupt((signal) =>
       host.batch(calls, { signal, ...(a.events ? { onEvent: (event: KernelEvent) => line(event) } : {}) }),
     );
     if (a.events) for (const m of messages) line(m);
     else if (g.json) line(messages);
-    else
-      for (const m of messages) {
-        io.stdout.write(formatContent(m));
-        io.stderr.write(formatStatus(m));
-      }
+    else {
+      // Each result under a header naming its call, a blank line between two; the counts close.
+      messages.forEach((m, i) => io.stdout.write(`${i === 0 ? '' : '\n'}${formatResultHeader(m, i, messages.length)}${formatContent(m)}`));
+      io.stderr.write(formatBatchSummary(messages, performance.now() - started));
+    }
     return messages.every((m) => m.outcome === 'ok') ? EXIT.ok : EXIT.outcome;
   } finally {
     await host.close();

@@ -1,4 +1,5 @@
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { Content, KernelEvent, ToolResultMessage } from '@airlock/kernel';
+import { liveOutput } from '../live-output.js';
 import { formatContent, formatStatus } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import { readJsonArgument } from '../json-input.js';
@@ -20,13 +21,23 @@ export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promis
   const input = await readJsonArgument(a.args, io, 'arguments');
   const host = await openSession(g, io);
   try {
-    reportDiagnostics(host, io);
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
     const started = performance.now();
+    // A person at a terminal sees a long command's output as it comes (on stderr, so stdout
+    // stays the result alone); a program reading a pipe gets only the result, as before.
+    const live = !g.json && io.stderrIsTTY === true ? liveOutput((text) => void io.stderr.write(text)) : undefined;
+    const onEvent = live === undefined ? undefined : (event: KernelEvent) => {
+      if (event.type === 'tool_execution_update' && event.toolCallId === a.id) live.update(textOf(event.partial.content));
+    };
     const message: ToolResultMessage = await withInterrupt((signal) =>
-      host.execute({ id: a.id, name: a.tool, arguments: input }, { signal, ...(a.timeoutMs === undefined ? {} : { timeoutMs: a.timeoutMs }) }),
+      host.execute(
+        { id: a.id, name: a.tool, arguments: input },
+        { signal, ...(onEvent === undefined ? {} : { onEvent }), ...(a.timeoutMs === undefined ? {} : { timeoutMs: a.timeoutMs }) },
+      ),
     );
     if (g.json) io.stdout.write(`${JSON.stringify(message)}\n`);
     else {
+      if (live?.end() === true && io.stdoutIsTTY === true) io.stderr.write('── the result, as the model sees it ──\n');
       io.stdout.write(formatContent(message));
       io.stderr.write(formatStatus(message, performance.now() - started));
     }
@@ -35,4 +46,8 @@ export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promis
     await host.close();
     leaveIfStuck(host, io);
   }
+}
+
+function textOf(content: readonly Content[]): string {
+  return content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

@@ -1,5 +1,6 @@
-import { displayText } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/kernel';
 import { table } from '../format.js';
+import { blockedHeadline, blocks, withFixLine, withoutFix } from './diagnostics.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';
@@ -34,12 +35,14 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
       rows.push([r.name, r.version ?? '', r.status, r.layer, kernel, provides, source]);
     }
     io.stdout.write(table(rows));
-    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${records.length} extensions loaded.\n`);
-    for (const d of host.diagnostics) {
-      const fix = d.fix !== undefined && !d.message.includes(d.fix) ? `  fix: ${show(d.fix)}\n` : '';
-      io.stdout.write(`\n${d.severity}: ${show(d.message)}\n${fix}`);
+    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${countOf(records.length, 'extension')} loaded.\n`);
+    // A blocking extension's fix is part of the block's, so it is said once, at the end.
+    for (const d of host.diagnostics) io.stdout.write(`\n${d.severity}: ${show(blocks(host, d) ? withoutFix(d) : withFixLine(d))}\n`);
+    if (host.blocked) {
+      const headline = blockedHeadline(host.blocked).replace(/^No tool may run: /, '');
+      const fix = host.blocked.fix.replace(/ Run `airlock extensions` for every detail\.$/, ''); // this is that command
+      io.stdout.write(`\nNO TOOL WILL RUN: ${show(headline)}\nFix: ${show(fix)}\n`);
     }
-    if (host.blocked) io.stdout.write(`\nNO TOOL WILL RUN: ${show(host.blocked.message)}\n  fix: ${show(host.blocked.fix)}\n`);
     return EXIT.ok;
   } finally {
     await host.close();

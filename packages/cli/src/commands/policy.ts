@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { createExtensionJiti, type Host } from '@airlock/host';
 import type { Command } from 'commander';
-import { displayText, displayValue, type Resource, type ToolContext } from '@airlock/kernel';
+import { countOf, displayText, displayValue, type Resource, type ToolContext } from '@airlock/kernel';
 import type { Policy, PolicyDecision, RuleEntry } from '@airlock/path-policy';
 import Value from 'typebox/value';
 import { EXIT, UsageError, type IO } from '../io.js';
@@ -27,7 +27,7 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
   }
   const host = await openSession(g, io);
   try {
-    reportDiagnostics(host, io);
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
     const { policy, loaded } = await buildPolicy(host, io);
     const call = await toCall(host, a.tool, input as Record<string, unknown>);
     const decision = await policy.decide(call);
@@ -52,7 +52,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
   const lines = a.file === undefined ? undefined : await readLines(a.file, io);
   const host = await openSession(g, io);
   try {
-    reportDiagnostics(host, io);
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
     let built: { policy: Policy; mod: PathPolicyModule };
     try {
       built = await buildPolicy(host, io);
@@ -64,7 +64,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
     const failures = await built.mod.checkExamples(built.policy);
     const withExamples = built.policy.rules.filter((r) => r.examples.match.length + r.examples.notMatch.length > 0).length;
     for (const f of failures) io.stdout.write(`FAIL ${f.message}\n`);
-    const summary = [`${built.policy.rules.length} rules, ${withExamples} with examples, ${failures.length} failing`];
+    const summary = [`${countOf(built.policy.rules.length, 'rule')}, ${withExamples} with examples, ${failures.length} failing`];
 
     let changed = 0;
     const replay: object[] = [];
@@ -87,7 +87,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
           io.stdout.write(`${show(a.file ?? '')}:${n} ${show(record.tool)} ${displayValue(record.args)} → ${d.effect}${was}\n    ${show(d.rule)}: ${displayText(d.reason, LONG)}\n`);
         }
       }
-      summary.push(`${judged} recorded calls replayed, ${changed} decided differently`);
+      summary.push(`${countOf(judged, 'recorded call')} replayed, ${changed} decided differently`);
     }
     if (g.json) io.stdout.write(`${JSON.stringify({ failures, replay, changed })}\n`);
     else io.stdout.write(`${summary.join('; ')}\n`);

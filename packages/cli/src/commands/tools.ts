@@ -1,4 +1,4 @@
-import { toProviderTools, type ProviderId } from '@airlock/kernel';
+import { countOf, toProviderTools, type ProviderId } from '@airlock/kernel';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -28,7 +28,7 @@ export async function toolsCommand(o: { provider?: ProviderId }, g: GlobalOption
       io.stdout.write(`${JSON.stringify({ tools: registry, enabled: [...host.selection.enabledNames], warnings: host.selection.warnings })}\n`);
       return EXIT.ok;
     }
-    reportDiagnostics(host, io);
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
     if (registry.length === 0) {
       io.stdout.write('No tools are registered. Add extensions to your settings (see `airlock extensions`).\n');
       return EXIT.ok;
@@ -36,7 +36,7 @@ export async function toolsCommand(o: { provider?: ProviderId }, g: GlobalOption
     const rows = [['TOOL', 'SOURCE', 'ENABLED', 'WHY NOT / ORIGIN']];
     for (const t of registry) rows.push([t.name, t.source, t.enabled ? 'yes' : 'no', t.enabled ? (t.origin ?? '') : (t.excluded ?? []).join('; ')]);
     io.stdout.write(table(rows));
-    io.stdout.write(`\n${host.selection.enabled.length} of ${registry.length} tools enabled.\n`);
+    io.stdout.write(`\n${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} enabled.\n`);
     return EXIT.ok;
   } finally {
     await host.close();

@@ -28,6 +28,8 @@ export interface Diagnostic {
   readonly file?: string;
   /** The original error's text when something threw. */
   readonly error?: string;
+  /** The original error's stack when something threw (the CLI prints it with --verbose). */
+  readonly stack?: string;
   readonly details: Readonly<Record<string, unknown>>;
 }
 
@@ -242,7 +244,10 @@ const CATALOGUE = {
   AIRLOCK_EXTENSION_BAD_EXPORT: entry<{ entryFile: string; problems: readonly string[] }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)}: ${d.entryFile} does not default-export an extension:\n${bullets(d.problems)}`,
-      "export default defineExtension({ name: 'my-ext', options: Type.Object({...}), setup(api, options) { ... } }).",
+      // The form docs/extensions.md teaches: a plain object, typed with `satisfies` (a type-only
+      // import, so the extension never loads a second kernel at run time).
+      "default-export the extension object: export default { name: 'my-ext', options: Options, setup(api, options) { ... } } " +
+        'satisfies Extension<typeof Options>, with `import type { Extension } from "@airlock/kernel"` (docs/extensions.md).',
     ),
   ),
 
@@ -284,10 +289,12 @@ const CATALOGUE = {
   ),
 
   // ─── Setup ──────────────────────────────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_SETUP_FAILED: entry<ErrorDetails & { rolledBack: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_SETUP_FAILED: entry<ErrorDetails & { rolledBack: readonly string[]; settingsFix?: string }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)} failed in setup: ${d.reason}${notLoaded(d.rolledBack)}`,
-      'fix the error in the extension (or its options), or remove it from your settings.',
+      // An extension that refused the user's settings (a rule whose example fails) said how to
+      // correct them; removing the extension would be the wrong advice for a typo in a rule.
+      d.settingsFix ?? 'fix the error in the extension (or its options), or remove it from your settings.',
     ),
   ),
 
@@ -390,6 +397,7 @@ export function diagnostic<C extends DiagnosticCode>(
   if (subject.layer !== undefined) d.layer = subject.layer;
   if (subject.file !== undefined) d.file = subject.file;
   if (error !== undefined) d.error = errorText(error);
+  if (error instanceof Error && typeof error.stack === 'string') d.stack = error.stack;
   return Object.freeze(d);
 }
 

@@ -312,8 +312,11 @@ function blockedBy(failures: PolicyFailure[]): Blocked {
   );
   // The first line, without a trailing "Looked in:" that announces lines left out here.
   const reason = (first.diagnostic.message.split('\n')[0] ?? '').replace(/(?<=\.)\s*[^.]*:$/, '') || first.diagnostic.code;
+  // When the extension refused the settings (details.settingsFix), correcting them is the fix;
+  // offering to drop a policy extension over a typo in one of its rules would be bad advice.
+  const settingsFix = typeof first.diagnostic.details.settingsFix === 'string';
   const fix =
-    `${first.diagnostic.fix} Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.` +
+    `${first.diagnostic.fix}${settingsFix ? '' : ` Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.`}` +
     ' Run `airlock extensions` for every detail.';
   const what = failures.every((f) => f.unknown)
     ? failures.length === 1

@@ -193,7 +193,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
           : diagnostic(
               'AIRLOCK_EXTENSION_SETUP_FAILED',
               subject,
-              { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack },
+              { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack, ...settingsFixOf(settled.error) },
               settled.error,
             );
       return fail(d);
@@ -318,4 +318,13 @@ function isEmptyObject(value: unknown): boolean {
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/**
+ * The fix a setup error carries when the extension refused the settings it was given: an Error
+ * with a string `fix` (e.g. path-policy's "correct the rule or its example in <file>").
+ */
+function settingsFixOf(error: unknown): { settingsFix?: string } {
+  const fix = (error as { fix?: unknown } | null)?.fix;
+  return typeof fix === 'string' && fix.trim() !== '' ? { settingsFix: fix.trim() } : {};
 }

@@ -4,3 +4,4 @@
  * jiti-loaded extensions its own copy, as it does the kernel itself).
  */
 export { displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './untrusted-text.js';
+export { countOf } from './count.js';
