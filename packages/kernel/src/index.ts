@@ -38,7 +38,7 @@ export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js
 export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
-export type { Resource, ResourceKind } from './contract/resource.js';
+export type { ExecTouches, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';
 export type {
   ApprovalInput,

@@ -1,0 +1,140 @@
+import type { ToolResultMessage } from './contract/outcome.js';
+import { type Access, accessOf, changesFiles, conflicts } from './call/access.js';
+import { recheck } from './call/recheck.js';
+import { type CallState, isStopped } from './call/state.js';
+import { finish, type KernelRuntime, type RunContext, runPrepared } from './run-tool-call.js';
+
+/** A preflighted call and its place in the batch. */
+export interface Prepared {
+  index: number;
+  state: CallState;
+}
+
+interface Entry {
+  readonly index: number;
+  readonly state: CallState;
+  access: Access;
+  phase: 'waiting' | 'rechecking' | 'running' | 'done';
+  /** Earlier calls of the batch this one must follow (they conflict with it). */
+  after: Entry[];
+  /** A call that changed files this one touches finished after it was judged: judge it again first. */
+  stale: CallState | undefined;
+}
+
+/**
+ * Run the preflighted calls of a batch in which some call may change files, ordered by what they
+ * touch (see call/access.ts), at most `limit` at once.
+ *
+ * - Two calls that conflict — one writes a file the other reads or writes, or either is a barrier
+ *   (it declares no resources, or runs a process nobody analysed) — run in the model's order:
+ *   the later one starts when the earlier one has finished. Calls with no conflict run side by side.
+ * - A call waiting behind one that changed files is judged again (recheck) before it runs: that
+ *   call may have planted a symlink the first judgement never saw. Re-checks run one at a time,
+ *   so approval prompts never overlap. A re-check that finds the call now touches other files
+ *   (a path that resolves elsewhere) also waits for any running call it now conflicts with.
+ * - A call whose files no earlier call touches is not judged again: nothing of the batch can have
+ *   changed what its paths resolve to.
+ */
+export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
+  const entries: Entry[] = ready.map(({ index, state }) => ({ index, state, access: accessOf(state), phase: 'waiting', after: [], stale: undefined }));
+  for (let j = 0; j < entries.length; j++) entries[j]!.after = earlierConflicts(entries, j);
+  let running = 0;
+  let rechecking = false;
+  let failed: { error: unknown } | undefined;
+  let left = entries.length;
+  let settle!: () => void;
+  const allDone = new Promise<void>((resolve) => (settle = resolve));
+
+  const blocked = (e: Entry, position: number): boolean => {
+    for (const before of e.after) if (before.phase !== 'done') return true;
+    // Only after a re-check changed what this call touches can a later call that conflicts be running.
+    for (let k = position + 1; k < entries.length; k++) {
+      const later = entries[k]!;
+      if (later.phase === 'running' && conflicts(later.access, e.access)) return true;
+    }
+    return false;
+  };
+
+  const markDone = (e: Entry): void => {
+    e.phase = 'done';
+    left--;
+    if (changesFiles(e.access)) {
+      for (const other of entries) {
+        if ((other.phase === 'waiting' || other.phase === 'rechecking') && conflicts(e.access, other.access)) other.stale = e.state;
+      }
+    }
+  };
+
+  const startRecheck = (e: Entry, position: number): void => {
+    e.phase = 'rechecking';
+    rechecking = true;
+    const after = e.stale!;
+    e.stale = undefined;
+    void (async () => {
+      try {
+        await recheck(e.state, kernel.bus, after);
+        if (isStopped(e.state)) {
+          messages[e.index] = await finish(kernel, e.state);
+          markDone(e);
+        } else {
+          e.access = accessOf(e.state);
+          e.after = earlierConflicts(entries, position);
+          for (let k = position + 1; k < entries.length; k++) {
+            const later = entries[k]!;
+            if (later.phase !== 'done') later.after = earlierConflicts(entries, k);
+          }
+          e.phase = 'waiting';
+        }
+      } catch (error) {
+        failed ??= { error };
+        markDone(e);
+      } finally {
+        rechecking = false;
+        pump();
+      }
+    })();
+  };
+
+  const start = (e: Entry): void => {
+    e.phase = 'running';
+    running++;
+    void (async () => {
+      try {
+        await runPrepared(kernel, e.state, run);
+        messages[e.index] = await finish(kernel, e.state);
+      } catch (error) {
+        // Only a kernel bug gets here; the batch still waits for its other calls before it throws.
+        failed ??= { error };
+      } finally {
+        running--;
+        markDone(e);
+        pump();
+      }
+    })();
+  };
+
+  function pump(): void {
+    for (let j = 0; j < entries.length; j++) {
+      const e = entries[j]!;
+      if (e.phase !== 'waiting' || blocked(e, j)) continue;
+      if (e.stale !== undefined) {
+        if (!rechecking) startRecheck(e, j);
+        continue;
+      }
+      if (running >= limit) continue;
+      start(e);
+    }
+    if (left === 0) settle();
+  }
+
+  pump();
+  await allDone;
+  if (failed !== undefined) throw failed.error;
+}
+
+function earlierConflicts(entries: readonly Entry[], j: number): Entry[] {
+  const e = entries[j]!;
+  const result: Entry[] = [];
+  for (let i = 0; i < j; i++) if (conflicts(entries[i]!.access, e.access)) result.push(entries[i]!);
+  return result;
+}
