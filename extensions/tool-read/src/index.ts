@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveToolPath, type JudgedTarget } from '@airlock/tool-common';
+import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveExistingPathSync, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
 import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
@@ -97,7 +97,7 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
     resources(params, ctx) {
       let path: string;
       try {
-        path = resolveToolPath(params.path, ctx.cwd);
+        path = resolveExistingPathSync(params.path, ctx.cwd);
       } catch (error) {
         if (error instanceof PathError) return []; // execute fails before touching the disk
         throw error;

@@ -15,8 +15,12 @@ interface Entry {
   readonly state: CallState;
   access: Access;
   phase: 'waiting' | 'rechecking' | 'running' | 'done';
-  /** Earlier calls of the batch this one must follow (they conflict with it). */
-  after: Entry[];
+  /** Earlier calls of the batch, not done yet, that this one must follow (they conflict with it). */
+  readonly after: Set<Entry>;
+  /** Later calls that follow this one. */
+  readonly before: Set<Entry>;
+  /** A re-check changed what this call touches: a later call it now conflicts with may be running. */
+  moved: boolean;
   /** A call that changed files this one touches finished after it was judged: judge it again first. */
   stale: CallState | undefined;
 }
@@ -36,8 +40,8 @@ interface Entry {
  *   changed what its paths resolve to.
  */
 export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
-  const entries: Entry[] = ready.map(({ index, state }) => ({ index, state, access: accessOf(state), phase: 'waiting', after: [], stale: undefined }));
-  for (let j = 0; j < entries.length; j++) entries[j]!.after = earlierConflicts(entries, j);
+  const entries: Entry[] = ready.map(({ index, state }) => ({ index, state, access: accessOf(state), phase: 'waiting', after: new Set(), before: new Set(), moved: false, stale: undefined }));
+  for (let j = 1; j < entries.length; j++) link(entries, j);
   let running = 0;
   let rechecking = false;
   let failed: { error: unknown } | undefined;
@@ -46,8 +50,8 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
   const allDone = new Promise<void>((resolve) => (settle = resolve));
 
   const blocked = (e: Entry, position: number): boolean => {
-    for (const before of e.after) if (before.phase !== 'done') return true;
-    // Only after a re-check changed what this call touches can a later call that conflicts be running.
+    if (e.after.size > 0) return true;
+    if (!e.moved) return false;
     for (let k = position + 1; k < entries.length; k++) {
       const later = entries[k]!;
       if (later.phase === 'running' && conflicts(later.access, e.access)) return true;
@@ -58,6 +62,8 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
   const markDone = (e: Entry): void => {
     e.phase = 'done';
     left--;
+    for (const later of e.before) later.after.delete(e);
+    e.before.clear();
     if (changesFiles(e.access)) {
       for (const other of entries) {
         if ((other.phase === 'waiting' || other.phase === 'rechecking') && conflicts(e.access, other.access)) other.stale = e.state;
@@ -77,11 +83,11 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
           messages[e.index] = await finish(kernel, e.state);
           markDone(e);
         } else {
-          e.access = accessOf(e.state);
-          e.after = earlierConflicts(entries, position);
-          for (let k = position + 1; k < entries.length; k++) {
-            const later = entries[k]!;
-            if (later.phase !== 'done') later.after = earlierConflicts(entries, k);
+          const access = accessOf(e.state);
+          if (!sameAccess(access, e.access)) {
+            e.access = access;
+            e.moved = true;
+            relink(entries, position);
           }
           e.phase = 'waiting';
         }
@@ -132,9 +138,37 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
   if (failed !== undefined) throw failed.error;
 }
 
-function earlierConflicts(entries: readonly Entry[], j: number): Entry[] {
+/** Record which earlier calls entry `j` must follow. */
+function link(entries: readonly Entry[], j: number): void {
   const e = entries[j]!;
-  const result: Entry[] = [];
-  for (let i = 0; i < j; i++) if (conflicts(entries[i]!.access, e.access)) result.push(entries[i]!);
-  return result;
+  for (let i = 0; i < j; i++) {
+    const earlier = entries[i]!;
+    if (earlier.phase !== 'done' && conflicts(earlier.access, e.access)) {
+      e.after.add(earlier);
+      earlier.before.add(e);
+    }
+  }
+}
+
+/** Entry `j` touches other files now: record its order against every call not done yet, anew. */
+function relink(entries: readonly Entry[], j: number): void {
+  const e = entries[j]!;
+  for (const earlier of e.after) earlier.before.delete(e);
+  for (const later of e.before) later.after.delete(e);
+  e.after.clear();
+  e.before.clear();
+  link(entries, j);
+  for (let k = j + 1; k < entries.length; k++) {
+    const later = entries[k]!;
+    if (later.phase !== 'done' && conflicts(e.access, later.access)) {
+      later.after.add(e);
+      e.before.add(later);
+    }
+  }
+}
+
+function sameAccess(a: Access, b: Access): boolean {
+  if (a.barrier || b.barrier) return a.barrier === b.barrier;
+  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return same(a.reads, b.reads) && same(a.writes, b.writes);
 }
