@@ -40,7 +40,9 @@ interface Entry {
  *   changed what its paths resolve to.
  */
 export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
-  const entries: Entry[] = ready.map(({ index, state }) => ({ index, state, access: accessOf(state), phase: 'waiting', after: new Set(), before: new Set(), moved: false, stale: undefined }));
+  // Real paths looked up for this batch; forgotten whenever a call that may change files ends.
+  let realPaths = new Map<string, string>();
+  const entries: Entry[] = ready.map(({ index, state }) => ({ index, state, access: accessOf(state, realPaths), phase: 'waiting', after: new Set(), before: new Set(), moved: false, stale: undefined }));
   for (let j = 1; j < entries.length; j++) link(entries, j);
   let running = 0;
   let rechecking = false;
@@ -65,6 +67,7 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
     for (const later of e.before) later.after.delete(e);
     e.before.clear();
     if (changesFiles(e.access)) {
+      realPaths = new Map();
       for (const other of entries) {
         if ((other.phase === 'waiting' || other.phase === 'rechecking') && conflicts(e.access, other.access)) other.stale = e.state;
       }
@@ -83,7 +86,7 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
           messages[e.index] = await finish(kernel, e.state);
           markDone(e);
         } else {
-          const access = accessOf(e.state);
+          const access = accessOf(e.state, realPaths);
           if (!sameAccess(access, e.access)) {
             e.access = access;
             e.moved = true;
@@ -138,15 +141,19 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
   if (failed !== undefined) throw failed.error;
 }
 
-/** Record which earlier calls entry `j` must follow. */
+/**
+ * Record which earlier calls entry `j` must follow. The search stops at the nearest earlier
+ * barrier: that one follows every call before it, so following it follows them all.
+ */
 function link(entries: readonly Entry[], j: number): void {
   const e = entries[j]!;
-  for (let i = 0; i < j; i++) {
+  for (let i = j - 1; i >= 0; i--) {
     const earlier = entries[i]!;
     if (earlier.phase !== 'done' && conflicts(earlier.access, e.access)) {
       e.after.add(earlier);
       earlier.before.add(e);
     }
+    if (earlier.access.barrier) return;
   }
 }
 

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { CallState } from './state.js';
 
@@ -25,20 +25,20 @@ const BARRIER: Access = Object.freeze({ barrier: true });
  *
  * @example accessOf(state) // { barrier: false, reads: ['/w/a.txt'], writes: [] }
  */
-export function accessOf(state: CallState): Access {
+export function accessOf(state: CallState, realPaths: Map<string, string> = new Map()): Access {
   if (state.tool?.tool.resources === undefined) return BARRIER;
   const cwd = state.ctx?.cwd ?? process.cwd();
   const reads = new Set<string>();
   const writes = new Set<string>();
   for (const r of state.resources) {
-    if (r.kind === 'fs.read') addSpellings(reads, r.path, cwd);
-    else if (r.kind === 'fs.write') addSpellings(writes, r.path, cwd);
+    if (r.kind === 'fs.read') addSpellings(reads, r.path, cwd, realPaths);
+    else if (r.kind === 'fs.write') addSpellings(writes, r.path, cwd, realPaths);
     else if (r.kind === 'exec') {
       const touches = r.touches;
       if (touches === undefined) return BARRIER;
       const base = r.cwd ?? cwd;
-      for (const p of touches.reads) addSpellings(reads, p, base);
-      for (const p of touches.writes) addSpellings(writes, p, base);
+      for (const p of touches.reads) addSpellings(reads, p, base, realPaths);
+      for (const p of touches.writes) addSpellings(writes, p, base, realPaths);
     }
   }
   return { barrier: false, reads: [...reads], writes: [...writes] };
@@ -72,10 +72,16 @@ function related(a: string, b: string): boolean {
   return a.length < b.length ? b.startsWith(a) && b[a.length] === '/' : a.startsWith(b) && a[b.length] === '/';
 }
 
-function addSpellings(into: Set<string>, raw: string, cwd: string): void {
+/**
+ * `realPaths` caches real paths for the caller, which must drop it whenever a call that may
+ * change files has finished (a link made since would be missed).
+ */
+function addSpellings(into: Set<string>, raw: string, cwd: string, realPaths: Map<string, string>): void {
   const path = isAbsolute(raw) ? resolve(raw) : resolve(cwd, raw);
   into.add(key(path));
-  into.add(key(realish(path)));
+  let real = realPaths.get(path);
+  if (real === undefined) realPaths.set(path, (real = realish(path)));
+  into.add(key(real));
 }
 
 /**
@@ -91,13 +97,18 @@ function realish(path: string): string {
   const rest: string[] = [];
   let current = path;
   for (;;) {
-    try {
-      return rest.length === 0 ? realpathSync.native(current) : join(realpathSync.native(current), ...rest.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.push(basename(current));
-      current = parent;
+    // existsSync does not throw: a missing path (the common case for a new file) costs no exception.
+    if (existsSync(current)) {
+      try {
+        return rest.length === 0 ? realpathSync.native(current) : join(realpathSync.native(current), ...rest.reverse());
+      } catch {
+        // a loop or no permission: compare it as written
+        return path;
+      }
     }
+    const parent = dirname(current);
+    if (parent === current) return path;
+    rest.push(basename(current));
+    current = parent;
   }
 }
