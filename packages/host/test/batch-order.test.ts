@@ -47,7 +47,7 @@ async function warmBash(host: Host): Promise<void> {
   throw new Error('bash never reported what `cat a.txt` touches');
 }
 
-describe("a batch through the host keeps the model's order where it matters", () => {
+describe("a batch through the host keeps the model's order where it matters", { timeout: 90_000 }, () => {
   it('[grep TODO a.txt, read a.txt, edit a.txt]: grep and read see the original, 10 runs of 10', async () => {
     const { host, project } = await open();
     const file = join(project, 'a.txt');

@@ -37,7 +37,7 @@ const text = (m: ToolResultMessage) => m.content.map((c) => (c.type === 'text' ?
 let n = 0;
 const call = (host: Host, name: string, args: Record<string, unknown>) => host.execute({ id: `c${n++}`, name, arguments: args });
 
-describe('file names as people have them', () => {
+describe('file names as people have them', { timeout: 60_000 }, () => {
   it('a screenshot name with U+202F is read exactly as given, and as typed with a plain or no-break space', async () => {
     const { host, project } = await open();
     writeFileSync(join(project, SHOT), 'the screenshot notes\n');
