@@ -122,8 +122,11 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
     })();
   };
 
+  /** Entries before this one are all done or running: the scan starts here. */
+  let first = 0;
   function pump(): void {
-    for (let j = 0; j < entries.length; j++) {
+    while (first < entries.length && (entries[first]!.phase === 'done' || entries[first]!.phase === 'running')) first++;
+    for (let j = first; j < entries.length; j++) {
       const e = entries[j]!;
       if (e.phase !== 'waiting' || blocked(e, j)) continue;
       if (e.stale !== undefined) {
