@@ -84,7 +84,7 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
       `Read a file. Text comes back as it is, at most ${maxLines} lines or ${formatSize(maxBytes)} per call, ` +
       'whichever comes first; a notice at the end says which lines were shown and the offset to continue from. ' +
       'Use offset (1-based line) and limit (lines) to read part of a long file. ' +
-      'PNG, JPEG, GIF and WebP images are returned as images, BMP images converted to PNG; other binary files are described, not shown. ' +
+      'PNG, JPEG, GIF and WebP images are returned as images; BMP, TIFF and AVIF images are converted to PNG; other binary files are described, not shown. ' +
       'Use ls for directories.',
     parameters: ReadParams,
     replay: 'safe',

@@ -98,7 +98,7 @@ export { DEFAULT_LIMITS, countLines, formatSize, truncateHead, truncateTail, utf
 export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice } from './output/notice.js';
 export { createTailAccumulator } from './output/tail-accumulator.js';
 export { createSpillStore, SpillStore } from './output/spill-store.js';
-export { DEFAULT_IMAGE_LIMITS, describeImage, imageNote, sniffBase64ImageMime, sniffImageMime, type ImageInfo, type ImageLimits, type ImageMime } from './output/images.js';
+export { DEFAULT_IMAGE_LIMITS, describeImage, imageNote, sniffBase64ImageMime, sniffConvertibleMime, sniffImageMime, type ConvertibleMime, type ImageInfo, type ImageLimits, type ImageMime } from './output/images.js';
 export type { ImageResizer, ResizeRequest } from './call/6-normalize-result.js';
 export { FileMutationQueue } from './file-mutation-queue.js';
 

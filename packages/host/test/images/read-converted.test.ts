@@ -150,3 +150,24 @@ describe('read converts BMP images to PNG and attaches them', { timeout: 60_000 
     expect(text(m)).toContain('convert in.bmp out.png');
   });
 });
+
+describe('read attaches TIFF and AVIF images as PNG (the host converts them with sharp)', { timeout: 60_000 }, () => {
+  it('a TIFF comes back as a PNG with the same pixels; an AVIF as a PNG of the same size', async () => {
+    const { host, project } = await open();
+    const raw = Buffer.from(expected());
+    await sharp(raw, { raw: { width: W, height: H, channels: 4 } }).tiff({ compression: 'lzw' }).toFile(join(project, 'scan.tiff'));
+    await sharp(raw, { raw: { width: W, height: H, channels: 4 } }).avif().toFile(join(project, 'photo.avif'));
+
+    const tiff = await host.execute({ id: 't', name: 'read', arguments: { path: 'scan.tiff' } });
+    expect(tiff.outcome, text(tiff)).toBe('ok');
+    expect(text(tiff)).toContain('converted from TIFF to PNG');
+    expect((await pixelsOf(tiff)).rgba).toEqual(expected());
+
+    const avif = await host.execute({ id: 'a', name: 'read', arguments: { path: 'photo.avif' } });
+    expect(avif.outcome, text(avif)).toBe('ok');
+    expect(text(avif)).toContain('converted from AVIF to PNG');
+    const got = await pixelsOf(avif);
+    expect([got.width, got.height]).toEqual([W, H]);
+  });
+});
+
