@@ -109,3 +109,21 @@ describe('file names as people have them', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('a workspace whose own folder name has a no-break space', { timeout: 60_000 }, () => {
+  it('its files are still inside the workspace: read works with no approver', async () => {
+    const root = tempDir('airlock-names-root-');
+    const home = join(root, 'home');
+    const project = join(root, 'My\u00A0Project');
+    mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(join(project, 'notes\u202Fa.txt'), 'inside\n');
+    const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '' }, homeDir: home });
+    hosts.push(host);
+    for (const typed of ['notes\u202Fa.txt', 'notes a.txt']) {
+      const m = await call(host, 'read', { path: typed });
+      expect(m.outcome, text(m)).toBe('ok');
+      expect(text(m)).toContain('inside');
+    }
+  });
+});

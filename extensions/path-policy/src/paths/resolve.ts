@@ -82,13 +82,17 @@ export function canonicalFilePaths(raw: string, cwd: string, home: string, realD
 }
 
 /**
- * The paths and, where different, their folded spellings (tool-common's spellingKey: plain spaces,
- * straight quotes): a rule written with a plain space still covers the file whose name has a
- * narrow no-break space, as the tools would open either for the other.
+ * The paths and, where different, the same paths with the file name folded (tool-common's
+ * spellingKey: plain spaces, straight quotes): a rule written with a plain space still covers the
+ * file whose name has a narrow no-break space, as the tools would open either for the other. Only
+ * the name is folded: a folded folder could leave the workspace (a root named with U+00A0).
  */
 function withSpellings(paths: readonly string[]): string[] {
   const all = new Set(paths);
-  for (const p of paths) all.add(spellingKey(p));
+  for (const p of paths) {
+    const cut = p.lastIndexOf('/');
+    all.add(p.slice(0, cut + 1) + spellingKey(p.slice(cut + 1)));
+  }
   return [...all];
 }
 
