@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimit
 import { appendNotice, tailNotice } from './notice.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
+import { commandTouches } from './touches.js';
 import { createShellResolver } from './shell.js';
 
 export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
@@ -14,6 +15,7 @@ export { BackgroundJobs, type JobInfo } from './jobs.js';
 export { createJobsTool } from './jobs-tool.js';
 export { DEFAULT_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';
 export { sanitize } from './sanitize.js';
+export { commandTouches, loadCommandAnalysis } from './touches.js';
 
 /**
  * Settings for the bash tool. The base environment is the host's `ctx.env` when it is non-empty,
@@ -120,7 +122,11 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
     parameters: Params,
     replay: 'never',
     executionMode: 'parallel',
-    resources: (params, ctx) => [{ kind: 'exec', command: params.command, cwd: ctx.cwd }],
+    resources(params, ctx) {
+      // A background job keeps running after the call: it is never sure what it will touch.
+      const touches = params.background === true ? undefined : commandTouches(params.command);
+      return [{ kind: 'exec', command: params.command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
+    },
     async execute(_id, params, signal, onUpdate, ctx) {
       if (ctx === undefined) throw new Error('bash needs a ToolContext (run it through the kernel).');
       const timeoutSeconds = params.timeout ?? options.defaultTimeoutSeconds;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
 import type { ToolHarnessOptions } from '@airlock/kernel/testing';
-import extension, { BashOptions, createBashTool, looksSecret, sanitize } from '../src/index.js';
+import extension, { BashOptions, createBashTool, loadCommandAnalysis, looksSecret, sanitize } from '../src/index.js';
 import Value from 'typebox/value';
 
 function harness(options: Parameters<typeof createBashTool>[0] = {}, kernel: ToolHarnessOptions = {}) {
@@ -348,11 +348,19 @@ describe('bash: environment', () => {
 });
 
 describe('bash: the extension', () => {
-  it('declares an exec resource, never replays, runs in parallel', () => {
+  it('declares an exec resource with the files it touches when the analysis is sure, never replays, runs in parallel', async () => {
+    await loadCommandAnalysis();
     const tool = createBashTool();
     expect(tool.replay).toBe('never');
     expect(tool.executionMode ?? 'parallel').toBe('parallel');
-    expect(tool.resources!({ command: 'ls -la' }, { cwd: '/w' } as never)).toEqual([{ kind: 'exec', command: 'ls -la', cwd: '/w' }]);
+    const resources = (command: string, background?: boolean) => tool.resources!({ command, ...(background === undefined ? {} : { background }) }, { cwd: '/w' } as never);
+    expect(resources('ls -la')).toEqual([{ kind: 'exec', command: 'ls -la', cwd: '/w', touches: { reads: [], writes: [] } }]);
+    expect(resources('grep TODO a.txt > hits.txt')).toEqual([{ kind: 'exec', command: 'grep TODO a.txt > hits.txt', cwd: '/w', touches: { reads: ['a.txt'], writes: ['hits.txt'] } }]);
+    // Anything the analysis cannot vouch for: no touches, so the kernel runs it as a barrier.
+    for (const unsure of ['python3 x.py', 'cat $F', 'ln -s a b', 'rm a.txt', 'cd d && cat a', 'cat ~/x', 'sed -i s/a/b/ f', 'find . -exec rm {} +', 'cat a &', 'eval "$X"', 'grep x a | xargs rm']) {
+      expect(resources(unsure), unsure).toEqual([{ kind: 'exec', command: unsure, cwd: '/w' }]);
+    }
+    expect(resources('cat a.txt', true)).toEqual([{ kind: 'exec', command: 'cat a.txt', cwd: '/w' }]);
   });
 
   it('fills option defaults from the schema and registers bash', () => {

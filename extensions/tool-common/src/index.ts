@@ -1,4 +1,4 @@
-export { PathError, realPathOrSelf, resolveExistingPath, resolveToolPath } from './paths.js';
+export { existingVariants, PathError, realPathOrSelf, resolveExistingPath, resolveExistingPathSync, resolveToolPath, spellingKey, visibleName } from './paths.js';
 export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
 export { closeNames, suggestNear } from './suggest.js';
 export { listingResult, type Listing, type ListingDetails } from './listing.js';

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { visibleName } from './paths.js';
 
 /**
  * Names in a folder close to one that was not found: same name ignoring case, Unicode form or
@@ -62,7 +63,8 @@ export async function suggestNear(absolute: string): Promise<string> {
   if (parent === absolute) return '';
   try {
     const close = closeNames(basename(absolute), await readdir(parent));
-    return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+    // Invisible characters escaped: a name that differs only in them must look different.
+    return close.length > 0 ? ` Did you mean: ${close.map(visibleName).join(', ')}?` : '';
   } catch {
     return '';
   }

@@ -17,7 +17,9 @@ import {
   realPathOrSelf,
   rememberJudged,
   resolveExistingPath,
+  resolveExistingPathSync,
   resolveToolPath,
+  visibleName,
   targetAt,
   writeFileAtomic,
   type AtomicWriteResult,
@@ -74,7 +76,7 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   replay: 'never',
   resources(params, ctx) {
     // A missing file: execute reports it; policy sees the path as given.
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveToolPath(params.path, ctx.cwd))) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('edit needs a ToolContext; run it through an Airlock kernel.');
@@ -252,7 +254,7 @@ async function fsError(error: unknown, absolute: string, shown: string, verb = '
       const close = await closeNamesIn(dirname(absolute), basename(absolute));
       if (close === undefined) return new Error(`File not found: ${shown}. Its folder ${dirname(absolute)} does not exist either: check the path (ls or find show what is there).`);
       if (close.length === 0) return new Error(`File not found: ${shown}. Use write to create a new file.`);
-      return new Error(`File not found: ${shown}. Did you mean ${close.map((n) => JSON.stringify(n)).join(', ')} in ${dirname(absolute)}?`);
+      return new Error(`File not found: ${shown}. Did you mean ${close.map((n) => `"${visibleName(n)}"`).join(', ')} in ${dirname(absolute)}?`);
     }
     case 'EACCES':
     case 'EPERM':

@@ -5,7 +5,7 @@ import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, walk } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, walk, resolveExistingPathSync } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
@@ -87,7 +87,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
     replay: 'safe',
     resources(params, ctx) {
       // A path that does not exist yet is reported as written; execute says it is missing.
-      return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];
+      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
       if (!ctx) throw new Error('find needs a ToolContext; run it through an Airlock kernel.');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, resolveToolPath, suggestNear as suggestion, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
 import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
@@ -66,7 +66,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
     replay: 'safe',
     resources(params, ctx) {
       // A path that does not exist yet is reported as written; execute says it is missing.
-      return [{ kind: 'fs.read', path: realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd)) }];
+      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
       if (!ctx) throw new Error('grep needs a ToolContext; run it through an Airlock kernel.');

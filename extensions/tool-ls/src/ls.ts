@@ -13,7 +13,7 @@ import {
   realPathOrSelf,
   rememberJudged,
   resolveExistingPath,
-  resolveToolPath,
+  resolveExistingPathSync,
   suggestNear as suggestion,
 } from '@airlock/tool-common';
 
@@ -61,7 +61,7 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
   // read rules guard, so it needs no per-file check (ctx.access) the way grep does.
   resources(params, ctx) {
     // A path that does not exist yet is reported as written; execute says it is missing.
-    return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveToolPath(params.path ?? '.', ctx.cwd))) }];
+    return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');

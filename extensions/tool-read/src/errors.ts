@@ -1,5 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { visibleName } from '@airlock/tool-common';
 
 /**
  * Errors worded for the model: what went wrong with which path, and what to do instead.
@@ -41,7 +42,7 @@ async function notFound(path: string, shown: string): Promise<string> {
   }
   const close = closeNames(basename(path), names);
   if (close.length === 0) return `File not found: ${shown}.`;
-  return `File not found: ${shown}. Did you mean ${close.map((n) => JSON.stringify(n)).join(', ')} in ${dir}?`;
+  return `File not found: ${shown}. Did you mean ${close.map((n) => `"${visibleName(n)}"`).join(', ')} in ${dir}?`;
 }
 
 /** At most this many entries are compared: a folder of a million files must not stall a read. */

@@ -3,7 +3,8 @@
  * header parsing (packages/kernel/src/output/images.ts): extensions take no runtime kernel import.
  */
 
-export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+/** The last two are attached as they are and converted to PNG by the kernel's image step (the host's sharp). */
+export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/tiff' | 'image/avif';
 
 /** The image format of `bytes` by magic number, or undefined. Never trusts a file name. */
 export function sniffImageMime(bytes: Uint8Array): ImageMime | undefined {
@@ -11,6 +12,8 @@ export function sniffImageMime(bytes: Uint8Array): ImageMime | undefined {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
   if (startsWithAscii(bytes, 'GIF87a') || startsWithAscii(bytes, 'GIF89a')) return 'image/gif';
   if (startsWithAscii(bytes, 'RIFF') && startsWithAscii(bytes.subarray(8), 'WEBP')) return 'image/webp';
+  if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'image/tiff';
+  if (startsWithAscii(bytes.subarray(4), 'ftyp') && (startsWithAscii(bytes.subarray(8), 'avif') || startsWithAscii(bytes.subarray(8), 'avis'))) return 'image/avif';
   return undefined;
 }
 
@@ -27,6 +30,10 @@ export function imageDimensions(bytes: Uint8Array, mime: ImageMime): { width: nu
       return webpDimensions(bytes);
     case 'image/jpeg':
       return jpegDimensions(bytes);
+    case 'image/tiff':
+    case 'image/avif':
+      // Stated deep in the file (IFD entries, boxes); the image step reads it when converting.
+      return undefined;
   }
 }
 

@@ -1,13 +1,15 @@
-import { close as closeFd, read as readFd, realpathSync, type Stats } from 'node:fs';
+import { close as closeFd, read as readFd, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, rememberJudged, resolveExistingPath, resolveToolPath, type JudgedTarget } from '@airlock/tool-common';
+import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, realPathOrSelf, rememberJudged, resolveExistingPath, resolveExistingPathSync, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
 import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
 import { AbortError, selectLines, type PositionalReader } from './lines.js';
+import { BmpError, decodeBmp, isBmp } from './bmp.js';
+import { encodePng } from './png-encode.js';
 
 export { readStats } from './lines.js';
 
@@ -41,7 +43,8 @@ export interface ReadDetails {
   truncation?: ReadTruncation;
   /** The lines shown (end < start when none were), and of how many; total undefined: not counted. */
   lines?: { start: number; end: number; total: number | undefined };
-  image?: { mimeType: ImageMime; bytes: number; width?: number; height?: number; attached: boolean };
+  /** `convertedFrom`: the file's own format when read converted it (a BMP is attached as PNG). */
+  image?: { mimeType: ImageMime; bytes: number; width?: number; height?: number; attached: boolean; convertedFrom?: 'image/bmp' };
   binary?: { bytes: number };
 }
 
@@ -81,7 +84,7 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
       `Read a file. Text comes back as it is, at most ${maxLines} lines or ${formatSize(maxBytes)} per call, ` +
       'whichever comes first; a notice at the end says which lines were shown and the offset to continue from. ' +
       'Use offset (1-based line) and limit (lines) to read part of a long file. ' +
-      'PNG, JPEG, GIF and WebP images are returned as images; other binary files are described, not shown. ' +
+      'PNG, JPEG, GIF and WebP images are returned as images; BMP, TIFF and AVIF images are converted to PNG; other binary files are described, not shown. ' +
       'Use ls for directories.',
     parameters: ReadParams,
     replay: 'safe',
@@ -97,12 +100,12 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
     resources(params, ctx) {
       let path: string;
       try {
-        path = resolveToolPath(params.path, ctx.cwd);
+        path = resolveExistingPathSync(params.path, ctx.cwd);
       } catch (error) {
         if (error instanceof PathError) return []; // execute fails before touching the disk
         throw error;
       }
-      return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathSync(path)) } satisfies Resource];
+      return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(path)) } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (!ctx) throw new Error('The read tool needs a ToolContext.');
@@ -163,6 +166,7 @@ async function readOpen(
   const bytes = head.subarray(0, bytesRead);
   const mime = sniffImageMime(bytes);
   if (mime) return readImage(fh, size, mime, bytes, ctx);
+  if (isBmp(bytes)) return readBmp(fh, size, params.path, ctx);
   const sniff = bytes.subarray(0, BINARY_SNIFF);
   if (sniff.includes(0)) {
     const kind = describeBinary(bytes);
@@ -256,17 +260,43 @@ async function readImage(
   return { content, details: { image: { ...image, attached: true } } };
 }
 
-/** The real path of `path`, or of its first existing NFC/NFD/curly-apostrophe variant, else `path`. */
-function realPathSync(path: string): string {
-  const curly = path.replace(/'/g, '\u2019');
-  for (const candidate of [path, path.normalize('NFC'), path.normalize('NFD'), curly, curly.normalize('NFC'), curly.normalize('NFD')]) {
-    try {
-      return realpathSync(candidate);
-    } catch {
-      // try the next variant
-    }
+/**
+ * A BMP file, converted to PNG and attached (models take no BMP). A BMP read cannot decode
+ * (RLE, a broken header) is described like any binary file, with the reason.
+ */
+async function readBmp(fh: PositionalReader, size: number, shown: string, ctx: ToolContext): Promise<AgentToolResult<ReadDetails | undefined>> {
+  const label = (extra: string) => `Read image file [image/bmp${extra}, ${formatSize(size)}]`;
+  if (!ctx.imageInput) {
+    return { content: [{ type: 'text', text: `${label('')}\n[Image not attached: the current model does not accept images.]` }], details: { binary: { bytes: size } } };
   }
-  return path;
+  if (size > MAX_IMAGE_FILE_BYTES) {
+    const text = `${label('')}\n[Image not attached: at ${formatSize(size)} it is over the ${formatSize(MAX_IMAGE_FILE_BYTES)} an image file may have to be loaded. Make a smaller PNG copy (for example with ImageMagick: convert in.bmp -resize 2000x2000 out.png) and read that.]`;
+    return { content: [{ type: 'text', text }], details: { binary: { bytes: size } } };
+  }
+  const data = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const { bytesRead } = await fh.read(data, got, size - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  let png: Buffer;
+  let width: number;
+  let height: number;
+  try {
+    const decoded = decodeBmp(data.subarray(0, got));
+    ({ width, height } = decoded);
+    png = encodePng(decoded);
+  } catch (error) {
+    if (!(error instanceof BmpError)) throw error;
+    const text = `Binary file, not shown: ${shown} (${formatSize(size)}, a BMP image read cannot convert: ${error.message}). Convert it to PNG with another program (e.g. ImageMagick: convert in.bmp out.png) and read that.`;
+    return { content: [{ type: 'text', text }], details: { binary: { bytes: size } } };
+  }
+  const content: Content[] = [
+    { type: 'text', text: `${label(`, ${width}x${height}`)}, converted to PNG` },
+    { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+  ];
+  return { content, details: { image: { mimeType: 'image/png', bytes: png.length, width, height, attached: true, convertedFrom: 'image/bmp' } } };
 }
 
 const Options = Type.Object({});

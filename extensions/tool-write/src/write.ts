@@ -4,7 +4,7 @@ import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, errnoCode, judgedFor, lockFile, openOrMakeFolder, rememberJudged, resolveExistingPath, resolveToolPath, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, errnoCode, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 import { realTarget, realTargetSync } from './real-path.js';
 
 const Params = Type.Object({
@@ -33,16 +33,23 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   parameters: Params,
   replay: 'never',
   resources(params, ctx) {
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveToolPath(params.path, ctx.cwd))) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!ctx) throw new Error('write needs a ToolContext; run it through an Airlock kernel.');
     const absolute = await resolveExistingPath(params.path, ctx.cwd);
-    return ctx.withFileMutation(absolute, () => writeContent(absolute, params.content, ctx, signal), signal ? { signal } : {});
+    const given = resolveToolPath(params.path, ctx.cwd);
+    // Never a second file beside one whose name differs only in invisible characters: an existing
+    // variant is the file the model meant (it saw the name in a listing, where the difference does
+    // not show); with several, none is obviously meant and the model must choose.
+    const variants = absolute === given ? existingVariants(given) : [];
+    if (variants.length > 1) throw new Error(ambiguousName(displayPath(given, ctx.cwd), variants));
+    const note = absolute === given ? '' : ` The file already existed under this name (written ${JSON.stringify(params.path)}); it was written, not a second file beside it.`;
+    return ctx.withFileMutation(absolute, () => writeContent(absolute, params.content, ctx, signal, note), signal ? { signal } : {});
   },
 };
 
-async function writeContent(absolute: string, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
+async function writeContent(absolute: string, content: string, ctx: ToolContext, signal: AbortSignal | undefined, note = '') {
   throwIfAborted(signal);
   const shown = displayPath(absolute, ctx.cwd);
   // The path the policy judged; outside a kernel (nothing judged), where the path leads now.
@@ -69,7 +76,7 @@ async function writeContent(absolute: string, content: string, ctx: ToolContext,
     // Another Airlock process writing the same file waits its turn (the queue orders this one's calls).
     const lock = await lockFile(folder, basename(target), shown, signal);
     try {
-      return await writeLocked(folder, target, shown, viaLink, content, ctx, signal);
+      return await writeLocked(folder, target, shown, viaLink, content, ctx, signal, note);
     } finally {
       lock.release();
     }
@@ -80,7 +87,7 @@ async function writeContent(absolute: string, content: string, ctx: ToolContext,
   }
 }
 
-async function writeLocked(folder: JudgedFolder, target: string, shown: string, viaLink: boolean, content: string, ctx: ToolContext, signal: AbortSignal | undefined) {
+async function writeLocked(folder: JudgedFolder, target: string, shown: string, viaLink: boolean, content: string, ctx: ToolContext, signal: AbortSignal | undefined, note: string) {
   let before: Stats | undefined;
   try {
     before = lstatSync(folder.entry(basename(target)));
@@ -116,13 +123,19 @@ async function writeLocked(folder: JudgedFolder, target: string, shown: string, 
     throw errnoCode(error) ? fsError(folder.plain(error), shown, 'write') : error;
   }
   ctx.files.note(target, { mtimeMs: written.mtimeMs, size: written.size });
-  const through = viaLink ? ` Wrote through the symlink to ${target}.` : '';
+  const through = (viaLink ? ` Wrote through the symlink to ${target}.` : '') + note;
   const text = before
-    ? `Overwrote ${shown} (${plural(written.bytes)}, was ${before.size}).${through}`
-    : `Created ${shown} (${plural(written.bytes)}).${through}`;
+    ? `Overwrote ${visibleName(shown)} (${plural(written.bytes)}, was ${before.size}).${through}`
+    : `Created ${visibleName(shown)} (${plural(written.bytes)}).${through}`;
   const details: WriteDetails = { path: target, created: !before, bytes: written.bytes };
   if (before) details.previousBytes = before.size;
   return { content: [{ type: 'text' as const, text }], details };
+}
+
+/** Several existing files differ from the given name only in invisible characters: the model must pick one. */
+function ambiguousName(shown: string, variants: readonly string[]): string {
+  const names = variants.map((v) => `"${visibleName(basename(v))}"`).join(', ');
+  return `Not written: ${visibleName(shown)} does not exist, but ${variants.length} files differ from it only in spaces, Unicode form or quotes: ${names}. Give the exact name of the one to replace (escapes such as \\u202F stand for invisible characters), or a clearly different name for a new file.`;
 }
 
 function throwIfAborted(signal: AbortSignal | undefined) {

@@ -40,7 +40,7 @@ export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js
 export type { Extension, ExtensionAPI, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
-export type { Resource, ResourceKind } from './contract/resource.js';
+export type { ExecTouches, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';
 export type {
   ApprovalInput,
@@ -101,7 +101,7 @@ export { DEFAULT_LIMITS, NOTICE_ROOM, countLines, formatSize, truncateHead, trun
 export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice } from './output/notice.js';
 export { createTailAccumulator } from './output/tail-accumulator.js';
 export { createSpillStore, DEFAULT_SPILL_BUDGET_BYTES, DEFAULT_SPILL_RETENTION_MS, DEFAULT_SPILL_TOTAL_BYTES, SpillStore } from './output/spill-store.js';
-export { DEFAULT_IMAGE_LIMITS, describeImage, imageNote, sniffBase64ImageMime, sniffImageMime, type ImageInfo, type ImageLimits, type ImageMime } from './output/images.js';
+export { DEFAULT_IMAGE_LIMITS, describeImage, imageNote, sniffBase64ImageMime, sniffConvertibleMime, sniffImageMime, type ConvertibleMime, type ImageInfo, type ImageLimits, type ImageMime } from './output/images.js';
 export type { ImageResizer, ResizeRequest } from './call/6-normalize-result.js';
 export { FileMutationQueue } from './file-mutation-queue.js';
 

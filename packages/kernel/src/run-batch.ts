@@ -2,8 +2,8 @@ import type { EventSink } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
+import { type Prepared, runScheduled } from './batch-schedule.js';
 import { EventChannel } from './call/event-channel.js';
-import { recheck } from './call/recheck.js';
 import { RunAbort } from './call/run-abort.js';
 import { type CallState, isStopped } from './call/state.js';
 
@@ -15,13 +15,16 @@ import { type CallState, isStopped } from './call/state.js';
  * - Then the calls that may run execute concurrently, at most `maxConcurrency` at once, unless the
  *   options or any of the batch's tools ask for "sequential": then each call is preflighted and run
  *   before the next one starts, so a decision sees the effects of the calls before it.
- * - One batch cannot race its own policy. A call that may change the filesystem — its tool
- *   declares `fs.write` or `exec` for it, or declares no `resources` at all — starts only after
- *   every earlier call has finished. Every call after it waits until it has finished and is then
- *   judged again (`resources()`, authorize, and approve if the votes ask) before it runs: a deny
- *   says the batch changed the filesystem; a new ask goes to the approvers, mid-batch; an
- *   approval stands when the votes and resources are unchanged. Calls that only read still run
- *   side by side, and a batch without such a call is never re-judged.
+ * - A batch keeps the model's order where it matters. Calls that touch the same file (as their
+ *   tools' `resources()` say, compared as real paths, a folder covering what is inside it) run in
+ *   source order when one of them writes; a call whose tool declares no resources, or a process
+ *   the tool could not analyse (`exec` without `touches`), is a barrier: it waits for every
+ *   earlier call, and every later call waits for it. Calls with no conflict run side by side.
+ * - One batch cannot race its own policy: a call that waited for one that may have changed its
+ *   files is judged again (`resources()`, authorize, and approve if the votes ask) before it
+ *   runs: a deny says the batch changed the filesystem; a new ask goes to the approvers,
+ *   mid-batch; an approval stands when the votes and resources are unchanged. A batch in which
+ *   nothing may change files is never re-judged (see batch-schedule.ts).
  * - `tool_execution_end` events arrive in completion order; the result messages come back in
  *   source order, one per call, whatever happened — an abort included.
  * - `terminate` ends the run only when every result sets it.
@@ -86,7 +89,7 @@ export async function runBatch(
       }
       const limit = Math.max(1, Math.floor(options.maxConcurrency));
       // The common case — nothing in the batch may change files — needs no barriers and no re-checks.
-      if (changes) await runInOrder(kernel, run, ready, limit, messages);
+      if (changes) await runScheduled(kernel, run, ready, limit, messages);
       else {
         await pool(ready, limit, async ({ index, state }) => {
           await runPrepared(kernel, state, run);
@@ -100,57 +103,6 @@ export async function runBatch(
   return { messages, terminate: messages.length > 0 && messages.every((m) => m.terminate === true) };
 }
 
-interface Prepared {
-  index: number;
-  state: CallState;
-}
-
-/**
- * Run the preflighted calls, at most `limit` at once, starting them in source order.
- *
- * Calls that only read run side by side. A call that may change the filesystem (see
- * CallState.mayChangeFiles) is a barrier: it starts only when every earlier call has finished,
- * and every later call waits until it has finished and is then judged again (recheck) — a
- * judgement made while the earlier call could still be changing files would prove nothing.
- */
-async function runInOrder(kernel: KernelRuntime, run: RunContext, ready: readonly Prepared[], limit: number, messages: ToolResultMessage[]): Promise<void> {
-  const slots = new Slots(limit);
-  let running: Promise<void>[] = [];
-  let barrier: { done: Promise<void>; state: CallState } | undefined;
-  let failed: { error: unknown } | undefined;
-  for (const { index, state } of ready) {
-    if (barrier !== undefined) {
-      await barrier.done;
-      await recheck(state, kernel.bus, barrier.state);
-      if (isStopped(state)) {
-        messages[index] = await finish(kernel, state);
-        continue;
-      }
-    }
-    const changes = state.mayChangeFiles;
-    if (changes) {
-      await Promise.all(running);
-      running = [];
-    }
-    if (!slots.take()) await slots.wait();
-    const done = (async () => {
-      try {
-        await runPrepared(kernel, state, run);
-        messages[index] = await finish(kernel, state);
-      } catch (error) {
-        // Only a kernel bug gets here; the batch still waits for its other calls before it throws.
-        failed ??= { error };
-      } finally {
-        slots.give();
-      }
-    })();
-    running.push(done);
-    if (changes) barrier = { done, state };
-  }
-  await Promise.all(running);
-  if (failed !== undefined) throw failed.error;
-}
-
 /** Run `work` over `items`, at most `limit` at a time, starting them in order. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -158,30 +110,6 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** A counting semaphore whose waiters are served in the order they came. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.#free = size;
-  }
-  /** Take a slot if one is free, without waiting. */
-  take(): boolean {
-    if (this.#free === 0) return false;
-    this.#free--;
-    return true;
-  }
-  /** Wait for a slot; it is handed over by give(). */
-  wait(): Promise<void> {
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-  give(): void {
-    const next = this.#waiting.shift();
-    if (next === undefined) this.#free++;
-    else next();
-  }
 }
 
 /** Whatever the caller passed, each call gets an id and a name, so it can get a result. */

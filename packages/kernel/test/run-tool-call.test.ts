@@ -407,6 +407,37 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(await blind.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('does not accept images');
   });
 
+  it('images: a TIFF or AVIF goes to the resize step to become PNG; without one it is a note that says what to do', async () => {
+    const tiff = Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0, 0, 0]).toString('base64');
+    const avif = Buffer.from([0, 0, 0, 0x1c, ...Buffer.from('ftypavif'), 0, 0, 0, 0]).toString('base64');
+    const tool = defineTool({
+      name: 'img',
+      label: 'I',
+      description: 'd',
+      parameters: Type.Object({}),
+      execute: async () => ({ content: [{ type: 'image', data: tiff, mimeType: 'image/png' }, { type: 'image', data: avif, mimeType: 'image/avif' }] }),
+    });
+    const asked: string[] = [];
+    const converting = testKernel({
+      images: {
+        resize: async (image) => {
+          asked.push(image.mimeType);
+          return [{ type: 'text', text: `converted ${image.mimeType}` }];
+        },
+      },
+    });
+    converting.registry.register(tool, { source: 'sdk' });
+    expect(text(await converting.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toBe('converted image/tiff\nconverted image/avif');
+    expect(asked).toEqual(['image/tiff', 'image/avif']);
+
+    const plain = testKernel();
+    plain.registry.register(tool, { source: 'sdk' });
+    const note = text(await plain.executeToolCall({ id: 'c', name: 'img', arguments: {} }));
+    expect(note).toContain('models take no TIFF');
+    expect(note).toContain('models take no AVIF');
+    expect(note).toContain('convert in.tiff out.png');
+  });
+
   it('images: only an image over the limits goes to the host’s resize step; without one it becomes a note', async () => {
     // A PNG signature and IHDR chunk stating the size: enough for the kernel's header check.
     const pngOf = (width: number, height: number, padding = 0) => {

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { PathError, resolveToolPath } from '@airlock/tool-common';
+import { existingVariants, PathError, resolveToolPath, spellingKey } from '@airlock/tool-common';
 
 /** Characters resolveToolPath rewrites (a leading @, Unicode spaces): such a path takes the full route. */
 const REWRITTEN = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/;
@@ -44,7 +44,7 @@ export function canonicalPaths(raw: string, cwd: string, home: string): Canonica
     if (error instanceof Unresolvable) return { ok: false, given: raw, reason: error.message };
     throw error;
   }
-  return { ok: true, given: raw, paths: [...paths].map((p) => p.normalize('NFC')).filter((p, i, all) => all.indexOf(p) === i) };
+  return { ok: true, given: raw, paths: withSpellings([...paths].map((p) => p.normalize('NFC'))) };
 }
 
 /**
@@ -78,7 +78,22 @@ export function canonicalFilePaths(raw: string, cwd: string, home: string, realD
   }
   const given = raw.normalize('NFC');
   const target = `${real === '/' ? '' : real}${raw.slice(cut)}`.normalize('NFC');
-  return { ok: true, given: raw, paths: given === target ? [given] : [given, target] };
+  return { ok: true, given: raw, paths: withSpellings(given === target ? [given] : [given, target]) };
+}
+
+/**
+ * The paths and, where different, the same paths with the file name folded (tool-common's
+ * spellingKey: plain spaces, straight quotes): a rule written with a plain space still covers the
+ * file whose name has a narrow no-break space, as the tools would open either for the other. Only
+ * the name is folded: a folded folder could leave the workspace (a root named with U+00A0).
+ */
+function withSpellings(paths: readonly string[]): string[] {
+  const all = new Set(paths);
+  for (const p of paths) {
+    const cut = p.lastIndexOf('/');
+    all.add(p.slice(0, cut + 1) + spellingKey(p.slice(cut + 1)));
+  }
+  return [...all];
 }
 
 class Unresolvable extends Error {}
@@ -153,21 +168,10 @@ function unresolvable(path: string, code: string | undefined): Unresolvable {
 }
 
 /**
- * The tools open an NFC, NFD or curly-apostrophe spelling when the given one does not exist
- * (tool-common's resolveExistingPath): the policy judges whichever of those exist too.
+ * The tools open a spelling variant (another kind of space, Unicode form, curly quotes) when
+ * the given path does not exist (tool-common's existingVariants): the policy judges each of
+ * those too, so a variant never reads past a rule written for the real name.
  */
 function spellingVariants(path: string): string[] {
-  if (exists(path)) return [];
-  const curly = path.replace(/'/g, '\u2019');
-  const all = [path.normalize('NFC'), path.normalize('NFD'), curly, curly.normalize('NFC'), curly.normalize('NFD')];
-  return [...new Set(all)].filter((p) => p !== path && exists(p));
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return existingVariants(path);
 }

@@ -144,12 +144,18 @@ export function resizeNote(
     parts.push(shown.quality === undefined ? `re-encoded as ${label(shown.mimeType)}` : `re-encoded as JPEG at quality ${shown.quality}`);
   }
   const scaled = shown.width !== original.width || shown.height !== original.height;
+  // A format models do not take (TIFF, AVIF) that fits as it is was only converted.
+  if (!scaled && (originalMime === 'image/tiff' || originalMime === 'image/avif') && shown.quality === undefined) {
+    return `[Image converted from ${label(originalMime)} to ${label(shown.mimeType)}: ${original.width}x${original.height} px.]`;
+  }
   const mapping = scaled ? ` Multiply coordinates in the shown image by ${round(factor)} to get the original's.` : '';
   return `[Image resized to fit the image limits: ${parts.join(', ')}.${mapping}]`;
 }
 
+const LABELS: Record<string, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/tiff': 'TIFF', 'image/avif': 'AVIF', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+
 function label(mime: string): string {
-  return mime === 'image/png' ? 'PNG' : mime === 'image/jpeg' ? 'JPEG' : mime;
+  return LABELS[mime] ?? mime;
 }
 
 function round(value: number): string {

@@ -37,7 +37,13 @@ const ResourceList = Compile(
     Type.Union([
       Type.Object({ kind: Type.Literal('fs.read'), path: Type.String() }),
       Type.Object({ kind: Type.Literal('fs.write'), path: Type.String() }),
-      Type.Object({ kind: Type.Literal('exec'), command: Type.String(), argv: Type.Optional(Type.Array(Type.String())), cwd: Type.Optional(Type.String()) }),
+      Type.Object({
+        kind: Type.Literal('exec'),
+        command: Type.String(),
+        argv: Type.Optional(Type.Array(Type.String())),
+        cwd: Type.Optional(Type.String()),
+        touches: Type.Optional(Type.Object({ reads: Type.Array(Type.String()), writes: Type.Array(Type.String()) })),
+      }),
       Type.Object({ kind: Type.Literal('net'), host: Type.String(), port: Type.Optional(Type.Number()), url: Type.Optional(Type.String()) }),
     ]),
   ),

@@ -86,6 +86,10 @@ async function normalizeImages(content: Content[], policy: ImagePolicy, signal: 
     }
     const info = describeImage(block);
     const problem = imageDataProblem(info);
+    if (problem === 'not-an-image' && info.convertible !== undefined) {
+      out.push(...(await convertImage({ ...block, mimeType: info.convertible }, info, policy, signal)));
+      continue;
+    }
     if (problem === 'not-an-image') {
       out.push({ type: 'text', text: imageNote('not-an-image', info) });
       continue;
@@ -108,6 +112,18 @@ async function normalizeImages(content: Content[], policy: ImagePolicy, signal: 
     }
   }
   return out;
+}
+
+/** A TIFF or AVIF goes to the resize step, which re-encodes it as PNG (within the limits). */
+async function convertImage(image: ImageContent, info: ImageInfo, policy: ImagePolicy, signal: AbortSignal | undefined): Promise<Content[]> {
+  if (policy.block) return [{ type: 'text', text: imageNote('blocked', info) }];
+  if (!policy.imageInput) return [{ type: 'text', text: imageNote('no-image-input', info) }];
+  if (policy.resize === undefined) return [{ type: 'text', text: imageNote('not-converted', info) }];
+  try {
+    return await policy.resize(image, { info, maxDimension: policy.maxDimension, maxBytes: policy.maxBytes, signal });
+  } catch (error) {
+    return [{ type: 'text', text: imageNote('not-converted', info, { limits: policy, resizeError: errorMessage(error) }) }];
+  }
 }
 
 function fitsLimits(image: ImageContent, info: ImageInfo, policy: ImagePolicy): boolean {

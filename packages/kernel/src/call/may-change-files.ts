@@ -2,7 +2,8 @@ import type { Resource } from '../contract/resource.js';
 
 /**
  * May a call that touches these resources change what a later call of its batch would touch?
- * Yes when it writes a file or runs a process (a process may do anything).
+ * Yes when it writes a file, or runs a process (a process may do anything) unless its tool analysed
+ * the command and found it only reads (`touches` with no writes).
  *
  * A call whose tool declares no `resources` at all never gets here: it counts as possibly
  * changing files (`CallState.mayChangeFiles` starts true). The kernel cannot tell a third-party
@@ -16,8 +17,10 @@ import type { Resource } from '../contract/resource.js';
  */
 export function resourcesMayChangeFiles(resources: readonly Resource[]): boolean {
   for (let i = 0; i < resources.length; i++) {
-    const kind = resources[i]!.kind;
-    if (kind === 'fs.write' || kind === 'exec') return true;
+    const r = resources[i]!;
+    if (r.kind === 'fs.write') return true;
+    // A process whose tool listed every file it touches changes only the files it writes.
+    if (r.kind === 'exec' && (r.touches === undefined || r.touches.writes.length > 0)) return true;
   }
   return false;
 }

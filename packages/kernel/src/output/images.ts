@@ -3,6 +3,12 @@ import type { ImageContent } from '../contract/content.js';
 /** The image formats the kernel passes to models. Anything else is not sent as an image. */
 export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
+/**
+ * Image formats models do not take but the host's image step (sharp) decodes: the kernel hands
+ * them to the resize step, which re-encodes them as PNG. Without a resize step they become a note.
+ */
+export type ConvertibleMime = 'image/tiff' | 'image/avif';
+
 /** The largest image providers take: pixels per side, and bytes of base64 text. */
 export interface ImageLimits {
   maxDimension: number;
@@ -23,7 +29,9 @@ export type ImageNoteReason =
   /** The declared `mimeType` differs from what the bytes are. */
   | 'mime-mismatch'
   /** Over the pixel or byte limit, and no resize step could shrink it. */
-  | 'over-limits';
+  | 'over-limits'
+  /** A format models do not take (TIFF, AVIF) and no resize step converted it. */
+  | 'not-converted';
 
 /** What the kernel can tell about an image cheaply, from its header alone. */
 export interface ImageInfo {
@@ -31,6 +39,8 @@ export interface ImageInfo {
   declaredMime: string;
   /** What the magic bytes say; undefined when they match no supported format. */
   mime: ImageMime | undefined;
+  /** Set when `mime` is undefined but the bytes are a format the resize step converts to PNG. */
+  convertible?: ConvertibleMime;
   /** Decoded size in bytes, from the base64 length (approximate if the text holds line breaks). */
   bytes: number;
   /** Pixel size, when the header states it within the first bytes (see {@link imageDimensions}). */
@@ -59,6 +69,17 @@ export function sniffImageMime(bytes: Uint8Array): ImageMime | undefined {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
   if (startsWithAscii(bytes, 'GIF87a') || startsWithAscii(bytes, 'GIF89a')) return 'image/gif';
   if (startsWithAscii(bytes, 'RIFF') && startsWithAscii(bytes.subarray(8), 'WEBP')) return 'image/webp';
+  return undefined;
+}
+
+/**
+ * A format the host's image step converts (TIFF, AVIF), by magic number, or undefined.
+ *
+ * @example sniffConvertibleMime(new Uint8Array([0x49, 0x49, 0x2a, 0x00])); // "image/tiff"
+ */
+export function sniffConvertibleMime(bytes: Uint8Array): ConvertibleMime | undefined {
+  if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'image/tiff';
+  if (startsWithAscii(bytes.subarray(4), 'ftyp') && (startsWithAscii(bytes.subarray(8), 'avif') || startsWithAscii(bytes.subarray(8), 'avis'))) return 'image/avif';
   return undefined;
 }
 
@@ -168,7 +189,12 @@ export function describeImage(image: ImageContent): ImageInfo {
     mime: sniffBase64ImageMime(image.data),
     bytes: base64ByteLength(image.data),
   };
-  if (info.mime === undefined) return info;
+  if (info.mime === undefined) {
+    const prefix = decodeBase64Prefix(image.data, SNIFF_BYTES);
+    const convertible = prefix && sniffConvertibleMime(prefix);
+    if (convertible) info.convertible = convertible;
+    return info;
+  }
   const header = decodeBase64Prefix(image.data, info.mime === 'image/jpeg' ? JPEG_SCAN_BYTES : HEADER_BYTES);
   const size = header && imageDimensions(header, info.mime);
   if (size) {
@@ -217,6 +243,11 @@ export function imageNote(
       return `[Image omitted: image input is turned off (setting images.blockImages). ${original(info)}.]`;
     case 'no-image-input':
       return `[Image omitted: the current model does not accept images. ${original(info)}.]`;
+    case 'not-converted': {
+      const name = info.convertible === 'image/tiff' ? 'TIFF' : 'AVIF';
+      const why = over.resizeError === undefined ? 'the image step that converts it is off (setting images.autoResize)' : `it could not be converted: ${oneLine(over.resizeError)}`;
+      return `[Image omitted: models take no ${name} and ${why}. Convert it to PNG with another program (e.g. ImageMagick: convert in.${name.toLowerCase()} out.png) and read that. (${formatBytes(info.bytes)})]`;
+    }
     case 'not-an-image':
       return (
         `[Image omitted: the data is not a PNG, JPEG, GIF or WebP image ` +
