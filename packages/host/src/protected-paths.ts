@@ -26,7 +26,7 @@ export interface ProtectedPathsInput {
   spillRoot: string;
   /** Extensions settings list: an audit log moved elsewhere with `path` is protected there. */
   extensions: readonly ExtensionEntry[];
-  /** False when no settings layer lists extensions: the default set loads. */
+  /** @deprecated Ignored: the default set always counts (settings add to it). */
   extensionsListed?: boolean;
   /** Where Airlock itself and its built-in extensions are installed. Default: defaultExtensionDirs(). */
   installDirs?: readonly string[];
@@ -62,7 +62,7 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
   }
   // The code that enforces the policy: a package of the same name in a trusted project's
   // node_modules (or a parent's) would be loaded instead of it at the next start.
-  const bare = input.extensionsListed === false ? DEFAULT_EXTENSIONS : input.extensions.filter((e) => e.kind === 'package' && e.enabled).map((e) => e.spec);
+  const bare = [...DEFAULT_EXTENSIONS, ...input.extensions.filter((e) => e.kind === 'package' && e.enabled).map((e) => e.spec)];
   const packages = [...new Set(bare)].map((name) => `node_modules/${name}/**`);
   for (const entry of input.extensions) {
     // A path extension is protected unless it is the project itself (or holds it): then it is the work.

@@ -93,6 +93,14 @@ export interface NotFoundDetails {
   inUntrustedProject?: string;
   userExtensions?: string;
   baseDir?: string;
+  /** Known names (or files) close to `spec`: typos such as `@airlock/path-polcy`. */
+  suggestions?: readonly string[];
+}
+
+/** ` Did you mean "@airlock/path-policy"?` — or nothing when nothing is close. */
+function didYouMean(suggestions: readonly string[] | undefined): string {
+  if (suggestions === undefined || suggestions.length === 0) return '';
+  return ` Did you mean ${suggestions.map((n) => JSON.stringify(n)).join(' or ')}?`;
 }
 
 export interface ManifestDetails {
@@ -127,10 +135,11 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
     const looked = `Looked in:\n${bullets(d.searched)}`;
+    const near = didYouMean(d.suggestions);
     if (d.kind === 'path') {
       return withFix(
-        `Extension ${who(s)} was not found. A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
-        'correct the path (it must name the folder that holds the extension\'s package.json), or remove the entry.',
+        `Extension ${who(s)} was not found.${near} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
+        'correct the path (a .ts or .js file, or the folder that holds the extension\'s package.json), or remove the entry.',
       );
     }
     if (d.inUntrustedProject) {
@@ -142,8 +151,8 @@ const CATALOGUE = {
       );
     }
     return withFix(
-      `Extension ${who(s)} was not found. ${looked}`,
-      `install it in the project (pnpm add -D ${d.spec}) or in your user folder ` +
+      `Extension ${who(s)} was not found.${near} ${looked}`,
+      `${d.suggestions?.[0] === undefined ? '' : `if you meant ${JSON.stringify(d.suggestions[0])}, correct the name in ${settingsPlace(s)}; else `}install it in the project (pnpm add -D ${d.spec}) or in your user folder ` +
         `(npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}), or correct the name in ${settingsPlace(s)}.`,
     );
   }),
@@ -152,7 +161,15 @@ const CATALOGUE = {
     withFix(
       `Default extension "${d.spec}" is not installed, so what it provides is missing from this run (the others still load). ` +
         `Looked in:\n${bullets(d.searched)}`,
-      `install ${d.spec} next to Airlock, or list the extensions you want under "extensions" in your settings (then the default set is not used).`,
+      `install ${d.spec} next to Airlock, or leave it out on purpose with "-${d.spec}" under "extensions" in your settings.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayer }[] }>('warning', (d) =>
+    withFix(
+      `Your settings leave out ${d.left.length === 1 ? "one of Airlock's default guards" : `${d.left.length} of Airlock's default guards`}, so this run is less protected:\n` +
+        bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
+      `if that is not what you want, remove ${d.left.map((l) => `"-${l.spec}"`).join(', ')} (or the entries with "enabled": false) from "extensions".`,
     ),
   ),
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { closestNames } from '@airlock/kernel';
 import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
 import { readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
@@ -87,7 +88,12 @@ function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, su
   const notFound = (searched: string[]) =>
     fail(diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, { spec, kind: 'path', searched, baseDir: entry.baseDir }));
   const stat = statOrUndefined(target);
-  if (stat === undefined) return notFound([target]);
+  if (stat === undefined) {
+    const near = closestNames(basename(target), filesIn(dirname(target))).map((name) => join(dirname(target), name));
+    return fail(
+      diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, { spec, kind: 'path', searched: [target], baseDir: entry.baseDir, ...(near.length > 0 ? { suggestions: near } : {}) }),
+    );
+  }
   if (stat.isFile()) {
     if (basename(target) === 'package.json') return { ok: true, packageDir: dirname(target), foundIn: 'path' };
     const pkgDir = nearestPackageDir(dirname(target));
@@ -127,6 +133,7 @@ function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext,
   const searched = [...places.map((p) => p.dir), ...ctx.dirs.builtinPackageDirs.map((d) => `${d}${sep}* (package.json named ${spec})`)];
   if (entry.layer === 'defaults') return fail(diagnostic('AIRLOCK_EXTENSION_NOT_INSTALLED', subject, { spec, searched }));
   const inUntrustedProject = ctx.projectTrusted ? undefined : projectCandidates.find((dir) => isFile(join(dir, 'package.json')));
+  const suggestions = closestNames(spec, knownPackageNames(ctx));
   return fail(
     diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, {
       spec,
@@ -134,8 +141,37 @@ function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext,
       searched,
       userExtensions: ctx.dirs.userExtensions,
       ...(inUntrustedProject ? { inUntrustedProject } : {}),
+      ...(suggestions.length > 0 ? { suggestions } : {}),
     }),
   );
+}
+
+/**
+ * Every package name an entry could have meant, from the places a bare name resolves from: the
+ * project's node_modules (when trusted), the user's, Airlock's own. Only read when a name was
+ * not found, for the "did you mean".
+ */
+function knownPackageNames(ctx: ResolveContext): string[] {
+  const roots = [
+    ...(ctx.projectTrusted ? [ctx.projectDir] : []),
+    ctx.dirs.userExtensions,
+    ...ctx.dirs.builtinRoots.flatMap((root) => ancestors(root)),
+  ].map((dir) => join(dir, 'node_modules'));
+  const names = roots.flatMap(packagesIn);
+  for (const folder of ctx.dirs.builtinPackageDirs) names.push(...workspacePackages(folder).keys());
+  return names;
+}
+
+/** Package names directly in a node_modules folder (`name` and `@scope/name`). */
+function packagesIn(nodeModules: string): string[] {
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).filter((n) => !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  return list(nodeModules).flatMap((name) => (name.startsWith('@') ? list(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
 function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
@@ -226,6 +262,14 @@ function workspacePackages(folder: string): Map<string, string> {
   }
   workspaceCache.set(folder, { mtimeMs, packages: map });
   return map;
+}
+
+function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function nearestPackageDir(dir: string): string | undefined {

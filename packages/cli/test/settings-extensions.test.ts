@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { makeTempDir } from '@airlock/kernel/testing';
+import { run } from '../src/index.js';
+import { testIO } from './test-io.js';
+
+/**
+ * Settings say what they mean, through the real CLI in-process: naming an extension adds it to
+ * the default set (policy and audit stay), leaving one out takes an explicit "-name" and is
+ * warned about, a named extension that cannot be found or loaded blocks every tool (with a "did
+ * you mean"), unless its entry is optional, and `airlock extensions` exits non-zero then.
+ */
+
+// Each call opens a host that loads the whole default set (~3 s on a busy 2-core machine).
+vi.setConfig({ testTimeout: 90_000 });
+
+const HELLO = join(import.meta.dirname, '../../../examples/hello-tool');
+
+/** A home and a project folder of their own; user settings written as given. */
+function machine(user: object | undefined, project?: object) {
+  const base = makeTempDir('airlock-cli-settings-ext-');
+  const home = join(base, 'home');
+  const dir = join(base, 'project');
+  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'secret.txt'), 'TOP-SECRET-CONTENT\n');
+  writeFileSync(join(dir, 'notes.txt'), 'plain notes\n');
+  if (user !== undefined) writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify(user));
+  if (project !== undefined) writeFileSync(join(dir, '.airlockrc.json'), JSON.stringify(project));
+  const auditDir = join(home, '.state', 'airlock');
+  const airlock = async (args: string[]) => {
+    const io = testIO(dir, home);
+    const code = await run(args, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  const auditFiles = () => (existsSync(auditDir) ? (readdirSync(auditDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl')) : []);
+  return { home, dir, airlock, auditFiles };
+}
+
+const DENY_SECRET = { deny: ['fs.read(**/secret.txt)'] };
+
+describe.sequential('the default set is additive', () => {
+  it("a tool named alone in the user settings leaves policy, audit and the built-in tools in place", async () => {
+    const m = machine({ extensions: [HELLO], permissions: DENY_SECRET });
+    const hello = await m.airlock(['call', 'hello', '{"name":"Ada"}']);
+    expect(hello.code).toBe(0);
+    expect(hello.out).toContain('Ada');
+    // path-policy still judges: the deny rule holds, the file's bytes never show.
+    const secret = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
+    expect(secret.code).toBe(1);
+    expect(secret.out).not.toContain('TOP-SECRET-CONTENT');
+    expect(secret.out).toMatch(/denied|deny/i);
+    // The built-in read still works for anything else, and the audit log records the calls.
+    const notes = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(notes.code).toBe(0);
+    expect(notes.out).toContain('plain notes');
+    expect(m.auditFiles().length).toBeGreaterThan(0);
+    const list = await m.airlock(['--json', 'extensions']);
+    const names = (JSON.parse(list.out) as { extensions: { name: string; status: string }[] }).extensions.filter((e) => e.status === 'loaded').map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(['path-policy', 'audit-log', 'approval', 'redact-secrets', 'hello-tool']));
+  });
+
+  it('"-@airlock/audit-log" leaves the audit log out, with a warning on every run', async () => {
+    const m = machine({ extensions: ['-@airlock/audit-log'] });
+    for (let i = 0; i < 2; i++) {
+      const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('plain notes');
+      expect(r.err).toContain('@airlock/audit-log');
+      expect(r.err).toMatch(/leave out one of Airlock's default guards/);
+      expect(r.err.match(/default guards/g)?.length).toBe(1);
+    }
+    expect(m.auditFiles()).toEqual([]);
+  });
+
+  it('{ "enabled": false } on a default guard is the same as "-name" (and is warned about too)', async () => {
+    const m = machine({ extensions: [{ name: '@airlock/path-policy', enabled: false }], permissions: DENY_SECRET });
+    const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/"@airlock\/path-policy".*no permission rule/);
+  });
+
+  it("an untrusted project cannot leave path-policy out: its deny rules and the user's still hold", async () => {
+    const m = machine({ permissions: DENY_SECRET }, { extensions: ['-@airlock/path-policy', '-@airlock/audit-log'] });
+    const r = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain('TOP-SECRET-CONTENT');
+    expect(r.err).not.toMatch(/default guards/);
+    expect(m.auditFiles().length).toBeGreaterThan(0);
+  });
+
+  it('naming a default again configures it in place (no second copy, no warning)', async () => {
+    const m = machine({ extensions: [{ name: '@airlock/tool-read', options: {} }] });
+    const list = await m.airlock(['--json', 'extensions']);
+    expect(list.code).toBe(0);
+    const records = (JSON.parse(list.out) as { extensions: { name: string; status: string; layer: string }[] }).extensions.filter((e) => e.name === 'tool-read' || e.name === '@airlock/tool-read');
+    expect(records).toEqual([expect.objectContaining({ status: 'loaded', layer: 'user' })]);
+  });
+});
+
+describe.sequential('a named extension that cannot be found or loaded blocks every tool', () => {
+  it('a typo blocks every call and says which name was meant', async () => {
+    const m = machine({ extensions: ['@airlock/path-polcy'] });
+    const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).not.toContain('plain notes');
+    expect(r.out + r.err).toContain('Did you mean "@airlock/path-policy"?');
+  });
+
+  it('a tool extension whose setup throws blocks every call, not only its own tools', async () => {
+    const m = machine(undefined);
+    const ext = join(m.dir, '..', 'broken');
+    mkdirSync(join(ext, 'src'), { recursive: true });
+    writeFileSync(join(ext, 'package.json'), JSON.stringify({ name: 'broken-tool', version: '1.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['wc'] } } }));
+    writeFileSync(join(ext, 'src/index.ts'), "export default { name: 'broken-tool', setup() { throw new Error('no config found'); } };\n");
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [ext] }));
+    const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).not.toContain('plain notes');
+    expect(r.out + r.err).toContain('broken-tool');
+    expect(r.out + r.err).toContain('"optional": true');
+  });
+
+  it('an entry marked optional is reported and the tools still run', async () => {
+    const m = machine({ extensions: [{ name: '@acme/not-installed', optional: true }] });
+    const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('plain notes');
+    expect(r.err).toContain('@acme/not-installed');
+  });
+});
+
+describe.sequential('airlock extensions', () => {
+  it('exits non-zero when an extension failed, in human and JSON output', async () => {
+    const m = machine({ extensions: ['@airlock/path-polcy'] });
+    const human = await m.airlock(['extensions']);
+    expect(human.code).toBe(2);
+    expect(human.out).toContain('Did you mean "@airlock/path-policy"?');
+    const json = await m.airlock(['--json', 'extensions']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out).blocked).not.toBeNull();
+  });
+
+  it('exits 0 when every extension loaded', async () => {
+    const m = machine({ extensions: [HELLO] });
+    const r = await m.airlock(['extensions']);
+    expect(r.code).toBe(0);
+  });
+
+  it('exits non-zero for a failed optional extension too (it failed, though tools run)', async () => {
+    const m = machine({ extensions: [{ name: '@acme/not-installed', optional: true }] });
+    expect((await m.airlock(['extensions'])).code).toBe(2);
+  });
+});
