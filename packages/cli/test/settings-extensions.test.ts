@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
@@ -151,5 +151,123 @@ describe.sequential('airlock extensions', () => {
   it('exits non-zero for a failed optional extension too (it failed, though tools run)', async () => {
     const m = machine({ extensions: [{ name: '@acme/not-installed', optional: true }] });
     expect((await m.airlock(['extensions'])).code).toBe(2);
+  });
+});
+
+/** A one-file extension package beside the project; returns its folder. */
+function extensionBeside(m: ReturnType<typeof machine>, name: string, source: string): string {
+  const ext = join(m.dir, '..', name);
+  mkdirSync(join(ext, 'src'), { recursive: true });
+  writeFileSync(join(ext, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0' } }));
+  writeFileSync(join(ext, 'src/index.ts'), source);
+  return ext;
+}
+
+const WORD_COUNT = (extra: string, params = "{ file: Type.String() }") => `import Type from 'typebox';
+export default { name: 'wc', setup(api: any) {
+  api.registerTool({
+    name: 'wc', label: 'Word count', description: 'Count words.', ${extra}
+    parameters: Type.Object(${params}),
+    async execute(_id: string, p: any) { return { content: [{ type: 'text', text: 'words: 3 ' + JSON.stringify(p) }] }; },
+  });
+} };
+`;
+
+describe.sequential('unknown keys are errors, with the closest name', () => {
+  it('a misspelled bash option blocks the tools and names the option meant', async () => {
+    const m = machine({ extensions: [{ name: '@airlock/tool-bash', options: { comandPrefix: 'touch marker' } }] });
+    const r = await m.airlock(['call', 'bash', '{"command":"touch ran"}']);
+    expect(r.code).not.toBe(0);
+    expect(existsSync(join(m.dir, 'ran'))).toBe(false);
+    expect(r.out + r.err).toContain('Did you mean "commandPrefix"?');
+  });
+
+  it('a tool field spelled `mode` (for executionMode) fails the extension, saying which field was meant', async () => {
+    const m = machine(undefined);
+    const ext = extensionBeside(m, 'wc', WORD_COUNT("mode: 'sequential',"));
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [ext] }));
+    const r = await m.airlock(['extensions']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('Did you mean "executionMode"?');
+  });
+
+  it('an unknown rule kind (fs.raed) stops path-policy from loading, so nothing runs, and names fs.read', async () => {
+    const m = machine({ permissions: { deny: ['fs.raed(**/secret.txt)'] } });
+    const r = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).not.toContain('TOP-SECRET-CONTENT');
+    expect(r.out + r.err).toContain('Did you mean "fs.read"?');
+  });
+
+  it('an unknown settings key is an error naming the key meant', async () => {
+    const m = machine({ permisions: DENY_SECRET });
+    const r = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
+    expect(r.code).toBe(2);
+    expect(r.out).not.toContain('TOP-SECRET-CONTENT');
+    expect(r.err).toContain('Did you mean "permissions"?');
+  });
+});
+
+describe.sequential('a tool that takes a path but declares no resources()', () => {
+  it('is warned about at load, and policy explain says its calls are judged by tool name only', async () => {
+    const m = machine(undefined);
+    const ext = extensionBeside(m, 'wc', WORD_COUNT(''));
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [ext] }));
+    const list = await m.airlock(['extensions']);
+    expect(list.code).toBe(0);
+    expect(list.out).toMatch(/Tool "wc" .* takes "file", which looks like a path, but declares no resources\(\)/);
+    const explain = await m.airlock(['policy', 'explain', 'wc', '{"file":"secret.txt"}']);
+    expect(explain.out).toContain('judged by tool name only');
+  });
+
+  it('a tool without path-like parameters is not warned about', async () => {
+    const m = machine(undefined);
+    const ext = extensionBeside(m, 'wc', WORD_COUNT('', '{ text: Type.String() }'));
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [ext] }));
+    const list = await m.airlock(['extensions']);
+    expect(list.out).not.toContain('declares no resources()');
+  });
+});
+
+describe.sequential('bash commandPrefix', () => {
+  const withPrefix = (commandPrefix: string, more: object = {}) => ({ extensions: [{ name: '@airlock/tool-bash', options: { commandPrefix } }], ...more });
+
+  it('runs before every command, in the same shell', async () => {
+    const m = machine(withPrefix('GREETING=from-prefix; cd sub'));
+    mkdirSync(join(m.dir, 'sub'));
+    const r = await m.airlock(['call', 'bash', '{"command":"echo \\"$GREETING in $(basename \\"$PWD\\")\\""}']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('from-prefix in sub');
+  });
+
+  it('is judged with the command: a prefix that reads a denied file blocks the call before anything runs', async () => {
+    const m = machine(withPrefix('cat secret.txt > leaked.txt', { permissions: DENY_SECRET }));
+    const r = await m.airlock(['call', 'bash', '{"command":"echo hi > said.txt"}']);
+    expect(r.code).toBe(1);
+    expect(existsSync(join(m.dir, 'leaked.txt'))).toBe(false);
+    expect(existsSync(join(m.dir, 'said.txt'))).toBe(false);
+    expect(r.out).toContain('secret.txt');
+  });
+
+  it('runs inside the sandbox with the command', async () => {
+    const m = machine(withPrefix('echo "prefix pid namespace: $(readlink /proc/self/ns/pid)"'));
+    const r = await m.airlock(['--json', 'call', 'bash', '{"command":"echo \\"command pid namespace: $(readlink /proc/self/ns/pid)\\""}']);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.out) as { details?: { sandboxed?: boolean }; content: { text: string }[] };
+    const text = result.content.map((c) => c.text).join('');
+    const ns = [...text.matchAll(/pid namespace: (\S+)/g)].map((x) => x[1]);
+    expect(ns).toHaveLength(2);
+    expect(ns[0]).toBe(ns[1]);
+    // Where the sandbox is up (bubblewrap works here), both ran in its pid namespace, not Airlock's.
+    if (result.details?.sandboxed === true) expect(ns[0]).not.toBe(readlinkSync('/proc/self/ns/pid'));
+    else expect(r.err).toMatch(/sandbox/i);
+  });
+
+  it("an untrusted project's prefix never runs", async () => {
+    const m = machine(undefined, { extensions: [{ name: '@airlock/tool-bash', options: { commandPrefix: 'touch pwned' } }] });
+    const r = await m.airlock(['call', 'bash', '{"command":"echo ok"}']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('ok');
+    expect(existsSync(join(m.dir, 'pwned'))).toBe(false);
   });
 });

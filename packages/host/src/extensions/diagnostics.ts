@@ -339,6 +339,14 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_TOOL_UNJUDGED: entry<{ tool: string; parameters: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `Tool "${d.tool}" of ${who(s)} takes ${d.parameters.map((p) => `"${p}"`).join(', ')}, which ${d.parameters.length === 1 ? 'looks' : 'look'} like a path, but declares no resources(): ` +
+        'policy judges its calls by tool name only, so path rules such as deny fs.read(**/.env) never reach them.',
+      `give the tool a resources(params, ctx) that returns what a call reads and writes, e.g. [{ kind: "fs.read", path: params.${d.parameters[0]} }]; until then, rule on the tool by name (deny/ask "${d.tool}").`,
+    ),
+  ),
+
   AIRLOCK_EXTENSION_PROVIDES_MISMATCH: entry<{ problems: readonly string[] }>('warning', (d, s) =>
     withFix(
       `Extension ${who(s)} registers something other than its manifest declares (package.json#airlock.provides):\n${bullets(d.problems)}\n` +

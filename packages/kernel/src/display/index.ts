@@ -4,3 +4,5 @@
  * jiti-loaded extensions its own copy, as it does the kernel itself).
  */
 export { displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './untrusted-text.js';
+/** "Did you mean …?" for names people type (rule kinds, option keys): pure, so extensions may import it too. */
+export { closestNames } from '../suggest.js';
