@@ -271,3 +271,56 @@ describe.sequential('bash commandPrefix', () => {
     expect(existsSync(join(m.dir, 'pwned'))).toBe(false);
   });
 });
+
+describe.sequential('single-file extensions', () => {
+  const TOOL = (name: string, marker?: string) => `import Type from 'typebox';
+${marker === undefined ? '' : `import { writeFileSync } from 'node:fs';\n`}export default { name: '${name}', setup(api: any) {
+  ${marker === undefined ? '' : `writeFileSync(${JSON.stringify(marker)}, 'setup ran');`}
+  api.registerTool({
+    name: '${name}', label: '${name}', description: 'Say hi.',
+    parameters: Type.Object({ who: Type.String() }),
+    async execute(_id: string, p: { who: string }) { return { content: [{ type: 'text', text: '${name} says hi to ' + p.who }] }; },
+  });
+} };
+`;
+
+  it('a .ts and a .js file named in user settings (relative to the settings file) load like packages', async () => {
+    const m = machine(undefined);
+    const tools = join(m.home, '.config', 'airlock', 'tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'greet.ts'), TOOL('greet'));
+    writeFileSync(join(tools, 'wave.mjs'), TOOL('wave').replace("import Type from 'typebox';", "import Type from 'typebox';").replace(/\(_id: string, p: \{ who: string \}\)/, '(_id, p)').replace('(api: any)', '(api)'));
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: ['./tools/greet.ts', './tools/wave.mjs'] }));
+    const greet = await m.airlock(['call', 'greet', '{"who":"Ada"}']);
+    expect(greet.code).toBe(0);
+    expect(greet.out).toContain('greet says hi to Ada');
+    const wave = await m.airlock(['call', 'wave', '{"who":"Bo"}']);
+    expect(wave.code).toBe(0);
+    expect(wave.out).toContain('wave says hi to Bo');
+    const list = JSON.parse((await m.airlock(['--json', 'extensions'])).out) as { extensions: { name: string; status: string }[] };
+    expect(list.extensions.filter((e) => e.name === 'greet' || e.name === 'wave').map((e) => e.status)).toEqual(['loaded', 'loaded']);
+  });
+
+  it("an untrusted project's file never loads (its setup never runs); trusted, it does", async () => {
+    const m = machine(undefined, { extensions: ['./greet.ts'] });
+    const marker = join(m.dir, '..', 'setup-ran');
+    writeFileSync(join(m.dir, 'greet.ts'), TOOL('greet', marker));
+    const untrusted = await m.airlock(['call', 'greet', '{"who":"Ada"}']);
+    expect(untrusted.code).not.toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const trusted = await m.airlock(['--trust', 'call', 'greet', '{"who":"Ada"}']);
+    expect(trusted.code).toBe(0);
+    expect(trusted.out).toContain('greet says hi to Ada');
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('a file that does not load blocks every tool, like a package', async () => {
+    const m = machine(undefined);
+    writeFileSync(join(m.home, 'broken.ts'), 'export default { name: "broken", setup( {\n');
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: ['~/broken.ts'] }));
+    const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(r.code).not.toBe(0);
+    expect(r.out).not.toContain('plain notes');
+    expect(r.out + r.err).toContain('broken');
+  });
+});

@@ -1,7 +1,8 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { extname, isAbsolute, join, resolve } from 'node:path';
 import type { ProtectedLocation, ProtectedPaths } from '@airlock/kernel';
 import { DEFAULT_EXTENSIONS } from './extensions/defaults.js';
 import { airlockConfigDir, airlockStateDir, defaultExtensionDirs } from './extensions/dirs.js';
+import { LOADABLE } from './extensions/manifest.js';
 import { projectSearchDirs } from './settings/discover.js';
 import type { ExtensionEntry } from './settings/index.js';
 
@@ -67,7 +68,9 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
   for (const entry of input.extensions) {
     // A path extension is protected unless it is the project itself (or holds it): then it is the work.
     if (entry.kind === 'path' && entry.enabled && entry.path !== undefined && !within(resolve(cwd), entry.path)) {
-      locations.push({ path: entry.path, kind: 'folder', what: `the extension ${entry.spec} that settings load` });
+      // A single-file extension is its file: its folder may be a home or a project full of other work.
+      const kind = LOADABLE.has(extname(entry.path)) ? 'file' : 'folder';
+      locations.push({ path: entry.path, kind, what: `the extension ${entry.spec} that settings load` });
     }
   }
   // Airlock's own code, unless the project is Airlock's own workspace (then it is the work).

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
 import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
-import { readManifest } from './manifest.js';
+import { LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
 
 /**
@@ -77,10 +77,15 @@ export function resolveExtension(entry: ExtensionEntry, ctx: ResolveContext): Re
   const kind = entry.kind ?? (isPathSpec(spec) ? 'path' : 'package');
   const located = kind === 'path' ? locatePath(spec, entry, ctx, subject) : locatePackage(spec, entry, ctx, subject);
   if (!located.ok) return located;
+  if ('file' in located) return readSingleFile(entry, located.file);
   return readPackage(entry, subject, located.packageDir, located.foundIn);
 }
 
-type Located = { ok: true; packageDir: string; foundIn: FoundIn } | Extract<ResolveResult, { ok: false }>;
+type Located =
+  | { ok: true; packageDir: string; foundIn: FoundIn }
+  /** A single-file extension: a .ts or .js module named directly. */
+  | { ok: true; file: string }
+  | Extract<ResolveResult, { ok: false }>;
 
 function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
   const home = ctx.home ?? homedir();
@@ -96,12 +101,13 @@ function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, su
   }
   if (stat.isFile()) {
     if (basename(target) === 'package.json') return { ok: true, packageDir: dirname(target), foundIn: 'path' };
+    if (LOADABLE.has(extname(target))) return { ok: true, file: target };
     const pkgDir = nearestPackageDir(dirname(target));
     const hint = pkgDir ? ` — probably ${pkgDir}` : '';
     return fail(
       diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, {
         spec,
-        reason: `${target} is a file; name the folder that holds the extension's package.json instead${hint}`,
+        reason: `${target} is neither a module (.ts, .js, .mjs …) nor a folder; name a module file or the folder that holds the extension's package.json${hint}`,
       }),
     );
   }
@@ -214,6 +220,32 @@ function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string
     ok: true,
     policy: manifest.policy,
     resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile },
+  };
+}
+
+/**
+ * A module named directly (`./tools/wc.ts`), as Pi loads one: no package.json, so no declared
+ * kernel range (any kernel) and no `provides`; it is named after its file until its module says
+ * its own name. Everything else is as for a package: jiti, the export and options checks, setup
+ * rolled back on failure, and an untrusted project's entries never load. Its real path is the
+ * key that keeps it from loading twice (two files in one folder are two extensions).
+ */
+function readSingleFile(entry: ExtensionEntry, file: string): ResolveResult {
+  const entryFile = realpathSync(file);
+  const name = basename(file, extname(file));
+  return {
+    ok: true,
+    policy: false,
+    resolved: {
+      entry,
+      foundIn: 'path',
+      packageDir: dirname(file),
+      realDir: entryFile,
+      packageName: name,
+      version: '0.0.0',
+      manifest: { extension: `./${basename(entryFile)}`, kernel: '*', description: `single-file extension ${file}` },
+      entryFile,
+    },
   };
 }
 
