@@ -101,7 +101,11 @@ function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, su
   }
   if (stat.isFile()) {
     if (basename(target) === 'package.json') return { ok: true, packageDir: dirname(target), foundIn: 'path' };
-    if (LOADABLE.has(extname(target))) return { ok: true, file: target };
+    if (LOADABLE.has(extname(target))) {
+      // The entry module of a package with a manifest is that package: its kernel range and `provides` apply.
+      const owner = manifestOwner(target);
+      return owner === undefined ? { ok: true, file: target } : { ok: true, packageDir: owner, foundIn: 'path' };
+    }
     const pkgDir = nearestPackageDir(dirname(target));
     const hint = pkgDir ? ` — probably ${pkgDir}` : '';
     return fail(
@@ -294,6 +298,21 @@ function workspacePackages(folder: string): Map<string, string> {
   }
   workspaceCache.set(folder, { mtimeMs, packages: map });
   return map;
+}
+
+/** The package folder whose `airlock.extension` is this very file, if there is one. */
+function manifestOwner(file: string): string | undefined {
+  const dir = nearestPackageDir(dirname(file));
+  if (dir === undefined) return undefined;
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { airlock?: { extension?: unknown } };
+    const declared = pkg.airlock?.extension;
+    if (typeof declared !== 'string') return undefined;
+    return realpathSync(join(dir, declared)) === realpathSync(file) ? dir : undefined;
+  } catch {
+    // No readable manifest, or its entry does not exist: the file stands alone.
+    return undefined;
+  }
 }
 
 function filesIn(dir: string): string[] {
