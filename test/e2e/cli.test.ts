@@ -6,8 +6,13 @@ import { rm } from 'node:fs/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, extensionPackage, HELLO, sandbox } from './harness.js';
 
-/** Settings that load the hello-tool example, with a greeting of its own. */
-const helloSettings = { extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }] };
+/**
+ * Settings that load the hello-tool example, with a greeting of its own, and leave the built-in
+ * tools out (settings add to the default set; "-name" leaves one out), so hello is the only tool.
+ */
+const helloSettings = {
+  extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }, ...['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'].map((t) => `-@airlock/tool-${t}`)],
+};
 
 const json = (text: string): unknown => JSON.parse(text);
 
