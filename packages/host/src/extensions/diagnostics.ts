@@ -150,10 +150,13 @@ const CATALOGUE = {
           `npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}`,
       );
     }
+    const install = `install it in the project (pnpm add -D ${d.spec}) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec})`;
+    const meant = d.suggestions?.[0];
     return withFix(
       `Extension ${who(s)} was not found.${near} ${looked}`,
-      `${d.suggestions?.[0] === undefined ? '' : `if you meant ${JSON.stringify(d.suggestions[0])}, correct the name in ${settingsPlace(s)}; else `}install it in the project (pnpm add -D ${d.spec}) or in your user folder ` +
-        `(npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}), or correct the name in ${settingsPlace(s)}.`,
+      meant === undefined
+        ? `${install}, or correct the name in ${settingsPlace(s)}.`
+        : `write ${JSON.stringify(meant)} instead in ${settingsPlace(s)}; if you do mean ${JSON.stringify(d.spec)}, ${install}.`,
     );
   }),
 
