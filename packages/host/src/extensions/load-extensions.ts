@@ -31,8 +31,8 @@ import {
 
 export interface LoadExtensionsOptions {
   /**
-   * From settings, in order. `undefined` when no settings layer has an `extensions` key: then the
-   * default set loads. An explicit list, even `[]`, is loaded exactly.
+   * The entries to load, in order, exactly: `withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir()))`
+   * is what a host passes (settings add to the default set). `undefined`: the default set alone.
    */
   entries: readonly ExtensionEntry[] | undefined;
   kernel: Kernel;
@@ -99,7 +99,7 @@ export interface LoadExtensionsResult {
  * const s = await loadSettings({ cwd });
  * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
  * const result = await loadExtensions({
- *   entries: s.extensionsListed ? s.extensions : undefined, // untrusted project entries are filtered (and reported) here
+ *   entries: withDefaultSet(s.extensions, defaultExtensionEntries(hostPackageDir())), // untrusted project entries are skipped (and reported) here
  *   kernel, trust, ui, log, settings: s.settings, cwd,
  * });
  * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
