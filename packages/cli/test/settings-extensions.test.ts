@@ -324,3 +324,14 @@ ${marker === undefined ? '' : `import { writeFileSync } from 'node:fs';\n`}expor
     expect(r.out + r.err).toContain('broken');
   });
 });
+
+describe.sequential('leaving out a name that is not there', () => {
+  it('"-@airlock/path-polcy" leaves path-policy in place and says which name was meant', async () => {
+    const m = machine({ extensions: ['-@airlock/path-polcy'], permissions: DENY_SECRET });
+    const r = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain('TOP-SECRET-CONTENT');
+    expect(r.err).toContain('leaves out nothing');
+    expect(r.err).toContain('Did you mean "@airlock/path-policy"?');
+  });
+});

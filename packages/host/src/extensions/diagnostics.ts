@@ -176,6 +176,13 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${didYouMean(d.suggestions)}`,
+      `write "-${d.suggestions[0]}" if that is the one to leave out, or remove the entry.`,
+    ),
+  ),
+
   AIRLOCK_EXTENSION_UNTRUSTED: entry<{
     spec: string;
     projectDir: string;

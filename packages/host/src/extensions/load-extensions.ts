@@ -1,4 +1,4 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { closestNames, NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -151,6 +151,10 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
       records.push({ ...recordFor(entry, undefined), status: 'disabled' });
       const guard = leftOutGuard(entry);
       if (guard !== undefined) guardsLeftOut.push(guard);
+      // "-@airlock/path-polcy" leaves out nothing: say so, or the user believes path-policy is gone.
+      // (An entry kept listed but off, with no near name, is a choice, not a typo.)
+      const suggestions = entry.replaces === undefined ? closestNames(entry.spec, entries.map((e) => e.spec).filter((spec) => spec !== entry.spec)) : [];
+      if (suggestions.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN', subjectOf(entry), { spec: entry.spec, suggestions }));
       return;
     }
     const result = resolveExtension(entry, { dirs, projectDir, projectTrusted: trusted });
