@@ -68,8 +68,8 @@ describe.sequential('the default set is additive', () => {
       expect(r.code).toBe(0);
       expect(r.out).toContain('plain notes');
       expect(r.err).toContain('@airlock/audit-log');
-      expect(r.err).toMatch(/leave out one of Airlock's default guards/);
-      expect(r.err.match(/default guards/g)?.length).toBe(1);
+      expect(r.err).toMatch(/leave out a guard/);
+      expect(r.err.match(/less protected/g)?.length).toBe(1);
     }
     expect(m.auditFiles()).toEqual([]);
   });
@@ -86,7 +86,7 @@ describe.sequential('the default set is additive', () => {
     const r = await m.airlock(['call', 'read', '{"path":"secret.txt"}']);
     expect(r.code).toBe(1);
     expect(r.out).not.toContain('TOP-SECRET-CONTENT');
-    expect(r.err).not.toMatch(/default guards/);
+    expect(r.err).not.toMatch(/less protected/);
     expect(m.auditFiles().length).toBeGreaterThan(0);
   });
 
@@ -322,6 +322,23 @@ ${marker === undefined ? '' : `import { writeFileSync } from 'node:fs';\n`}expor
     expect(r.code).not.toBe(0);
     expect(r.out).not.toContain('plain notes');
     expect(r.out + r.err).toContain('broken');
+  });
+});
+
+describe.sequential('leaving out a policy extension an earlier layer lists', () => {
+  it('a trusted project turning off the user\'s guard is warned about on every run', async () => {
+    const m = machine(undefined);
+    const guard = join(m.home, 'guard');
+    mkdirSync(join(guard, 'src'), { recursive: true });
+    writeFileSync(join(guard, 'package.json'), JSON.stringify({ name: 'guard', version: '1.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { hooks: ['tool_call:authorize'] } } }));
+    writeFileSync(join(guard, 'src/index.ts'), "export default { name: 'guard', setup(api: any) { api.on('tool_call', () => undefined, { name: 'noop', phase: 'authorize' }); } };\n");
+    writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [guard] }));
+    writeFileSync(join(m.dir, '.airlockrc.json'), JSON.stringify({ extensions: [{ path: guard, enabled: false }] }));
+    for (let i = 0; i < 2; i++) {
+      const r = await m.airlock(['--trust', 'call', 'read', '{"path":"notes.txt"}']);
+      expect(r.code).toBe(0);
+      expect(r.err).toMatch(/leave out a guard[^]*policy handlers/);
+    }
   });
 });
 

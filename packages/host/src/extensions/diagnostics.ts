@@ -170,7 +170,7 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayer }[] }>('warning', (d) =>
     withFix(
-      `Your settings leave out ${d.left.length === 1 ? "one of Airlock's default guards" : `${d.left.length} of Airlock's default guards`}, so this run is less protected:\n` +
+      `Your settings leave out ${d.left.length === 1 ? 'a guard' : `${d.left.length} guards`} (a default one, or a policy extension an earlier layer lists), so this run is less protected:\n` +
         bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
       `if that is not what you want, remove ${d.left.map((l) => `"-${l.spec}"`).join(', ')} (or the entries with "enabled": false) from "extensions".`,
     ),

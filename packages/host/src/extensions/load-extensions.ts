@@ -149,7 +149,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     }
     if (entry.enabled === false) {
       records.push({ ...recordFor(entry, undefined), status: 'disabled' });
-      const guard = leftOutGuard(entry);
+      const guard = leftOutGuard(entry) ?? leftOutPolicy(entry, (e) => resolveExtension(e, { dirs, projectDir, projectTrusted: trusted }).policy);
       if (guard !== undefined) guardsLeftOut.push(guard);
       // "-@airlock/path-polcy" leaves out nothing: say so, or the user believes path-policy is gone.
       // (An entry kept listed but off, with no near name, is a choice, not a typo.)
@@ -246,6 +246,21 @@ function leftOutGuard(entry: ExtensionEntry): { spec: string; loss: string; file
   while (base?.replaces !== undefined) base = base.replaces;
   const loss = base?.layer === 'defaults' ? DEFAULT_GUARDS[base.spec] : undefined;
   if (loss === undefined) return undefined;
+  return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+}
+
+/**
+ * A disabled entry over an earlier layer's entry for a policy extension (its manifest declares
+ * authorize, approve or redact handlers): turning that off is dropping a guard too. Resolution
+ * reads files only; nothing of the extension runs.
+ */
+function leftOutPolicy(
+  entry: ExtensionEntry,
+  isPolicy: (earlier: ExtensionEntry) => boolean,
+): { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] } | undefined {
+  const earlier = entry.replaces;
+  if (earlier === undefined || earlier.enabled === false || !isPolicy(earlier)) return undefined;
+  const loss = `its policy handlers (authorize, approve or redact), which ${earlier.file ?? `the ${earlier.layer} layer`} asked for, do not run`;
   return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
 }
 
