@@ -6,8 +6,13 @@ import { rm } from 'node:fs/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, extensionPackage, HELLO, sandbox } from './harness.js';
 
-/** Settings that load the hello-tool example, with a greeting of its own. */
-const helloSettings = { extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }] };
+/**
+ * Settings that load the hello-tool example, with a greeting of its own, and leave the built-in
+ * tools out (settings add to the default set; "-name" leaves one out), so hello is the only tool.
+ */
+const helloSettings = {
+  extensions: [{ path: HELLO, options: { greeting: 'Ahoy' } }, ...['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'].map((t) => `-@airlock/tool-${t}`)],
+};
 
 const json = (text: string): unknown => JSON.parse(text);
 
@@ -285,13 +290,16 @@ export default {
 } satisfies Extension;
 `;
 
-  it('an incompatible range and an invalid range are two different, clear errors; the rest still loads', async () => {
+  it('an incompatible range and an invalid range are two different, clear errors; the rest loads, and runs once they are optional', async () => {
     const s = sandbox();
     const future = extensionPackage(s, 'exts/future', { name: 'future-ext', kernel: '^2.0.0', source: toolSource('future') });
     const broken = extensionPackage(s, 'exts/broken', { name: 'broken-range', kernel: 'banana', source: toolSource('broken') });
     s.write('home/.config/airlock/settings.json', { extensions: [{ path: future }, { path: broken }, { path: HELLO }] });
     const r = await s.airlock(['--json', 'extensions']);
-    expect(r.code).toBe(0);
+    // Named in settings and not loaded: `airlock extensions` says so in its exit code, and no tool runs.
+    expect(r.code).toBe(2);
+    expect((await s.airlock(['call', 'hello', '{"name":"x"}'])).code).toBe(1);
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: future, optional: true }, { path: broken, optional: true }, { path: HELLO }] });
     const report = json(r.stdout) as { extensions: { name: string; status: string; compatible?: boolean }[]; diagnostics: { code: string; message: string }[] };
     const codes = report.diagnostics.map((d) => d.code);
     expect(codes).toContain('AIRLOCK_EXTENSION_INCOMPATIBLE');
@@ -325,13 +333,17 @@ export default defineExtension({
     expect(r).toMatchObject({ code: 0, stdout: '1.0.0/1.0.0!\n' });
   });
 
-  it('an extension that throws is reported, and the others still load and run', async () => {
+  it('an extension that throws blocks every tool, unless its entry is optional: then the others load and run', async () => {
     const s = sandbox();
     const thrower = extensionPackage(s, 'exts/thrower', {
       name: 'thrower',
       source: `import type { Extension } from '@airlock/kernel';\nexport default { name: 'thrower', setup() { throw new Error('config file missing'); } } satisfies Extension;\n`,
     });
     s.write('home/.config/airlock/settings.json', { extensions: [{ path: thrower }, { path: HELLO }] });
+    const blocked = await s.airlock(['call', 'hello', '{"name":"x"}']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain('config file missing');
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: thrower, optional: true }, { path: HELLO }] });
     const r = await s.airlock(['call', 'hello', '{"name":"x"}']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('config file missing');
@@ -372,7 +384,7 @@ export default {
     expect(messages.map((m) => m.outcome)).toEqual(['denied', 'denied']);
     for (const m of messages) expect(m.content[0]!.text).toContain('"guard"');
     const listing = await s.airlock(['extensions']);
-    expect(listing.code).toBe(0);
+    expect(listing.code).toBe(2);
     expect(listing.stdout).toContain('NO TOOL WILL RUN');
   });
 });

@@ -112,9 +112,15 @@ describe('an untrusted project runs no code through its settings', () => {
     expect(denied.code).toBe(1);
     expect(denied.stdout).toContain('Denied by policy');
 
-    // Once the user trusts the folder, its list is what loads: `[]` means no extensions, no tools.
+    // Trusted or not, a list adds to the default set: `[]` adds nothing and leaves nothing out.
     expect((await s.airlock(['trust'])).code).toBe(0);
-    expect((JSON.parse((await s.airlock(['--json', 'tools'])).stdout) as { enabled: string[] }).enabled).toEqual([]);
+    expect((JSON.parse((await s.airlock(['--json', 'tools'])).stdout) as { enabled: string[] }).enabled).toEqual(expect.arrayContaining(['read', 'bash', 'write']));
+    // Leaving defaults out takes "-name" entries, which only count once the folder is trusted.
+    s.write('project/.airlockrc.json', { extensions: ['-@airlock/tool-read', '-@airlock/tool-bash'] });
+    const trusted = (JSON.parse((await s.airlock(['--json', 'tools'])).stdout) as { enabled: string[] }).enabled;
+    expect(trusted).not.toContain('read');
+    expect(trusted).not.toContain('bash');
+    expect(trusted).toContain('write');
   });
 });
 

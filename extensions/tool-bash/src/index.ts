@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
+import { closestNames } from '@airlock/kernel/display';
 import { buildEnv } from './env.js';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
@@ -37,6 +38,16 @@ export const BashOptions = Type.Object({
   // graceMs, so with equal values its "did not stop" raced our SIGKILL and usually won, throwing
   // away the output tail. 500 ms is left for the shell to die, the pipes to close (at most
   // 250 ms once stopping) and the spill file to be closed.
+  // Code that runs before every command (Pi's shellCommandPrefix): only a trusted layer may set it.
+  commandPrefix: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Shell code run before every command, in the same shell, e.g. "source ~/.profile" or "set -o pipefail". ' +
+        'The command runs as "<prefix>\\n<command>": the policy judges that whole text, and it runs inside the sandbox like the command.',
+      'x-airlock-value': 'code',
+    }),
+  ),
   killGraceMs: Type.Integer({
     minimum: 0,
     default: 1500,
@@ -95,9 +106,19 @@ const DESCRIPTION = [
   'with bash_jobs. Resource limits apply (file size, processes, CPU time); the result says when one stopped a command.',
 ].join(' ');
 
-/** Fill in defaults for a partial options object (settings normally do this via the schema). */
+/**
+ * Fill in defaults for a partial options object (settings normally do this via the schema). A
+ * key the schema does not name is an error here too, for callers that skip the host's check.
+ */
 function withDefaults(options: Partial<BashOptions>): BashOptions {
+  const known = Object.keys(BashOptions.properties);
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const near = closestNames(key, known);
+    throw new Error(`bash: "${key}" is not an option${near.length > 0 ? `. Did you mean "${near[0]}"?` : `; the options are ${known.join(', ')}`}`);
+  }
   return {
+    ...(options.commandPrefix === undefined ? {} : { commandPrefix: options.commandPrefix }),
     defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 120,
     allowNoTimeout: options.allowNoTimeout ?? false,
     ...(options.shellPath === undefined ? {} : { shellPath: options.shellPath }),
@@ -114,6 +135,8 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
     throw new Error('bash: defaultTimeoutSeconds is 0 (no limit) but allowNoTimeout is false; set one of them.');
   }
   const resolveShell = createShellResolver(options.shellPath);
+  // The text the shell runs: what resources() hands the policy is exactly this, never the bare command.
+  const asRun = (command: string): string => (options.commandPrefix === undefined ? command : `${options.commandPrefix}\n${command}`);
 
   return {
     name: 'bash',
@@ -123,9 +146,10 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
     replay: 'never',
     executionMode: 'parallel',
     resources(params, ctx) {
-      // A background job keeps running after the call: it is never sure what it will touch.
-      const touches = params.background === true ? undefined : commandTouches(params.command);
-      return [{ kind: 'exec', command: params.command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
+      const command = asRun(params.command);
+      // A background job keeps running after the call, and a prefix may touch anything: neither says for sure what it touches.
+      const touches = params.background === true || options.commandPrefix !== undefined ? undefined : commandTouches(params.command);
+      return [{ kind: 'exec', command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
     },
     async execute(_id, params, signal, onUpdate, ctx) {
       if (ctx === undefined) throw new Error('bash needs a ToolContext (run it through the kernel).');
@@ -141,14 +165,15 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       if (withheld.length > 0) ctx.log.debug('bash: environment variables withheld', { names: withheld });
 
       const shell = resolveShell(env.PATH);
-      const args = limitedShellArgs(shell, params.command, options.limits);
+      const command = asRun(params.command);
+      const args = limitedShellArgs(shell, command, options.limits);
       const sandboxed = await sandboxFor(ctx, env);
       if (params.background === true) {
         // A background job runs under the same sandbox as any command.
         const job = await jobs.start({
           shell: sandboxed?.file ?? shell,
           args: sandboxed === undefined ? args : [...sandboxed.args, shell, ...args],
-          command: params.command,
+          command,
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
           ctx,
@@ -172,7 +197,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       let released: string | undefined;
       try {
         run = await runCommand({
-          command: params.command,
+          command,
           shell,
           args,
           ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),

@@ -13,8 +13,8 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { defaultExtensionEntries, hostPackageDir, loadExtensions, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
-import { addPermissionRule, extensionsReplaceDefaults, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
+import { defaultExtensionEntries, hostPackageDir, loadExtensions, withDefaultSet, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
+import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { protectedPaths } from './protected-paths.js';
 import { createSandbox, type HostSandbox } from './sandbox/index.js';
@@ -166,7 +166,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   if (trustDir !== undefined && trust === undefined) {
     const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
     diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
-    // Any project list counts, even `[]`: only a trusted project's list replaces the default set.
+    // Any project list counts, even `[]`: a project that names code asks for trust.
     const hasProjectExtensions = settings.layers.some((l) => l.name === 'project' && l.values.extensions !== undefined);
     // Ask only when it matters: a project that loads no code and allows nothing needs no trust.
     if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
@@ -212,9 +212,9 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   }
   const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env, sandbox: sandbox.service });
   kernelRef = kernel;
-  // An untrusted project's list cannot replace the default set; its entries are still reported.
-  const listed = settings.extensionsListed ? settings.extensions : undefined;
-  const entries = listed === undefined || extensionsReplaceDefaults(settings.layers, trust?.trusted === true) ? listed : [...defaultExtensionEntries(hostPackageDir()), ...listed];
+  // Settings add to the default set; leaving a default out takes an explicit entry ("-@airlock/audit-log"),
+  // which an untrusted project's entries cannot be (the loader skips them and keeps the default).
+  const entries = withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir()));
   const guarded = protectedPaths({
     cwd: options.cwd,
     homeDir,
@@ -223,7 +223,6 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
     spillRoot: dirname(kernel.spillStore.dir),
     extensions: settings.extensions,
-    extensionsListed: settings.extensionsListed,
   });
   const extensions = await loadExtensions({
     entries,

@@ -1,7 +1,8 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { extname, isAbsolute, join, resolve } from 'node:path';
 import type { ProtectedLocation, ProtectedPaths } from '@airlock/kernel';
 import { DEFAULT_EXTENSIONS } from './extensions/defaults.js';
 import { airlockConfigDir, airlockStateDir, defaultExtensionDirs } from './extensions/dirs.js';
+import { LOADABLE } from './extensions/manifest.js';
 import { projectSearchDirs } from './settings/discover.js';
 import type { ExtensionEntry } from './settings/index.js';
 
@@ -26,7 +27,7 @@ export interface ProtectedPathsInput {
   spillRoot: string;
   /** Extensions settings list: an audit log moved elsewhere with `path` is protected there. */
   extensions: readonly ExtensionEntry[];
-  /** False when no settings layer lists extensions: the default set loads. */
+  /** @deprecated Ignored: the default set always counts (settings add to it). */
   extensionsListed?: boolean;
   /** Where Airlock itself and its built-in extensions are installed. Default: defaultExtensionDirs(). */
   installDirs?: readonly string[];
@@ -62,12 +63,14 @@ export function protectedPaths(input: ProtectedPathsInput): ProtectedPaths {
   }
   // The code that enforces the policy: a package of the same name in a trusted project's
   // node_modules (or a parent's) would be loaded instead of it at the next start.
-  const bare = input.extensionsListed === false ? DEFAULT_EXTENSIONS : input.extensions.filter((e) => e.kind === 'package' && e.enabled).map((e) => e.spec);
+  const bare = [...DEFAULT_EXTENSIONS, ...input.extensions.filter((e) => e.kind === 'package' && e.enabled).map((e) => e.spec)];
   const packages = [...new Set(bare)].map((name) => `node_modules/${name}/**`);
   for (const entry of input.extensions) {
     // A path extension is protected unless it is the project itself (or holds it): then it is the work.
     if (entry.kind === 'path' && entry.enabled && entry.path !== undefined && !within(resolve(cwd), entry.path)) {
-      locations.push({ path: entry.path, kind: 'folder', what: `the extension ${entry.spec} that settings load` });
+      // A single-file extension is its file: its folder may be a home or a project full of other work.
+      const kind = LOADABLE.has(extname(entry.path)) ? 'file' : 'folder';
+      locations.push({ path: entry.path, kind, what: `the extension ${entry.spec} that settings load` });
     }
   }
   // Airlock's own code, unless the project is Airlock's own workspace (then it is the work).

@@ -64,8 +64,8 @@ export default { name: 'observer', setup(api: any) {
       provides: { hooks },
       files: files ?? { 'src/index.ts': `export default { name: ${JSON.stringify(name)}, ${body} };\n` },
     });
-  const open = async (extensions: string[], more: { setupTimeoutMs?: number } = {}) => {
-    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: extensions.map((path) => ({ path })) }));
+  const open = async (extensions: (string | { path: string; optional: boolean })[], more: { setupTimeoutMs?: number } = {}) => {
+    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: extensions.map((e) => (typeof e === 'string' ? { path: e } : e)) }));
     const host = await openHost({
       cwd: project,
       interactive: false,
@@ -123,7 +123,7 @@ describe('a policy extension that failed to load: every call on every entry poin
       title: 'its package is not there at all (uninstalled: nothing says it is not a policy extension)',
       make: (w) => join(w.root, 'exts', 'guard'),
       expectInReason: /not found|does not exist|no such/i,
-      expectInMessage: 'an extension that may be a policy extension',
+      expectInMessage: 'an extension your settings name failed to load',
     },
   ];
 
@@ -158,10 +158,15 @@ describe('a policy extension that failed to load: every call on every entry poin
     });
   }
 
-  it('a plain tool extension that fails does not block; the tools that loaded run', async () => {
+  it('a plain tool extension that fails blocks too, unless its entry is optional: then the tools that loaded run', async () => {
     const w = world();
     const broken = writePackage(join(w.root, 'exts', 'broken'), { name: 'broken', provides: { tools: ['x'] }, files: { 'src/index.ts': `export default { name: 'broken', setup() { throw new Error('nope'); } };\n` } });
-    const host = await w.open([w.marker, broken]);
+    const named = await w.open([w.marker, broken]);
+    expect(named.blocked?.extensions).toEqual(['broken']);
+    const refused = await named.execute({ id: '0', name: 'mark', arguments: { file: join(w.project, 'refused.txt') } });
+    expect(refused.outcome).toBe('denied');
+    expect(existsSync(join(w.project, 'refused.txt'))).toBe(false);
+    const host = await w.open([w.marker, { path: broken, optional: true }]);
     expect(host.blocked).toBeUndefined();
     const m = await host.execute({ id: '1', name: 'mark', arguments: { file: join(w.project, 'ok.txt') } });
     expect(m.outcome).toBe('ok');

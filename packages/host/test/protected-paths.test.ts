@@ -48,8 +48,8 @@ describe('protected paths: the one list of Airlock-owned files', () => {
     expect(p.settingsFolders).toEqual([m.project, join(m.home, 'work')]);
     expect(p.settingsTrees).toEqual([m.project]);
     expect(p.settingsNames).toEqual(expect.arrayContaining(['.airlockrc*', 'airlock.config.*', '.airlock/**', 'node_modules/@airlock/audit-log/**']));
-    // Only the extensions settings list: the default set is not loaded here.
-    expect(p.settingsNames).not.toContain('node_modules/@airlock/path-policy/**');
+    // The default set loads whatever settings list (they add to it), so its packages are guarded too.
+    expect(p.settingsNames).toContain('node_modules/@airlock/path-policy/**');
     // Extensions get exactly this list, and cannot change it.
     const seen = (globalThis as Record<string, unknown>)[key] as typeof p;
     expect(seen).toBe(p);

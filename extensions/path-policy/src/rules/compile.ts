@@ -1,3 +1,4 @@
+import { closestNames } from '@airlock/kernel/display';
 import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';
 
@@ -82,6 +83,14 @@ export function parseSurface(text: string, effect: RuleEntry['effect'], anchors:
   if (spec !== undefined && spec.trim() === '') throw new RuleError(`the pattern in "()" is empty; leave out the parentheses to match every call of "${name}".`);
 
   const kind = (KINDS as readonly string[]).includes(name) ? (name as (typeof KINDS)[number]) : undefined;
+  // No tool name holds a "." (the kernel refuses one), so a dotted name can only be a resource
+  // kind, misspelt: as a tool glob it would match nothing, and a deny would guard nothing.
+  if (kind === undefined && name.includes('.')) {
+    const near = closestNames(name, KINDS);
+    throw new RuleError(
+      `"${name}" is not a resource kind${near.length > 0 ? `. Did you mean "${near[0]}"?` : ''} The kinds are fs.read, fs.write, exec and net; tool names never contain a ".".`,
+    );
+  }
   if (kind !== undefined) {
     if (spec === undefined) throw new RuleError(`a resource kind needs a pattern, e.g. "${name}(${kind === 'net' ? '*.example.com' : kind === 'exec' ? 'git push *' : '**/.env'})".`);
     if (kind === 'exec') return { type: 'exec', command: commandGlob(spec), spec };

@@ -8,12 +8,15 @@ import { openSession } from '../session.js';
 /**
  * `airlock extensions`: each extension the settings name (or the default set): version, where it
  * was found, which settings layer named it, its kernel range and whether this kernel satisfies it,
- * what it provides, and every diagnostic about it.
+ * what it provides, and every diagnostic about it. Exits 2 (a load error) when any extension
+ * failed to load or no tool may run, so scripts and CI notice a broken setup; 0 otherwise.
  */
 export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<number> {
   const host = await openSession(g, io);
   try {
     const records = host.extensions.extensions;
+    const failed = host.blocked !== undefined || records.some((r) => r.status === 'failed');
+    const exit = failed ? EXIT.usage : EXIT.ok;
     const diagnosticsOf = (name: string, spec: string) =>
       host.diagnostics.filter((d) => d.extension === name || d.extension === spec).map((d) => ({ code: d.code, severity: d.severity, message: d.message, ...(d.fix ? { fix: d.fix } : {}) }));
     if (g.json) {
@@ -25,7 +28,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
           diagnostics: host.diagnostics,
         })}\n`,
       );
-      return EXIT.ok;
+      return exit;
     }
     const rows = [['EXTENSION', 'VERSION', 'STATUS', 'LAYER', 'KERNEL', 'PROVIDES', 'SOURCE']];
     for (const r of records) {
@@ -43,7 +46,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
       const fix = host.blocked.fix.replace(/ Run `airlock extensions` for every detail\.$/, ''); // this is that command
       io.stdout.write(`\nNO TOOL WILL RUN: ${show(headline)}\nFix: ${show(fix)}\n`);
     }
-    return EXIT.ok;
+    return exit;
   } finally {
     await host.close();
   }

@@ -185,7 +185,11 @@ async function toCall(host: Host, tool: string, args: Record<string, unknown>): 
     notes.push(`the arguments do not fit ${tool}'s schema (${problems.join('; ')}): the kernel would answer invalid`);
     return { tool, args, resources: [], cwd, notes };
   }
-  if (t.resources === undefined) return { tool, args: value as Record<string, unknown>, resources: [], cwd, notes };
+  if (t.resources === undefined) {
+    // Said for every such tool: "(none)" alone reads as "touches nothing", which nobody checked.
+    notes.push(`${tool} declares no resources(): its calls are judged by tool name only (path rules such as fs.read(...) never match them)`);
+    return { tool, args: value as Record<string, unknown>, resources: [], cwd, notes };
+  }
   try {
     const resources = t.resources(value as never, explainContext(cwd));
     return { tool, args: value as Record<string, unknown>, resources: [...resources], cwd, notes };

@@ -15,6 +15,7 @@ import type {
   ToolUI,
 } from '@airlock/kernel';
 import { POLICY_PHASES } from './manifest.js';
+import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
 import type { RegisteredHandler } from './types.js';
 
 /**
@@ -65,6 +66,8 @@ export interface ExtensionSandbox {
   /** Registered an authorize, approve or redact handler at some point (rollback does not reset it). */
   readonly policy: boolean;
   readonly registrationErrors: readonly RegistrationError[];
+  /** Tools that take a path-like parameter but declare no resources(): policy judges them by name only. */
+  readonly unjudged: readonly { tool: string; parameters: string[] }[];
   /** Stop accepting registrations (call once setup has settled, however it settled). */
   seal(): void;
   /** Remove everything registered, newest first. Returns what was removed, e.g. `tool "echo"`. */
@@ -82,6 +85,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
   const handlers: RegisteredHandler[] = [];
   const listeners: EventSink[] = [];
   const registrationErrors: RegistrationError[] = [];
+  const unjudged: { tool: string; parameters: string[] }[] = [];
   const undo: { what: string; run: () => void }[] = [];
   let sealed = false;
   let policy = false;
@@ -133,12 +137,16 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : '?';
       let off: () => void;
       try {
+        const unknown = unknownToolKeys(tool);
+        if (unknown.length > 0) throw new Error(`tool "${name}" has keys the kernel does not read (they would do nothing): ${unknown.join('; ')}`);
         off = ctx.kernel.registry.register(tool, { source: ctx.toolSource, origin: ctx.origin });
       } catch (error) {
         registrationErrors.push({ kind: 'tool', name, error });
         throw error;
       }
       tools.push(name);
+      const parameters = unjudgedPathParameters(tool);
+      if (parameters.length > 0) unjudged.push({ tool: name, parameters });
       undo.push({
         what: `tool "${name}"`,
         run: () => {
@@ -208,6 +216,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       return policy;
     },
     registrationErrors,
+    unjudged,
     seal() {
       sealed = true;
     },

@@ -95,6 +95,14 @@ export interface NotFoundDetails {
   inUntrustedProject?: string;
   userExtensions?: string;
   baseDir?: string;
+  /** Known names (or files) close to `spec`: typos such as `@airlock/path-polcy`. */
+  suggestions?: readonly string[];
+}
+
+/** ` Did you mean "@airlock/path-policy"?` — or nothing when nothing is close. */
+function didYouMean(suggestions: readonly string[] | undefined): string {
+  if (suggestions === undefined || suggestions.length === 0) return '';
+  return ` Did you mean ${suggestions.map((n) => JSON.stringify(n)).join(' or ')}?`;
 }
 
 export interface ManifestDetails {
@@ -129,10 +137,11 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
     const looked = `Looked in:\n${bullets(d.searched)}`;
+    const near = didYouMean(d.suggestions);
     if (d.kind === 'path') {
       return withFix(
-        `Extension ${who(s)} was not found. A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
-        'correct the path (it must name the folder that holds the extension\'s package.json), or remove the entry.',
+        `Extension ${who(s)} was not found.${near} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
+        'correct the path (a .ts or .js file, or the folder that holds the extension\'s package.json), or remove the entry.',
       );
     }
     if (d.inUntrustedProject) {
@@ -143,10 +152,13 @@ const CATALOGUE = {
           `npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}`,
       );
     }
+    const install = `install it in the project (pnpm add -D ${d.spec}) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec})`;
+    const meant = d.suggestions?.[0];
     return withFix(
-      `Extension ${who(s)} was not found. ${looked}`,
-      `install it in the project (pnpm add -D ${d.spec}) or in your user folder ` +
-        `(npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}), or correct the name in ${settingsPlace(s)}.`,
+      `Extension ${who(s)} was not found.${near} ${looked}`,
+      meant === undefined
+        ? `${install}, or correct the name in ${settingsPlace(s)}.`
+        : `write ${JSON.stringify(meant)} instead in ${settingsPlace(s)}; if you do mean ${JSON.stringify(d.spec)}, ${install}.`,
     );
   }),
 
@@ -154,7 +166,22 @@ const CATALOGUE = {
     withFix(
       `Default extension "${d.spec}" is not installed, so what it provides is missing from this run (the others still load). ` +
         `Looked in:\n${bullets(d.searched)}`,
-      `install ${d.spec} next to Airlock, or list the extensions you want under "extensions" in your settings (then the default set is not used).`,
+      `install ${d.spec} next to Airlock, or leave it out on purpose with "-${d.spec}" under "extensions" in your settings.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayer }[] }>('warning', (d) =>
+    withFix(
+      `Your settings leave out ${d.left.length === 1 ? 'a guard' : `${d.left.length} guards`} (a default one, or a policy extension an earlier layer lists), so this run is less protected:\n` +
+        bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
+      `if that is not what you want, remove ${d.left.map((l) => `"-${l.spec}"`).join(', ')} (or the entries with "enabled": false) from "extensions".`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${didYouMean(d.suggestions)}`,
+      `write "-${d.suggestions[0]}" if that is the one to leave out, or remove the entry.`,
     ),
   ),
 
@@ -326,6 +353,14 @@ const CATALOGUE = {
     withFix(
       `Extension ${who(s)} adds a handler "${d.handler}" that the kernel refused: ${d.reason}${notLoaded(d.rolledBack)}`,
       'correct the api.on(...) call in the extension (or update it), or remove it from your settings.',
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_TOOL_UNJUDGED: entry<{ tool: string; parameters: readonly string[] }>('warning', (d, s) =>
+    withFix(
+      `Tool "${d.tool}" of ${who(s)} takes ${d.parameters.map((p) => `"${p}"`).join(', ')}, which ${d.parameters.length === 1 ? 'looks' : 'look'} like a path, but declares no resources(): ` +
+        'policy judges its calls by tool name only, so path rules such as deny fs.read(**/.env) never reach them.',
+      `give the tool a resources(params, ctx) that returns what a call reads and writes, e.g. [{ kind: "fs.read", path: params.${d.parameters[0]} }]; until then, rule on the tool by name (deny/ask "${d.tool}").`,
     ),
   ),
 

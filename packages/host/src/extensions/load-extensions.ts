@@ -1,5 +1,5 @@
-import { NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
-import { defaultExtensionEntries } from './defaults.js';
+import { closestNames, NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
@@ -23,14 +23,16 @@ import {
  *   compatibility → import → export → options → setup (rolled back on failure)
  *
  * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
- * declared in its manifest) fails, or a listed one cannot be found or read at all, `blocked` says
- * no tool may run and how to fix it, and the kernel is told to refuse every call (refuseAll).
+ * declared in its manifest) fails, or any extension settings name cannot be found or loaded
+ * (unless its entry says `optional: true`), `blocked` says no tool may run and how to fix it, and
+ * the kernel is told to refuse every call (refuseAll). Settings name an extension to be used:
+ * a typo must not turn into a run without it.
  */
 
 export interface LoadExtensionsOptions {
   /**
-   * From settings, in order. `undefined` when no settings layer has an `extensions` key: then the
-   * default set loads. An explicit list, even `[]`, is loaded exactly.
+   * The entries to load, in order, exactly: `withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir()))`
+   * is what a host passes (settings add to the default set). `undefined`: the default set alone.
    */
   entries: readonly ExtensionEntry[] | undefined;
   kernel: Kernel;
@@ -97,7 +99,7 @@ export interface LoadExtensionsResult {
  * const s = await loadSettings({ cwd });
  * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
  * const result = await loadExtensions({
- *   entries: s.extensionsListed ? s.extensions : undefined, // untrusted project entries are filtered (and reported) here
+ *   entries: withDefaultSet(s.extensions, defaultExtensionEntries(hostPackageDir())), // untrusted project entries are skipped (and reported) here
  *   kernel, trust, ui, log, settings: s.settings, cwd,
  * });
  * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
@@ -120,6 +122,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
   const diagnostics: Diagnostic[] = [];
   const records: ExtensionRecord[] = [];
   const failedPolicy: PolicyFailure[] = [];
+  const guardsLeftOut: { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] }[] = [];
   const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
 
   // Resolve everything first (reading files only, no extension code): de-duplication and the
@@ -146,6 +149,12 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     }
     if (entry.enabled === false) {
       records.push({ ...recordFor(entry, undefined), status: 'disabled' });
+      const guard = leftOutGuard(entry) ?? leftOutPolicy(entry, (e) => resolveExtension(e, { dirs, projectDir, projectTrusted: trusted }).policy);
+      if (guard !== undefined) guardsLeftOut.push(guard);
+      // "-@airlock/path-polcy" leaves out nothing: say so, or the user believes path-policy is gone.
+      // (An entry kept listed but off, with no near name, is a choice, not a typo.)
+      const suggestions = entry.replaces === undefined ? closestNames(entry.spec, entries.map((e) => e.spec).filter((spec) => spec !== entry.spec)) : [];
+      if (suggestions.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN', subjectOf(entry), { spec: entry.spec, suggestions }));
       return;
     }
     const result = resolveExtension(entry, { dirs, projectDir, projectTrusted: trusted });
@@ -157,7 +166,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
       // Not found, or no manifest to read: it may be the policy the settings count on (an
       // uninstalled guard looks exactly like this), and nothing says otherwise, so it blocks.
       const unknown = !record.policy && record.kernelRange === undefined && entry.layer !== 'defaults';
-      if (record.status === 'failed' && (record.policy || unknown)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
+      if (record.status === 'failed' && blocks(entry, record.policy)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
       return;
     }
     toLoad.push({ index, resolved: result.resolved });
@@ -200,8 +209,11 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
-    if (outcome.failure && outcome.record.policy) failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
+    if (outcome.failure && blocks(resolved.entry, outcome.record.policy)) {
+      failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
+    }
   }
+  if (guardsLeftOut.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_GUARDS_LEFT_OUT', {}, { left: guardsLeftOut }));
 
   const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
   const blocked = failedPolicy.length > 0 ? blockedBy(failedPolicy) : undefined;
@@ -216,6 +228,40 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     listeners,
     emit: fanOut(listeners, log),
   };
+}
+
+/**
+ * Whether a failure to find or load this entry stops every tool: always for a policy extension;
+ * for any other extension settings name unless its entry says `optional: true`; never for a
+ * default tool package (it is reported, and the others still work).
+ */
+function blocks(entry: ExtensionEntry, policy: boolean): boolean {
+  if (policy) return true;
+  return entry.layer !== 'defaults' && entry.optional !== true;
+}
+
+/** A disabled entry that took the place of a default guard (see withDefaultSet): what the run loses. */
+function leftOutGuard(entry: ExtensionEntry): { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] } | undefined {
+  let base: ExtensionEntry | undefined = entry;
+  while (base?.replaces !== undefined) base = base.replaces;
+  const loss = base?.layer === 'defaults' ? DEFAULT_GUARDS[base.spec] : undefined;
+  if (loss === undefined) return undefined;
+  return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+}
+
+/**
+ * A disabled entry over an earlier layer's entry for a policy extension (its manifest declares
+ * authorize, approve or redact handlers): turning that off is dropping a guard too. Resolution
+ * reads files only; nothing of the extension runs.
+ */
+function leftOutPolicy(
+  entry: ExtensionEntry,
+  isPolicy: (earlier: ExtensionEntry) => boolean,
+): { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] } | undefined {
+  const earlier = entry.replaces;
+  if (earlier === undefined || earlier.enabled === false || !isPolicy(earlier)) return undefined;
+  const loss = `its policy handlers (authorize, approve or redact), which ${earlier.file ?? `the ${earlier.layer} layer`} asked for, do not run`;
+  return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
 }
 
 function subjectOf(entry: ExtensionEntry): Subject {
@@ -315,20 +361,24 @@ function blockedBy(failures: PolicyFailure[]): Blocked {
   // When the extension refused the settings (details.settingsFix), correcting them is the fix;
   // offering to drop a policy extension over a typo in one of its rules would be bad advice.
   const settingsFix = typeof first.diagnostic.details.settingsFix === 'string';
+  const optionalToo = !first.record.policy && first.entry.layer !== 'defaults';
   const fix =
-    `${first.diagnostic.fix}${settingsFix ? '' : ` Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}.`}` +
+    `${first.diagnostic.fix}${settingsFix ? '' : ` Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}${optionalToo ? ` (or, to go on without it whenever it fails, give it "optional": true)` : ''}.`}` +
     ' Run `airlock extensions` for every detail.';
-  const what = failures.every((f) => f.unknown)
+  const anyPolicy = failures.some((f) => f.record.policy);
+  const what = anyPolicy
     ? failures.length === 1
-      ? 'an extension that may be a policy extension'
-      : `${failures.length} extensions that may be policy extensions`
-    : failures.length === 1
       ? 'a policy extension'
-      : `${failures.length} policy extensions`;
-  const message =
-    `No tool may run: ${what} failed to load, ` +
-    'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.\n' +
-    `${lines.join('\n')}\nFix: ${fix}`;
+      : failures.every((f) => f.record.policy)
+        ? `${failures.length} policy extensions`
+        : `${failures.length} extensions, policy among them,`
+    : failures.length === 1
+      ? 'an extension your settings name'
+      : `${failures.length} extensions your settings name`;
+  const why = anyPolicy
+    ? 'and Airlock fails closed rather than run calls without the checks (authorize, approve, redact) your settings ask for.'
+    : 'and Airlock fails closed rather than run without what your settings ask for (it may be a policy extension, or a tool the work depends on).';
+  const message = `No tool may run: ${what} failed to load, ${why}\n${lines.join('\n')}\nFix: ${fix}`;
   return { extension: first.record.name, extensions: failures.map((f) => f.record.name), code: first.diagnostic.code, reason, fix, message };
 }
 
@@ -337,7 +387,7 @@ function refusalFor(b: Blocked): Refusal {
   const which = b.extensions.length === 1 ? `the extension "${b.extension}"` : `the extensions ${b.extensions.map((e) => `"${e}"`).join(', ')}`;
   const first = b.extensions.length === 1 ? '' : `"${b.extension}": `;
   return {
-    reason: `${which} failed to load (${first}${b.reason}); the settings list ${b.extensions.length === 1 ? 'it' : 'them'} for policy checks (authorize, approve, redact), and Airlock fails closed rather than run calls without them`,
+    reason: `${which} failed to load (${first}${b.reason}); the settings name ${b.extensions.length === 1 ? 'it' : 'them'}, and Airlock fails closed rather than run calls without ${b.extensions.length === 1 ? 'it' : 'them'}`,
     fix: b.fix,
   };
 }

@@ -200,6 +200,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     }
 
     for (const r of box.registrationErrors) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
+    for (const u of box.unjudged.filter((u) => box.tools.includes(u.tool))) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_TOOL_UNJUDGED', subject, u));
     const drift = providesDrift(record.provides, box);
     if (drift.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_PROVIDES_MISMATCH', subject, { problems: drift }));
     ctx.names.set(ext.name, self);

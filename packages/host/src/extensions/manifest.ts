@@ -12,7 +12,7 @@ import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnost
 export const POLICY_PHASES: readonly string[] = ['tool_call:authorize', 'tool_call:approve', 'tool_result:redact'];
 
 /** Module types jiti loads. */
-const LOADABLE = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs']);
+export const LOADABLE = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs']);
 
 const HOOK_PHASES: Readonly<Record<string, readonly string[]>> = {
   tool_call: Object.keys(TOOL_CALL_PHASES),

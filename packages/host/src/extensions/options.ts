@@ -2,6 +2,7 @@ import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import { stripTrustedOnly } from '../settings/value-kind.js';
 import { errorText } from './diagnostics.js';
+import { unknownKeys } from './unknown-keys.js';
 
 /**
  * An extension's options, checked against its own TypeBox schema the way settings are: defaults
@@ -12,6 +13,10 @@ import { errorText } from './diagnostics.js';
  * schema does (`"x-airlock-value": "path"`, see settings/value-kind.ts). Options that come from
  * a layer the user has not vouched for lose those values (the extension's default applies), so
  * e.g. an untrusted project can never choose bash's shell or the audit log's file.
+ *
+ * A key the schema does not name is an error with the closest name it does (unknown-keys.ts),
+ * whether or not the extension's schema says `additionalProperties: false`: a misspelled option
+ * that silently does nothing is the bug a user cannot see.
  */
 
 export type OptionsResult =
@@ -23,6 +28,7 @@ export type OptionsResult =
  * const schema = Type.Object({ greeting: Type.String({ default: 'Hello' }) });
  * validateOptions(schema, undefined);          // { ok: true, value: { greeting: 'Hello' } }
  * validateOptions(schema, { greeting: 42 });   // { ok: false, errors: ['/greeting must be string (got 42)'] }
+ * validateOptions(schema, { greting: 'Hi' });  // { ok: false, errors: ['/greting is not a known key. Did you mean "greeting"?'] }
  * const shell = Type.Object({ shellPath: Type.Optional(Type.String({ 'x-airlock-value': 'program' })) });
  * validateOptions(shell, { shellPath: '/tmp/evil' }, { untrusted: true }); // { ok: true, value: {}, ignored: ['shellPath'] }
  */
@@ -36,6 +42,8 @@ export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted
   }
   try {
     // What was written loses its marked values first, so the extension's own default applies to them.
+    const unknown = unknownKeys(schema, value);
+    if (unknown.length > 0) return { ok: false, errors: unknown };
     const { value: kept, stripped } = from.untrusted && value !== undefined ? stripTrustedOnly(schema, value) : { value, stripped: [] };
     value = Value.Convert(schema, Value.Default(schema, kept));
     if (Value.Check(schema, value)) return { ok: true, value, ignored: stripped };

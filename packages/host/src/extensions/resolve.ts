@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { closestNames } from '@airlock/kernel';
 import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
-import { readManifest } from './manifest.js';
+import { LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
 
 /**
@@ -76,10 +77,15 @@ export function resolveExtension(entry: ExtensionEntry, ctx: ResolveContext): Re
   const kind = entry.kind ?? (isPathSpec(spec) ? 'path' : 'package');
   const located = kind === 'path' ? locatePath(spec, entry, ctx, subject) : locatePackage(spec, entry, ctx, subject);
   if (!located.ok) return located;
+  if ('file' in located) return readSingleFile(entry, located.file);
   return readPackage(entry, subject, located.packageDir, located.foundIn);
 }
 
-type Located = { ok: true; packageDir: string; foundIn: FoundIn } | Extract<ResolveResult, { ok: false }>;
+type Located =
+  | { ok: true; packageDir: string; foundIn: FoundIn }
+  /** A single-file extension: a .ts or .js module named directly. */
+  | { ok: true; file: string }
+  | Extract<ResolveResult, { ok: false }>;
 
 function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
   const home = ctx.home ?? homedir();
@@ -87,15 +93,25 @@ function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, su
   const notFound = (searched: string[]) =>
     fail(diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, { spec, kind: 'path', searched, baseDir: entry.baseDir }));
   const stat = statOrUndefined(target);
-  if (stat === undefined) return notFound([target]);
+  if (stat === undefined) {
+    const near = closestNames(basename(target), filesIn(dirname(target))).map((name) => join(dirname(target), name));
+    return fail(
+      diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, { spec, kind: 'path', searched: [target], baseDir: entry.baseDir, ...(near.length > 0 ? { suggestions: near } : {}) }),
+    );
+  }
   if (stat.isFile()) {
     if (basename(target) === 'package.json') return { ok: true, packageDir: dirname(target), foundIn: 'path' };
+    if (LOADABLE.has(extname(target))) {
+      // The entry module of a package with a manifest is that package: its kernel range and `provides` apply.
+      const owner = manifestOwner(target);
+      return owner === undefined ? { ok: true, file: target } : { ok: true, packageDir: owner, foundIn: 'path' };
+    }
     const pkgDir = nearestPackageDir(dirname(target));
     const hint = pkgDir ? ` — probably ${pkgDir}` : '';
     return fail(
       diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, {
         spec,
-        reason: `${target} is a file; name the folder that holds the extension's package.json instead${hint}`,
+        reason: `${target} is neither a module (.ts, .js, .mjs …) nor a folder; name a module file or the folder that holds the extension's package.json${hint}`,
       }),
     );
   }
@@ -127,6 +143,7 @@ function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext,
   const searched = [...places.map((p) => p.dir), ...ctx.dirs.builtinPackageDirs.map((d) => `${d}${sep}* (package.json named ${spec})`)];
   if (entry.layer === 'defaults') return fail(diagnostic('AIRLOCK_EXTENSION_NOT_INSTALLED', subject, { spec, searched }));
   const inUntrustedProject = ctx.projectTrusted ? undefined : projectCandidates.find((dir) => isFile(join(dir, 'package.json')));
+  const suggestions = closestNames(spec, knownPackageNames(ctx));
   return fail(
     diagnostic('AIRLOCK_EXTENSION_NOT_FOUND', subject, {
       spec,
@@ -134,8 +151,37 @@ function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext,
       searched,
       userExtensions: ctx.dirs.userExtensions,
       ...(inUntrustedProject ? { inUntrustedProject } : {}),
+      ...(suggestions.length > 0 ? { suggestions } : {}),
     }),
   );
+}
+
+/**
+ * Every package name an entry could have meant, from the places a bare name resolves from: the
+ * project's node_modules (when trusted), the user's, Airlock's own. Only read when a name was
+ * not found, for the "did you mean".
+ */
+function knownPackageNames(ctx: ResolveContext): string[] {
+  const roots = [
+    ...(ctx.projectTrusted ? [ctx.projectDir] : []),
+    ctx.dirs.userExtensions,
+    ...ctx.dirs.builtinRoots.flatMap((root) => ancestors(root)),
+  ].map((dir) => join(dir, 'node_modules'));
+  const names = roots.flatMap(packagesIn);
+  for (const folder of ctx.dirs.builtinPackageDirs) names.push(...workspacePackages(folder).keys());
+  return names;
+}
+
+/** Package names directly in a node_modules folder (`name` and `@scope/name`). */
+function packagesIn(nodeModules: string): string[] {
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).filter((n) => !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  return list(nodeModules).flatMap((name) => (name.startsWith('@') ? list(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
 function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
@@ -178,6 +224,32 @@ function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string
     ok: true,
     policy: manifest.policy,
     resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile },
+  };
+}
+
+/**
+ * A module named directly (`./tools/wc.ts`), as Pi loads one: no package.json, so no declared
+ * kernel range (any kernel) and no `provides`; it is named after its file until its module says
+ * its own name. Everything else is as for a package: jiti, the export and options checks, setup
+ * rolled back on failure, and an untrusted project's entries never load. Its real path is the
+ * key that keeps it from loading twice (two files in one folder are two extensions).
+ */
+function readSingleFile(entry: ExtensionEntry, file: string): ResolveResult {
+  const entryFile = realpathSync(file);
+  const name = basename(file, extname(file));
+  return {
+    ok: true,
+    policy: false,
+    resolved: {
+      entry,
+      foundIn: 'path',
+      packageDir: dirname(file),
+      realDir: entryFile,
+      packageName: name,
+      version: '0.0.0',
+      manifest: { extension: `./${basename(entryFile)}`, kernel: '*', description: `single-file extension ${file}` },
+      entryFile,
+    },
   };
 }
 
@@ -226,6 +298,29 @@ function workspacePackages(folder: string): Map<string, string> {
   }
   workspaceCache.set(folder, { mtimeMs, packages: map });
   return map;
+}
+
+/** The package folder whose `airlock.extension` is this very file, if there is one. */
+function manifestOwner(file: string): string | undefined {
+  const dir = nearestPackageDir(dirname(file));
+  if (dir === undefined) return undefined;
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { airlock?: { extension?: unknown } };
+    const declared = pkg.airlock?.extension;
+    if (typeof declared !== 'string') return undefined;
+    return realpathSync(join(dir, declared)) === realpathSync(file) ? dir : undefined;
+  } catch {
+    // No readable manifest, or its entry does not exist: the file stands alone.
+    return undefined;
+  }
+}
+
+function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function nearestPackageDir(dir: string): string | undefined {

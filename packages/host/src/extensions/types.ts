@@ -24,6 +24,8 @@ export interface ExtensionEntry {
   options?: unknown;
   /** false: listed, but not to be loaded. */
   enabled?: boolean;
+  /** true: a failure to find or load it is reported and does not block the tools (default: it blocks). */
+  optional?: boolean;
   layer: SettingsLayer;
   /** The settings file that named it (absent for built-in defaults and plain CLI flags). */
   file?: string;

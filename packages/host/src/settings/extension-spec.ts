@@ -14,7 +14,12 @@ export interface ParsedExtensionSpec {
   spec: string;
   options: Record<string, unknown>;
   enabled: boolean;
+  /** A failure to find or load it is reported, not blocking. */
+  optional: boolean;
 }
+
+/** The string form that leaves an extension out: `"-@airlock/audit-log"`. */
+const LEAVE_OUT = '-';
 
 /**
  * Node's rule for a specifier that is a path (`./`, `../`, `/`, absolute), plus `~/` for the
@@ -35,18 +40,22 @@ export function isPathSpec(spec: string): boolean {
 
 /**
  * @example
- * parseExtensionSpec('@acme/jira')                         // { kind: 'package', spec: '@acme/jira', options: {}, enabled: true }
- * parseExtensionSpec({ path: './x.ts', options: { a: 1 } }) // { kind: 'path', spec: './x.ts', options: { a: 1 }, enabled: true }
+ * parseExtensionSpec('@acme/jira')                         // { kind: 'package', spec: '@acme/jira', options: {}, enabled: true, optional: false }
+ * parseExtensionSpec('-@airlock/audit-log')                // { kind: 'package', spec: '@airlock/audit-log', options: {}, enabled: false, optional: false }
+ * parseExtensionSpec({ path: './x.ts', options: { a: 1 } }) // { kind: 'path', spec: './x.ts', options: { a: 1 }, enabled: true, optional: false }
  */
 export function parseExtensionSpec(entry: ExtensionSpec): ParsedExtensionSpec {
   if (typeof entry === 'string') {
-    return { kind: isPathSpec(entry) ? 'path' : 'package', spec: entry, options: {}, enabled: true };
+    const leaveOut = entry.startsWith(LEAVE_OUT) && entry.length > LEAVE_OUT.length;
+    const spec = leaveOut ? entry.slice(LEAVE_OUT.length) : entry;
+    return { kind: isPathSpec(spec) ? 'path' : 'package', spec, options: {}, enabled: !leaveOut, optional: false };
   }
   const options = structuredClone(entry.options ?? {});
   const enabled = entry.enabled ?? true;
+  const optional = entry.optional ?? false;
   // The object form says which one it is; `path: "tools/x.ts"` is a path even without `./`.
-  if ('path' in entry) return { kind: 'path', spec: entry.path, options, enabled };
-  return { kind: 'package', spec: entry.name, options, enabled };
+  if ('path' in entry) return { kind: 'path', spec: entry.path, options, enabled, optional };
+  return { kind: 'package', spec: entry.name, options, enabled, optional };
 }
 
 /**

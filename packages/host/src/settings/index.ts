@@ -35,7 +35,6 @@ export {
 } from './layers.js';
 export { addPermissionRule, localRulesFile, validateLocalRules, type AddedRule } from './local-rules.js';
 export {
-  extensionsReplaceDefaults,
   extensionsToLoad,
   mergeLayers,
   type ExtensionEntry,

@@ -78,7 +78,7 @@ export interface LoadedSettings {
   localFile: string;
   /** Extensions to load, in order, each with its layer, file and base folder. */
   extensions: ExtensionEntry[];
-  /** Some layer has an `extensions` key (even `[]`); when false, the host loads its default set. */
+  /** Some layer has an `extensions` key (even `[]`). The default set loads either way: these entries add to it (extensions/defaults.ts `withDefaultSet`). */
   extensionsListed: boolean;
   /** Every policy rule with its list and layer. */
   permissions: PermissionEntry[];

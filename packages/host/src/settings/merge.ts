@@ -9,7 +9,7 @@
  * | scalars (numbers, strings, booleans)   | the later layer replaces the earlier value                            |
  * | `tools.allow`, `tools.exclude`         | the later layer's list replaces the earlier one: an allowlist is a decision, not a contribution |
  * | `permissions.deny` / `.ask` / `.allow` | union: every layer's rules stay, in layer order, exact duplicates once. A deny in any layer stays |
- * | `extensions`                           | concatenated in layer order. A later layer's entry for the same package name, or the same resolved path, replaces the earlier entry (its options wholesale, `enabled`, layer and file) at the earlier entry's position, and keeps it as `replaces` |
+ * | `extensions`                           | concatenated in layer order. A later layer's entry for the same package name, or the same resolved path, replaces the earlier entry (its options wholesale, `enabled`, layer and file) at the earlier entry's position, and keeps it as `replaces`. The whole list is added to the host's default set (extensions/defaults.ts `withDefaultSet`), where an entry naming a default takes that default's place |
  * | `limits.spillDir`                      | a relative path resolves against its settings file's folder (`~/` = home) |
  * | `trust` in the project layer           | ignored: a project must not be able to trust itself (the trust code warns about it, from `layers`) |
  *
@@ -41,6 +41,8 @@ export interface ExtensionEntry {
   options: Record<string, unknown>;
   /** false: listed, but not to be loaded. */
   enabled: boolean;
+  /** true: a failure to find or load it does not block the tools. */
+  optional?: boolean;
   layer: Exclude<SettingsLayerName, 'defaults'>;
   /** The settings file that lists it (undefined for CLI flags). */
   file?: string;
@@ -143,6 +145,7 @@ function addExtensions(
       ...(parsed.kind === 'path' ? { path: resolveSpecPath(parsed.spec, layer.baseDir, homeDir) } : {}),
       options: parsed.options,
       enabled: parsed.enabled,
+      ...(parsed.optional ? { optional: true } : {}),
       layer: layer.name,
       ...(layer.file ? { file: layer.file } : {}),
       baseDir: layer.baseDir,
@@ -156,10 +159,14 @@ function addExtensions(
 
 /** Back to the settings form, for `settings.extensions` (paths stay as written). */
 function toSpec(entry: ExtensionEntry): ExtensionSpec {
-  const plain = entry.enabled && Object.keys(entry.options).length === 0;
+  const plain = entry.enabled && entry.optional !== true && Object.keys(entry.options).length === 0;
   // The string form only when it reads back as the same kind (`tools/x.ts` given as a path is not a package).
-  if (plain && isPathSpec(entry.spec) === (entry.kind === 'path')) return entry.spec;
-  const rest = { ...(Object.keys(entry.options).length > 0 ? { options: entry.options } : {}), ...(entry.enabled ? {} : { enabled: false }) };
+  if (plain && isPathSpec(entry.spec) === (entry.kind === 'path') && !entry.spec.startsWith('-')) return entry.spec;
+  const rest = {
+    ...(Object.keys(entry.options).length > 0 ? { options: entry.options } : {}),
+    ...(entry.enabled ? {} : { enabled: false }),
+    ...(entry.optional === true ? { optional: true } : {}),
+  };
   return entry.kind === 'path' ? { path: entry.spec, ...rest } : { name: entry.spec, ...rest };
 }
 
@@ -170,25 +177,6 @@ function resolveDir(dir: string, baseDir: string, homeDir: string): string {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/**
- * Whether the `extensions` lists replace the host's default set. Only a layer the user vouches
- * for may do that: a list from an untrusted project (even `[]`) does not, or a cloned repository
- * could switch off path-policy and approval just by listing something else. Its entries are still
- * handed to the loader, which skips and reports each one.
- *
- * @example
- * extensionsReplaceDefaults([{ name: 'project', values: { extensions: [] } }], false) // false: defaults still load
- */
-export function extensionsReplaceDefaults(
-  layers: readonly { name: SettingsLayerName; values: SettingsLayer }[],
-  projectTrusted: boolean,
-): boolean {
-  return layers.some((layer) => layer.values.extensions !== undefined && layer.name !== 'defaults' && (projectTrusted || !UNTRUSTED_LAYERS.has(layer.name)));
-}
-
-/** The layers a project folder brings along: they count only once the folder is trusted. */
-const UNTRUSTED_LAYERS: ReadonlySet<SettingsLayerName> = new Set(['project', 'local']);
 
 /** Why an entry of `extensions` is not loaded. */
 export interface SkippedExtension {

@@ -30,8 +30,13 @@ const ExtensionOptions = Type.Record(Type.String(), Type.Unknown(), {
 });
 
 const ExtensionEnabled = Type.Boolean({
-  description: 'false keeps the entry but does not load it, e.g. to turn off an extension an earlier layer listed.',
+  description: 'false keeps the entry but does not load it: to leave out a default extension or one an earlier layer listed (same as the string form "-<name>").',
   default: true,
+});
+
+const ExtensionOptional = Type.Boolean({
+  description: 'true: if it cannot be found or loaded, say so and go on. Default false: a listed extension that fails blocks every tool (fail closed).',
+  default: false,
 });
 
 const ExtensionByName = Type.Object(
@@ -43,6 +48,7 @@ const ExtensionByName = Type.Object(
     }),
     options: Type.Optional(ExtensionOptions),
     enabled: Type.Optional(ExtensionEnabled),
+    optional: Type.Optional(ExtensionOptional),
   },
   { additionalProperties: false, description: 'An extension package, by name.' },
 );
@@ -56,6 +62,7 @@ const ExtensionByPath = Type.Object(
     }),
     options: Type.Optional(ExtensionOptions),
     enabled: Type.Optional(ExtensionEnabled),
+    optional: Type.Optional(ExtensionOptional),
   },
   { additionalProperties: false, description: 'An extension file or folder, by path.' },
 );
@@ -63,10 +70,15 @@ const ExtensionByPath = Type.Object(
 /**
  * One extension: a string, or an object with exactly one of `name` / `path`. A string that
  * starts with `./`, `../`, `/` or `~/` (or is absolute) is a path; anything else is a package name.
+ * A string starting with `-` leaves that extension out (`"-@airlock/audit-log"`).
  */
 export const ExtensionSpecSchema = Type.Union(
   [
-    Type.String({ minLength: 1, description: 'A package name (`@acme/tool-jira`) or a path (`./tools/jira.ts`).', ...valueKind('code') }),
+    Type.String({
+      minLength: 1,
+      description: 'A package name (`@acme/tool-jira`) or a path (`./tools/jira.ts`) to add; `-` before it leaves that extension out (`-@airlock/audit-log`).',
+      ...valueKind('code'),
+    }),
     ExtensionByName,
     ExtensionByPath,
   ],
@@ -137,9 +149,10 @@ function defaultsOf(properties: TProperties): Record<string, unknown> {
 const sections = {
   extensions: Type.Array(ExtensionSpecSchema, {
     description:
-      'Extensions to load, in order. Lists from the user and project layers are concatenated; a later layer naming the same extension replaces its options. ' +
-      'When no layer names any, the host loads its default set (the built-in tools plus audit-log, path-policy, approval and redact-secrets). ' +
-      'Code: an untrusted project\'s list is ignored (its entries are reported as skipped), and the default set or the user\'s list stands.',
+      'Extensions added to the default set (the built-in tools plus audit-log, path-policy, approval and redact-secrets), in order. ' +
+      'Lists from the user and project layers are concatenated; naming an extension again (a default one too) replaces its options in place. ' +
+      '`"-<name>"` (or `{ "name": …, "enabled": false }`) leaves one out; leaving out a guard (audit-log, path-policy, approval, redact-secrets) prints a warning on every run. ' +
+      'Code: an untrusted project\'s entries are skipped (and reported), so it can neither add code nor leave a default out.',
     default: [],
     ...valueKind('code'),
   }),

@@ -184,7 +184,7 @@ export default defineExtension({
 });
 
 describe('failures are diagnostics, and the other extensions still load', () => {
-  it('reports a throw during import, a throw in setup and a bad export, and loads the rest', async () => {
+  it('reports a throw during import, a throw in setup and a bad export, loads the rest, and blocks the tools', async () => {
     const root = tempDir();
     writePackage(join(root, 'boom-import'), { name: 'boom-import', files: { 'src/index.ts': `throw new Error('kaboom at import');\nexport default {};\n` } });
     writePackage(join(root, 'boom-setup'), {
@@ -214,7 +214,8 @@ describe('failures are diagnostics, and the other extensions still load', () => 
     expect(result.diagnostics.every((d) => d.severity === 'error')).toBe(true);
     expect(result.loaded.map((e) => e.name)).toEqual(['good']);
     expect(result.extensions.map((e) => e.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed', 'loaded']);
-    expect(result.blocked).toBeUndefined();
+    // Every failed one was named in settings: fail closed, whatever it is.
+    expect(result.blocked?.extensions).toHaveLength(5);
     expect(kernel.registry.has('good_tool')).toBe(true);
   });
 
@@ -461,15 +462,20 @@ describe('fail closed for policy extensions', () => {
     expect(result.blocked?.message).toContain('2 policy extensions failed to load');
   });
 
-  it('does not block when a plain tool extension throws', async () => {
+  it('blocks when a plain tool extension named in settings throws, unless its entry is optional', async () => {
     const root = tempDir();
     writePackage(join(root, 'tool'), {
       name: 'tool',
       files: { 'src/index.ts': `export default { name: 'tool', setup() { throw new Error('nope'); } };\n` },
     });
-    const { result } = await load(root, [entry('./tool', root)], { defaults: false });
-    expect(codes(result)).toEqual(['AIRLOCK_EXTENSION_SETUP_FAILED']);
-    expect(result.blocked).toBeUndefined();
+    const named = await load(root, [entry('./tool', root)], { defaults: false });
+    expect(codes(named.result)).toEqual(['AIRLOCK_EXTENSION_SETUP_FAILED']);
+    expect(named.result.blocked?.extensions).toEqual(['tool']);
+    expect(named.result.blocked?.message).toContain('an extension your settings name failed to load');
+    expect(named.result.blocked?.fix).toContain('"optional": true');
+    const optional = await load(root, [{ ...entry('./tool', root), optional: true }], { defaults: false });
+    expect(codes(optional.result)).toEqual(['AIRLOCK_EXTENSION_SETUP_FAILED']);
+    expect(optional.result.blocked).toBeUndefined();
   });
 
   it('warns when policy handlers are registered without being declared in provides', async () => {

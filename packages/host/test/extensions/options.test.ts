@@ -43,3 +43,39 @@ describe('extension options that name a path or a program', () => {
     expect(validateOptions(schema, { program: '/bin/sh' })).toMatchObject({ ok: true, value: { program: '/bin/sh' }, ignored: [] });
   });
 });
+
+describe('an option the schema does not name is an error with the closest name', () => {
+  it('at the top level, also when the schema leaves objects open', () => {
+    const schema = Type.Object({ executionMode: Type.String({ default: 'parallel' }), verbose: Type.Boolean({ default: false }) });
+    const r = validateOptions(schema, { mode: 'sequential' });
+    expect(r).toEqual({ ok: false, errors: ['/mode is not a known key. Did you mean "executionMode"?'] });
+  });
+
+  it('inside nested objects (bash env.alow), and every one at once', () => {
+    const r = validateOptions(BashOptions, { env: { alow: ['MY_*'] }, comandPrefix: 'x' });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors).toEqual(['/env/alow is not a known key. Did you mean "allow"?', '/comandPrefix is not a known key. Did you mean "commandPrefix"?']);
+  });
+
+  it('with nothing close, it lists the keys there are', () => {
+    const r = validateOptions(Type.Object({ a: Type.Optional(Type.Number()) }), { zzz: 1 });
+    expect(!r.ok && r.errors[0]).toBe('/zzz is not a known key; the known keys are "a"');
+  });
+
+  it('an object that says it takes any key (a Record, additionalProperties) stays open', () => {
+    expect(validateOptions(Type.Object({ map: Type.Record(Type.String(), Type.Number()) }), { map: { anything: 1 } }).ok).toBe(true);
+    expect(validateOptions(Type.Object({ a: Type.Number() }, { additionalProperties: Type.Number() }), { a: 1, b: 2 }).ok).toBe(true);
+  });
+
+  it('known options still load, with defaults filled in', () => {
+    const r = validateOptions(BashOptions, { commandPrefix: 'set -o pipefail' });
+    expect(r.ok && (r.value as { commandPrefix: string; defaultTimeoutSeconds: number })).toMatchObject({ commandPrefix: 'set -o pipefail', defaultTimeoutSeconds: 120 });
+  });
+
+  it("bash's commandPrefix is code: an untrusted layer's is dropped", () => {
+    expect(valueKindOf(BashOptions.properties.commandPrefix)).toBe('code');
+    const r = validateOptions(BashOptions, { commandPrefix: 'touch pwned' }, { untrusted: true });
+    expect(r.ok && r.ignored).toEqual(['commandPrefix']);
+    expect(r.ok && (r.value as { commandPrefix?: string }).commandPrefix).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
@@ -129,12 +129,42 @@ describe('paths', () => {
     if (!r.ok) expect(r.diagnostic.message).toContain(`(${join(root, 'cfg')})`);
   });
 
-  it('point from a module file to the package folder that holds it', () => {
+  it("a package's entry module named directly is that package (its manifest's kernel range and provides apply)", () => {
     const root = tempDir();
     toolPackage(join(root, 'ext'), 'ext', 't');
     const r = resolveExtension(entry('./ext/src/index.ts', root), ctx(root));
+    expect(r.ok && r.resolved.packageDir).toBe(join(root, 'ext'));
+    expect(r.ok && r.resolved.manifest.kernel).toBe('^1.0.0');
+  });
+
+  it('any other module file is a single-file extension, keyed by its own real path', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.ts'), 'export default {};\n');
+    writeFileSync(join(root, 'b.ts'), 'export default {};\n');
+    const [a, b] = ['./a.ts', './b.ts'].map((spec) => resolveExtension(entry(spec, root), ctx(root)));
+    expect(a!.ok && a!.resolved.entryFile).toBe(realpathSync(join(root, 'a.ts')));
+    expect(a!.ok && b!.ok && a!.resolved.realDir !== b!.resolved.realDir).toBe(true);
+  });
+
+  it('a file that is not a module is refused with what to name instead', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'notes.txt'), 'x');
+    const r = resolveExtension(entry('./notes.txt', root), ctx(root));
     expect(r.ok ? 'ok' : r.diagnostic.code).toBe('AIRLOCK_EXTENSION_SPEC_INVALID');
-    if (!r.ok) expect(r.diagnostic.message).toContain(`probably ${join(root, 'ext')}`);
+  });
+
+  it('a path that does not exist suggests the file next to it that was probably meant', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'word-count.ts'), 'export default {};\n');
+    const r = resolveExtension(entry('./word-cuont.ts', root), ctx(root));
+    expect(r.ok ? 'ok' : r.diagnostic.message).toContain(`Did you mean ${JSON.stringify(join(root, 'word-count.ts'))}?`);
+  });
+
+  it('a misspelt package name suggests the package meant', () => {
+    const root = tempDir();
+    toolPackage(join(root, 'project', 'node_modules', '@acme', 'word-count'), '@acme/word-count', 'wc');
+    const r = resolveExtension({ spec: '@acme/word-cuont', layer: 'user', baseDir: root }, ctx(root));
+    expect(r.ok ? 'ok' : r.diagnostic.message).toContain('Did you mean "@acme/word-count"?');
   });
 
   it('tell a path from a package name', () => {

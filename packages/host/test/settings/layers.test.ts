@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   defaultSettings,
-  extensionsReplaceDefaults,
   extensionsToLoad,
   loadSettings,
   SettingsError,
@@ -14,6 +13,7 @@ import {
   type LoadSettingsOptions,
 } from '../../src/settings/index.js';
 import { isolated, tree } from './fixtures/temp-tree.js';
+import { DEFAULT_EXTENSIONS, defaultExtensionEntries, withDefaultSet } from '../../src/extensions/index.js';
 
 const USER = '.config/airlock/settings.json';
 
@@ -319,14 +319,14 @@ describe('an untrusted project cannot set a path, a program or code', () => {
     expect(loaded.settings.limits.spillDir).toBe('/var/tmp/mine');
   });
 
-  it("an untrusted project's extensions stay listed for the loader to skip and report, but do not replace the default set", async () => {
-    const root = await tree({ 'repo/.airlockrc.json': { extensions: [] } });
+  it("an untrusted project's extensions stay listed for the loader to skip and report; a default it leaves out falls back to the default", async () => {
+    const root = await tree({ 'repo/.airlockrc.json': { extensions: ['-@airlock/path-policy', 'x'] } });
     const loaded = await load(root, 'repo', { trustProject: () => expect.unreachable('extensions are judged by the loader') });
     expect(loaded.extensionsListed).toBe(true);
-    expect(extensionsReplaceDefaults(loaded.layers, false)).toBe(false);
-    expect(extensionsReplaceDefaults(loaded.layers, true)).toBe(true);
-    const user = await tree({ [USER]: { extensions: [] }, 'repo/.airlockrc.json': { extensions: ['x'] } });
-    expect(extensionsReplaceDefaults((await load(user, 'repo')).layers, false)).toBe(true);
+    const entries = withDefaultSet(loaded.extensions, defaultExtensionEntries('/opt/airlock'));
+    expect(entries.map((e) => e.spec)).toEqual([...DEFAULT_EXTENSIONS, 'x']);
+    const policy = entries.find((e) => e.spec === '@airlock/path-policy')!;
+    expect(policy).toMatchObject({ enabled: false, layer: 'project', replaces: { layer: 'defaults', spec: '@airlock/path-policy' } });
   });
 
   it('a `$import` in the local rules file never runs code', async () => {

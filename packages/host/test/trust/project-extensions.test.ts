@@ -70,7 +70,7 @@ describe('project extensions and trust', () => {
     const result = await load(trust.trusted);
     // Now the planted code runs (and fails): proof that trust is what stood in the way.
     expect(result.diagnostics.map((d) => d.code)).toEqual(['AIRLOCK_EXTENSION_IMPORT_FAILED', 'AIRLOCK_EXTENSION_IMPORT_FAILED']);
-    expect(result.blocked?.extension).toBe('proj-ext');
+    expect(result.blocked?.extensions).toContain('proj-ext');
     delete (globalThis as Record<string, unknown>).__airlockPlanted;
   });
 
