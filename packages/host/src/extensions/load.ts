@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
 import * as kernelDisplay from '@airlock/kernel/display';
@@ -20,6 +21,23 @@ import type { BundledExtensions, ExtensionRecord, ResolvedExtension } from './ty
  * Each step either passes or produces the diagnostic that explains it; nothing here throws.
  * Incompatible code is never imported, and invalid options never reach setup.
  */
+
+/**
+ * Airlock's own packages (found next to the host) through the runtime's module loader, so every
+ * host in a process shares one copy: opening a host then costs milliseconds instead of seconds of
+ * re-evaluating the same code (the SDK and tests open many), and the shell parser loads once.
+ * Their code cannot change under a running process the way a user's extension folder can, so
+ * fresh modules buy nothing. A TypeScript entry the runtime cannot load (a workspace run on plain
+ * Node) goes through jiti as before; any other failure is the import's failure.
+ */
+async function importBuiltin(entryFile: string, jiti: () => Promise<Jiti>): Promise<unknown> {
+  try {
+    return await import(pathToFileURL(entryFile).href);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    return (await jiti()).import(entryFile);
+  }
+}
 
 /**
  * One jiti for a load. `@airlock/kernel` (and typebox) are given to extensions as the host's own
@@ -125,7 +143,12 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
   let mod: unknown;
   try {
     const bundled = resolved.foundIn === 'builtin' ? ctx.bundled[resolved.packageName] : undefined;
-    mod = bundled !== undefined && bundled.version === resolved.version ? await bundled.load() : await (await ctx.jiti()).import(resolved.entryFile);
+    mod =
+      bundled !== undefined && bundled.version === resolved.version
+        ? await bundled.load()
+        : resolved.foundIn === 'builtin'
+          ? await importBuiltin(resolved.entryFile, ctx.jiti)
+          : await (await ctx.jiti()).import(resolved.entryFile);
   } catch (error) {
     return fail(
       diagnostic(

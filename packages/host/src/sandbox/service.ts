@@ -75,9 +75,13 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   };
   const cache = new WalkCache();
   let latest: SandboxProfile | undefined;
-  const plan = (cwd: string): MountPlan & { hosts: string[] } => {
+  const profileFor = (cwd: string): SandboxProfile => {
     const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
     latest = profile;
+    return profile;
+  };
+  const plan = (cwd: string): MountPlan & { hosts: string[] } => {
+    const profile = profileFor(cwd);
     return { ...planMounts(profile, privateDir().tmp, { cache }), hosts: [...(profile.allowedHosts ?? [])] };
   };
 
@@ -142,7 +146,8 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   const takeBack = (cwd: string, before: readonly string[], startedAt: number): string | undefined => {
     let after: string[];
     try {
-      after = plan(cwd).guarded;
+      // No temp folder needed to look: a command that ends after dispose must not make a new one.
+      after = planMounts(profileFor(cwd), '', { cache }).guarded;
     } catch (error) {
       return `[sandbox] Could not check what the command created (${(error as Error).message}).`;
     }
