@@ -53,9 +53,10 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
     try {
       // Refusals must each say what happened. Without /proc a rename by path can race the swap:
       // it then says the content may have landed elsewhere, and the next write sees the change.
-      // (The kernel's mutation queue, keyed by real path, may also fail to resolve a name mid-swap.)
+      // (The kernel's mutation queue, keyed by real path, may also fail to resolve a name mid-swap,
+      // and the atomic write may find the file it replaces is not the one it read: nothing written.)
       const outcomes = await writeMany(kernel, 'd/f.txt', reported);
-      for (const kind of outcomes.keys()) expect(kind, kind).toMatch(/^(ok|denied|d\/f\.txt changed between the policy's decision|Cannot create d\/f\.txt: a part of its folder path|The folder of .* may have landed in another folder|d\/f\.txt changed on disk since you last read or wrote it|Cannot lock ".*" for mutation: its real path could not be resolved)/);
+      for (const kind of outcomes.keys()) expect(kind, kind).toMatch(/^(ok|denied|d\/f\.txt changed between the policy's decision|Cannot create d\/f\.txt: a part of its folder path|The folder of .* may have landed in another folder|d\/f\.txt changed on disk since you last read or wrote it|d\/f\.txt changed on disk while this call was changing it|Cannot lock ".*" for mutation: its real path could not be resolved)/);
     } finally {
       await swapper.stop();
     }
