@@ -38,14 +38,8 @@ export class AccessChecks {
 
   /** The service one call's tool sees: the tool's name and the cwd are bound here, not by the tool. */
   serviceFor(tool: string, cwd: string): AccessService {
-    const scope = ++scopes;
-    const checks = this.#checks;
-    return {
-      get active() {
-        return checks.length > 0;
-      },
-      check: (request) => this.check({ kind: request?.kind, path: request?.path, tool, cwd, scope } as AccessQuery),
-    };
+    // A class instance, not an object literal with a getter: this runs for every call.
+    return new CallAccess(this, tool, cwd, ++scopes);
   }
 
   check(query: AccessQuery): AccessVerdict {
@@ -94,4 +88,27 @@ function describe(request: AccessRequest | undefined): string {
 function describeAnswer(answer: unknown): string {
   if (answer !== null && typeof answer === 'object' && typeof (answer as { then?: unknown }).then === 'function') return 'a Promise (checks must be synchronous)';
   return describe(answer as AccessRequest);
+}
+
+/** `ctx.access` for one call: the tool's name, the cwd and the scope are bound, not passed by the tool. */
+class CallAccess implements AccessService {
+  readonly #checks: AccessChecks;
+  readonly #tool: string;
+  readonly #cwd: string;
+  readonly #scope: number;
+
+  constructor(checks: AccessChecks, tool: string, cwd: string, scope: number) {
+    this.#checks = checks;
+    this.#tool = tool;
+    this.#cwd = cwd;
+    this.#scope = scope;
+  }
+
+  get active(): boolean {
+    return this.#checks.size > 0;
+  }
+
+  // An own function, so a tool may pass `ctx.access.check` around unbound.
+  check = (request: AccessRequest): AccessVerdict =>
+    this.#checks.check({ kind: request?.kind, path: request?.path, tool: this.#tool, cwd: this.#cwd, scope: this.#scope } as AccessQuery);
 }
