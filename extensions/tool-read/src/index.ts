@@ -246,16 +246,10 @@ async function readImage(
     why = `[Image not attached: at ${formatSize(size)} it is over the ${formatSize(MAX_IMAGE_FILE_BYTES)} an image file may have to be loaded. Make a smaller copy (for example with ImageMagick: convert in.png -resize 2000x2000 out.png) and read that.]`;
   }
   if (why) return { content: [{ type: 'text', text: `${label}\n${why}` }], details: { image } };
-  const data = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const { bytesRead } = await fh.read(data, got, size - got, got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
+  const data = await readWhole(fh, size);
   const content: Content[] = [
     { type: 'text', text: label },
-    { type: 'image', data: data.subarray(0, got).toString('base64'), mimeType: mime },
+    { type: 'image', data: data.toString('base64'), mimeType: mime },
   ];
   return { content, details: { image: { ...image, attached: true } } };
 }
@@ -273,18 +267,12 @@ async function readBmp(fh: PositionalReader, size: number, shown: string, ctx: T
     const text = `${label('')}\n[Image not attached: at ${formatSize(size)} it is over the ${formatSize(MAX_IMAGE_FILE_BYTES)} an image file may have to be loaded. Make a smaller PNG copy (for example with ImageMagick: convert in.bmp -resize 2000x2000 out.png) and read that.]`;
     return { content: [{ type: 'text', text }], details: { binary: { bytes: size } } };
   }
-  const data = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const { bytesRead } = await fh.read(data, got, size - got, got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
+  const data = await readWhole(fh, size);
   let png: Buffer;
   let width: number;
   let height: number;
   try {
-    const decoded = decodeBmp(data.subarray(0, got));
+    const decoded = decodeBmp(data);
     ({ width, height } = decoded);
     png = encodePng(decoded);
   } catch (error) {
@@ -311,3 +299,15 @@ const extension = {
 } satisfies Extension<typeof Options>;
 
 export default extension;
+
+/** The first `size` bytes of an open file (fewer if it is shorter now than when it was measured). */
+async function readWhole(fh: PositionalReader, size: number): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const { bytesRead } = await fh.read(data, got, size - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return data.subarray(0, got);
+}
