@@ -44,15 +44,14 @@ export interface ResultOptions {
   storeContent: boolean;
   /** The call had no decision record (it ended before the tool_call hook): carry its arguments here. */
   withArgs: boolean;
-  /** What the model sent, for calls whose arguments never validated (from tool_execution_start). */
-  rawArgs?: unknown;
 }
 
 export function describeResult(event: ToolResultEvent, redact: AuditRedactor, options: ResultOptions): ResultBody {
   // The hash covers what the model got: the content after redaction and transforms.
   const json = canonicalJson(event.content);
   const decision = event.decision;
-  const args = event.args ?? options.rawArgs;
+  // A call whose arguments never validated has no final ones: then what the model sent.
+  const args = event.args ?? event.rawArgs;
   return withDigests(redact, {
     type: 'result',
     toolCallId: cut(event.toolCallId),

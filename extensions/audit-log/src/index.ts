@@ -47,7 +47,6 @@ export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, dep
   });
   api.on('tool_call', (event) => logger.decision(event), { name: 'audit-log/decisions', phase: 'observe' });
   api.on('tool_result', (event) => logger.result(event), { name: 'audit-log/results', phase: 'observe' });
-  api.onEvent((event) => logger.event(event));
   return logger;
 }
 

@@ -1,11 +1,8 @@
-import type { KernelEvent, ToolCallEvent, ToolResultEvent } from '@airlock/kernel';
+import type { ToolCallEvent, ToolResultEvent } from '@airlock/kernel';
 import { describeDecision, describeResult } from './describe.js';
 import type { AuditOptions } from './options.js';
 import type { AuditRedactor } from './redact.js';
 import { AuditWriter } from './writer.js';
-
-/** Raw arguments kept for calls that may end before validation; bounded so a stuck call cannot grow it. */
-const MAX_PENDING = 1024;
 
 export interface AuditLogger {
   readonly writer: AuditWriter;
@@ -14,8 +11,6 @@ export interface AuditLogger {
   decision(event: ToolCallEvent): Promise<void>;
   /** tool_result observe. */
   result(event: ToolResultEvent): Promise<void>;
-  /** Kernel events: only tool_execution_start matters (the arguments as the model sent them). */
-  event(event: KernelEvent): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +34,6 @@ export function createAuditLogger(
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const decided = new Set<string>();
-  const rawArgs = new Map<string, unknown>();
 
   return {
     writer,
@@ -52,14 +46,7 @@ export function createAuditLogger(
       // Partials never reach observe; the guard keeps one record per result even if that changes.
       if (event.partial) return;
       const withArgs = !decided.delete(event.toolCallId);
-      const raw = rawArgs.get(event.toolCallId);
-      rawArgs.delete(event.toolCallId);
-      await writer.append(
-        describeResult(event, options.redactor, { storeContent: options.storeContent, withArgs, ...(raw === undefined ? {} : { rawArgs: raw }) }),
-      );
-    },
-    event(event) {
-      if (event.type === 'tool_execution_start' && rawArgs.size < MAX_PENDING) rawArgs.set(event.toolCallId, event.args);
+      await writer.append(describeResult(event, options.redactor, { storeContent: options.storeContent, withArgs }));
     },
     close: () => writer.close(),
   };

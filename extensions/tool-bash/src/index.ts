@@ -292,16 +292,20 @@ function failureText(ending: Ending): string | undefined {
   }
 }
 
+/** Each host's jobs, keyed by the api its setup got (one module may serve several hosts). */
+const jobsOf = new WeakMap<object, BackgroundJobs>();
+
 const extension = {
   name: 'tool-bash',
   options: BashOptions,
   setup(api, options) {
     const jobs = new BackgroundJobs();
+    jobsOf.set(api, jobs);
     api.registerTool(createBashTool(options, jobs));
     api.registerTool(createJobsTool(jobs));
-    // Background jobs end with the session; a process exit without close() is covered by jobs itself.
-    api.onClose?.(() => jobs.close());
   },
+  // Background jobs end with the session; a process exit without close() is covered by jobs itself.
+  dispose: (api) => jobsOf.get(api)?.close(),
 } satisfies Extension<typeof BashOptions>;
 
 export default extension;

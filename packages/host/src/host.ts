@@ -245,14 +245,6 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
   for (const d of selection.diagnostics) diagnostics.push({ code: d.code, severity: 'warning', message: d.message });
 
-  const fanOut = (sink: EventSink | undefined): EventSink =>
-    sink === undefined
-      ? extensions.emit
-      : (event) => {
-          extensions.emit(event);
-          sink(event);
-        };
-
   return {
     kernel,
     settings,
@@ -263,8 +255,9 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     protectedPaths: guarded,
     blocked,
     sandbox,
-    execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection, onEvent: fanOut(o.onEvent) }),
-    batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection, onEvent: fanOut(o.onEvent) }),
+    // Extensions' listeners are on the kernel (kernel.onEvent); `o.onEvent` is the caller's own.
+    execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection }),
+    batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection }),
     close: async () => {
       await sandbox.dispose();
       await kernel.dispose();

@@ -3,12 +3,13 @@ import { AccessChecks } from './access-checks.js';
 import { SandboxProfiles } from './sandbox-profiles.js';
 import { callSandbox } from './call/call-sandbox.js';
 import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
-import type { HookRegistrar } from './contract/hooks.js';
+import type { EventSink, HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import { createKernelSteps } from './call/4-tool-call-hook.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
 import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
+import { EventListeners } from './event-listeners.js';
 import type { CallState } from './call/state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
@@ -113,6 +114,7 @@ export class Kernel {
       timeoutMs: options.execution?.timeoutMs ?? 0,
     };
     this.#log = options.log ?? SILENT;
+    this.#listeners = new EventListeners(this.#log);
     const truncate = createTruncationService(this.limits);
     const ui = options.ui ?? NO_UI;
     const env = Object.freeze({ ...(options.env ?? {}) });
@@ -173,6 +175,23 @@ export class Kernel {
   }
 
   readonly #log: Logger;
+  readonly #listeners: EventListeners;
+
+  /**
+   * Listen to every call's events (tool_execution_start/update/end, decisions, hook failures),
+   * from every entry point, for as long as the kernel lives: the persistent counterpart of a run's
+   * `onEvent` option, which still gets the same events. Every run started after this returns
+   * reaches the listener. It is called synchronously and never awaited; a throw or a rejection is
+   * logged (warn) and the call goes on. Returns the function that removes it.
+   *
+   * @example
+   * const off = kernel.onEvent((e) => { if (e.type === 'tool_execution_end') console.log(e.toolName, e.result.outcome); });
+   * await kernel.executeToolCall({ id: '1', name: 'echo', arguments: { text: 'hi' } }); // logs "echo success"
+   * off();
+   */
+  onEvent(listener: EventSink): () => void {
+    return this.#listeners.add(listener);
+  }
 
   /**
    * Add a handler to a hook phase. Returns a function that removes it.
@@ -223,7 +242,7 @@ export class Kernel {
   async executeToolCall(call: ToolCall, options: CallOptions = {}): Promise<ToolResultMessage> {
     const { messages } = await runBatch(this.#runtime, this.#selection(options.tools), [call], {
       signal: options.signal,
-      onEvent: options.onEvent,
+      onEvent: this.#listeners.sinkWith(options.onEvent),
       executionMode: 'sequential',
       maxConcurrency: 1,
       timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
@@ -235,7 +254,7 @@ export class Kernel {
   executeBatch(calls: readonly ToolCall[], options: KernelBatchOptions = {}): Promise<BatchResult> {
     return runBatch(this.#runtime, this.#selection(options.tools), Array.isArray(calls) ? calls : [], {
       signal: options.signal,
-      onEvent: options.onEvent,
+      onEvent: this.#listeners.sinkWith(options.onEvent),
       executionMode: options.executionMode ?? this.#execution.mode,
       maxConcurrency: options.maxConcurrency ?? this.#execution.maxConcurrency,
       timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,

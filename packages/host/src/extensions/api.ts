@@ -14,6 +14,7 @@ import type {
   ToolSource,
   ToolUI,
 } from '@airlock/kernel';
+import { errorText } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
 import type { RegisteredHandler } from './types.js';
@@ -160,10 +161,23 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     onEvent(listener: EventSink): void {
       refuseWhenSealed('onEvent');
       if (typeof listener !== 'function') throw new TypeError(`api.onEvent needs a function, got ${typeof listener}`);
+      // The kernel's own listener list: every entry point's calls reach it, whoever runs them.
+      // Caught here too, so the warning names the extension whose listener failed.
+      const report = (type: string, error: unknown): void =>
+        ctx.log.warn(`[${ctx.extension}] event listener failed on ${type}: ${errorText(error)}`);
+      const off = ctx.kernel.onEvent((event) => {
+        try {
+          const returned = listener(event) as unknown;
+          if (returned instanceof Promise) returned.catch((error: unknown) => report(event.type, error));
+        } catch (error) {
+          report(event.type, error);
+        }
+      });
       listeners.push(listener);
       undo.push({
         what: 'an event listener',
         run: () => {
+          off();
           const i = listeners.indexOf(listener);
           if (i >= 0) listeners.splice(i, 1);
         },
@@ -182,11 +196,6 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       // A per-file check is policy: if its extension fails to load, nothing may run (fail closed).
       policy = true;
       undo.push({ what: `access check "${name}"`, run: off });
-    },
-    onClose(fn: () => void | Promise<void>): void {
-      refuseWhenSealed('onClose');
-      if (typeof fn !== 'function') throw new TypeError(`api.onClose needs a function, got ${typeof fn}`);
-      undo.push({ what: 'a close callback', run: ctx.kernel.onDispose(fn) });
     },
     registerSandboxProfile(provider: SandboxProfileProvider): void {
       refuseWhenSealed('registerSandboxProfile');

@@ -84,14 +84,12 @@ export interface LoadExtensionsResult {
   diagnostics: Diagnostic[];
   /** Set when a policy extension failed: the kernel then refuses every tool call. */
   blocked?: Blocked;
-  /** What extensions registered with `api.onEvent`, in load order. */
-  listeners: ExtensionListener[];
   /**
-   * Fan a kernel event out to every listener (pass it as `onEvent` to executeBatch). A listener
-   * that throws or rejects is logged and skipped; promises are not awaited, so a slow observer
-   * never holds up tool streaming.
+   * What extensions registered with `api.onEvent`, in load order. Each is on the kernel's own
+   * listener list (`kernel.onEvent`), so every call's events reach it, from any entry point: there
+   * is nothing to pass along. A listener that throws or rejects is logged with its extension's name.
    */
-  emit: EventSink;
+  listeners: ExtensionListener[];
 }
 
 /**
@@ -103,7 +101,8 @@ export interface LoadExtensionsResult {
  *   kernel, trust, ui, log, settings: s.settings, cwd,
  * });
  * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
- * await kernel.executeBatch(calls, { onEvent: result.emit });
+ * await kernel.executeBatch(calls); // extensions' api.onEvent listeners hear it through kernel.onEvent
+ * await kernel.dispose(); // runs each loaded extension's dispose(), newest first
  */
 export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
   const cwd = options.cwd ?? options.kernel.cwd;
@@ -201,6 +200,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     origins: new Map(),
   };
   const listeners: ExtensionListener[] = [];
+  const disposers: { extension: string; run: () => unknown }[] = [];
   for (const { index, resolved } of kept) {
     const outcome = await loadResolved(resolved, records[index]!, ctx).catch((error: unknown) => {
       const failure = diagnostic('AIRLOCK_EXTENSION_LOAD_FAILED', subjectOf(resolved.entry), { reason: errorText(error) }, error);
@@ -209,12 +209,14 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
+    if ('dispose' in outcome && outcome.dispose !== undefined) disposers.push({ extension: outcome.record.name, run: outcome.dispose });
     if (outcome.failure && blocks(resolved.entry, outcome.record.policy)) {
       failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
     }
   }
   if (guardsLeftOut.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_GUARDS_LEFT_OUT', {}, { left: guardsLeftOut }));
 
+  if (disposers.length > 0) options.kernel.onDispose(() => disposeInReverse(disposers, log));
   const loaded = records.filter((r): r is LoadedExtension => r.status === 'loaded');
   const blocked = failedPolicy.length > 0 ? blockedBy(failedPolicy) : undefined;
   // The kernel itself refuses from now on, so whoever runs calls on it (openHost's execute and
@@ -226,7 +228,6 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     diagnostics,
     ...(blocked ? { blocked } : {}),
     listeners,
-    emit: fanOut(listeners, log),
   };
 }
 
@@ -392,18 +393,18 @@ function refusalFor(b: Blocked): Refusal {
   };
 }
 
-function fanOut(listeners: readonly ExtensionListener[], log: Logger): EventSink {
-  return (event: KernelEvent) => {
-    for (const { extension, listener } of listeners) {
-      const report = (error: unknown) => log.warn(`[${extension}] event listener failed on ${event.type}: ${errorText(error)}`);
-      try {
-        const returned = listener(event) as unknown;
-        if (returned instanceof Promise) returned.catch(report);
-      } catch (error) {
-        report(error);
-      }
+/**
+ * Extensions' `dispose`, newest first (one may use what an earlier one set up), each awaited
+ * before the next. A throw or rejection is logged with the extension's name and the rest still run.
+ */
+async function disposeInReverse(disposers: readonly { extension: string; run: () => unknown }[], log: Logger): Promise<void> {
+  for (const { extension, run } of [...disposers].reverse()) {
+    try {
+      await run();
+    } catch (error) {
+      log.warn(`[${extension}] dispose failed: ${errorText(error)}`);
     }
-  };
+  }
 }
 
 /**

@@ -95,6 +95,8 @@ export interface LoadOutcome {
   record: ExtensionRecord;
   diagnostics: Diagnostic[];
   listeners: EventSink[];
+  /** The extension's `dispose`, bound to the api its setup got; only for an extension that loaded and has one. */
+  dispose?: () => unknown;
   /** The diagnostic that stopped the load, when it did not load. */
   failure?: Diagnostic;
 }
@@ -104,6 +106,7 @@ interface ExtensionShape {
   name: string;
   options?: TSchema;
   setup(api: unknown, options: unknown): unknown;
+  dispose?(api: unknown): unknown;
 }
 
 const EXTENSION_NAME = /^[a-z0-9][a-z0-9._-]*$/;
@@ -232,7 +235,8 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     record.tools = [...box.tools];
     record.hooks = box.handlers.map((h) => ({ ...h }));
     record.loadMs = elapsed(started);
-    return { record, diagnostics, listeners: [...box.listeners] };
+    const dispose = ext.dispose;
+    return { record, diagnostics, listeners: [...box.listeners], ...(dispose === undefined ? {} : { dispose: () => dispose.call(ext, box.api) }) };
   } catch (error) {
     // Only a bug in this file could get here; even then nothing half-registered may stay behind.
     box.seal();
@@ -263,6 +267,7 @@ function checkExport(mod: unknown): { ok: true; extension: ExtensionShape } | { 
     );
   }
   if (typeof e.setup !== 'function') problems.push(`"setup" must be a function (api, options) => void | Promise<void>, got ${typeof e.setup}`);
+  if (e.dispose !== undefined && typeof e.dispose !== 'function') problems.push(`"dispose" must be a function (api) => void | Promise<void> when given, got ${typeof e.dispose}`);
   if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null || Array.isArray(e.options))) {
     problems.push(`"options" must be a TypeBox schema such as Type.Object({...}) when given, got ${Array.isArray(e.options) ? 'an array' : typeof e.options}`);
   }

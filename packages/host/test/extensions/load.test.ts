@@ -390,7 +390,7 @@ describe('handler names and events', () => {
     expect(result.loaded[0]!.policy).toBe(true);
   });
 
-  it('collects onEvent listeners and fans kernel events out to them; a throwing listener is logged', async () => {
+  it('puts onEvent listeners on the kernel: every run reaches them with no sink passed; a throwing listener is logged', async () => {
     const root = tempDir();
     const key = `__airlockEvents_${Date.now()}`;
     writePackage(join(root, 'watch'), {
@@ -408,7 +408,7 @@ describe('handler names and events', () => {
     const log = memoryLog();
     const { kernel, result } = await load(root, [entry('./watch', root), entry('./tool', root)], { defaults: false, log });
     expect(result.listeners.map((l) => l.extension)).toEqual(['watch', 'watch']);
-    await kernel.executeBatch([{ id: '1', name: 'ping', arguments: { text: 'x' } }], { onEvent: result.emit });
+    await kernel.executeBatch([{ id: '1', name: 'ping', arguments: { text: 'x' } }]);
     const seen = (globalThis as any)[key] as KernelEvent['type'][];
     expect(seen).toContain('tool_execution_start');
     expect(seen).toContain('tool_execution_end');

@@ -43,6 +43,7 @@ export function toolResultView(state: CallState, phase: string, partial = false)
     toolCallId: state.call.id,
     toolName: state.tool?.tool.name ?? state.call.name,
     args: state.args,
+    rawArgs: state.call.arguments,
     outcome: result.outcome,
     content: result.content,
     details: result.details,

@@ -11,7 +11,14 @@ import type { AnyAgentTool } from './tool.js';
 export interface ExtensionAPI extends HookRegistrar {
   /** Add a tool (source "extension"). A name already taken is a load error unless `override: true`. */
   registerTool(tool: AnyAgentTool): void;
-  /** Observe kernel events (tool_execution_start/update/end, decisions, hook failures). */
+  /**
+   * Observe kernel events (tool_execution_start/update/end, decisions, hook failures) of every
+   * call the kernel runs, from any entry point (it is `kernel.onEvent`). Called synchronously and
+   * never awaited; a throw or rejection is logged with the extension's name, and the call goes on.
+   *
+   * @example
+   * api.onEvent((e) => { if (e.type === 'hook_failure') api.log.warn(`${e.handler} failed: ${e.error}`); });
+   */
   onEvent(listener: EventSink): void;
   /**
    * Add a per-file check that tools consult through `ctx.access` (grep judging every file of a
@@ -22,15 +29,6 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.registerAccessCheck(({ kind, path }) => (kind === 'fs.read' && path.endsWith('.env') ? { effect: 'deny', reason: 'secrets' } : undefined));
    */
   registerAccessCheck(check: AccessCheck, options?: { name?: string }): void;
-  /**
-   * Run `fn` when the session closes (host.close()), before its scratch files are removed: end
-   * background processes, flush buffers. A throw is logged, never stops the other callbacks.
-   * Optional: a stand-in API in a test may leave it out.
-   *
-   * @example
-   * api.onClose?.(() => jobs.close());
-   */
-  onClose?(fn: () => void | Promise<void>): void;
   /**
    * Give the OS sandbox the rules processes run under (path-policy derives them from its compiled
    * rules, so there is one source of truth). Several providers combine: every hidden and
@@ -148,6 +146,22 @@ export interface Extension<O extends TSchema = TSchema> {
   /** Validates (and fills defaults into) the options settings give this extension. */
   options?: O;
   setup(api: ExtensionAPI, options: Static<O>): void | Promise<void>;
+  /**
+   * Clean up when the host closes (`host.close()` / `kernel.dispose()`): end background processes,
+   * flush and close files. Gets the same `api` its setup got, so state kept per host (a WeakMap
+   * keyed by `api`) can be found again. Extensions are disposed newest first, one after another,
+   * before the kernel's spills are closed; a throw or rejection is logged with the extension's
+   * name and the others still run. Only called for an extension whose setup succeeded.
+   *
+   * @example
+   * const jobs = new WeakMap<ExtensionAPI, JobPool>();
+   * export default defineExtension({
+   *   name: 'acme-jobs',
+   *   setup(api) { jobs.set(api, new JobPool()); },
+   *   async dispose(api) { await jobs.get(api)?.close(); },
+   * });
+   */
+  dispose?(api: ExtensionAPI): void | Promise<void>;
 }
 
 /** Identity helper that infers `options` from the schema. */

@@ -131,7 +131,14 @@ export interface ResultPatch<D = unknown> {
 export interface ToolResultEvent {
   readonly toolCallId: string;
   readonly toolName: string;
+  /** The final arguments the tool ran with (validated, after transforms); undefined when the call ended before validation. */
   readonly args: Args | undefined;
+  /**
+   * The arguments exactly as the model sent them, whatever became of the call (not found,
+   * invalid, denied, run): what tool_execution_start carried. Arguments nested too deep to walk
+   * are a preview note instead. Not validated and not frozen by the kernel: read it, never change it.
+   */
+  readonly rawArgs: unknown;
   readonly outcome: Outcome;
   readonly content: readonly Content[];
   readonly details: unknown;

@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createKernel, type ExtensionAPI, type Kernel } from '@airlock/kernel';
+import { makeTempDir } from '@airlock/kernel/testing';
+import extension from '../src/index.js';
+import { gone, running } from './support/processes.js';
+
+/** The API a host gives, on a real kernel (only what tool-bash's setup uses needs to work). */
+function apiFor(kernel: Kernel): ExtensionAPI {
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  return {
+    registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
+    on: kernel.on,
+    onEvent: (listener) => void kernel.onEvent(listener),
+    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
+    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
+    log: silent,
+    settings: {},
+    kernelVersion: kernel.version,
+    cwd: kernel.cwd,
+    sessionId: kernel.sessionId,
+    env: kernel.env,
+  };
+}
+
+describe('tool-bash dispose', () => {
+  it('ends the background jobs of the host being closed, and only those', async () => {
+    const kernels = [0, 1].map(() => {
+      const dir = makeTempDir('airlock-bash-dispose-');
+      return createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') }, env: { PATH: process.env.PATH } });
+    });
+    const apis = kernels.map(apiFor);
+    const pids: number[] = [];
+    try {
+      for (const [i, kernel] of kernels.entries()) {
+        await extension.setup(apis[i]!, {} as Parameters<typeof extension.setup>[1]);
+        const m = await kernel.executeToolCall({ id: 'bg', name: 'bash', arguments: { command: 'exec sleep 25', background: true } });
+        expect(m.outcome).toBe('ok');
+        pids.push((m.details as { job: { pid: number } }).job.pid);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(pids.map(running)).toEqual([true, true]);
+
+      await extension.dispose(apis[0]!);
+      expect(await gone(pids[0]!)).toBe(true);
+      expect(running(pids[1]!)).toBe(true);
+      await extension.dispose(apis[1]!);
+      expect(await gone(pids[1]!)).toBe(true);
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      }
+      await Promise.all(kernels.map((k) => k.dispose()));
+    }
+  });
+});

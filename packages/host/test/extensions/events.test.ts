@@ -1,0 +1,48 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KernelEvent } from '@airlock/kernel';
+import { openHost, type Host } from '../../src/index.js';
+import { removeTempDirs, tempDir, toolPackage, writePackage } from './fixtures.js';
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+  removeTempDirs();
+});
+
+describe('api.onEvent through a real host', () => {
+  it('an extension hears each call once, from host.execute, host.batch and host.kernel alike; the caller’s own sink still gets its run', async () => {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const project = join(root, 'project');
+    mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+    mkdirSync(project, { recursive: true });
+    const heard = join(root, 'heard.log');
+    const watch = writePackage(join(root, 'exts', 'watch'), {
+      name: 'watch',
+      files: {
+        'src/index.ts': `import { appendFileSync } from 'node:fs';
+export default { name: 'watch', setup(api: any) {
+  api.onEvent((e: any) => { if (e.type === 'tool_execution_end') appendFileSync(${JSON.stringify(heard)}, e.toolCallId + ' ' + e.result.outcome + '\\n'); });
+} };
+`,
+      },
+    });
+    const tool = toolPackage(join(root, 'exts', 'tool'), 'tool', 'ping');
+    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: watch }, { path: tool }] }));
+    const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, homeDir: home });
+    hosts.push(host);
+    expect(host.blocked).toBeUndefined();
+
+    const mine: KernelEvent[] = [];
+    await host.execute({ id: 'execute', name: 'ping', arguments: { text: 'a' } }, { onEvent: (e) => void mine.push(e) });
+    await host.batch([{ id: 'batch', name: 'ping', arguments: { text: 'b' } }]);
+    await host.kernel.executeToolCall({ id: 'kernel', name: 'ping', arguments: { text: 'c' } });
+    await host.kernel.executeBatch([{ id: 'kernel-batch', name: 'ping', arguments: {} }]);
+
+    expect(readFileSync(heard, 'utf8').trim().split('\n')).toEqual(['execute ok', 'batch ok', 'kernel ok', 'kernel-batch invalid']);
+    expect(mine.map((e) => `${e.type} ${e.toolCallId}`)).toContain('tool_execution_end execute');
+    expect(new Set(mine.map((e) => e.toolCallId))).toEqual(new Set(['execute']));
+  });
+});
