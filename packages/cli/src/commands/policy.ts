@@ -32,7 +32,7 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
     const detail = loaded && report.args !== undefined ? await pathPolicyDetail(host, io, report) : undefined;
     // The hosts the votes name are opened for this call alone if it is allowed (at once, or by a person).
     const sandbox = report.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(host, summary.effect === 'deny' ? [] : summary.hosts) : undefined;
-    if (g.json) io.stdout.write(`${JSON.stringify(explainJson(a.tool, report, summary, loaded, detail, sandbox))}\n`);
+    if (g.json) io.stdout.write(`${JSON.stringify(explainJson(a.tool, input as Record<string, unknown>, report, summary, loaded, detail, sandbox))}\n`);
     else io.stdout.write(formatExplain(a.tool, input as Record<string, unknown>, report, summary, loaded, detail, sandbox));
     return EXIT.ok;
   } finally {
@@ -118,10 +118,11 @@ async function pathPolicyDetail(host: Host, io: IO, report: PreflightReport): Pr
  * rule, reason and hosts now come from the kernel's decision. New keys: outcome, handler, votes,
  * proposedArgs, provenance, declaredResources.
  */
-function explainJson(tool: string, report: PreflightReport, s: PreflightSummary, loaded: boolean, detail: PolicyDecision | undefined, sandbox: string | undefined): object {
+function explainJson(tool: string, input: Record<string, unknown>, report: PreflightReport, s: PreflightSummary, loaded: boolean, detail: PolicyDecision | undefined, sandbox: string | undefined): object {
   return {
     tool,
-    args: report.args ?? report.proposedArgs,
+    // The arguments the tool would get; as given when they never validated.
+    args: report.args ?? report.proposedArgs ?? input,
     loaded,
     notes: s.notes,
     ...(detail ?? {}),
