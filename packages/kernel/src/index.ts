@@ -75,7 +75,8 @@ export { hostAllowed } from './sandbox-profiles.js';
 export type { HandlerInfo } from './bus/hooks.js';
 
 // Running calls.
-export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type KernelBatchOptions, type KernelOptions } from './kernel.js';
+export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type KernelBatchOptions, type KernelOptions, type PreflightOptions } from './kernel.js';
+export type { PreflightReport } from './preflight.js';
 export type { BatchOptions, BatchResult } from './run-batch.js';
 export type { Refusal } from './run-tool-call.js';
 export { MAX_VALUE_DEPTH } from './values.js';

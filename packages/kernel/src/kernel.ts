@@ -18,6 +18,7 @@ import { resolveLimits } from './output/truncate.js';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
 import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
 import type { KernelRuntime, Refusal } from './run-tool-call.js';
+import { dryRun, type PreflightReport } from './preflight.js';
 
 /** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
 export const KERNEL_VERSION = '1.0.0';
@@ -59,6 +60,13 @@ export interface CallOptions {
   /** The enabled set (default: every registered tool). */
   tools?: ToolSelection | SelectOptions;
   timeoutMs?: number;
+}
+
+/** Options of Kernel.preflight. */
+export interface PreflightOptions {
+  signal?: AbortSignal;
+  /** The enabled set (default: every registered tool). */
+  tools?: ToolSelection | SelectOptions;
 }
 
 export type KernelBatchOptions = Omit<BatchOptions, never> & { tools?: ToolSelection | SelectOptions };
@@ -248,6 +256,22 @@ export class Kernel {
       timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
     });
     return messages[0]!;
+  }
+
+  /**
+   * Judge one call without running it: stages 1–4 (find the tool, prepare, validate, transform,
+   * re-validate and resources, authorize, combine the votes) through the same code as a real call.
+   * Nothing is executed and nobody is asked: approve handlers do not run (they may prompt a person
+   * or remember an answer), so an ask is reported as `effect: 'ask'` with the votes that asked;
+   * observe handlers do not run and no event is emitted, so an audit log records nothing. Transform
+   * and authorize handlers do run, as in a real call. Never throws.
+   *
+   * @example
+   * const r = await kernel.preflight({ id: '1', name: 'bash', arguments: { command: 'rm -rf /' } });
+   * if (r.effect === 'deny') console.log(r.source, r.reason); // { kind: 'vote', handler: 'acme/guard', rule: 'no-rm' } …
+   */
+  preflight(call: ToolCall, options: PreflightOptions = {}): Promise<PreflightReport> {
+    return dryRun(this.#runtime, this.#selection(options.tools), call, options.signal);
   }
 
   /** Run one assistant message's calls (see run-batch.ts for the ordering guarantees). */

@@ -113,7 +113,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 }
 
 /** Whatever the caller passed, each call gets an id and a name, so it can get a result. */
-function toToolCall(raw: unknown, index: number): ToolCall {
+export function toToolCall(raw: unknown, index: number): ToolCall {
   // The kernel never changes a call object, so a well-formed one is used as it is.
   if (isWellFormed(raw)) return raw;
   const value = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;

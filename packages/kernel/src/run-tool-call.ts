@@ -57,6 +57,8 @@ export interface RunContext {
   /** 0 = no time limit for execute. */
   readonly timeoutMs: number;
   readonly abort: RunAbort;
+  /** A dry run (Kernel.preflight): approvers and observers are skipped, an ask stays an ask. */
+  readonly dryRun?: true;
 }
 
 export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<ToolResultMessage> {
@@ -70,7 +72,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
   // Before anyone sees them (observers serialise the start event): arguments nested deeper than
   // any walk behind this point may go are replaced by a note, and the call ends invalid below.
   const tooDeep = nestsDeeperThan(call.arguments, MAX_VALUE_DEPTH);
-  const state = createCallState(tooDeep ? { id: call.id, name: call.name, arguments: previewJson(call.arguments) } : call, run.abort, run.events);
+  const state = createCallState(tooDeep ? { id: call.id, name: call.name, arguments: previewJson(call.arguments) } : call, run.abort, run.events, run.dryRun === true);
   state.events.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: state.call.arguments });
   try {
     // Checked here, where every call of every entry point passes, so no caller can forget it.

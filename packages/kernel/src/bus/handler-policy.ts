@@ -301,8 +301,9 @@ const SKIP: Record<HookName, Record<string, (state: CallState) => boolean>> = {
     // A re-check judges the arguments that were already approved; transforms do not run twice.
     transform: (state) => isStopped(state) || state.recheck !== undefined,
     authorize: isStopped,
-    approve: (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined,
-    observe: () => false,
+    // A dry run reports the ask instead of asking, and no observer hears of a call that never runs.
+    approve: (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined || state.dryRun,
+    observe: (state) => state.dryRun,
   },
   tool_result: {
     redact: () => false,

@@ -111,6 +111,8 @@ export function createKernelSteps(options: { revalidate: boolean }): KernelSteps
     settle(state) {
       if (isStopped(state)) return;
       if (state.effect === 'ask') {
+        // A dry run ends at the combined vote: nobody was asked, so there is nothing to settle.
+        if (state.dryRun) return;
         const approval = state.approval;
         if (approval === undefined) {
           stop(state, 'denied', onRecheck(state, noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask'))), { kind: 'no-approver' });

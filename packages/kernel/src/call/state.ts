@@ -31,6 +31,12 @@ export interface CallState {
   readonly abort: RunAbort;
   readonly events: EventChannel;
   readonly startedAt: number;
+  /**
+   * Judged only (Kernel.preflight): stages 1–4 up to the combined vote. Approvers do not run (they
+   * may ask a person or remember an answer), observers do not run (they would log a call that never
+   * happens), and an ask is left unsettled for the report.
+   */
+  readonly dryRun: boolean;
   tool: RegisteredTool | undefined;
   ctx: ToolContext | undefined;
   /** The current arguments: deep-frozen, validated (and re-validated after transforms). */
@@ -76,13 +82,14 @@ export interface Recheck {
   readonly approval: CallState['approval'];
 }
 
-export function createCallState(call: ToolCall, abort: RunAbort, events: EventChannel): CallState {
+export function createCallState(call: ToolCall, abort: RunAbort, events: EventChannel, dryRun = false): CallState {
   return {
     call,
     signal: abort.signal,
     abort,
     events,
     startedAt: performance.now(),
+    dryRun,
     tool: undefined,
     ctx: undefined,
     args: undefined,

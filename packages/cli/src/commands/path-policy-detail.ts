@@ -1,0 +1,131 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createExtensionJiti, type Host } from '@airlock/host';
+import { displayText, displayValue } from '@airlock/kernel';
+import type { Policy, PolicyDecision, RuleEntry } from '@airlock/path-policy';
+import Value from 'typebox/value';
+import { UsageError, type IO } from '../io.js';
+
+/*
+ * The path-policy detail of `policy explain` (per-item findings, matched rules, shell parse) and
+ * the rule examples of `policy test`. The decision itself comes from the kernel's preflight; this
+ * rebuilds path-policy's compiled rules only to show how they read the call. It stays here until
+ * the policy commands move into path-policy (issue 12, move 3).
+ */
+
+export const PATH_POLICY = '@airlock/path-policy';
+export type PathPolicyModule = typeof import('@airlock/path-policy');
+
+/** A rule that does not compile: reported as a failed test, not as bad usage. */
+export class RuleProblem extends Error {}
+
+/** Did the host load path-policy (so its authorize handler voted in the preflight)? */
+export function pathPolicyLoaded(host: Host): boolean {
+  return host.extensions.extensions.some((e) => e.name === 'path-policy' && e.status === 'loaded');
+}
+
+/**
+ * The policy the extension builds: the same package (loaded the way the host loads it, so its
+ * command parser finds its own files), every rule with its layer and file, and the options
+ * settings give the extension.
+ */
+export async function buildPolicy(host: Host, io: IO): Promise<{ policy: Policy; mod: PathPolicyModule; loaded: boolean }> {
+  const mod = await loadPathPolicy();
+  const entry = host.settings.extensions.find((e) => e.spec === PATH_POLICY);
+  const options = Value.Default(mod.OptionsSchema, structuredClone(entry?.options ?? {})) as Record<string, unknown>;
+  if (!Value.Check(mod.OptionsSchema, options)) {
+    const problems = Value.Errors(mod.OptionsSchema, options).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new UsageError(`The options for ${PATH_POLICY} in the settings are invalid: ${problems.join('; ')}.`);
+  }
+  const opts = options as unknown as import('@airlock/path-policy').Options;
+  const rules: RuleEntry[] = host.settings.permissions.map((p) => ({
+    effect: p.effect,
+    rule: p.rule,
+    layer: p.layer,
+    ...(p.file === undefined ? {} : { file: p.file }),
+  }));
+  const loaded = pathPolicyLoaded(host);
+  if (!loaded) io.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
+  try {
+    const policy = mod.createPolicy({
+      rules,
+      ...(opts.roots === undefined ? {} : { roots: opts.roots }),
+      cwd: host.kernel.cwd,
+      defaultEffect: opts.defaultEffect,
+      maxCommandLength: opts.maxCommandLength,
+      extraSecrets: opts.extraSecrets,
+      loadShell: mod.loadShell,
+      protectedPaths: host.protectedPaths,
+      sandboxed: host.sandbox.service.status.active,
+    });
+    return { policy, mod, loaded };
+  } catch (error) {
+    if (error instanceof Error && error.name === 'RuleError') throw new RuleProblem(error.message);
+    throw error;
+  }
+}
+
+/** Through jiti, as the host loads extensions: TypeScript source, from the package's own folder. */
+async function loadPathPolicy(): Promise<PathPolicyModule> {
+  const require = createRequire(import.meta.url);
+  let manifestFile: string;
+  try {
+    manifestFile = require.resolve(`${PATH_POLICY}/package.json`);
+  } catch {
+    throw new UsageError(`${PATH_POLICY} is not installed next to the airlock command.`, 'Run pnpm install in the Airlock workspace.');
+  }
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { airlock?: { extension?: string } };
+  const entry = join(dirname(manifestFile), manifest.airlock?.extension ?? 'src/index.ts');
+  return (await (await createExtensionJiti()).import(entry)) as PathPolicyModule;
+}
+
+/**
+ * Everything shown about a call came from the model or the filesystem (tool name, arguments,
+ * paths, commands, argv) or from settings (rules, reasons): each piece goes through displayText,
+ * so the explanation cannot be made to show something other than the call.
+ */
+export const LONG = { maxChars: 1000 } as const;
+export function show(text: string): string {
+  return displayText(text, { maxChars: 300 });
+}
+
+/** path-policy's reading of the call: its resources (with where each came from), the shell parse, the matched rules and the per-item verdicts. */
+export function formatPathPolicyDetail(d: PolicyDecision): string[] {
+  const out: string[] = ['', 'resources:'];
+  if (d.resources.length === 0) out.push('  (none)');
+  for (const r of d.resources) {
+    if (r.kind === 'fs.read' || r.kind === 'fs.write') {
+      const more = r.paths.filter((p) => p !== r.path);
+      out.push(`  ${r.kind} ${show(r.path)}  [${show(r.from)}]${more.length > 0 ? `\n      compared as: ${more.map(show).join(', ')}` : ''}`);
+    } else if (r.kind === 'exec') out.push(`  exec ${displayText(r.command, LONG)}  [${show(r.from)}]`);
+    else if (r.kind === 'net') out.push(`  net ${show(r.host)}  [${show(r.from)}]`);
+  }
+  if (d.shell) {
+    out.push('', 'shell parse:');
+    for (const s of d.shell) {
+      if (!s.analysis.ok) {
+        out.push(`  ${displayValue(s.command, LONG)}: not analysed (${displayText(s.analysis.reason, LONG)})`);
+        continue;
+      }
+      for (const c of s.analysis.commands) {
+        const parts = [`  ${displayValue(c.argv, LONG)}`];
+        if (c.wrappers.length > 0) parts.push(`wrappers ${c.wrappers.map(show).join(' | ')}`);
+        if (c.reads.length + c.dynamicReads.length > 0) parts.push(`reads ${[...c.reads, ...c.dynamicReads].map(show).join(', ')}`);
+        if (c.writes.length + c.dynamicWrites.length > 0) parts.push(`writes ${[...c.writes, ...c.dynamicWrites].map(show).join(', ')}`);
+        if (c.hosts.length + c.dynamicHosts.length > 0) parts.push(`connects to ${[...c.hosts, ...c.dynamicHosts].map(show).join(', ')}`);
+        if (c.context.length > 0) parts.push(`in ${c.context.map(show).join(' > ')}`);
+        out.push(parts.join('  '));
+      }
+    }
+  }
+  out.push('', 'matched rules:');
+  if (d.matched.length === 0) out.push('  (none: the defaults decide)');
+  for (const m of d.matched) {
+    const from = m.file ? `${m.layer ?? 'settings'}: ${show(m.file)}` : (m.layer ?? 'settings');
+    out.push(`  ${m.effect.padEnd(5)} ${show(m.surface)}${m.rule !== m.surface ? ` (id ${show(m.rule)})` : ''}  [${from}]  on ${show(m.subject)}`);
+  }
+  out.push('', 'verdicts:');
+  for (const f of d.findings) out.push(`  ${f.effect.padEnd(5)} ${show(f.subject)}  ← ${show(f.rule)}`);
+  return out;
+}
