@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { errnoCode } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, FileStamp, ToolContext } from '@airlock/kernel';
 import {
@@ -9,7 +10,6 @@ import {
   ChangedSinceJudgedError,
   DanglingLinkError,
   displayPath,
-  errnoCode,
   JudgedFolder,
   judgedFor,
   lockFile,

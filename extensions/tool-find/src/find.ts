@@ -2,10 +2,11 @@ import { execFile, spawnSync } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { errnoCode } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, walk, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, walk, resolveExistingPathSync } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;

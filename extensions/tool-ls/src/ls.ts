@@ -1,11 +1,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { errnoCode } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import {
   ChangedSinceJudgedError,
   displayPath as display,
-  errnoCode,
   errorMessage as message,
   JudgedFolder,
   limitName,

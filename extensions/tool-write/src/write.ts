@@ -2,9 +2,10 @@ import type { Stats } from 'node:fs';
 import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { errnoCode } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, errnoCode, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 import { realTarget, realTargetSync } from './real-path.js';
 
 const Params = Type.Object({

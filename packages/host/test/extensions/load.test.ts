@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel, Kernel, KERNEL_VERSION, AirlockError, type KernelEvent } from '@airlock/kernel';
 import { displayText } from '@airlock/kernel/display';
+import * as kernelUtil from '@airlock/kernel/util';
 import { loadExtensions, type LoadExtensionsOptions } from '../../src/extensions/index.js';
 import { dirsIn, entry, memoryLog, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
@@ -106,6 +107,32 @@ export default { name: 'display', setup() { (globalThis as Record<string, unknow
     expect(seen).toBe(displayText);
     expect(seen('a\u202Eb')).toBe('a\\u202Eb');
     delete (globalThis as Record<string, unknown>)[key];
+  });
+
+  it("gives an extension with no node_modules the host's own @airlock/kernel/util (one instance, the kernel's wording)", async () => {
+    const root = tempDir();
+    const key = `__airlockUtil_${Date.now()}`;
+    writePackage(join(root, 'ext'), {
+      name: 'util-ext',
+      files: {
+        'src/index.ts': `import * as util from '@airlock/kernel/util';
+export default { name: 'util', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = util; } };
+`,
+      },
+    });
+    const { result } = await load(root, [entry('./ext', root)], { defaults: false });
+    expect(result.diagnostics).toEqual([]);
+    const seen = (globalThis as Record<string, unknown>)[key] as typeof kernelUtil;
+    delete (globalThis as Record<string, unknown>)[key];
+    // The very functions the host and the built-in tools run, not a second evaluation of the file.
+    expect(seen.formatSize).toBe(kernelUtil.formatSize);
+    expect(seen.tailNotice).toBe(kernelUtil.tailNotice);
+    expect(seen.closestNames).toBe(kernelUtil.closestNames);
+    expect(seen.sniffImageMime).toBe(kernelUtil.sniffImageMime);
+    expect(seen.cutForEcho).toBe(kernelUtil.cutForEcho);
+    expect(seen.errnoCode).toBe(kernelUtil.errnoCode);
+    expect(seen.formatSize(51200)).toBe('50.0KB');
+    expect(seen.closestNames('raed', ['read', 'write'])).toEqual(['read']);
   });
 
   it('validates options against the extension schema, applying defaults and conversion', async () => {
