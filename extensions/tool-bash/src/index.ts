@@ -151,7 +151,6 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       return [{ kind: 'exec', command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
     },
     async execute(_id, params, signal, onUpdate, ctx) {
-      if (ctx === undefined) throw new Error('bash needs a ToolContext (run it through the kernel).');
       const timeoutSeconds = params.timeout ?? options.defaultTimeoutSeconds;
       if (timeoutSeconds === 0 && !options.allowNoTimeout) {
         throw new Error(

@@ -79,7 +79,6 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
     return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('edit needs a ToolContext; run it through an Airlock kernel.');
     if (!Array.isArray(params.edits) || params.edits.length === 0) {
       throw new Error('Edit tool input is invalid: edits must contain at least one {oldText, newText} replacement.');
     }

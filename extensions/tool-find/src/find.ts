@@ -91,7 +91,6 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('find needs a ToolContext; run it through an Airlock kernel.');
       const limit = params.limit ?? DEFAULT_LIMIT;
       const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
       const shown = display(absolute, ctx.cwd);

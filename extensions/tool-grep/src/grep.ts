@@ -70,7 +70,6 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('grep needs a ToolContext; run it through an Airlock kernel.');
       const limit = params.limit ?? DEFAULT_LIMIT;
       const context = params.context ?? 0;
       const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);

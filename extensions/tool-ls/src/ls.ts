@@ -64,7 +64,6 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');
     const limit = params.limit ?? DEFAULT_LIMIT;
     const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
     const shown = display(absolute, ctx.cwd);

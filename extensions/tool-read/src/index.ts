@@ -112,7 +112,6 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(path)) } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('The read tool needs a ToolContext.');
       if (signal?.aborted) throw new AbortError();
       const path = await resolveExistingPath(params.path, ctx.cwd);
       const shown = params.path;

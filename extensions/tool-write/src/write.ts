@@ -37,7 +37,6 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
     return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('write needs a ToolContext; run it through an Airlock kernel.');
     const absolute = await resolveExistingPath(params.path, ctx.cwd);
     const given = resolveToolPath(params.path, ctx.cwd);
     // Never a second file beside one whose name differs only in invisible characters: an existing
