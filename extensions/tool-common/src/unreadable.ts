@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { isPermissionDenied } from '@airlock/kernel/util';
 import { comparePaths } from './walk.js';
 
 /**
@@ -32,17 +33,13 @@ export function codeForErrno(errno: number): string {
   return errnoNames.get(errno) ?? 'EIO';
 }
 
-function isPermission(code: string): boolean {
-  return code === 'EACCES' || code === 'EPERM';
-}
-
 /**
  * The error when the search root itself cannot be read: the whole answer would be wrong, so it
  * is an error, worded like read's and saying what to do.
  */
 export function rootError(shown: string, dir: boolean, code: string): Error {
   const fix = 'Search somewhere else, or ask the user to change the permissions.';
-  if (!isPermission(code)) return new Error(`Cannot search ${shown} (${code}). ${fix}`);
+  if (!isPermissionDenied(code)) return new Error(`Cannot search ${shown} (${code}). ${fix}`);
   return new Error(
     dir
       ? `Permission denied: cannot search ${shown} (this process may not read that folder). ${fix}`
@@ -71,7 +68,7 @@ export function settle(unreadable: readonly Unreadable[], stop: string | undefin
 /** The notice line, e.g. `[2 paths could not be read (permission denied): secret.txt, sub; results may be incomplete.]`. */
 export function unreadableNotice(unreadable: readonly Unreadable[]): string {
   const n = unreadable.length;
-  const reasons = [...new Set(unreadable.map((u) => (isPermission(u.code) ? 'permission denied' : u.code)))].join(', ');
+  const reasons = [...new Set(unreadable.map((u) => (isPermissionDenied(u.code) ? 'permission denied' : u.code)))].join(', ');
   const names = unreadable.slice(0, NOTICE_NAMES).map((u) => u.path).join(', ');
   const which = n > NOTICE_NAMES ? `, e.g. ${names}` : `: ${names}`;
   return `[${n} ${n === 1 ? 'path' : 'paths'} could not be read (${reasons})${which}; results may be incomplete.]`;

@@ -2,7 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode, isPermissionDenied } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
@@ -100,7 +100,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       } catch (error) {
         const code = errnoCode(error);
         if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
-        if (code === 'EACCES' || code === 'EPERM') {
+        if (isPermissionDenied(code)) {
           throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
         }
         throw new Error(`Cannot access ${shown}: ${message(error)}`);

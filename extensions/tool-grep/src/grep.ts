@@ -3,7 +3,7 @@ import { constants, fstatSync, openSync, readSync, closeSync, readFileSync, type
 import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
@@ -80,7 +80,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       } catch (error) {
         const code = errnoCode(error);
         if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
-        if (code === 'EACCES' || code === 'EPERM') {
+        if (isPermissionDenied(code)) {
           throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
         }
         throw new Error(`Cannot access ${shown}: ${message(error)}`);

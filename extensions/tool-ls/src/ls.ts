@@ -1,6 +1,6 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import {
@@ -187,7 +187,7 @@ function printable(name: string): string {
 
 function describe(error: unknown, what: string): Error {
   const code = errnoCode(error);
-  if (code === 'EACCES' || code === 'EPERM') return new Error(`${what}: permission denied.`, { cause: error });
+  if (isPermissionDenied(code)) return new Error(`${what}: ${errnoWords(code)}.`, { cause: error });
   return new Error(`${what}: ${message(error)}`, { cause: error });
 }
 

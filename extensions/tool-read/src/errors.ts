@@ -1,6 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { closestNames } from '@airlock/kernel/util';
+import { closestNames, errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import { visibleName } from '@airlock/tool-common';
 
 /**
@@ -9,24 +9,14 @@ import { visibleName } from '@airlock/tool-common';
 
 /** The message for a failed open/stat of `path` (the path the model gave is `shown`). */
 export async function describeFsError(error: unknown, path: string, shown: string): Promise<string> {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return notFound(path, shown);
-    case 'EISDIR':
-      return isDirectory(shown);
-    case 'EACCES':
-    case 'EPERM':
-      return `Permission denied: cannot read ${shown}. The file exists but this process may not read it.`;
-    case 'ENOTDIR':
-      return `Cannot read ${shown}: a part of the path before the file name is a file, not a folder.`;
-    case 'ELOOP':
-      return `Cannot read ${shown}: too many levels of symbolic links (a symlink loop?).`;
-    case 'ENAMETOOLONG':
-      return `Cannot read ${shown}: the path is too long.`;
-    default:
-      return `Cannot read ${shown}: ${error instanceof Error ? error.message : String(error)}`;
-  }
+  const code = errnoCode(error);
+  if (code === 'ENOENT') return notFound(path, shown);
+  if (code === 'EISDIR') return isDirectory(shown);
+  if (isPermissionDenied(code)) return `Permission denied: cannot read ${shown}. The file exists but this process may not read it.`;
+  const words = errnoWords(code);
+  if (code === 'ELOOP') return `Cannot read ${shown}: ${words} (a symlink loop?).`;
+  if (words === undefined) return `Cannot read ${shown}: ${error instanceof Error ? error.message : String(error)}`;
+  return `Cannot read ${shown}: ${words}.`;
 }
 
 export function isDirectory(shown: string): string {

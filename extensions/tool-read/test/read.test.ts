@@ -267,6 +267,11 @@ describe('read: errors', () => {
     await expect(read({ path: 'plain.txt/inner' })).rejects.toThrow(/not a folder/);
   });
 
+  it('words a name too long as every tool does (the kernel\'s errno wording)', async () => {
+    const long = 'n'.repeat(300);
+    await expect(read({ path: long })).rejects.toThrow(`Cannot read ${long}: the name or path is too long.`);
+  });
+
   it('rejects an empty path and a NUL byte through the kernel', async () => {
     const h = createToolHarness(tool, { cwd: dir });
     const empty = await h.call({ path: '' });

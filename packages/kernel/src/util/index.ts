@@ -31,4 +31,4 @@ export { closestNames, editDistance } from '../suggest.js';
 export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 
 // Node system errors.
-export { errnoCode } from './errno.js';
+export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
