@@ -90,49 +90,30 @@ export default defineExtension({
     delete (globalThis as Record<string, unknown>)[key];
   });
 
-  it('gives an extension with no node_modules the pure display helpers of @airlock/kernel/display', async () => {
+  it("gives an extension with no node_modules the host's own pure subpaths, @airlock/kernel/display and /util (one instance each)", async () => {
     const root = tempDir();
-    const key = `__airlockDisplay_${Date.now()}`;
+    const key = `__airlockSubpaths_${Date.now()}`;
     writePackage(join(root, 'ext'), {
-      name: 'display-ext',
+      name: 'subpaths-ext',
       files: {
-        'src/index.ts': `import { displayText } from '@airlock/kernel/display';
-export default { name: 'display', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = displayText; } };
+        'src/index.ts': `import * as display from '@airlock/kernel/display';
+import * as util from '@airlock/kernel/util';
+export default { name: 'subpaths', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { display, util }; } };
 `,
       },
     });
     const { result } = await load(root, [entry('./ext', root)], { defaults: false });
     expect(result.diagnostics).toEqual([]);
-    const seen = (globalThis as Record<string, unknown>)[key] as typeof displayText;
-    expect(seen).toBe(displayText);
-    expect(seen('a\u202Eb')).toBe('a\\u202Eb');
+    const seen = (globalThis as Record<string, unknown>)[key] as { display: { displayText: typeof displayText }; util: typeof kernelUtil };
     delete (globalThis as Record<string, unknown>)[key];
-  });
-
-  it("gives an extension with no node_modules the host's own @airlock/kernel/util (one instance, the kernel's wording)", async () => {
-    const root = tempDir();
-    const key = `__airlockUtil_${Date.now()}`;
-    writePackage(join(root, 'ext'), {
-      name: 'util-ext',
-      files: {
-        'src/index.ts': `import * as util from '@airlock/kernel/util';
-export default { name: 'util', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = util; } };
-`,
-      },
-    });
-    const { result } = await load(root, [entry('./ext', root)], { defaults: false });
-    expect(result.diagnostics).toEqual([]);
-    const seen = (globalThis as Record<string, unknown>)[key] as typeof kernelUtil;
-    delete (globalThis as Record<string, unknown>)[key];
-    // The very functions the host and the built-in tools run, not a second evaluation of the file.
-    expect(seen.formatSize).toBe(kernelUtil.formatSize);
-    expect(seen.tailNotice).toBe(kernelUtil.tailNotice);
-    expect(seen.closestNames).toBe(kernelUtil.closestNames);
-    expect(seen.sniffImageMime).toBe(kernelUtil.sniffImageMime);
-    expect(seen.cutForEcho).toBe(kernelUtil.cutForEcho);
-    expect(seen.errnoCode).toBe(kernelUtil.errnoCode);
-    expect(seen.formatSize(51200)).toBe('50.0KB');
-    expect(seen.closestNames('raed', ['read', 'write'])).toEqual(['read']);
+    expect(seen.display.displayText).toBe(displayText);
+    expect(seen.display.displayText('a\u202Eb')).toBe('a\\u202Eb');
+    // The very functions the host and the built-in tools run, not a second evaluation of the files.
+    for (const name of ['formatSize', 'tailNotice', 'closestNames', 'sniffImageMime', 'cutForEcho', 'errnoCode', 'errnoWords'] as const) {
+      expect(seen.util[name], name).toBe(kernelUtil[name]);
+    }
+    expect(seen.util.formatSize(51200)).toBe('50.0KB');
+    expect(seen.util.closestNames('raed', ['read', 'write'])).toEqual(['read']);
   });
 
   it('validates options against the extension schema, applying defaults and conversion', async () => {
