@@ -2,7 +2,7 @@ export { existingVariants, PathError, realPathOrSelf, resolveExistingPath, resol
 export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
 export { suggestNear } from './suggest.js';
 export { listingResult, type Listing, type ListingDetails } from './listing.js';
-export { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
+export { codeForErrno, rootError, settle, statSearchRoot, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
 export { canNameDescriptors, ChangedSinceJudgedError, DanglingLinkError, descriptorPath, JudgedFolder, openJudgedFile, openOrMakeFolder, setDescriptorNamingForTests } from './open-judged.js';

@@ -1,5 +1,9 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { isPermissionDenied } from '@airlock/kernel/util';
+import { errnoCode, isPermissionDenied } from '@airlock/kernel/util';
+import { errorMessage } from './format.js';
+import { suggestNear } from './suggest.js';
 import { comparePaths } from './walk.js';
 
 /**
@@ -31,6 +35,26 @@ let errnoNames: Map<number, string> | undefined;
 export function codeForErrno(errno: number): string {
   errnoNames ??= new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
   return errnoNames.get(errno) ?? 'EIO';
+}
+
+/**
+ * The search root's stats, or the error that says why there is nothing to search: not found
+ * (with a "did you mean"), permission denied on the way to it, or the system's own words.
+ * grep and find alike.
+ *
+ * @example const info = await statSearchRoot(absolute, display(absolute, ctx.cwd));
+ */
+export async function statSearchRoot(absolute: string, shown: string): Promise<Stats> {
+  try {
+    return await stat(absolute);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestNear(absolute)}`);
+    if (isPermissionDenied(code)) {
+      throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
+    }
+    throw new Error(`Cannot access ${shown}: ${errorMessage(error)}`);
+  }
 }
 
 /**
