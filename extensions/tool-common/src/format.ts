@@ -19,7 +19,3 @@ export function displayPath(absolute: string, cwd: string): string {
 export function limitName(truncation: TruncationResult): string {
   return truncation.truncatedBy === 'lines' ? `${truncation.maxLines}-line limit` : `${formatSize(truncation.maxBytes)} limit`;
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -7,7 +7,7 @@ export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type
 export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
 export { canNameDescriptors, ChangedSinceJudgedError, DanglingLinkError, descriptorPath, JudgedFolder, openJudgedFile, openOrMakeFolder, setDescriptorNamingForTests } from './open-judged.js';
 export { LOCK_WAIT_MS, lockFile, lockName, type FileLock } from './file-lock.js';
-export { displayPath, errorMessage, limitName } from './format.js';
+export { displayPath, limitName } from './format.js';
 export { findExecutable } from './executable.js';
 export { FileGate, FILE_WORDS, FOLDER_WORDS, skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 export { notRegularFileError, READ_NONBLOCKING, specialFileKind } from './special-file.js';

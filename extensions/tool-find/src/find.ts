@@ -2,11 +2,11 @@ import { execFile, spawnSync } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, walk, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, resolveExistingPath, realPathOrSelf, walk, resolveExistingPathSync } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;

@@ -3,10 +3,10 @@ import { constants, fstatSync, openSync, readSync, closeSync, readFileSync } fro
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, realPathOrSelf, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
 import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, statSearchRoot, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';

@@ -1,12 +1,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
+import { errnoCode, errnoWords, errorMessage as message, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import {
   ChangedSinceJudgedError,
   displayPath as display,
-  errorMessage as message,
   JudgedFolder,
   limitName,
   judgedFor,

@@ -30,5 +30,6 @@ export { closestNames, editDistance } from '../suggest.js';
 // Echoing what the model sent, bounded: the first 2,048 characters, then its length and SHA-256.
 export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 
-// Node system errors.
+// Errors in words: anything thrown, and Node system errors.
+export { errorMessage } from '../values.js';
 export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';

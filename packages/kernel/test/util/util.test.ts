@@ -42,6 +42,13 @@ describe('errno wording', () => {
     expect(util.errnoCode(null)).toBeUndefined();
   });
 
+  it('words anything thrown, never as an empty string or [object Object]', () => {
+    expect(util.errorMessage(new Error('disk full'))).toBe('disk full');
+    expect(util.errorMessage(new TypeError(''))).toBe('TypeError');
+    expect(util.errorMessage({ code: 'EX', detail: 1 })).toBe('{"code":"EX","detail":1}');
+    expect(util.errorMessage('plain words')).toBe('plain words');
+  });
+
   it('treats EACCES and EPERM alike as permission denied', () => {
     expect(util.isPermissionDenied('EACCES')).toBe(true);
     expect(util.isPermissionDenied(Object.assign(new Error('x'), { code: 'EPERM' }))).toBe(true);
