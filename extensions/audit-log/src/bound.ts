@@ -1,12 +1,13 @@
+import { ECHO_KEEP_CHARS } from '@airlock/kernel/util';
 import { sha256Hex } from './canonical.js';
 
 /**
  * A record keeps at most this many characters of any one string (a file's content in write's
- * arguments, a long command). The rest is summed up by its length and SHA-256, so the log still
+ * arguments, a long command): as much as the kernel echoes to the model (`cutForEcho`). The rest is summed up by its length and SHA-256, so the log still
  * proves which content went where, and the work per call stays proportional to what is kept:
  * before this, a 10 MB write spent ~0.2 s scanning and storing its content in the audit log.
  */
-export const KEEP_CHARS = 2048;
+export const KEEP_CHARS = ECHO_KEEP_CHARS;
 /**
  * How much of a cut string is scanned for secrets before it is cut: a secret that begins inside
  * the kept part must be whole to be recognised (a private key block runs to a few KiB).

@@ -1,11 +1,10 @@
 import Type, { type Static } from 'typebox';
 import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
-import { closestNames } from '@airlock/kernel/display';
+import { appendNotice, closestNames, tailNotice } from '@airlock/kernel/util';
 import { buildEnv } from './env.js';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
 import { DEFAULT_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
-import { appendNotice, tailNotice } from './notice.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
 import { commandTouches } from './touches.js';
@@ -152,7 +151,6 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       return [{ kind: 'exec', command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
     },
     async execute(_id, params, signal, onUpdate, ctx) {
-      if (ctx === undefined) throw new Error('bash needs a ToolContext (run it through the kernel).');
       const timeoutSeconds = params.timeout ?? options.defaultTimeoutSeconds;
       if (timeoutSeconds === 0 && !options.allowNoTimeout) {
         throw new Error(
@@ -248,7 +246,7 @@ function baseEnv(ctx: ToolContext): Readonly<Record<string, string | undefined>>
 
 function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: SandboxedCommand | undefined, sandboxNote: string | undefined): { content: [{ type: 'text'; text: string }]; details: BashDetails } {
   const shown = sanitize(run.tail.content);
-  const notice = tailNotice(run.tail, run.fullOutputPath, run.lastLineBytes);
+  const notice = tailNotice(run.tail, { ...(run.fullOutputPath === undefined ? {} : { fullOutputPath: run.fullOutputPath }), lineBytes: run.lastLineBytes });
   const failed = !(run.ending.kind === 'exit' && run.ending.code === 0);
   // Only a failed command gets the hint: a test suite printing "Permission denied" and passing needs none.
   const hint = failed ? sandboxed?.hint(shown) : undefined;

@@ -1,4 +1,5 @@
 import type { TruncationResult } from '@airlock/kernel';
+import { formatSize } from '@airlock/kernel/util';
 import { isAbsolute, relative } from 'node:path';
 
 /** Small wording helpers every built-in tool needs, kept in one place. */
@@ -10,13 +11,6 @@ export function displayPath(absolute: string, cwd: string): string {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
 }
 
-/** Bytes below 1 KiB, then one decimal of KiB or MiB: `512B`, `50.0KB`, `14.3MB`. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes}B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
-}
-
 /**
  * Which context limit cut a listing, as its notice names it.
  *
@@ -24,14 +18,4 @@ export function formatSize(bytes: number): string {
  */
 export function limitName(truncation: TruncationResult): string {
   return truncation.truncatedBy === 'lines' ? `${truncation.maxLines}-line limit` : `${formatSize(truncation.maxBytes)} limit`;
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** The `code` of a Node system error (ENOENT, EACCES …), if it has one. */
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
 }

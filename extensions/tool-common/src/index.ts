@@ -1,13 +1,13 @@
 export { existingVariants, PathError, realPathOrSelf, resolveExistingPath, resolveExistingPathSync, resolveToolPath, spellingKey, visibleName } from './paths.js';
 export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
-export { closeNames, suggestNear } from './suggest.js';
+export { suggestNear } from './suggest.js';
 export { listingResult, type Listing, type ListingDetails } from './listing.js';
-export { codeForErrno, rootError, settle, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
+export { codeForErrno, rootError, settle, statSearchRoot, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
 export { canNameDescriptors, ChangedSinceJudgedError, DanglingLinkError, descriptorPath, JudgedFolder, openJudgedFile, openOrMakeFolder, setDescriptorNamingForTests } from './open-judged.js';
 export { LOCK_WAIT_MS, lockFile, lockName, type FileLock } from './file-lock.js';
-export { displayPath, errnoCode, errorMessage, formatSize, limitName } from './format.js';
+export { displayPath, limitName } from './format.js';
 export { findExecutable } from './executable.js';
 export { FileGate, FILE_WORDS, FOLDER_WORDS, skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 export { notRegularFileError, READ_NONBLOCKING, specialFileKind } from './special-file.js';

@@ -1,4 +1,8 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
+import { errnoCode, errorMessage, isPermissionDenied } from '@airlock/kernel/util';
+import { suggestNear } from './suggest.js';
 import { comparePaths } from './walk.js';
 
 /**
@@ -32,8 +36,24 @@ export function codeForErrno(errno: number): string {
   return errnoNames.get(errno) ?? 'EIO';
 }
 
-function isPermission(code: string): boolean {
-  return code === 'EACCES' || code === 'EPERM';
+/**
+ * The search root's stats, or the error that says why there is nothing to search: not found
+ * (with a "did you mean"), permission denied on the way to it, or the system's own words.
+ * grep and find alike.
+ *
+ * @example const info = await statSearchRoot(absolute, display(absolute, ctx.cwd));
+ */
+export async function statSearchRoot(absolute: string, shown: string): Promise<Stats> {
+  try {
+    return await stat(absolute);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestNear(absolute)}`);
+    if (isPermissionDenied(code)) {
+      throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
+    }
+    throw new Error(`Cannot access ${shown}: ${errorMessage(error)}`);
+  }
 }
 
 /**
@@ -42,7 +62,7 @@ function isPermission(code: string): boolean {
  */
 export function rootError(shown: string, dir: boolean, code: string): Error {
   const fix = 'Search somewhere else, or ask the user to change the permissions.';
-  if (!isPermission(code)) return new Error(`Cannot search ${shown} (${code}). ${fix}`);
+  if (!isPermissionDenied(code)) return new Error(`Cannot search ${shown} (${code}). ${fix}`);
   return new Error(
     dir
       ? `Permission denied: cannot search ${shown} (this process may not read that folder). ${fix}`
@@ -71,7 +91,7 @@ export function settle(unreadable: readonly Unreadable[], stop: string | undefin
 /** The notice line, e.g. `[2 paths could not be read (permission denied): secret.txt, sub; results may be incomplete.]`. */
 export function unreadableNotice(unreadable: readonly Unreadable[]): string {
   const n = unreadable.length;
-  const reasons = [...new Set(unreadable.map((u) => (isPermission(u.code) ? 'permission denied' : u.code)))].join(', ');
+  const reasons = [...new Set(unreadable.map((u) => (isPermissionDenied(u.code) ? 'permission denied' : u.code)))].join(', ');
   const names = unreadable.slice(0, NOTICE_NAMES).map((u) => u.path).join(', ');
   const which = n > NOTICE_NAMES ? `, e.g. ${names}` : `: ${names}`;
   return `[${n} ${n === 1 ? 'path' : 'paths'} could not be read (${reasons})${which}; results may be incomplete.]`;

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { errnoCode } from '@airlock/kernel/util';
 import ignore, { type Ignore } from 'ignore';
-import { errnoCode } from './format.js';
 
 /**
  * A deterministic recursive walk for grep and find, shaped like ripgrep's and fd's walks:

@@ -1,10 +1,10 @@
 import { opendir } from 'node:fs/promises';
-import { closeNames } from '@airlock/tool-common';
+import { closestNames } from '@airlock/kernel/util';
 
 /** At most this many entries are compared: a folder of a million files must not stall an edit. */
 const MAX_ENTRIES = 10_000;
 
-/** Names in `dir` close to `wanted` (tool-common's closeNames), best first; undefined if unreadable. */
+/** Names in `dir` close to `wanted` (the kernel's closestNames), best first; undefined if unreadable. */
 export async function closeNamesIn(dir: string, wanted: string, max = 3): Promise<string[] | undefined> {
   const names: string[] = [];
   try {
@@ -16,5 +16,5 @@ export async function closeNamesIn(dir: string, wanted: string, max = 3): Promis
   } catch {
     return undefined;
   }
-  return closeNames(wanted, names, max);
+  return closestNames(wanted, names, max);
 }

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { errnoCode, errnoWords } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, FileStamp, ToolContext } from '@airlock/kernel';
 import {
@@ -9,7 +10,6 @@ import {
   ChangedSinceJudgedError,
   DanglingLinkError,
   displayPath,
-  errnoCode,
   JudgedFolder,
   judgedFor,
   lockFile,
@@ -79,7 +79,6 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
     return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('edit needs a ToolContext; run it through an Airlock kernel.');
     if (!Array.isArray(params.edits) || params.edits.length === 0) {
       throw new Error('Edit tool input is invalid: edits must contain at least one {oldText, newText} replacement.');
     }
@@ -247,8 +246,9 @@ function throwIfAborted(signal: AbortSignal | undefined) {
 }
 
 async function fsError(error: unknown, absolute: string, shown: string, verb = 'edit'): Promise<Error> {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCode(error);
   const why = error instanceof Error ? error.message : String(error);
+  const cannot = `Cannot ${verb} ${shown}: ${errnoWords(code)}`;
   switch (code) {
     case 'ENOENT': {
       const close = await closeNamesIn(dirname(absolute), basename(absolute));
@@ -264,16 +264,16 @@ async function fsError(error: unknown, absolute: string, shown: string, verb = '
         { cause: error },
       );
     case 'ENOTDIR':
-      return new Error(`Cannot ${verb} ${shown}: a part of the path before the file name is a file, not a folder. Check the path (ls shows what is there).`, { cause: error });
+      return new Error(`${cannot}. Check the path (ls shows what is there).`, { cause: error });
     case 'EISDIR':
       return new Error(`${shown} is a directory, not a file. Give the path of a file inside it (use ls to see what is there).`);
     case 'ELOOP':
-      return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}). A symlink loops: give the path of the real file.`, { cause: error });
+      return new Error(`${cannot} (${why}). A symlink loops: give the path of the real file.`, { cause: error });
     case 'EROFS':
-      return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}). Files there cannot be changed; work on a copy elsewhere.`, { cause: error });
+      return new Error(`${cannot} (${why}). Files there cannot be changed; work on a copy elsewhere.`, { cause: error });
     case 'ENOSPC':
     case 'EDQUOT':
-      return new Error(`Cannot ${verb} ${shown}: no space left (${why}). Nothing was changed; free some space and retry.`, { cause: error });
+      return new Error(`${cannot} (${why}). Nothing was changed; free some space and retry.`, { cause: error });
     default:
       return new Error(`Cannot ${verb} ${shown}: ${why}`, { cause: error });
   }

@@ -16,6 +16,8 @@ import { makeTempDir } from '@airlock/kernel/testing';
 const kernelTesting = fileURLToPath(new URL('../../../packages/kernel/src/testing/index.ts', import.meta.url));
 const editSource = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 const register = fileURLToPath(new URL('../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+// The child runs the workspace's TypeScript unbuilt, as vitest does: `source` resolves the kernel's
+// subpaths (`@airlock/kernel/util`, which edit imports at run time) to src/ rather than dist/.
 
 const ROUNDS = 8;
 
@@ -41,7 +43,7 @@ interface Report {
 }
 
 function editor(dir: string, file: string, tag: string) {
-  const child = spawn(process.execPath, ['--import', register, join(dir, 'editor.ts'), file, tag, String(ROUNDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--conditions', 'source', '--import', register, join(dir, 'editor.ts'), file, tag, String(ROUNDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const ready = new Promise<void>((resolve, reject) => {

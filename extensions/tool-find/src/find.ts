@@ -1,12 +1,13 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { constants, type Stats } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, walk, resolveExistingPathSync } from '@airlock/tool-common';
-import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, resolveExistingPath, realPathOrSelf, walk, resolveExistingPathSync } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -90,21 +91,10 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('find needs a ToolContext; run it through an Airlock kernel.');
       const limit = params.limit ?? DEFAULT_LIMIT;
       const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
       const shown = display(absolute, ctx.cwd);
-      let info: Stats;
-      try {
-        info = await stat(absolute);
-      } catch (error) {
-        const code = errnoCode(error);
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
-        if (code === 'EACCES' || code === 'EPERM') {
-          throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
-        }
-        throw new Error(`Cannot access ${shown}: ${message(error)}`);
-      }
+      const info = await statSearchRoot(absolute, shown);
       if (!info.isDirectory()) throw new Error(`Not a directory: ${shown} is a file. find searches folders; use read to see a file.`);
       if (params.pattern === '') throw new Error('The pattern is empty. Give a glob such as "*.ts" or "src/**/*.json".');
       // Listing needs read permission, descending needs execute: without either, "no files found"

@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
-import { constants, fstatSync, openSync, readSync, closeSync, readFileSync, type Stats } from 'node:fs';
-import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, fstatSync, openSync, readSync, closeSync, readFileSync } from 'node:fs';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, errnoCode, errorMessage as message, limitName, programLauncher, resolveExistingPath, realPathOrSelf, suggestNear as suggestion, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, realPathOrSelf, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, statSearchRoot, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 import { refusedGlobs } from './rg-exclusions.js';
 
 const DEFAULT_LIMIT = 100;
@@ -69,22 +70,11 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
     },
     async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('grep needs a ToolContext; run it through an Airlock kernel.');
       const limit = params.limit ?? DEFAULT_LIMIT;
       const context = params.context ?? 0;
       const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
       const shown = display(absolute, ctx.cwd);
-      let info: Stats;
-      try {
-        info = await stat(absolute);
-      } catch (error) {
-        const code = errnoCode(error);
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`Path not found: ${shown}.${await suggestion(absolute)}`);
-        if (code === 'EACCES' || code === 'EPERM') {
-          throw new Error(`Permission denied: cannot search ${shown} (this process may not open a folder on the way to it). Search somewhere else, or ask the user to change the permissions.`);
-        }
-        throw new Error(`Cannot access ${shown}: ${message(error)}`);
-      }
+      const info = await statSearchRoot(absolute, shown);
       const dir = info.isDirectory();
       // rg and the Node engine would both block on a FIFO's open, and read a device forever.
       if (!dir && !info.isFile()) throw notRegularFileError(shown, info, 'grep searches regular files and folders only');

@@ -1,7 +1,8 @@
 import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { errnoCode } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
-import { errnoCode, READ_NONBLOCKING, walk } from '@airlock/tool-common';
+import { READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';

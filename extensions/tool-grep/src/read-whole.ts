@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { descriptorPath, errnoCode, READ_NONBLOCKING } from '@airlock/tool-common';
+import { errnoCode } from '@airlock/kernel/util';
+import { descriptorPath, READ_NONBLOCKING } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */
 const INITIAL_BYTES = 64 * 1024;

@@ -15,4 +15,3 @@ const extension = {
 
 export default extension;
 export { compareNames, lsTool, type LsDetails } from './ls.js';
-export { closeNames } from '@airlock/tool-common';

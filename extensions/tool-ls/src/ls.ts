@@ -1,12 +1,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { errnoCode, errnoWords, errorMessage as message, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import {
   ChangedSinceJudgedError,
   displayPath as display,
-  errnoCode,
-  errorMessage as message,
   JudgedFolder,
   limitName,
   judgedFor,
@@ -64,7 +63,6 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
     return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('ls needs a ToolContext; run it through an Airlock kernel.');
     const limit = params.limit ?? DEFAULT_LIMIT;
     const absolute = await resolveExistingPath(params.path ?? '.', ctx.cwd);
     const shown = display(absolute, ctx.cwd);
@@ -188,7 +186,7 @@ function printable(name: string): string {
 
 function describe(error: unknown, what: string): Error {
   const code = errnoCode(error);
-  if (code === 'EACCES' || code === 'EPERM') return new Error(`${what}: permission denied.`, { cause: error });
+  if (isPermissionDenied(code)) return new Error(`${what}: ${errnoWords(code)}.`, { cause: error });
   return new Error(`${what}: ${message(error)}`, { cause: error });
 }
 

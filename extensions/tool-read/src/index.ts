@@ -5,8 +5,9 @@ import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
 import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, PathError, realPathOrSelf, rememberJudged, resolveExistingPath, resolveExistingPathSync, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
-import { appendNotice, formatSize, lineTooLongNotice, moreLinesNotice, showingNotice } from './format.js';
-import { describeBinary, imageDimensions, sniffImageMime, type ImageMime } from './image.js';
+import { appendNotice, formatSize, imageDimensions, lineTooLongNotice, moreLinesNotice, sniffConvertibleMime, sniffImageMime, type ConvertibleMime, type ImageMime } from '@airlock/kernel/util';
+import { showingNotice } from './format.js';
+import { describeBinary } from './binary.js';
 import { AbortError, selectLines, type PositionalReader } from './lines.js';
 import { BmpError, decodeBmp, isBmp } from './bmp.js';
 import { encodePng } from './png-encode.js';
@@ -39,12 +40,15 @@ export interface ReadTruncation {
   maxBytes: number;
 }
 
+/** What read attaches: the formats models take, and those the kernel's image step converts to PNG (TIFF, AVIF). */
+type FileImageMime = ImageMime | ConvertibleMime;
+
 export interface ReadDetails {
   truncation?: ReadTruncation;
   /** The lines shown (end < start when none were), and of how many; total undefined: not counted. */
   lines?: { start: number; end: number; total: number | undefined };
   /** `convertedFrom`: the file's own format when read converted it (a BMP is attached as PNG). */
-  image?: { mimeType: ImageMime; bytes: number; width?: number; height?: number; attached: boolean; convertedFrom?: 'image/bmp' };
+  image?: { mimeType: FileImageMime; bytes: number; width?: number; height?: number; attached: boolean; convertedFrom?: 'image/bmp' };
   binary?: { bytes: number };
 }
 
@@ -108,7 +112,6 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
       return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(path)) } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
-      if (!ctx) throw new Error('The read tool needs a ToolContext.');
       if (signal?.aborted) throw new AbortError();
       const path = await resolveExistingPath(params.path, ctx.cwd);
       const shown = params.path;
@@ -164,7 +167,7 @@ async function readOpen(
   const head = Buffer.allocUnsafe(Math.min(size, HEAD_BYTES));
   const { bytesRead } = head.length > 0 ? await fh.read(head, 0, head.length, 0) : { bytesRead: 0 };
   const bytes = head.subarray(0, bytesRead);
-  const mime = sniffImageMime(bytes);
+  const mime = sniffImageMime(bytes) ?? sniffConvertibleMime(bytes);
   if (mime) return readImage(fh, size, mime, bytes, ctx);
   if (isBmp(bytes)) return readBmp(fh, size, params.path, ctx);
   const sniff = bytes.subarray(0, BINARY_SNIFF);
@@ -202,7 +205,7 @@ async function readOpen(
       };
     case 'first-line-too-long':
       return {
-        content: [{ type: 'text', text: lineTooLongNotice(offset, sel.firstLineBytes ?? 0, maxBytes, path) }],
+        content: [{ type: 'text', text: lineTooLongNotice(offset, maxBytes, { lineBytes: sel.firstLineBytes ?? 0, sourcePath: path }) }],
         details: { truncation: truncation('bytes'), lines },
         limited: true,
       };
@@ -226,11 +229,12 @@ async function readOpen(
 async function readImage(
   fh: PositionalReader,
   size: number,
-  mime: ImageMime,
+  mime: FileImageMime,
   head: Buffer,
   ctx: ToolContext,
 ): Promise<AgentToolResult<ReadDetails | undefined>> {
-  let dims = imageDimensions(head, mime);
+  // TIFF and AVIF state their size deep in the file; the image step reads it when converting.
+  let dims = mime === 'image/tiff' || mime === 'image/avif' ? undefined : imageDimensions(head, mime);
   if (!dims && mime === 'image/jpeg' && size > head.length) {
     const more = Buffer.allocUnsafe(Math.min(size, JPEG_HEAD_BYTES));
     const { bytesRead } = await fh.read(more, 0, more.length, 0);

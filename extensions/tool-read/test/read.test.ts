@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
 import extension, { createReadTool, readStats, type ReadDetails } from '../src/index.js';
-import { closeNames } from '../src/errors.js';
+import { closestNames as closeNames } from '@airlock/kernel/util';
 import { selectLines } from '../src/lines.js';
 
 let dir: string;
@@ -167,6 +167,16 @@ describe('read: images and binaries', () => {
     expect(details?.image).toMatchObject({ mimeType: 'image/png', width: 800, height: 600, attached: true });
   });
 
+  it('attaches a TIFF as it is, by magic bytes, for the image step to convert (the kernel sniffs it)', async () => {
+    const tiff = Buffer.concat([Buffer.from([0x49, 0x49, 0x2a, 0x00]), Buffer.alloc(60, 0)]);
+    file('scan.dat', tiff);
+    const { result, details } = await read({ path: 'scan.dat' });
+    expect(result.content[0]).toEqual({ type: 'text', text: 'Read image file [image/tiff, 64B]' });
+    expect(result.content[1]).toMatchObject({ type: 'image', mimeType: 'image/tiff' });
+    expect(Buffer.from((result.content[1] as { data: string }).data, 'base64').equals(tiff)).toBe(true);
+    expect(details?.image).toMatchObject({ mimeType: 'image/tiff', attached: true });
+  });
+
   it('finds a JPEG size after a large EXIF segment', async () => {
     const app1 = Buffer.alloc(12_000);
     app1.writeUInt16BE(0xffe1, 0);
@@ -257,6 +267,11 @@ describe('read: errors', () => {
     await expect(read({ path: 'plain.txt/inner' })).rejects.toThrow(/not a folder/);
   });
 
+  it('words a name too long as every tool does (the kernel\'s errno wording)', async () => {
+    const long = 'n'.repeat(300);
+    await expect(read({ path: long })).rejects.toThrow(`Cannot read ${long}: the name or path is too long.`);
+  });
+
   it('rejects an empty path and a NUL byte through the kernel', async () => {
     const h = createToolHarness(tool, { cwd: dir });
     const empty = await h.call({ path: '' });
@@ -343,9 +358,11 @@ describe('read: contract', () => {
     expect(h.text(r)).toBe('via kernel\n');
   });
 
-  it('suggests names by edit distance', () => {
-    expect(closeNames('readme.md', ['README.md', 'src', 'package.json'])).toEqual(['README.md']);
-    expect(closeNames('index.ts', ['index.js', 'index.tsx', 'other.ts'])).toEqual(['index.js', 'index.tsx']);
+  it("suggests the folder's close names with the kernel's one scorer (a longer name it starts, then a small edit)", async () => {
+    for (const name of ['README.md', 'package.json', 'index.js', 'index.tsx', 'other.ts']) file(name, 'x');
+    await expect(read({ path: 'readme.md' })).rejects.toThrow(/^File not found: readme\.md\. Did you mean "README\.md" in /);
+    await expect(read({ path: 'index.ts' })).rejects.toThrow(/^File not found: index\.ts\. Did you mean "index\.tsx", "index\.js" in /);
+    expect(closeNames('index.ts', ['index.js', 'index.tsx', 'other.ts'])).toEqual(['index.tsx', 'index.js']);
   });
 });
 

@@ -2,9 +2,10 @@ import type { Stats } from 'node:fs';
 import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, errnoCode, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 import { realTarget, realTargetSync } from './real-path.js';
 
 const Params = Type.Object({
@@ -36,7 +37,6 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
     return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))) }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    if (!ctx) throw new Error('write needs a ToolContext; run it through an Airlock kernel.');
     const absolute = await resolveExistingPath(params.path, ctx.cwd);
     const given = resolveToolPath(params.path, ctx.cwd);
     // Never a second file beside one whose name differs only in invisible characters: an existing
@@ -148,17 +148,18 @@ function throwIfAborted(signal: AbortSignal | undefined) {
 function fsError(error: unknown, shown: string, verb: string): Error {
   const code = errnoCode(error);
   const why = error instanceof Error ? error.message : String(error);
-  if (code === 'EACCES' || code === 'EPERM') {
+  if (isPermissionDenied(code)) {
     return new Error(
       `Permission denied: cannot ${verb} ${shown} (${why}). Write needs write permission on an existing file (it is never replaced ` +
         'behind a read-only mode) and on its folder (a temp file is renamed over it). Write somewhere you have access to, or ask the user to change the permissions.',
       { cause: error },
     );
   }
-  if (code === 'EROFS') return new Error(`Cannot ${verb} ${shown}: the file system is read-only (${why}). Write the file somewhere else.`, { cause: error });
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new Error(`Cannot ${verb} ${shown}: no space left (${why}). Nothing was changed; free some space and retry.`, { cause: error });
-  if (code === 'ELOOP') return new Error(`Cannot ${verb} ${shown}: too many levels of symbolic links (${why}). A symlink loops: give the path of the real file.`, { cause: error });
-  if (code === 'ENAMETOOLONG') return new Error(`Cannot ${verb} ${shown}: the name is too long (${why}). Use a shorter file name.`, { cause: error });
+  const cannot = `Cannot ${verb} ${shown}: ${errnoWords(code)} (${why}).`;
+  if (code === 'EROFS') return new Error(`${cannot} Write the file somewhere else.`, { cause: error });
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new Error(`${cannot} Nothing was changed; free some space and retry.`, { cause: error });
+  if (code === 'ELOOP') return new Error(`${cannot} A symlink loops: give the path of the real file.`, { cause: error });
+  if (code === 'ENAMETOOLONG') return new Error(`${cannot} Use a shorter file name.`, { cause: error });
   return new Error(`Cannot ${verb} ${shown}: ${why}`, { cause: error });
 }
 

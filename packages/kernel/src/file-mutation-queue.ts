@@ -1,5 +1,6 @@
 import { lstat, readlink, realpath as fsRealpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { errnoCode } from './util/errno.js';
 
 /** Options for one {@link FileMutationQueue.run} call. */
 export interface FileMutationOptions {
@@ -267,9 +268,4 @@ function abortError(path: string, signal: AbortSignal): Error {
 
 function errnoError(code: string, message: string): Error {
   return Object.assign(new Error(`${code}: ${message}`), { code });
-}
-
-function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
 }

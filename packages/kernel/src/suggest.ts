@@ -1,5 +1,6 @@
 /**
- * "Did you mean …?" for tool names. A model or a user who types `raed`, `bsh` or `create-issue`
+ * "Did you mean …?" for names: tools, rule kinds, option keys, and the files near a path that was
+ * not found (the one scorer; extensions take it from `@airlock/kernel/util`). A model or a user who types `raed`, `bsh` or `create-issue`
  * should be pointed at `read`, `bash` or `github:create_issue`; someone who types `ls` when only
  * `cd` exists should get no suggestion at all, because a wrong hint costs more than none.
  */
@@ -7,8 +8,9 @@
 /** Separators that namespaced names use interchangeably (`mcp:github/create_issue`, `fs-read`). */
 const SEPARATORS = /[\s_:\-/.]+/g;
 
+// NFC: a file name typed on one system and stored decomposed on another (macOS) is the same name.
 function normalize(name: string): string {
-  return name.toLowerCase().replace(SEPARATORS, '_');
+  return name.normalize('NFC').toLowerCase().replace(SEPARATORS, '_');
 }
 
 /** The last segment of a namespaced name: `mcp_github_create_issue` is searched for as `create_issue` too. */

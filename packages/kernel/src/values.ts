@@ -166,6 +166,12 @@ export function previewJson(value: unknown, maxChars = 2 * ECHO_KEEP_CHARS): str
   return cutForEcho(text, maxChars);
 }
 
+/**
+ * The words of anything thrown: an Error's message (its name when the message is empty), a
+ * string as it is, anything else as JSON.
+ *
+ * @example errorMessage(new Error('disk full')) // "disk full"
+ */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === 'string') return error;

@@ -40,6 +40,12 @@ describe('closestNames', () => {
     expect(closestNames('fnd', tools)).toEqual(['find']);
   });
 
+  test('a name typed composed finds the same name stored decomposed (macOS file names), however short', () => {
+    const decomposed = 'e\u0301e\u0301.md';
+    expect(closestNames('\u00e9\u00e9.md', ['other.md', decomposed])).toEqual([decomposed]);
+    expect(closestNames('\u00e9\u00e9', ['e\u0301e\u0301'])).toEqual(['e\u0301e\u0301']);
+  });
+
   test('is case-insensitive and ranks a case-only difference first', () => {
     expect(closestNames('READ', tools)[0]).toBe('read');
     expect(closestNames('Bash', tools)).toEqual(['bash']);

@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { isPermissionDenied } from '@airlock/kernel/util';
 import { existingVariants, PathError, resolveToolPath, spellingKey } from '@airlock/tool-common';
 
 /** Characters resolveToolPath rewrites (a leading @, Unicode spaces): such a path takes the full route. */
@@ -163,7 +164,7 @@ function readLinkIfAny(path: string): string | undefined {
 
 function unresolvable(path: string, code: string | undefined): Unresolvable {
   if (code === 'ELOOP') return new Unresolvable(`symlinks at ${path} go round in a loop`);
-  if (code === 'EACCES' || code === 'EPERM') return new Unresolvable(`a folder on the way to ${path} cannot be read (permission denied), so where it leads is unknown`);
+  if (isPermissionDenied(code)) return new Unresolvable(`a folder on the way to ${path} cannot be read (permission denied), so where it leads is unknown`);
   return new Unresolvable(`${path} cannot be resolved (${code ?? 'unknown error'})`);
 }
 

@@ -1,4 +1,4 @@
-import { closestNames } from '@airlock/kernel/display';
+import { closestNames } from '@airlock/kernel/util';
 import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';
 

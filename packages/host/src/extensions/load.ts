@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
 import * as kernelDisplay from '@airlock/kernel/display';
+import * as kernelUtil from '@airlock/kernel/util';
 import { isAirlockError, type EventSink, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
@@ -60,8 +61,9 @@ export async function createExtensionJiti(): Promise<Jiti> {
     moduleCache: false,
     virtualModules: {
       '@airlock/kernel': kernelModule,
-      // The pure helpers extensions may import at run time: the host's own copy, as for the kernel.
+      // The pure subpaths extensions may import at run time: the host's own copies, as for the kernel.
       '@airlock/kernel/display': kernelDisplay,
+      '@airlock/kernel/util': kernelUtil,
       typebox,
       'typebox/compile': typeboxCompile,
       'typebox/system': typeboxSystem,

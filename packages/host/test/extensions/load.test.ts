@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel, Kernel, KERNEL_VERSION, AirlockError, type KernelEvent } from '@airlock/kernel';
 import { displayText } from '@airlock/kernel/display';
+import * as kernelUtil from '@airlock/kernel/util';
 import { loadExtensions, type LoadExtensionsOptions } from '../../src/extensions/index.js';
 import { dirsIn, entry, memoryLog, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
@@ -89,23 +90,30 @@ export default defineExtension({
     delete (globalThis as Record<string, unknown>)[key];
   });
 
-  it('gives an extension with no node_modules the pure display helpers of @airlock/kernel/display', async () => {
+  it("gives an extension with no node_modules the host's own pure subpaths, @airlock/kernel/display and /util (one instance each)", async () => {
     const root = tempDir();
-    const key = `__airlockDisplay_${Date.now()}`;
+    const key = `__airlockSubpaths_${Date.now()}`;
     writePackage(join(root, 'ext'), {
-      name: 'display-ext',
+      name: 'subpaths-ext',
       files: {
-        'src/index.ts': `import { displayText } from '@airlock/kernel/display';
-export default { name: 'display', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = displayText; } };
+        'src/index.ts': `import * as display from '@airlock/kernel/display';
+import * as util from '@airlock/kernel/util';
+export default { name: 'subpaths', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { display, util }; } };
 `,
       },
     });
     const { result } = await load(root, [entry('./ext', root)], { defaults: false });
     expect(result.diagnostics).toEqual([]);
-    const seen = (globalThis as Record<string, unknown>)[key] as typeof displayText;
-    expect(seen).toBe(displayText);
-    expect(seen('a\u202Eb')).toBe('a\\u202Eb');
+    const seen = (globalThis as Record<string, unknown>)[key] as { display: { displayText: typeof displayText }; util: typeof kernelUtil };
     delete (globalThis as Record<string, unknown>)[key];
+    expect(seen.display.displayText).toBe(displayText);
+    expect(seen.display.displayText('a\u202Eb')).toBe('a\\u202Eb');
+    // The very functions the host and the built-in tools run, not a second evaluation of the files.
+    for (const name of ['formatSize', 'tailNotice', 'closestNames', 'sniffImageMime', 'cutForEcho', 'errnoCode', 'errnoWords'] as const) {
+      expect(seen.util[name], name).toBe(kernelUtil[name]);
+    }
+    expect(seen.util.formatSize(51200)).toBe('50.0KB');
+    expect(seen.util.closestNames('raed', ['read', 'write'])).toEqual(['read']);
   });
 
   it('validates options against the extension schema, applying defaults and conversion', async () => {

@@ -47,7 +47,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
       graceTimer = setTimeout(resolve, options.graceMs);
     };
     try {
-      running = Promise.resolve(tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx));
+      running = Promise.resolve(tool.execute(state.call.id, state.args as never, signal, updates.push, state.ctx!));
     } catch (error) {
       running = Promise.reject(error);
     }

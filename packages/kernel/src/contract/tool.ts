@@ -31,13 +31,15 @@ export interface AgentTool<P extends TSchema = TSchema, D = unknown> {
   /**
    * Do the work. Throw on failure: the kernel turns the throw into an `isError` result. Honour
    * `signal` early. `onUpdate` streams partial results; updates after the promise settles are dropped.
+   * `ctx` is always given (the kernel, `createToolHarness`, or `createTestContext()` in a test), so
+   * a tool needs no "was I given a context?" check. A tool may declare fewer parameters.
    */
   execute(
     toolCallId: string,
     params: Static<P>,
-    signal?: AbortSignal,
-    onUpdate?: ToolUpdateCallback<D>,
-    ctx?: ToolContext,
+    signal: AbortSignal | undefined,
+    onUpdate: ToolUpdateCallback<D> | undefined,
+    ctx: ToolContext,
   ): Promise<AgentToolResult<D>>;
   /** May a recorded call be executed again when a session is replayed? Default "never". */
   replay?: 'never' | 'safe';

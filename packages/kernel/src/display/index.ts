@@ -5,5 +5,3 @@
  */
 export { displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './untrusted-text.js';
 export { countOf } from './count.js';
-/** "Did you mean …?" for names people type (rule kinds, option keys): pure, so extensions may import it too. */
-export { closestNames } from '../suggest.js';

@@ -90,10 +90,12 @@ export function lineTooLongNotice(line: number, maxBytes: number, options: Notic
 
 /**
  * For a read limited by the caller (not by truncation) that stopped before the end.
+ * `remainingLines` undefined: the rest was not counted (a file too large to count).
  *
  * @example moreLinesNotice(90, 11) // "[90 more lines in file. Use offset=11 to continue.]"
  */
-export function moreLinesNotice(remainingLines: number, nextLine: number, offsetParam = 'offset'): string {
+export function moreLinesNotice(remainingLines: number | undefined, nextLine: number, offsetParam = 'offset'): string {
+  if (remainingLines === undefined) return `[More lines in file. Use ${offsetParam}=${nextLine} to continue.]`;
   return `[${remainingLines} more ${remainingLines === 1 ? 'line' : 'lines'} in file. Use ${offsetParam}=${nextLine} to continue.]`;
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpillInfo, SpillOptions, SpillWriter } from '../contract/context.js';
 import type { SpillMarkerName } from '../contract/extension.js';
+import { errnoCode } from '../util/errno.js';
 
 /** Full outputs one session may keep on disk at once (256 MiB). */
 export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
@@ -95,7 +96,7 @@ export class SpillStore {
     try {
       entries = await readdir(root, { withFileTypes: true });
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return result;
+      if (errnoCode(error) === 'ENOENT') return result;
       throw error;
     }
     const cutoff = Date.now() - olderThanMs;
@@ -294,7 +295,7 @@ export class SpillStore {
       this.#usedBytes -= entry.bytes;
       this.#track(
         unlink(entry.path).catch((error: unknown) => {
-          if (errorCode(error) !== 'ENOENT') this.#onWarning(`Could not evict spill file ${entry.path}`, error);
+          if (errnoCode(error) !== 'ENOENT') this.#onWarning(`Could not evict spill file ${entry.path}`, error);
         }),
       );
     }
@@ -325,7 +326,7 @@ export class SpillStore {
     await assertPrivateFolder(this.root, 'spill folder');
     try {
       await mkdir(this.dir, { mode: 0o700 }).catch((error: unknown) => {
-        if (errorCode(error) !== 'EEXIST') throw error;
+        if (errnoCode(error) !== 'EEXIST') throw error;
         created = false;
       });
     } catch (error) {
@@ -487,7 +488,7 @@ class StreamSpillWriter implements SpillWriter {
     this.#discarding ??= (async () => {
       await this.#settle();
       await unlink(this.path).catch((error: unknown) => {
-        if (errorCode(error) !== 'ENOENT') throw error;
+        if (errnoCode(error) !== 'ENOENT') throw error;
       });
       this.#host.release(this.#entry);
       this.#host.done();
@@ -610,7 +611,7 @@ async function removeSessionFolder(folder: string): Promise<void> {
   try {
     names = await readdir(folder);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return;
+    if (errnoCode(error) === 'ENOENT') return;
     throw error;
   }
   const foreign: string[] = [];
@@ -624,16 +625,16 @@ async function removeSessionFolder(folder: string): Promise<void> {
       continue;
     }
     await unlink(path).catch((error: unknown) => {
-      if (errorCode(error) !== 'ENOENT') throw error;
+      if (errnoCode(error) !== 'ENOENT') throw error;
     });
   }
   // Keep the marker: the folder stays recognisable, and what is nested in it stays untouched.
   if (foreign.length > 0) throw new Error(`${folder} holds folders a spill session never makes (${foreign.join(', ')}); left in place`);
   await unlink(join(folder, SESSION_MARKER)).catch((error: unknown) => {
-    if (errorCode(error) !== 'ENOENT') throw error;
+    if (errnoCode(error) !== 'ENOENT') throw error;
   });
   await rmdir(folder).catch((error: unknown) => {
-    if (errorCode(error) !== 'ENOENT') throw error;
+    if (errnoCode(error) !== 'ENOENT') throw error;
   });
 }
 
@@ -651,16 +652,13 @@ function positiveInteger(name: string, value: number): number {
 
 function writeError(path: string, error: unknown): Error {
   const hint =
-    errorCode(error) === 'ENOSPC' || errorCode(error) === 'EDQUOT'
+    errnoCode(error) === 'ENOSPC' || errnoCode(error) === 'EDQUOT'
       ? ' Free some disk space, or set limits.spillDir to a folder on another disk.'
       : ' Check that the folder is writable, or set limits.spillDir to another folder.';
   return new Error(`Could not write spill file ${path} (${describe(error)}).${hint}`, { cause: error });
 }
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-}
 
 function describe(error: unknown): string {
-  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+  return errnoCode(error) ?? (error instanceof Error ? error.message : String(error));
 }

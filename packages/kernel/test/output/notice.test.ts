@@ -104,6 +104,8 @@ describe('lineTooLongNotice and moreLinesNotice', () => {
     );
     expect(moreLinesNotice(90, 11)).toBe('[90 more lines in file. Use offset=11 to continue.]');
     expect(moreLinesNotice(1, 5, 'start')).toBe('[1 more line in file. Use start=5 to continue.]');
+    // A file too large to count its lines (read's case, once read's own copy of this notice).
+    expect(moreLinesNotice(undefined, 2001)).toBe('[More lines in file. Use offset=2001 to continue.]');
   });
 });
 

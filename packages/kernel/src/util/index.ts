@@ -1,0 +1,35 @@
+/**
+ * `@airlock/kernel/util`: the kernel's pure helpers, for extensions to import at run time instead
+ * of keeping copies that drift from the kernel's wording. Nothing here has state or touches the
+ * kernel's queues, so a second copy would do no harm; still, the host hands jiti-loaded
+ * extensions its own module object (as it does `@airlock/kernel` and `/display`), and built-in
+ * extensions resolve this same file, so there is one instance.
+ *
+ * @example
+ * import { appendNotice, formatSize, tailNotice } from '@airlock/kernel/util';
+ * const text = appendNotice(kept, tailNotice(result, { fullOutputPath }));
+ */
+
+// Sizes and truncation notices: the one wording of "what was shown, of how much, how to get the rest".
+export { countLines, formatSize, utf8ByteLength } from '../output/truncate.js';
+export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice, type NoticeOptions } from '../output/notice.js';
+
+// Image sniffing by magic bytes (never by file name) and pixel size from the header.
+export {
+  imageDimensions,
+  sniffBase64ImageMime,
+  sniffConvertibleMime,
+  sniffImageMime,
+  type ConvertibleMime,
+  type ImageMime,
+} from '../output/images.js';
+
+// "Did you mean …?" for names people and models type (tools, rule kinds, file names).
+export { closestNames, editDistance } from '../suggest.js';
+
+// Echoing what the model sent, bounded: the first 2,048 characters, then its length and SHA-256.
+export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
+
+// Errors in words: anything thrown, and Node system errors.
+export { errorMessage } from '../values.js';
+export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
