@@ -48,7 +48,8 @@ async function importBuiltin(entryFile: string, jiti: () => Promise<Jiti>): Prom
  * there are two mutation queues. The module object the host imported is the one kernel there
  * is, from src/ or dist/ alike. typebox is shared for the same reason, and so an extension
  * folder without its own node_modules still loads. `moduleCache: false`: every load (a second
- * kernel in the same process, a reload after settings changed) gets fresh extension modules.
+ * kernel in the same process, a reload after settings changed) gets fresh modules of the user's
+ * extensions; Airlock's own packages are shared instead (see importBuiltin).
  *
  * @example
  * const jiti = createExtensionJiti();
