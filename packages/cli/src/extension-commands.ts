@@ -62,6 +62,7 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
         env: ctx.io.env,
         kernel: ctx.host.kernel,
         settings: ctx.host.settings.settings as unknown as Readonly<Record<string, unknown>>,
+        settingsOptions: settingsOptionsOf(ctx),
         signal: stop.signal,
       });
       ctx.done(exitCodeOf(code, ctx));
@@ -74,6 +75,14 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
       process.off('SIGINT', onInterrupt);
     }
   });
+}
+
+/** What the settings files write as options for the extension behind the command (see CommandInput.settingsOptions). */
+function settingsOptionsOf(ctx: Context): unknown {
+  const record = ctx.host.extensions.loaded.find((r) => r.name === ctx.entry.extension);
+  if (record === undefined) return undefined;
+  const entry = ctx.host.settings.extensions.filter((e) => e.spec === record.spec && e.enabled !== false).at(-1);
+  return entry?.options;
 }
 
 /** The exit code the command returned; anything but a whole number 0–255 is a bug in the extension, reported as a failure. */

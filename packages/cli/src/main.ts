@@ -1,6 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { displayText } from '@airlock/kernel';
-import { registerAudit } from './commands/audit.js';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
@@ -100,7 +99,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'audit', 'policy', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'policy', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -161,7 +160,6 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
 
-  registerAudit(program, io, done);
   registerPolicy(program, io, done);
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 

@@ -131,6 +131,12 @@ export interface CommandInput {
   readonly kernel: Kernel;
   /** The merged settings, read-only. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /**
+   * The options the settings files write for the extension that brings this command (its last
+   * enabled entry, any layer, an untrusted project's too), as written: not checked, nothing run.
+   * For finding files (where a log is); what `setup` got is the checked, trusted value.
+   */
+  readonly settingsOptions: unknown;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
 }
