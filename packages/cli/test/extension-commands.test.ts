@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
@@ -139,15 +139,34 @@ describe.sequential('extension commands', () => {
     // And the CLI's help lists only those built-ins (plus extension commands).
     const m = machine({});
     const help = await m.airlock(['--help']);
-    const listed = [...help.out.split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)/gm)].map((x) => x[1]!);
-    for (const word of listed) expect(BUILTIN_COMMANDS).toContain(word);
+    // Each entry starts at two spaces and runs until the next; the audit-log extension's says so.
+    const entries = help.out.split('Commands:')[1]!.split(/\n(?= {2}[a-z])/).map((e) => e.trim().replace(/\s+/g, ' ')).filter((e) => e !== '');
+    const own = entries.filter((e) => !/\(from extension [a-z-]+\)$/.test(e)).map((e) => e.split(' ')[0]!);
+    expect(entries.some((e) => e.startsWith('audit ') && e.endsWith('(from extension audit-log)'))).toBe(true);
+    for (const word of own) expect(BUILTIN_COMMANDS).toContain(word);
   });
 });
 
 describe('the CLI package', () => {
-  it.todo('depends on no extension');
-  it('reads its package.json', () => {
+  /** Extensions live under extensions/: their package names. */
+  const extensionPackages = () => {
+    const root = join(import.meta.dirname, '../../../extensions');
+    return readdirSync(root)
+      .filter((d) => existsSync(join(root, d, 'package.json')))
+      .map((d) => (JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')) as { name: string }).name);
+  };
+  // path-policy still brings `airlock policy` through the CLI: its move waits on a command that
+  // works while path-policy refuses its own rules (policy test is how a person finds them).
+  const NOT_YET_MOVED = ['@airlock/path-policy'];
+
+  it('depends on no extension at run time, and its source imports none (they bring their commands themselves)', () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(pkg.dependencies['@airlock/host']).toBeDefined();
+    const names = extensionPackages();
+    expect(names).toContain('@airlock/audit-log');
+    expect(Object.keys(pkg.dependencies).filter((d) => names.includes(d) && !NOT_YET_MOVED.includes(d))).toEqual([]);
+    const src = join(import.meta.dirname, '../src');
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
+    const imported = files.flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/(?:from |import\()'(@airlock\/[a-z-]+)/g)].map((m) => `${f}: ${m[1]}`));
+    expect(imported.filter((line) => names.some((n) => line.endsWith(n) && !NOT_YET_MOVED.includes(n)))).toEqual([]);
   });
 });
