@@ -67,12 +67,15 @@ async function hostForCommands(argv: readonly string[], io: IO): Promise<Host | 
   }
 }
 
-/** An unknown command may be one a broken extension would have brought: name each one that failed, and why. */
+/**
+ * An unknown command may be one an extension would have brought: name each extension that failed
+ * to load or was skipped (an untrusted project's), and why, so the person can fix that instead.
+ */
 function failedExtensionsNote(host: Host): string {
-  const failed = host.extensions.extensions.filter((r) => r.status === 'failed' || r.status === 'not-installed');
-  return failed
+  const missing = host.extensions.extensions.filter((r) => r.status === 'failed' || r.status === 'not-installed' || r.status === 'skipped');
+  return missing
     .map((r) => {
-      const why = host.diagnostics.find((d) => d.severity === 'error' && (d.extension === r.name || d.extension === r.spec));
+      const why = host.diagnostics.find((d) => d.extension === r.name || d.extension === r.spec);
       return `airlock: extension ${showError(r.name)} did not load, so no command it brings is available${why === undefined ? '' : `: ${showError(why.message)}`}\n`;
     })
     .join('');

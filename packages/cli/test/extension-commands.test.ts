@@ -134,6 +134,17 @@ describe.sequential('extension commands', () => {
     expect(result.err).toMatch(/extension broken did not load.*database is down/);
   });
 
+  it("a command from an untrusted project's extension is not run: the unknown command says the project is not trusted", async () => {
+    const m = machine({});
+    writeFileSync(join(m.dir, 'greeter.mjs'), greeter('greeter', 'greet'));
+    writeFileSync(join(m.dir, '.airlockrc.json'), JSON.stringify({ extensions: ['./greeter.mjs'] }));
+    const untrusted = await m.airlock(['--no-trust', 'greet', 'ada']);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.out).toBe('');
+    expect(untrusted.err).toMatch(/extension greeter did not load.*is not trusted/s);
+    expect(await m.airlock(['--trust', 'greet', 'ada'])).toMatchObject({ code: 0, out: 'ada please\n' });
+  });
+
   it('every command word the CLI defines is reserved in the host, so no extension can take it', async () => {
     for (const word of BUILTIN_COMMANDS.filter((w) => w !== 'policy')) expect(RESERVED_COMMANDS).toContain(word);
     // And the CLI's help lists only those built-ins (plus extension commands).
