@@ -126,7 +126,8 @@ describe.sequential('extension commands', () => {
   });
 
   it('running a command whose extension failed to load says which extension and why', async () => {
-    const broken = `export default { name: 'broken', setup(api) { throw new Error('database is down'); } };\n`;
+    // It registered its command before failing: the rollback takes the command away with the rest.
+    const broken = `export default { name: 'broken', setup(api) { api.registerCommand({ name: 'report', summary: 'r', run: () => 0 }); throw new Error('database is down'); } };\n`;
     const m = machine({ 'broken.mjs': broken });
     const result = await m.airlock(['report']);
     expect(result.code).toBe(2);
