@@ -3,7 +3,8 @@ import { Option, type Command } from 'commander';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
-import type { ExtensionCommand } from '@airlock/kernel';
+import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
+import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, type IO } from './io.js';
 import type { GlobalOptions } from './main.js';
 
@@ -64,6 +65,10 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
         settings: ctx.host.settings.settings as unknown as Readonly<Record<string, unknown>>,
         settingsOptions: settingsOptionsOf(ctx),
         signal: stop.signal,
+        readStdin: () => ctx.io.readStdin(),
+        preflight: (call) => ctx.host.kernel.preflight(call, { tools: ctx.host.selection }),
+        reportLoad: () => reportDiagnostics(ctx.host, ctx.io, { verbose: globals.verbose === true }),
+        host: hostFacts(ctx.host),
       });
       ctx.done(exitCodeOf(code, ctx));
     } catch (error) {
@@ -77,9 +82,21 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
   });
 }
 
+/** What a command may know of the host: rules with their origin, extensions, protected files, the sandbox. */
+function hostFacts(host: Host): CommandHostFacts {
+  return Object.freeze({
+    permissions: host.settings.permissions.map((p) => Object.freeze({ ...p })),
+    extensions: host.extensions.extensions.map((r) => Object.freeze({ name: r.name, spec: r.spec, status: r.status })),
+    protectedPaths: host.protectedPaths,
+    sandboxActive: host.sandbox.service.status.active,
+    describeSandbox: (cwd: string, hosts: readonly string[]) => host.sandbox.describe(cwd, hosts),
+  });
+}
+
 /** What the settings files write as options for the extension behind the command (see CommandInput.settingsOptions). */
 function settingsOptionsOf(ctx: Context): unknown {
-  const record = ctx.host.extensions.loaded.find((r) => r.name === ctx.entry.extension);
+  // Also for a failed extension: a command kept after its setup failed reads the options that made it fail.
+  const record = ctx.host.extensions.extensions.find((r) => r.name === ctx.entry.extension);
   if (record === undefined) return undefined;
   const entry = ctx.host.settings.extensions.filter((e) => e.spec === record.spec && e.enabled !== false).at(-1);
   return entry?.options;

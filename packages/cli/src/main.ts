@@ -3,7 +3,6 @@ import { displayText } from '@airlock/kernel';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
-import { registerPolicy } from './commands/policy.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
@@ -102,7 +101,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'policy', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -163,7 +162,6 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
 
-  registerPolicy(program, io, done);
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 
   return program;

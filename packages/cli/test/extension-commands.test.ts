@@ -147,7 +147,7 @@ describe.sequential('extension commands', () => {
   });
 
   it('every command word the CLI defines is reserved in the host, so no extension can take it', async () => {
-    for (const word of BUILTIN_COMMANDS.filter((w) => w !== 'policy')) expect(RESERVED_COMMANDS).toContain(word);
+    for (const word of BUILTIN_COMMANDS) expect(RESERVED_COMMANDS).toContain(word);
     // And the CLI's help lists only those built-ins (plus extension commands).
     const m = machine({});
     const help = await m.airlock(['--help']);
@@ -167,18 +167,15 @@ describe('the CLI package', () => {
       .filter((d) => existsSync(join(root, d, 'package.json')))
       .map((d) => (JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')) as { name: string }).name);
   };
-  // path-policy still brings `airlock policy` through the CLI: its move waits on a command that
-  // works while path-policy refuses its own rules (policy test is how a person finds them).
-  const NOT_YET_MOVED = ['@airlock/path-policy'];
 
   it('depends on no extension at run time, and its source imports none (they bring their commands themselves)', () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const names = extensionPackages();
-    expect(names).toContain('@airlock/audit-log');
-    expect(Object.keys(pkg.dependencies).filter((d) => names.includes(d) && !NOT_YET_MOVED.includes(d))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(['@airlock/audit-log', '@airlock/path-policy']));
+    expect(Object.keys(pkg.dependencies).filter((d) => names.includes(d))).toEqual([]);
     const src = join(import.meta.dirname, '../src');
     const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
     const imported = files.flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/(?:from |import\()'(@airlock\/[a-z-]+)/g)].map((m) => `${f}: ${m[1]}`));
-    expect(imported.filter((line) => names.some((n) => line.endsWith(n) && !NOT_YET_MOVED.includes(n)))).toEqual([]);
+    expect(imported.filter((line) => names.some((n) => line.endsWith(n)))).toEqual([]);
   });
 });

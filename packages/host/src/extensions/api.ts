@@ -235,6 +235,8 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       const kept = Object.freeze({ ...command });
       commands.push(kept);
       commandOwners.set(name, ctx.extension);
+      // Such a command stays after a failed setup: it is how a person finds what made setup fail.
+      if (kept.keepIfSetupFails === true) return;
       undo.push({
         what: `command "${name}"`,
         run: () => {

@@ -230,7 +230,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
               { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack, ...settingsFixOf(settled.error) },
               settled.error,
             );
-      return fail(d);
+      return { ...fail(d), commands: [...box.commands] };
     }
 
     for (const r of box.registrationErrors) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));

@@ -2,8 +2,10 @@ import type { Static, TSchema } from 'typebox';
 import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
-// Type only: a command's run gets the host's kernel (preflight, registry) as its input.
+// Types only: a command's run gets the host's kernel (preflight, registry) as its input.
 import type { Kernel } from '../kernel.js';
+import type { PreflightReport } from '../preflight.js';
+import type { ToolCall } from './outcome.js';
 
 /**
  * What an extension gets from the host in `setup(api, options)`: ways to add tools and handlers,
@@ -97,6 +99,13 @@ export interface ExtensionCommand {
    */
   options?: TSchema;
   subcommands?: readonly ExtensionCommand[];
+  /**
+   * Keep this command when the setup that registered it throws afterwards (everything else it
+   * registered is still removed). For a command that diagnoses the extension's own settings:
+   * `airlock policy test` names the rule example that made path-policy refuse to load. Its `run`
+   * must not rely on anything setup built after registering it.
+   */
+  keepIfSetupFails?: boolean;
   /** Returns the exit code: 0 done, 1 the outcome is bad (a broken chain, a denied call), 2 a usage problem. */
   run?(input: CommandInput): number | Promise<number>;
 }
@@ -139,6 +148,28 @@ export interface CommandInput {
   readonly settingsOptions: unknown;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
+  /** Reads all of standard input (for a `-` argument). */
+  readStdin(): Promise<string>;
+  /** `kernel.preflight` over the tool set a real call of this run would see (`--tools`, settings). */
+  preflight(call: ToolCall): Promise<PreflightReport>;
+  /** Print the host's load problems on stderr, as `airlock call` does before running (`--verbose` adds stacks). */
+  reportLoad(): void;
+  /** What the host loaded and from where. */
+  readonly host: CommandHostFacts;
+}
+
+/** Facts about the host a command runs in (see CommandInput.host). */
+export interface CommandHostFacts {
+  /** Every permission rule with the settings layer and file it came from, lowest precedence first. */
+  readonly permissions: readonly { readonly effect: 'allow' | 'ask' | 'deny'; readonly rule: unknown; readonly layer: string; readonly file?: string }[];
+  /** Each extension the settings name (or the default set), with its load status. */
+  readonly extensions: readonly { readonly name: string; readonly spec: string; readonly status: string }[];
+  /** Airlock's own files, which no tool may write. */
+  readonly protectedPaths: ProtectedPaths;
+  /** Commands run inside the OS sandbox. */
+  readonly sandboxActive: boolean;
+  /** The sandbox profile a command in `cwd` would run under, in words, with `hosts` opened; throws when it cannot be built. */
+  describeSandbox(cwd: string, hosts: readonly string[]): string;
 }
 
 /**
