@@ -146,6 +146,19 @@ describe.sequential('extension commands', () => {
     expect(await m.airlock(['--trust', 'greet', 'ada'])).toMatchObject({ code: 0, out: 'ada please\n' });
   });
 
+  it('a command marked keepIfSetupFails stays when its setup throws afterwards; the tool it registered does not', async () => {
+    const doctor = `export default { name: 'doctor', setup(api) {
+      api.registerCommand({ name: 'doctor', summary: 'why setup failed', keepIfSetupFails: true, run: ({ stdout }) => { stdout.write('rule 3 is broken\\n'); return 1; } });
+      api.registerTool({ name: 'doctor_tool', label: 'd', description: 'd', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [] }) });
+      throw new Error('rule 3 is broken');
+    } };\n`;
+    const m = machine({ 'doctor.mjs': doctor });
+    expect(await m.airlock(['doctor'])).toMatchObject({ code: 1, out: 'rule 3 is broken\n' });
+    const tools = await m.airlock(['--json', 'tools']);
+    expect(tools.out).toContain('"read"');
+    expect(tools.out).not.toContain('doctor_tool');
+  });
+
   it('every command word the CLI defines is reserved in the host, so no extension can take it', async () => {
     for (const word of BUILTIN_COMMANDS) expect(RESERVED_COMMANDS).toContain(word);
     // And the CLI's help lists only those built-ins (plus extension commands).
