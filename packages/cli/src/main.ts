@@ -56,11 +56,15 @@ async function hostForCommands(argv: readonly string[], io: IO): Promise<Host | 
   } catch {
     return undefined; // a bad global option: the real parse reports it
   }
-  if (word !== undefined && BUILTIN_COMMANDS.includes(word)) return undefined;
+  // `help <command>` may name an extension's command; --version needs no extension.
+  if (word !== undefined && word !== 'help' && BUILTIN_COMMANDS.includes(word)) return undefined;
+  if (word === undefined && argv.some((a) => a === '-V' || a === '--version')) return undefined;
+  const listing = word === undefined || word === 'help';
   try {
-    return await openSession(probe.opts() as GlobalOptions, io);
+    // Listing commands never asks to trust the folder: a remembered answer counts, a prompt waits for a real command.
+    return await openSession(probe.opts() as GlobalOptions, listing ? { ...io, isTTY: false } : io);
   } catch (error) {
-    if (word !== undefined) throw error;
+    if (!listing) throw error;
     io.stderr.write(`airlock: extension commands are not listed: ${showError((error as Error).message ?? String(error))}\n`);
     return undefined;
   }

@@ -94,6 +94,14 @@ describe.sequential('extension commands', () => {
     const own = await m.airlock(['greet', '--help']);
     expect(own.out).toContain('--times <times>');
     expect(own.out).toContain('--no-polite');
+    // `help <command>` finds extension commands too.
+    expect((await m.airlock(['help', 'greet'])).out).toContain('--times <times>');
+    // Help still works when the settings cannot be read, and says why extension commands are missing.
+    writeFileSync(join(m.dir, '.airlockrc.json'), '{ not json');
+    const broken = await m.airlock(['--help']);
+    expect(broken.code).toBe(0);
+    expect(broken.out).toMatch(/\bcall\b/);
+    expect(broken.err).toMatch(/extension commands are not listed: .*\.airlockrc\.json/s);
   });
 
   it('an unknown command names close ones, extension commands included', async () => {
