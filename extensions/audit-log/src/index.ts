@@ -4,6 +4,12 @@ import { headsDir, resolveAuditPath } from './location.js';
 import { createAuditLogger, type AuditLogger } from './logger.js';
 import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
 import { createAuditRedactor } from './redact.js';
+import { auditCommand } from './command.js';
+
+function pathOption(options: unknown): string | undefined {
+  const path = (options as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
+}
 
 /**
  * The audit log as an extension: observe handlers on both hooks, one hash-chained JSON line per
@@ -15,6 +21,9 @@ const extension = {
   options: AuditOptions,
   setup(api, input) {
     installAuditLog(api, input);
+    // The log's location comes from the settings as written, trusted or not: reading a log runs
+    // nothing, and a person looks at the log the project's settings point to.
+    api.registerCommand(auditCommand((command) => pathOption(command.settingsOptions)));
   },
 } satisfies Extension<typeof AuditOptions>;
 
@@ -58,3 +67,4 @@ export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, HeadMismatch
 export { lockLog, type LockHold, type LockOptions } from './lock.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export * from './cli.js';
+export { auditCommand, auditTailCommand, auditVerifyCommand, type AuditCommandIO, type AuditGlobals } from './command.js';

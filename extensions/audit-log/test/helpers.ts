@@ -26,6 +26,7 @@ export function apiFor(kernel: Kernel, cwd: string, listeners: EventSink[]): Ext
     registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
     on: kernel.on,
     onEvent: (listener) => void listeners.push(listener),
+    registerCommand: () => {},
     registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
     ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
     log: silent,

@@ -1,7 +1,9 @@
 import type { Extension } from '@airlock/kernel';
 import { checkExamples } from './examples.js';
 import { OptionsSchema } from './options.js';
-import { createPolicy, type ShellAnalyzer } from './policy.js';
+import { createPolicy } from './policy.js';
+import { loadShell } from './load-shell.js';
+import { policyCommand } from './command/policy-command.js';
 import { rulesFromSettings } from './settings.js';
 
 /**
@@ -14,6 +16,9 @@ const extension = {
   name: 'path-policy',
   options: OptionsSchema,
   async setup(api, options) {
+    // First, and kept if the rules below make setup fail: `airlock policy test` is how a person
+    // finds the rule or example that did.
+    api.registerCommand(policyCommand());
     const policy = refusingSettings(() => createPolicy({
       rules: rulesFromSettings(api.settings),
       ...(options.roots === undefined ? {} : { roots: options.roots }),
@@ -71,11 +76,7 @@ function refusingSettings<T>(build: () => T): T {
   }
 }
 
-/** The parser (tree-sitter, WASM) loads on the first command only; a load failure fails that call closed. */
-export async function loadShell(): Promise<ShellAnalyzer> {
-  const mod = await import('@airlock/shell-analysis');
-  return mod.analyzeShell;
-}
+export { loadShell } from './load-shell.js';
 
 export default extension;
 export { createPolicy, NO_SANDBOX_RULE, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';

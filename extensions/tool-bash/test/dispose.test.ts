@@ -12,6 +12,7 @@ function apiFor(kernel: Kernel): ExtensionAPI {
     registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
     on: kernel.on,
     onEvent: (listener) => void kernel.onEvent(listener),
+    registerCommand: () => {},
     registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
     ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
     log: silent,

@@ -1,13 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { displayText } from '@airlock/kernel';
-import { registerAudit } from './commands/audit.js';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
-import { registerPolicy } from './commands/policy.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
+import { addExtensionCommand } from './extension-commands.js';
+import { openSession } from './session.js';
+import type { Host } from '@airlock/host';
 
 /**
  * The `airlock` program. `run` returns the exit code instead of exiting, so tests can drive it
@@ -15,12 +16,15 @@ import { EXIT, processIO, UsageError, type IO } from './io.js';
  */
 export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  let host: Host | undefined;
   try {
+    host = await hostForCommands(argv, io);
+    const program = buildProgram(io, (c) => (code = c), host);
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
+      if (error.code === 'commander.unknownCommand' && host !== undefined) io.stderr.write(failedExtensionsNote(host));
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
@@ -32,7 +36,52 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
     const e = error as { code?: string; message?: string };
     io.stderr.write(`airlock: ${showError(e.message ?? String(error))}\n`);
     return EXIT.usage;
+  } finally {
+    await host?.close();
   }
+}
+
+/**
+ * The host whose extensions' commands this run needs, or undefined when the command word is a
+ * built-in one (those open the host themselves, or never: looking at a log runs no project code).
+ * Help (no command word) lists extension commands too; when the settings cannot be read then, it
+ * still shows the built-in ones and says why the rest are missing.
+ */
+async function hostForCommands(argv: readonly string[], io: IO): Promise<Host | undefined> {
+  const silent: IO = { ...io, stdout: { write: () => true }, stderr: { write: () => true } };
+  const probe = buildProgram(silent, () => {});
+  let word: string | undefined;
+  try {
+    word = probe.parseOptions([...argv]).operands[0];
+  } catch {
+    return undefined; // a bad global option: the real parse reports it
+  }
+  // `help <command>` may name an extension's command; --version needs no extension.
+  if (word !== undefined && word !== 'help' && BUILTIN_COMMANDS.includes(word)) return undefined;
+  if (word === undefined && argv.some((a) => a === '-V' || a === '--version')) return undefined;
+  const listing = word === undefined || word === 'help';
+  try {
+    // Listing commands never asks to trust the folder: a remembered answer counts, a prompt waits for a real command.
+    return await openSession(probe.opts() as GlobalOptions, listing ? { ...io, isTTY: false } : io);
+  } catch (error) {
+    if (!listing) throw error;
+    io.stderr.write(`airlock: extension commands are not listed: ${showError((error as Error).message ?? String(error))}\n`);
+    return undefined;
+  }
+}
+
+/**
+ * An unknown command may be one an extension would have brought: name each extension that failed
+ * to load or was skipped (an untrusted project's), and why, so the person can fix that instead.
+ */
+function failedExtensionsNote(host: Host): string {
+  const missing = host.extensions.extensions.filter((r) => r.status === 'failed' || r.status === 'not-installed' || r.status === 'skipped');
+  return missing
+    .map((r) => {
+      const why = host.diagnostics.find((d) => d.extension === r.name || d.extension === r.spec);
+      return `airlock: extension ${showError(r.name)} did not load, so no command it brings is available${why === undefined ? '' : `: ${showError(why.message)}`}\n`;
+    })
+    .join('');
 }
 
 function showError(text: string): string {
@@ -55,7 +104,10 @@ export interface GlobalOptions {
   verbose?: boolean;
 }
 
-function buildProgram(io: IO, exit: (code: number) => void): Command {
+/** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'help'];
+
+function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
     .description('Run tool calls the way a model would, through Airlock: validation, policy, approval, redaction, audit.')
     .version('1.0.0', '-V, --version')
@@ -114,8 +166,7 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
 
-  registerAudit(program, io, done);
-  registerPolicy(program, io, done);
+  for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 
   return program;
 }

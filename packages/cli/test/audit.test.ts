@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, defaultAuditPath, headsDir, lineHash } from '@airlock/audit-log';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
-import { auditTailCommand } from '../src/commands/audit.js';
+import { auditTailCommand } from '@airlock/audit-log';
 
 const temps: string[] = [];
 function tempDir(): string {

@@ -349,6 +349,13 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_COMMAND_INVALID: entry<{ command: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+    withFix(
+      `Extension ${who(s)} adds a CLI ${d.command} that was refused: ${d.reason}${notLoaded(d.rolledBack)}`,
+      'correct the api.registerCommand(...) call in the extension (or update it), or remove one of the clashing extensions from your settings.',
+    ),
+  ),
+
   AIRLOCK_EXTENSION_HANDLER_INVALID: entry<{ handler: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)} adds a handler "${d.handler}" that the kernel refused: ${d.reason}${notLoaded(d.rolledBack)}`,

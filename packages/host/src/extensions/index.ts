@@ -5,9 +5,11 @@
 export {
   loadExtensions,
   type Blocked,
+  type ExtensionCommandEntry,
   type LoadExtensionsOptions,
   type LoadExtensionsResult,
 } from './load-extensions.js';
+export { RESERVED_COMMANDS } from './api.js';
 export { resolveExtension, isPathSpec, type ResolveContext, type ResolveResult } from './resolve.js';
 export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js';
 export { checkKernelRange, type CompatInput } from './compat.js';

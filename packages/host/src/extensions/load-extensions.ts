@@ -1,4 +1,4 @@
-import { closestNames, NO_UI, type EventSink, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { closestNames, NO_UI, type EventSink, type ExtensionCommand, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
 import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -90,6 +90,14 @@ export interface LoadExtensionsResult {
    * is nothing to pass along. A listener that throws or rejects is logged with its extension's name.
    */
   listeners: ExtensionListener[];
+  /** The CLI commands extensions registered with `api.registerCommand`, in load order, with the extension that brought each. */
+  commands: ExtensionCommandEntry[];
+}
+
+/** One command an extension brings to the CLI. */
+export interface ExtensionCommandEntry {
+  extension: string;
+  command: ExtensionCommand;
 }
 
 /**
@@ -198,8 +206,10 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
     names: new Map(),
     origins: new Map(),
+    commandOwners: new Map(),
   };
   const listeners: ExtensionListener[] = [];
+  const commands: ExtensionCommandEntry[] = [];
   const disposers: { extension: string; run: () => unknown }[] = [];
   for (const { index, resolved } of kept) {
     const outcome = await loadResolved(resolved, records[index]!, ctx).catch((error: unknown) => {
@@ -209,6 +219,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
+    if ('commands' in outcome) for (const command of outcome.commands ?? []) commands.push({ extension: outcome.record.name, command });
     if ('dispose' in outcome && outcome.dispose !== undefined) disposers.push({ extension: outcome.record.name, run: outcome.dispose });
     if (outcome.failure && blocks(resolved.entry, outcome.record.policy)) {
       failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
@@ -228,6 +239,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     diagnostics,
     ...(blocked ? { blocked } : {}),
     listeners,
+    commands,
   };
 }
 

@@ -3,7 +3,7 @@ import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
 import * as kernelDisplay from '@airlock/kernel/display';
 import * as kernelUtil from '@airlock/kernel/util';
-import { isAirlockError, type EventSink, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { isAirlockError, type EventSink, type ExtensionCommand, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
@@ -92,12 +92,16 @@ export interface LoadContext {
   names: Map<string, string>;
   /** Tool origins (`package@version`) already loaded → how to name their extension in a message. */
   origins: Map<string, string>;
+  /** CLI command names already registered → the extension that brought each. */
+  commandOwners: Map<string, string>;
 }
 
 export interface LoadOutcome {
   record: ExtensionRecord;
   diagnostics: Diagnostic[];
   listeners: EventSink[];
+  /** The CLI commands it registered (only for an extension that loaded). */
+  commands?: ExtensionCommand[];
   /** The extension's `dispose`, bound to the api its setup got; only for an extension that loaded and has one. */
   dispose?: () => unknown;
   /** The diagnostic that stopped the load, when it did not load. */
@@ -203,6 +207,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     cwd: ctx.cwd,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
+    commandOwners: ctx.commandOwners,
   });
   try {
     const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);
@@ -225,7 +230,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
               { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack, ...settingsFixOf(settled.error) },
               settled.error,
             );
-      return fail(d);
+      return { ...fail(d), commands: [...box.commands] };
     }
 
     for (const r of box.registrationErrors) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
@@ -239,7 +244,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     record.hooks = box.handlers.map((h) => ({ ...h }));
     record.loadMs = elapsed(started);
     const dispose = ext.dispose;
-    return { record, diagnostics, listeners: [...box.listeners], ...(dispose === undefined ? {} : { dispose: () => dispose.call(ext, box.api) }) };
+    return { record, diagnostics, listeners: [...box.listeners], commands: [...box.commands], ...(dispose === undefined ? {} : { dispose: () => dispose.call(ext, box.api) }) };
   } catch (error) {
     // Only a bug in this file could get here; even then nothing half-registered may stay behind.
     box.seal();
@@ -314,6 +319,7 @@ function registrationDiagnostic(
     const existingText = name ?? (existing.origin ? `${existing.source} "${existing.origin}"` : `a ${existing.source} tool`);
     return diagnostic('AIRLOCK_EXTENSION_DUPLICATE_TOOL', subject, { tool: r.name, existing: existingText, incoming: self, ...extra }, r.error);
   }
+  if (r.kind === 'command') return diagnostic('AIRLOCK_EXTENSION_COMMAND_INVALID', subject, { command: r.name, reason: errorText(r.error), ...extra }, r.error);
   if (r.kind === 'tool') return diagnostic('AIRLOCK_EXTENSION_TOOL_INVALID', subject, { tool: r.name, reason: errorText(r.error), ...extra }, r.error);
   return diagnostic('AIRLOCK_EXTENSION_HANDLER_INVALID', subject, { handler: r.name, reason: errorText(r.error), ...extra }, r.error);
 }

@@ -2,6 +2,10 @@ import type { Static, TSchema } from 'typebox';
 import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
+// Types only: a command's run gets the host's kernel (preflight, registry) as its input.
+import type { Kernel } from '../kernel.js';
+import type { PreflightReport } from '../preflight.js';
+import type { ToolCall } from './outcome.js';
 
 /**
  * What an extension gets from the host in `setup(api, options)`: ways to add tools and handlers,
@@ -38,6 +42,22 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
    */
   registerSandboxProfile?(provider: SandboxProfileProvider): void;
+  /**
+   * Add an `airlock <name>` subcommand. The name must be free: not one of the CLI's own commands
+   * (`call`, `batch`, `tools`, `extensions`, `trust`, `help`) and not another extension's; a taken
+   * or malformed name throws here and is a load diagnostic. `airlock --help` lists it with the
+   * extension that brings it.
+   *
+   * @example
+   * api.registerCommand({
+   *   name: 'hello',
+   *   summary: 'greet someone',
+   *   arguments: [{ name: 'who', description: 'whom to greet' }],
+   *   options: Type.Object({ shout: Type.Optional(Type.Boolean({ description: 'in capitals' })) }),
+   *   run: ({ args, options, stdout }) => { stdout.write(`hello ${options.shout ? args[0]!.toUpperCase() : args[0]}\n`); return 0; },
+   * });
+   */
+  registerCommand(command: ExtensionCommand): void;
   /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
@@ -58,6 +78,98 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly protectedPaths?: ProtectedPaths;
   /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
   readonly sandbox?: SandboxStatus;
+}
+
+/**
+ * A CLI subcommand an extension brings (see `ExtensionAPI.registerCommand`). Either `run` or
+ * `subcommands` (then `airlock <name> <sub> …`), or both.
+ */
+export interface ExtensionCommand {
+  /** Lowercase letters, digits and `-`, starting with a letter: `audit`, `policy`, `my-report`. */
+  name: string;
+  /** One line for `airlock --help`. */
+  summary: string;
+  /** Positional arguments, in order; only the last may be `variadic`. */
+  arguments?: readonly CommandArgument[];
+  /**
+   * The options, as a TypeBox object: each property `fooBar` is the flag `--foo-bar`; a boolean
+   * is a switch (`--no-foo-bar` when its default is true); a number or integer is converted and
+   * checked; `description` is the help text and `short: 'n'` adds `-n`. What `run` gets in
+   * `options` is the checked value, defaults filled in.
+   */
+  options?: TSchema;
+  subcommands?: readonly ExtensionCommand[];
+  /**
+   * Keep this command when the setup that registered it throws afterwards (everything else it
+   * registered is still removed). For a command that diagnoses the extension's own settings:
+   * `airlock policy test` names the rule example that made path-policy refuse to load. Its `run`
+   * must not rely on anything setup built after registering it.
+   */
+  keepIfSetupFails?: boolean;
+  /** Returns the exit code: 0 done, 1 the outcome is bad (a broken chain, a denied call), 2 a usage problem. */
+  run?(input: CommandInput): number | Promise<number>;
+}
+
+/** A positional argument of an ExtensionCommand. */
+export interface CommandArgument {
+  name: string;
+  description: string;
+  /** Default false: the argument may be left out. */
+  required?: boolean;
+  /** Takes every remaining word (only for the last argument). */
+  variadic?: boolean;
+}
+
+/** What a command's `run` gets: the parsed words and the services of the host the CLI opened. */
+export interface CommandInput {
+  /** The positional arguments as given (a variadic one is spread); left-out ones are absent. */
+  readonly args: readonly string[];
+  /** The checked options (see ExtensionCommand.options). */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Standard output (raw bytes when it is a file or pipe) and standard error (made terminal-safe). */
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** The folder the command runs for (`--cwd`, resolved). */
+  readonly cwd: string;
+  /** `--json` was given: print machine-readable output. */
+  readonly json: boolean;
+  /** The global options as given (`settings`, `tools`, `trust`, …). */
+  readonly globals: Readonly<Record<string, unknown>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The kernel the host loaded, with every extension's tools and handlers (e.g. `kernel.preflight`). */
+  readonly kernel: Kernel;
+  /** The merged settings, read-only. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /**
+   * The options the settings files write for the extension that brings this command (its last
+   * enabled entry, any layer, an untrusted project's too), as written: not checked, nothing run.
+   * For finding files (where a log is); what `setup` got is the checked, trusted value.
+   */
+  readonly settingsOptions: unknown;
+  /** Aborts on Ctrl-C. */
+  readonly signal: AbortSignal;
+  /** Reads all of standard input (for a `-` argument). */
+  readStdin(): Promise<string>;
+  /** `kernel.preflight` over the tool set a real call of this run would see (`--tools`, settings). */
+  preflight(call: ToolCall): Promise<PreflightReport>;
+  /** Print the host's load problems on stderr, as `airlock call` does before running (`--verbose` adds stacks). */
+  reportLoad(): void;
+  /** What the host loaded and from where. */
+  readonly host: CommandHostFacts;
+}
+
+/** Facts about the host a command runs in (see CommandInput.host). */
+export interface CommandHostFacts {
+  /** Every permission rule with the settings layer and file it came from, lowest precedence first. */
+  readonly permissions: readonly { readonly effect: 'allow' | 'ask' | 'deny'; readonly rule: unknown; readonly layer: string; readonly file?: string }[];
+  /** Each extension the settings name (or the default set), with its load status. */
+  readonly extensions: readonly { readonly name: string; readonly spec: string; readonly status: string }[];
+  /** Airlock's own files, which no tool may write. */
+  readonly protectedPaths: ProtectedPaths;
+  /** Commands run inside the OS sandbox. */
+  readonly sandboxActive: boolean;
+  /** The sandbox profile a command in `cwd` would run under, in words, with `hosts` opened; throws when it cannot be built. */
+  describeSandbox(cwd: string, hosts: readonly string[]): string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError, type IO } from '../io.js';
+import { usage } from './usage.js';
 
 /** A recorded call to replay, with what was decided for it then (if the recording says). */
 export interface RecordedCall {
@@ -10,12 +10,12 @@ export interface RecordedCall {
 }
 
 /** The file's non-empty lines with their line numbers; a file that cannot be read is a usage error. */
-export async function readLines(file: string, io: IO): Promise<[number, string][]> {
+export async function readLines(file: string, cwd: string): Promise<[number, string][]> {
   let text: string;
   try {
-    text = await readFile(resolve(io.cwd, file), 'utf8');
+    text = await readFile(resolve(cwd, file), 'utf8');
   } catch (error) {
-    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}.`, 'Give a JSONL file with one recorded call per line.');
+    throw usage(`Cannot read ${file}: ${(error as Error).message}.`, 'Give a JSONL file with one recorded call per line.');
   }
   return text
     .split('\n')

@@ -1,83 +1,63 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { createExtensionJiti, type Host } from '@airlock/host';
-import { displayText, displayValue } from '@airlock/kernel';
-import type { Policy, PolicyDecision, RuleEntry } from '@airlock/path-policy';
+import type { CommandInput } from '@airlock/kernel';
+import { displayText, displayValue } from '@airlock/kernel/display';
 import Value from 'typebox/value';
-import { UsageError, type IO } from '../io.js';
+import { checkExamples } from '../examples.js';
+import { loadShell } from '../load-shell.js';
+import { OptionsSchema, type Options } from '../options.js';
+import { createPolicy, type Policy, type PolicyDecision } from '../policy.js';
+import type { RuleEntry } from '../rules/types.js';
+import { usage } from './usage.js';
 
 /*
  * The path-policy detail of `policy explain` (per-item findings, matched rules, shell parse) and
  * the rule examples of `policy test`. The decision itself comes from the kernel's preflight; this
- * rebuilds path-policy's compiled rules only to show how they read the call. It stays here until
- * the policy commands move into path-policy (issue 12, move 3).
+ * builds path-policy's rules once more, each with the settings layer and file it came from, only
+ * to show how they read the call (and it works when they made setup fail).
  */
 
 export const PATH_POLICY = '@airlock/path-policy';
-export type PathPolicyModule = typeof import('@airlock/path-policy');
 
 /** A rule that does not compile: reported as a failed test, not as bad usage. */
 export class RuleProblem extends Error {}
 
 /** Did the host load path-policy (so its authorize handler voted in the preflight)? */
-export function pathPolicyLoaded(host: Host): boolean {
-  return host.extensions.extensions.some((e) => e.name === 'path-policy' && e.status === 'loaded');
+export function pathPolicyLoaded(input: CommandInput): boolean {
+  return input.host.extensions.some((e) => e.name === 'path-policy' && e.status === 'loaded');
 }
 
-/**
- * The policy the extension builds: the same package (loaded the way the host loads it, so its
- * command parser finds its own files), every rule with its layer and file, and the options
- * settings give the extension.
- */
-export async function buildPolicy(host: Host, io: IO): Promise<{ policy: Policy; mod: PathPolicyModule; loaded: boolean }> {
-  const mod = await loadPathPolicy();
-  const entry = host.settings.extensions.find((e) => e.spec === PATH_POLICY);
-  const options = Value.Default(mod.OptionsSchema, structuredClone(entry?.options ?? {})) as Record<string, unknown>;
-  if (!Value.Check(mod.OptionsSchema, options)) {
-    const problems = Value.Errors(mod.OptionsSchema, options).map((e) => `${e.instancePath || '/'} ${e.message}`);
-    throw new UsageError(`The options for ${PATH_POLICY} in the settings are invalid: ${problems.join('; ')}.`);
+/** The policy the extension builds: every rule with its layer and file, and the options settings give the extension. */
+export async function buildPolicy(input: CommandInput): Promise<{ policy: Policy; checkExamples: typeof checkExamples; loaded: boolean }> {
+  const options = Value.Default(OptionsSchema, structuredClone(input.settingsOptions ?? {})) as Record<string, unknown>;
+  if (!Value.Check(OptionsSchema, options)) {
+    const problems = Value.Errors(OptionsSchema, options).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw usage(`The options for ${PATH_POLICY} in the settings are invalid: ${problems.join('; ')}.`);
   }
-  const opts = options as unknown as import('@airlock/path-policy').Options;
-  const rules: RuleEntry[] = host.settings.permissions.map((p) => ({
+  const opts = options as unknown as Options;
+  const rules: RuleEntry[] = input.host.permissions.map((p) => ({
     effect: p.effect,
-    rule: p.rule,
+    rule: p.rule as RuleEntry['rule'],
     layer: p.layer,
     ...(p.file === undefined ? {} : { file: p.file }),
   }));
-  const loaded = pathPolicyLoaded(host);
-  if (!loaded) io.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
+  const loaded = pathPolicyLoaded(input);
+  if (!loaded) input.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
   try {
-    const policy = mod.createPolicy({
+    const policy = createPolicy({
       rules,
       ...(opts.roots === undefined ? {} : { roots: opts.roots }),
-      cwd: host.kernel.cwd,
+      cwd: input.kernel.cwd,
       defaultEffect: opts.defaultEffect,
       maxCommandLength: opts.maxCommandLength,
       extraSecrets: opts.extraSecrets,
-      loadShell: mod.loadShell,
-      protectedPaths: host.protectedPaths,
-      sandboxed: host.sandbox.service.status.active,
+      loadShell,
+      protectedPaths: input.host.protectedPaths,
+      sandboxed: input.host.sandboxActive,
     });
-    return { policy, mod, loaded };
+    return { policy, checkExamples, loaded };
   } catch (error) {
     if (error instanceof Error && error.name === 'RuleError') throw new RuleProblem(error.message);
     throw error;
   }
-}
-
-/** Through jiti, as the host loads extensions: TypeScript source, from the package's own folder. */
-async function loadPathPolicy(): Promise<PathPolicyModule> {
-  const require = createRequire(import.meta.url);
-  let manifestFile: string;
-  try {
-    manifestFile = require.resolve(`${PATH_POLICY}/package.json`);
-  } catch {
-    throw new UsageError(`${PATH_POLICY} is not installed next to the airlock command.`, 'Run pnpm install in the Airlock workspace.');
-  }
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { airlock?: { extension?: string } };
-  const entry = join(dirname(manifestFile), manifest.airlock?.extension ?? 'src/index.ts');
-  return (await (await createExtensionJiti()).import(entry)) as PathPolicyModule;
 }
 
 /**

@@ -1,0 +1,231 @@
+import { Type } from 'typebox';
+import type { CommandInput, ExtensionCommand, PreflightReport } from '@airlock/kernel';
+import { countOf, displayText, displayValue } from '@airlock/kernel/display';
+import type { PolicyDecision } from '../policy.js';
+import { buildPolicy, formatPathPolicyDetail, LONG, PATH_POLICY, pathPolicyLoaded, RuleProblem, show } from './detail.js';
+import { parseRecord, readLines } from './policy-records.js';
+import { summarize, type PreflightSummary } from './preflight-summary.js';
+import { usage } from './usage.js';
+
+/** Exit codes, as the CLI has them: done, a bad outcome (a failing example, a changed decision), a usage problem. */
+const EXIT = { ok: 0, outcome: 1, usage: 2 } as const;
+
+/**
+ * `airlock policy explain|test`, registered by path-policy. Kept when path-policy's setup refuses
+ * its rules: `policy test` is how a person finds the rule or example that made it refuse.
+ *
+ * @example
+ * api.registerCommand(policyCommand());
+ */
+export function policyCommand(): ExtensionCommand {
+  return {
+    name: 'policy',
+    summary: 'explain and test what the loaded policies decide, without running anything',
+    keepIfSetupFails: true,
+    subcommands: [
+      {
+        name: 'explain',
+        summary: "show what every loaded extension's handlers decide for one call, and why, without running it",
+        arguments: [
+          { name: 'tool', description: 'the tool name', required: true },
+          { name: 'json-args', description: 'the arguments as a JSON object, or - to read them from standard input' },
+        ],
+        run: (input) => policyExplainCommand({ tool: input.args[0]!, args: input.args[1] }, input),
+      },
+      {
+        name: 'test',
+        summary: "check every rule's inline examples; with FILE, replay recorded calls (JSONL or an audit log) and show what would change",
+        arguments: [{ name: 'file', description: 'recorded calls, one JSON object per line: {name, arguments}, a ToolCall, or audit-log records (result records are skipped)' }],
+        options: Type.Object({ strict: Type.Optional(Type.Boolean({ description: 'exit 1 when a replayed call would be decided differently' })) }),
+        run: (input) => policyTestCommand({ file: input.args[0], ...(input.options.strict === true ? { strict: true } : {}) }, input),
+      },
+    ],
+  };
+}
+
+/**
+ * `airlock policy explain <tool> <json>`: what the loaded extensions decide for one call, and why,
+ * without running it. The host opens as for a real call and the kernel judges the call through
+ * its own stages 1–4 (`kernel.preflight`), so every extension's transform and authorize handlers
+ * take part and the answer cannot drift from a real run. With path-policy loaded, its reading of
+ * the call (resources, shell parse, matched rules, verdicts) follows as a detail section.
+ */
+export async function policyExplainCommand(a: { tool: string; args: string | undefined }, io: CommandInput): Promise<number> {
+  const input = await readJsonArgument(a.args, io, 'arguments');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw usage('The arguments must be a JSON object.', `e.g. airlock policy explain read '{"path":"README.md"}'`);
+  }
+  io.reportLoad();
+  const report = await io.preflight({ id: 'explain', name: a.tool, arguments: input });
+  const summary = summarize(report, io.kernel.registry.get(report.toolName));
+  const loaded = pathPolicyLoaded(io);
+  const detail = loaded && report.args !== undefined ? await pathPolicyDetail(io, report) : undefined;
+  // The hosts the votes name are opened for this call alone if it is allowed (at once, or by a person).
+  const sandbox = report.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(io, summary.effect === 'deny' ? [] : summary.hosts) : undefined;
+  if (io.json) io.stdout.write(`${JSON.stringify(explainJson(a.tool, input as Record<string, unknown>, report, summary, loaded, detail, sandbox))}\n`);
+  else io.stdout.write(formatExplain(a.tool, input as Record<string, unknown>, report, summary, loaded, detail, sandbox));
+  return EXIT.ok;
+}
+
+/**
+ * `airlock policy test [FILE]`: every rule's inline examples, and with FILE a replay of recorded
+ * calls (JSONL, or an audit log) through the kernel's preflight, showing what would be decided
+ * differently now.
+ */
+export async function policyTestCommand(a: { file: string | undefined; strict?: boolean }, io: CommandInput): Promise<number> {
+  const lines = a.file === undefined ? undefined : await readLines(a.file, io.cwd);
+  io.reportLoad();
+  let built: Awaited<ReturnType<typeof buildPolicy>>;
+  try {
+    built = await buildPolicy(io);
+  } catch (error) {
+    if (!(error instanceof RuleProblem)) throw error;
+    io.stderr.write(`airlock: ${error.message}\n`);
+    return EXIT.outcome;
+  }
+  const failures = await built.checkExamples(built.policy);
+  const withExamples = built.policy.rules.filter((r) => r.examples.match.length + r.examples.notMatch.length > 0).length;
+  for (const f of failures) io.stdout.write(`FAIL ${f.message}\n`);
+  const summary = [`${countOf(built.policy.rules.length, 'rule')}, ${withExamples} with examples, ${failures.length} failing`];
+
+  let changed = 0;
+  const replay: object[] = [];
+  if (lines !== undefined) {
+    let judged = 0;
+    let results = 0;
+    for (const [n, line] of lines) {
+      const record = parseRecord(line);
+      if (record === 'result') {
+        results++;
+        continue;
+      }
+      if (typeof record === 'string') {
+        io.stderr.write(`airlock: ${show(a.file ?? '')}:${n}: skipped: ${record}\n`);
+        continue;
+      }
+      judged++;
+      const report = await io.preflight({ id: `replay-${n}`, name: record.tool, arguments: record.args });
+      const d = summarize(report, io.kernel.registry.get(report.toolName));
+      const differs = record.recorded !== undefined && record.recorded !== d.effect;
+      if (differs) changed++;
+      replay.push({ line: n, tool: record.tool, args: record.args, recorded: record.recorded, effect: d.effect, rule: d.rule, reason: d.reason, changed: differs, handler: d.handler, outcome: d.outcome });
+      if (!io.json) {
+        const was = record.recorded === undefined ? '' : differs ? ` (was ${record.recorded}) CHANGED` : ` (same as recorded)`;
+        io.stdout.write(`${show(a.file ?? '')}:${n} ${show(record.tool)} ${displayValue(record.args)} → ${d.effect}${was}\n    ${decidedBy(d)}: ${displayText(d.reason, LONG)}\n`);
+      }
+    }
+    summary.push(`${countOf(judged, 'recorded call')} replayed, ${changed} decided differently${results > 0 ? ` (${countOf(results, 'audit result record')} skipped: each call is replayed from its decision)` : ''}`);
+  }
+  if (io.json) io.stdout.write(`${JSON.stringify({ failures, replay, changed })}\n`);
+  else io.stdout.write(`${summary.join('; ')}\n`);
+  if (failures.length > 0) return EXIT.outcome;
+  return a.strict && changed > 0 ? EXIT.outcome : EXIT.ok;
+}
+
+/** path-policy's reading of the final arguments and resources, exactly what its handler was given. */
+async function pathPolicyDetail(io: CommandInput, report: PreflightReport): Promise<PolicyDecision | undefined> {
+  try {
+    const { policy } = await buildPolicy(io);
+    return await policy.decide({ tool: report.toolName, args: report.args as Record<string, unknown>, resources: [...report.resources], cwd: io.kernel.cwd });
+  } catch (error) {
+    // The rules compiled when the host loaded path-policy; failing now is worth a line, not the answer.
+    io.stderr.write(`airlock: note: the ${PATH_POLICY} detail is not available: ${(error as Error).message}\n`);
+    return undefined;
+  }
+}
+
+/**
+ * The JSON report. Its first keys are those explain always printed (tool, args, loaded, notes,
+ * path-policy's resources/matched/findings/shell, effect, rule, reason, hosts, sandbox); effect,
+ * rule, reason and hosts now come from the kernel's decision. New keys: outcome, handler, votes,
+ * proposedArgs, provenance, declaredResources.
+ */
+function explainJson(tool: string, input: Record<string, unknown>, report: PreflightReport, s: PreflightSummary, loaded: boolean, detail: PolicyDecision | undefined, sandbox: string | undefined): object {
+  return {
+    tool,
+    // The arguments the tool would get; as given when they never validated.
+    args: report.args ?? report.proposedArgs ?? input,
+    loaded,
+    notes: s.notes,
+    ...(detail ?? {}),
+    effect: s.effect,
+    outcome: s.outcome,
+    rule: s.rule,
+    reason: s.reason,
+    handler: s.handler,
+    hosts: s.hosts,
+    votes: report.votes,
+    proposedArgs: report.proposedArgs,
+    provenance: report.provenance,
+    declaredResources: report.resources,
+    ...(sandbox === undefined ? {} : { sandbox }),
+  };
+}
+
+/** The OS sandbox profile a command would run under, in words; a profile that cannot be built says why. */
+function sandboxProfileText(io: CommandInput, hosts: readonly string[]): string {
+  try {
+    return io.host.describeSandbox(io.kernel.cwd, hosts);
+  } catch (error) {
+    return `cannot be built, so the command would not run: ${(error as Error).message}`;
+  }
+}
+
+function decidedBy(s: PreflightSummary): string {
+  return s.handler === undefined || s.handler === s.rule ? show(s.rule) : `${show(s.rule)} by ${show(s.handler)}`;
+}
+
+function formatExplain(
+  tool: string,
+  input: Record<string, unknown>,
+  report: PreflightReport,
+  s: PreflightSummary,
+  loaded: boolean,
+  detail: PolicyDecision | undefined,
+  sandbox: string | undefined,
+): string {
+  const out: string[] = [`call: ${show(tool)} ${displayValue(report.proposedArgs ?? input, LONG)}`];
+  for (const note of s.notes) out.push(`note: ${displayText(note, LONG)}`);
+  if (!loaded) out.push(`note: ${PATH_POLICY} is not loaded with these settings`);
+  if (report.provenance.length > 0) {
+    out.push('', 'transforms:');
+    for (const p of report.provenance) out.push(`  ${show(p.handler)}: ${displayValue(p.before, LONG)} → ${displayValue(p.after, LONG)}`);
+  }
+  if (detail !== undefined) out.push(...formatPathPolicyDetail(detail));
+  else {
+    out.push('', 'resources:');
+    if (report.resources.length === 0) out.push('  (none)');
+    for (const r of report.resources) out.push(`  ${r.kind} ${displayValue(r, LONG)}`);
+  }
+  if (report.args !== undefined) {
+    out.push('', 'votes:');
+    if (report.votes.length === 0) out.push('  (none: no handler voted)');
+    for (const v of report.votes) {
+      const rule = v.rule === undefined ? '' : ` (${show(v.rule)})`;
+      out.push(`  ${v.effect.padEnd(5)} ${show(v.handler)}${rule}${v.reason === undefined ? '' : `: ${displayText(v.reason, LONG)}`}`);
+    }
+  }
+  if (sandbox !== undefined) out.push('', 'sandbox (what the OS enforces while it runs):', ...sandbox.split('\n').map((l) => `  ${displayText(l, LONG)}`));
+  const by = s.handler === undefined ? '' : `  by ${show(s.handler)}`;
+  out.push('', `decision: ${s.effect} (${show(s.rule)})${by}`, `  ${displayText(s.reason, LONG)}`, '');
+  return out.join('\n');
+}
+
+/**
+ * A JSON value given on the command line, or read from standard input when the argument is `-`.
+ * The error names where the text came from and where the JSON breaks.
+ */
+async function readJsonArgument(text: string | undefined, io: CommandInput, what: string): Promise<unknown> {
+  if (text === undefined) return {};
+  const source = text === '-' ? 'standard input' : 'the command line';
+  const raw = text === '-' ? await io.readStdin() : text;
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw usage(
+      `The ${what} from ${source} are not valid JSON: ${(error as Error).message}.`,
+      `Pass a JSON object, e.g. '{"path": "README.md"}' (quote it for your shell), or - to read it from standard input.`,
+    );
+  }
+}
