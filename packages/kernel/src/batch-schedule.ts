@@ -81,7 +81,7 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
     e.stale = undefined;
     void (async () => {
       try {
-        await recheck(e.state, kernel.bus, after);
+        await recheck(e.state, kernel, after);
         if (isStopped(e.state)) {
           messages[e.index] = await finish(kernel, e.state);
           markDone(e);

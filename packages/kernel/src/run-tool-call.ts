@@ -31,6 +31,8 @@ import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './v
 /** What the kernel gives every call (one per kernel instance). */
 export interface KernelRuntime {
   readonly bus: HookBus;
+  /** Re-validate arguments a transform changed (KernelOptions.revalidate). */
+  readonly revalidate: boolean;
   readonly normalize: NormalizeOptions;
   readonly updateThrottleMs: number;
   /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */
@@ -91,7 +93,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
     }
     state.args = state.proposedArgs = checked.value;
     state.ctx = kernel.contextFor(state);
-    await runToolCallHook(state, kernel.bus);
+    await runToolCallHook(state, kernel);
   } catch (error) {
     stop(state, 'error', internalError('preparing', call, error));
   }

@@ -53,7 +53,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
     const update: UpdateState = { call: state, partial: snapshot, withheld: false };
     chain = chain
       .then(async () => {
-        await bus.hooks.toolUpdate.promise(update);
+        await bus.toolUpdate.promise(update);
         if (!update.withheld) emit(update.partial);
       })
       // A partial that cannot be redacted is not forwarded; the final result still is checked.
