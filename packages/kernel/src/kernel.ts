@@ -9,7 +9,7 @@ import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
 import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
 import { EventListeners } from './event-listeners.js';
-import type { CallState } from './call/state.js';
+import type { CallState } from './state/call-state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
 import { createTruncationService, noticingCuts } from './output/truncation-service.js';

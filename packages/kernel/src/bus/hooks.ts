@@ -1,6 +1,6 @@
 import { AsyncSeriesWaterfallHook } from 'tapable';
 import type { FailureMode, HandlerOptions, HookName, HookRegistrar } from '../contract/hooks.js';
-import type { CallState } from '../call/state.js';
+import type { CallState } from '../state/call-state.js';
 import { AirlockErrors } from '../errors.js';
 import { DeadlineQueue } from './deadlines.js';
 import { policeHandler, policeUpdateRedactor, type ResolvedHandler, type UpdateState } from './handler-policy.js';

@@ -1,5 +1,5 @@
 import type { ToolCallEvent, ToolResultEvent } from '../contract/hooks.js';
-import type { CallState } from '../call/state.js';
+import type { CallState } from '../state/call-state.js';
 import type { Phase } from './phases.js';
 
 const NONE: readonly never[] = Object.freeze([]);

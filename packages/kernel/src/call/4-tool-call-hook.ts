@@ -6,9 +6,9 @@ import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { validateArguments } from './3-validate-arguments.js';
 import { resourcesMayChangeFiles } from './may-change-files.js';
-import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from './wording.js';
-import type { CallState } from './state.js';
-import { isStopped, stop } from './state.js';
+import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from '../wording.js';
+import type { CallState } from '../state/call-state.js';
+import { isStopped, stop } from '../state/call-state.js';
 
 /** What stage 4 needs from the kernel. */
 export interface ToolCallHookRuntime {

@@ -1,5 +1,5 @@
 import type { HookBus } from '../bus/hooks.js';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * Stage 7: the tool_result hook, phase by phase — redact → transform → observe — for every outcome, not only

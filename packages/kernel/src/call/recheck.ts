@@ -1,7 +1,7 @@
 import { errorMessage } from '../values.js';
 import { runToolCallHook, type ToolCallHookRuntime } from './4-tool-call-hook.js';
-import { type CallState, stop } from './state.js';
-import { internalError } from './wording.js';
+import { type CallState, stop } from '../state/call-state.js';
+import { internalError } from '../wording.js';
 
 /**
  * Judge an allowed call again, just before it runs, because `after` — an earlier call of the
