@@ -11,7 +11,10 @@ export interface PhaseRow {
   hook: HookName;
   /** The phase's name within its hook, as handlers register it (`{ phase: 'authorize' }`). */
   phase: string;
-  /** Run order within the hook: phases run in ascending order; the gaps leave room for new phases. */
+  /**
+   * Run order within the hook (ascending; the gaps leave room for new phases). Stage 4 and 7 run
+   * the phases in this order, which test/bus/phase-record.test.ts checks.
+   */
   stage: number;
   /** What a handler in this phase may do. */
   may: string;
@@ -150,20 +153,13 @@ export const TOOL_CALL_PHASES = rowsOf('tool_call');
 /** The tool_result rows by phase name, derived from PHASES. */
 export const TOOL_RESULT_PHASES = rowsOf('tool_result');
 
-export type ToolCallPhaseName = ToolCallPhase;
-export type ToolResultPhaseName = ToolResultPhase;
-
 /** The key of `phase` in `hook`, or undefined when the hook has no such phase. */
 export function phaseKey(hook: HookName, phase: string): Phase | undefined {
   const key = `${hook}:${phase}`;
   return Object.hasOwn(PHASES, key) ? (key as Phase) : undefined;
 }
 
-export function phaseRow(hook: HookName, phase: string): PhaseRow | undefined {
-  const key = phaseKey(hook, phase);
-  return key === undefined ? undefined : PHASES[key];
-}
-
+/** The phase names of `hook`, in run order (for the error that lists them). */
 export function phaseNames(hook: HookName): string[] {
   return PHASE_KEYS.filter((key) => PHASES[key].hook === hook).map((key) => PHASES[key].phase);
 }
