@@ -1,7 +1,7 @@
 import type { ToolResultMessage } from './contract/outcome.js';
 import { type Access, accessOf, changesFiles, conflicts } from './call/access.js';
 import { recheck } from './call/recheck.js';
-import { type CallState, isStopped } from './call/state.js';
+import { type CallState, isStopped } from './state/call-state.js';
 import { finish, type KernelRuntime, type RunContext, runPrepared } from './run-tool-call.js';
 
 /** A preflighted call and its place in the batch. */
@@ -81,7 +81,7 @@ export async function runScheduled(kernel: KernelRuntime, run: RunContext, ready
     e.stale = undefined;
     void (async () => {
       try {
-        await recheck(e.state, kernel.bus, after);
+        await recheck(e.state, kernel, after);
         if (isStopped(e.state)) {
           messages[e.index] = await finish(kernel, e.state);
           markDone(e);

@@ -69,7 +69,7 @@ export type {
 } from './contract/hooks.js';
 
 // The bus.
-export { KERNEL_STAGES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type PhaseRow } from './bus/phases.js';
+export { PHASES, POLICY_PHASES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type Phase, type PhaseRow } from './bus/phases.js';
 export { combineVotes } from './bus/votes.js';
 export { hostAllowed } from './sandbox-profiles.js';
 export type { HandlerInfo } from './bus/hooks.js';

@@ -6,11 +6,10 @@ import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfile
 import type { EventSink, HookRegistrar } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
-import { createKernelSteps } from './call/4-tool-call-hook.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
 import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
 import { EventListeners } from './event-listeners.js';
-import type { CallState } from './call/state.js';
+import type { CallState } from './state/call-state.js';
 import { FileMutationQueue } from './file-mutation-queue.js';
 import { SpillStore } from './output/spill-store.js';
 import { createTruncationService, noticingCuts } from './output/truncation-service.js';
@@ -115,7 +114,7 @@ export class Kernel {
       ...(options.spill?.totalBudgetBytes === undefined ? {} : { totalBudgetBytes: options.spill.totalBudgetBytes }),
       onWarning: (message) => this.#log.warn(message),
     });
-    this.#bus = createHookBus(createKernelSteps({ revalidate: options.revalidate ?? true }));
+    this.#bus = createHookBus();
     this.#execution = {
       mode: options.execution?.mode ?? 'parallel',
       maxConcurrency: options.execution?.maxConcurrency ?? 8,
@@ -146,6 +145,7 @@ export class Kernel {
     };
     this.#runtime = {
       bus: this.#bus,
+      revalidate: options.revalidate ?? true,
       normalize: {
         limits: this.limits,
         images: {

@@ -4,9 +4,9 @@ import type { Resource } from './contract/resource.js';
 import type { ToolSelection } from './registry.js';
 import { toToolCall } from './run-batch.js';
 import { preflight, type KernelRuntime } from './run-tool-call.js';
-import { EventChannel } from './call/event-channel.js';
-import { RunAbort } from './call/run-abort.js';
-import type { CallState } from './call/state.js';
+import { EventChannel } from './state/event-channel.js';
+import { RunAbort } from './state/run-abort.js';
+import type { CallState } from './state/call-state.js';
 
 /**
  * What a real call of the same arguments would meet in stages 1–4, without running anything

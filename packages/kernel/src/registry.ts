@@ -1,6 +1,6 @@
 import type { AnyAgentTool } from './contract/tool.js';
 import { AirlockErrors, describeOrigin } from './errors.js';
-import { jsonProblem } from './providers/json-schema.js';
+import { jsonProblem } from './json-value.js';
 import { closestNames } from './suggest.js';
 
 /**

@@ -3,9 +3,9 @@ import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
 import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
 import { type Prepared, runScheduled } from './batch-schedule.js';
-import { EventChannel } from './call/event-channel.js';
-import { RunAbort } from './call/run-abort.js';
-import { type CallState, isStopped } from './call/state.js';
+import { EventChannel } from './state/event-channel.js';
+import { RunAbort } from './state/run-abort.js';
+import { type CallState, isStopped } from './state/call-state.js';
 
 /**
  * One assistant message's tool calls.

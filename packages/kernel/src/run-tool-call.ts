@@ -10,10 +10,10 @@ import { execute, failure } from './call/5-execute.js';
 import { needsNormalizing, normalizeResult, type NormalizeOptions } from './call/6-normalize-result.js';
 import { runToolResultHook } from './call/7-tool-result-hook.js';
 import { toResultMessage } from './call/8-result-message.js';
-import type { EventChannel } from './call/event-channel.js';
-import type { RunAbort } from './call/run-abort.js';
-import { type CallState, createCallState, isStopped, stop } from './call/state.js';
-import { abortedBeforeStart, argumentsTooDeep, internalError as internalErrorText, invalidArguments, refusedAll } from './call/wording.js';
+import type { EventChannel } from './state/event-channel.js';
+import type { RunAbort } from './state/run-abort.js';
+import { type CallState, createCallState, isStopped, stop } from './state/call-state.js';
+import { abortedBeforeStart, argumentsTooDeep, internalError as internalErrorText, invalidArguments, refusedAll } from './wording.js';
 import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './values.js';
 
 /**
@@ -31,6 +31,8 @@ import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './v
 /** What the kernel gives every call (one per kernel instance). */
 export interface KernelRuntime {
   readonly bus: HookBus;
+  /** Re-validate arguments a transform changed (KernelOptions.revalidate). */
+  readonly revalidate: boolean;
   readonly normalize: NormalizeOptions;
   readonly updateThrottleMs: number;
   /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */
@@ -91,7 +93,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
     }
     state.args = state.proposedArgs = checked.value;
     state.ctx = kernel.contextFor(state);
-    await runToolCallHook(state, kernel.bus);
+    await runToolCallHook(state, kernel);
   } catch (error) {
     stop(state, 'error', internalError('preparing', call, error));
   }

@@ -11,7 +11,7 @@ import {
   toProviderTools,
 } from '../src/providers/index.js';
 import type { ProviderId } from '../src/providers/index.js';
-import { toJsonSchema, toJsonValue } from '../src/providers/json-schema.js';
+import { toJsonSchema, toJsonValue } from '../src/json-value.js';
 import { ToolRegistry } from '../src/registry.js';
 
 function tool(name: string, parameters: unknown, extra: Record<string, unknown> = {}): AnyAgentTool {

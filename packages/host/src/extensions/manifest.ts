@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, join, normalize, sep } from 'node:path';
-import { TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type ExtensionManifest } from '@airlock/kernel';
+import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES, type ExtensionManifest } from '@airlock/kernel';
 import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnostics.js';
 
 /**
@@ -8,15 +8,18 @@ import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnost
  * reported at once, so an author fixes the manifest in one round.
  */
 
-/** Phases whose handlers decide whether a call runs or what anyone sees: their failure blocks all tools. */
-export const POLICY_PHASES: readonly string[] = ['tool_call:authorize', 'tool_call:approve', 'tool_result:redact'];
+/**
+ * Phases (`hook:phase`) whose handlers decide whether a call runs or what anyone sees: their
+ * failure blocks all tools. Read from the kernel's phase record, so a new policy phase counts here.
+ */
+export const POLICY_PHASES: readonly string[] = KERNEL_POLICY_PHASES;
 
 /** Module types jiti loads. */
 export const LOADABLE = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs']);
 
 const HOOK_PHASES: Readonly<Record<string, readonly string[]>> = {
-  tool_call: Object.keys(TOOL_CALL_PHASES),
-  tool_result: Object.keys(TOOL_RESULT_PHASES),
+  tool_call: Object.values(PHASES).filter((row) => row.hook === 'tool_call').map((row) => row.phase),
+  tool_result: Object.values(PHASES).filter((row) => row.hook === 'tool_result').map((row) => row.phase),
 };
 
 export type ManifestResult =

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readManifest } from '../../src/extensions/index.js';
+import { PHASES } from '@airlock/kernel';
+import { POLICY_PHASES, readManifest } from '../../src/extensions/index.js';
 import { removeTempDirs, tempDir, writePackage } from './fixtures.js';
 
 afterAll(removeTempDirs);
@@ -78,5 +79,16 @@ describe('readManifest', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'local', airlock: { extension: './index.ts', kernel: '^1.0.0' } }));
     const r = readManifest(dir, subject);
     expect(r.ok && r.version).toBe('0.0.0');
+  });
+});
+
+describe('manifest phases come from the kernel\'s phase record', () => {
+  it.each(Object.keys(PHASES))('%s is accepted, and counts as a policy hook exactly when the record says so', (key) => {
+    const r = manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', provides: { hooks: [key] } });
+    expect(r).toMatchObject({ ok: true, policy: PHASES[key as keyof typeof PHASES].policy });
+  });
+
+  it('lists as policy phases the record\'s policy rows', () => {
+    expect([...POLICY_PHASES].sort()).toEqual(Object.entries(PHASES).filter(([, row]) => row.policy).map(([key]) => key).sort());
   });
 });

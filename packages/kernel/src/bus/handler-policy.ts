@@ -2,11 +2,12 @@ import { Compile } from 'typebox/compile';
 import Type from 'typebox';
 import { Content } from '../contract/content.js';
 import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks.js';
-import type { CallState, ResultDraft } from '../call/state.js';
-import { isStopped, stop } from '../call/state.js';
-import { abortedBeforeStart, handlerFailedClosed, withheld } from '../call/wording.js';
+import type { CallState, ResultDraft } from '../state/call-state.js';
+import { isStopped, stop } from '../state/call-state.js';
+import { abortedBeforeStart, handlerFailedClosed, withheld } from '../wording.js';
 import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import type { DeadlineQueue } from './deadlines.js';
+import { PHASES, type Phase } from './phases.js';
 import { isEffect } from './votes.js';
 import { toolCallView, toolResultView } from './views.js';
 
@@ -19,6 +20,8 @@ import { toolCallView, toolResultView } from './views.js';
 export interface ResolvedHandler {
   hook: HookName;
   phase: string;
+  /** `hook:phase`, the key of the phase record. */
+  key: Phase;
   name: string;
   failure: FailureMode;
   timeoutMs: number;
@@ -41,10 +44,9 @@ export type PolicedUpdateTap = (state: UpdateState, done: Done) => void;
 const ContentArray = Compile(Type.Array(Content));
 
 export function policeHandler(handler: ResolvedHandler, deadlines: DeadlineQueue): PolicedTap {
-  const apply = APPLY[handler.hook][handler.phase];
-  const skip = SKIP[handler.hook][handler.phase];
-  if (apply === undefined || skip === undefined) throw new Error(`no policy for ${handler.hook}/${handler.phase}`);
-  const mayAbort = handler.hook === 'tool_call' && handler.phase !== 'observe';
+  const apply = APPLY[handler.key];
+  const skip = SKIP[handler.key];
+  const mayAbort = PHASES[handler.key].mayAbort;
 
   return (state, done) => {
     if (skip(state)) return done();
@@ -52,7 +54,7 @@ export function policeHandler(handler: ResolvedHandler, deadlines: DeadlineQueue
       stop(state, 'aborted', abortedText(state));
       return done();
     }
-    const event = handler.hook === 'tool_call' ? toolCallView(state, handler.phase) : toolResultView(state, handler.phase);
+    const event = handler.hook === 'tool_call' ? toolCallView(state, handler.key) : toolResultView(state, handler.key);
     let value: unknown;
     try {
       value = (handler.fn as (e: unknown) => unknown)(event);
@@ -88,7 +90,7 @@ export function policeUpdateRedactor(handler: ResolvedHandler, deadlines: Deadli
       terminate: false,
       patches: [],
     };
-    const view = toolResultView({ ...state, result: draft }, 'redact', true);
+    const view = toolResultView({ ...state, result: draft }, 'tool_result:redact', true);
     const accept = (value: unknown): void => {
       const patch = checkPatch(value, REDACT_FIELDS, false);
       if (typeof patch === 'string') throw new PatchProblem(patch);
@@ -246,70 +248,62 @@ const NO_VALUE_EXPECTED: Apply = () => undefined;
 const REDACT_FIELDS = ['content', 'details'] as const;
 const TRANSFORM_FIELDS = ['content', 'details', 'isError', 'terminate'] as const;
 
-const APPLY: Record<HookName, Record<string, Apply>> = {
-  tool_call: {
-    transform(state, value, handler) {
-      if (value === undefined) return undefined;
-      if (!isPlainObject(value)) {
-        return `it returned ${describe(value)}; a transform handler returns the new arguments object, or undefined to keep them`;
-      }
-      if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned arguments nested deeper than ${MAX_VALUE_DEPTH} levels`;
-      const before = state.args!;
-      if (value === before || jsonEqual(before, value)) return undefined;
-      const after = deepFreeze(cloneValue(value));
-      state.provenance.push(Object.freeze({ handler: handler.name, before, after }));
-      state.args = after;
-      return undefined;
-    },
-    authorize(state, value, handler) {
-      if (value === undefined) return undefined;
-      if (!isPlainObject(value) || !isEffect(value.effect) || !optionalString(value.reason) || !optionalString(value.rule)) {
-        return `it returned ${describe(value)}; an authorize handler returns {effect: "allow" | "ask" | "deny", reason?, rule?, hosts?}, or undefined to abstain`;
-      }
-      const hosts = value.hosts === undefined ? undefined : voteHosts(value.hosts);
-      if (typeof hosts === 'string') return hosts;
-      const vote: Vote = { effect: value.effect, handler: handler.name };
-      if (typeof value.reason === 'string') vote.reason = value.reason;
-      if (typeof value.rule === 'string') vote.rule = value.rule;
-      if (hosts !== undefined && hosts.length > 0) vote.hosts = hosts;
-      state.votes.push(Object.freeze(vote));
-      return undefined;
-    },
-    approve(state, value, handler) {
-      if (value === undefined) return undefined;
-      if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason) || !optionalString(value.by)) {
-        return `it returned ${describe(value)}; an approve handler returns {effect: "allow" | "deny", reason?, by?, scope?}, or undefined to pass`;
-      }
-      const scope = value.scope;
-      if (scope !== undefined && scope !== 'once' && scope !== 'session' && scope !== 'persisted') {
-        return `its scope ${describe(scope)} is not one of "once", "session", "persisted"`;
-      }
-      state.approval = Object.freeze({ ...(value as object), handler: handler.name }) as CallState['approval'];
-      return undefined;
-    },
-    observe: NO_VALUE_EXPECTED,
+const APPLY: Record<Phase, Apply> = {
+  'tool_call:transform'(state, value, handler) {
+    if (value === undefined) return undefined;
+    if (!isPlainObject(value)) {
+      return `it returned ${describe(value)}; a transform handler returns ${PHASES['tool_call:transform'].returns}`;
+    }
+    if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) return `it returned arguments nested deeper than ${MAX_VALUE_DEPTH} levels`;
+    const before = state.args!;
+    if (value === before || jsonEqual(before, value)) return undefined;
+    const after = deepFreeze(cloneValue(value));
+    state.provenance.push(Object.freeze({ handler: handler.name, before, after }));
+    state.args = after;
+    return undefined;
   },
-  tool_result: {
-    redact: (state, value, handler) => applyPatch(state, value, handler, REDACT_FIELDS),
-    transform: (state, value, handler) => applyPatch(state, value, handler, TRANSFORM_FIELDS),
-    observe: NO_VALUE_EXPECTED,
+  'tool_call:authorize'(state, value, handler) {
+    if (value === undefined) return undefined;
+    if (!isPlainObject(value) || !isEffect(value.effect) || !optionalString(value.reason) || !optionalString(value.rule)) {
+      return `it returned ${describe(value)}; an authorize handler returns ${PHASES['tool_call:authorize'].returns}`;
+    }
+    const hosts = value.hosts === undefined ? undefined : voteHosts(value.hosts);
+    if (typeof hosts === 'string') return hosts;
+    const vote: Vote = { effect: value.effect, handler: handler.name };
+    if (typeof value.reason === 'string') vote.reason = value.reason;
+    if (typeof value.rule === 'string') vote.rule = value.rule;
+    if (hosts !== undefined && hosts.length > 0) vote.hosts = hosts;
+    state.votes.push(Object.freeze(vote));
+    return undefined;
   },
+  'tool_call:approve'(state, value, handler) {
+    if (value === undefined) return undefined;
+    if (!isPlainObject(value) || (value.effect !== 'allow' && value.effect !== 'deny') || !optionalString(value.reason) || !optionalString(value.by)) {
+      return `it returned ${describe(value)}; an approve handler returns ${PHASES['tool_call:approve'].returns}`;
+    }
+    const scope = value.scope;
+    if (scope !== undefined && scope !== 'once' && scope !== 'session' && scope !== 'persisted') {
+      return `its scope ${describe(scope)} is not one of "once", "session", "persisted"`;
+    }
+    state.approval = Object.freeze({ ...(value as object), handler: handler.name }) as CallState['approval'];
+    return undefined;
+  },
+  'tool_call:observe': NO_VALUE_EXPECTED,
+  'tool_result:redact': (state, value, handler) => applyPatch(state, value, handler, REDACT_FIELDS),
+  'tool_result:transform': (state, value, handler) => applyPatch(state, value, handler, TRANSFORM_FIELDS),
+  'tool_result:observe': NO_VALUE_EXPECTED,
 };
 
-const SKIP: Record<HookName, Record<string, (state: CallState) => boolean>> = {
-  tool_call: {
-    // A re-check judges the arguments that were already approved; transforms do not run twice.
-    transform: (state) => isStopped(state) || state.recheck !== undefined,
-    authorize: isStopped,
-    // A dry run reports the ask instead of asking, and no observer hears of a call that never runs.
-    approve: (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined || state.dryRun,
-    observe: (state) => state.dryRun,
-  },
-  tool_result: {
-    redact: () => false,
-    transform: () => false,
-    observe: () => false,
-  },
+const SKIP: Record<Phase, (state: CallState) => boolean> = {
+  // A re-check judges the arguments that were already approved; transforms do not run twice.
+  'tool_call:transform': (state) => isStopped(state) || state.recheck !== undefined,
+  'tool_call:authorize': isStopped,
+  // A dry run reports the ask instead of asking, and no observer hears of a call that never runs.
+  'tool_call:approve': (state) => isStopped(state) || state.effect !== 'ask' || state.approval !== undefined || state.dryRun,
+  'tool_call:observe': (state) => state.dryRun,
+  'tool_result:redact': () => false,
+  'tool_result:transform': () => false,
+  'tool_result:observe': () => false,
 };
 
 function applyPatch(state: CallState, value: unknown, handler: ResolvedHandler, fields: readonly string[]): string | undefined {

@@ -1,18 +1,18 @@
 import type { ToolCallEvent, ToolResultEvent } from '../contract/hooks.js';
-import type { CallState } from '../call/state.js';
+import type { CallState } from '../state/call-state.js';
+import type { Phase } from './phases.js';
 
 const NONE: readonly never[] = Object.freeze([]);
-const RESULT_PHASE: Record<string, string> = { redact: 'result:redact', transform: 'result:transform', observe: 'result:observe' };
 
 /**
  * The frozen objects handlers receive. One view is shared by every handler of a phase and is
  * rebuilt only when the arguments or the result change, so ten observers cost one allocation.
  */
-export function toolCallView(state: CallState, phase: string): ToolCallEvent {
+export function toolCallView(state: CallState, phase: Phase): ToolCallEvent {
   const version = state.provenance.length;
   const cached = state.view;
   if (cached !== undefined && cached.phase === phase && cached.version === version) return cached.value as ToolCallEvent;
-  const late = phase === 'approve' || phase === 'observe';
+  const late = phase === 'tool_call:approve' || phase === 'tool_call:observe';
   const value: ToolCallEvent = Object.freeze({
     toolCallId: state.call.id,
     toolName: state.tool?.tool.name ?? state.call.name,
@@ -24,7 +24,7 @@ export function toolCallView(state: CallState, phase: string): ToolCallEvent {
     // Votes stay hidden during authorize: each vote is cast on its own, so order cannot matter.
     votes: late ? Object.freeze(state.votes.slice()) : NONE,
     effect: late ? state.effect : undefined,
-    decision: phase === 'observe' ? state.decision : undefined,
+    decision: phase === 'tool_call:observe' ? state.decision : undefined,
     recheck: state.recheck?.after,
     signal: state.signal,
   });
@@ -32,10 +32,10 @@ export function toolCallView(state: CallState, phase: string): ToolCallEvent {
   return value;
 }
 
-export function toolResultView(state: CallState, phase: string, partial = false): ToolResultEvent {
+export function toolResultView(state: CallState, phase: Phase, partial = false): ToolResultEvent {
   const result = state.result!;
-  // Result phases are named apart from call phases ("transform" exists in both hooks).
-  const key = RESULT_PHASE[phase] ?? phase;
+  // The cache is keyed by `hook:phase`, so call and result views never mix ("transform" is in both).
+  const key = phase;
   const version = result.patches.length;
   const cached = state.view;
   if (!partial && cached !== undefined && cached.phase === key && cached.version === version) return cached.value as ToolResultEvent;

@@ -1,9 +1,9 @@
 import type { ToolSelection } from '../registry.js';
 import { providerToolName, PROVIDER_IDS } from '../providers/index.js';
 import { closestNames } from '../suggest.js';
-import type { CallState } from './state.js';
-import { notFound } from './wording.js';
-import { stop } from './state.js';
+import type { CallState } from '../state/call-state.js';
+import { notFound } from '../wording.js';
+import { stop } from '../state/call-state.js';
 
 /**
  * Stage 1: find the tool in the enabled set. A miss is a result the model can act on: it names

@@ -1,7 +1,7 @@
 import { errorMessage } from '../values.js';
-import { argumentsNotJson, argumentsUnreadable } from './wording.js';
-import type { CallState } from './state.js';
-import { stop } from './state.js';
+import { argumentsNotJson, argumentsUnreadable } from '../wording.js';
+import type { CallState } from '../state/call-state.js';
+import { stop } from '../state/call-state.js';
 
 /**
  * Stage 2: the tool's compatibility shim (old argument shapes, JSON sent as a string) runs on the

@@ -1,26 +1,39 @@
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
 import type { Resource } from '../contract/resource.js';
-import type { HookBus, KernelSteps } from '../bus/hooks.js';
+import type { HookBus } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { validateArguments } from './3-validate-arguments.js';
 import { resourcesMayChangeFiles } from './may-change-files.js';
-import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from './wording.js';
-import type { CallState } from './state.js';
-import { isStopped, stop } from './state.js';
+import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from '../wording.js';
+import type { CallState } from '../state/call-state.js';
+import { isStopped, stop } from '../state/call-state.js';
+
+/** What stage 4 needs from the kernel. */
+export interface ToolCallHookRuntime {
+  readonly bus: HookBus;
+  /** Re-validate arguments a transform changed (false: Pi's behaviour, run them as they are). */
+  readonly revalidate: boolean;
+}
 
 /**
- * Stage 4: the tool_call waterfall. Its phases and the kernel's steps between them:
- *
- *   transform → [kernel: re-validate, resources()] → authorize → [kernel: combine votes]
- *             → approve → [kernel: settle the decision] → observe
- *
- * The steps below are tapped into the hook at their stages by the bus; this file only says what
- * each one does. When the hook returns, `state.decision` says allow or deny.
+ * Stage 4: the tool_call hook, phase by phase, with the kernel's own steps between them. When it
+ * returns, `state.decision` says allow or deny (or, in a dry run, `state.effect` says ask).
+ * A phase without handlers costs no await (`runPhase` returns undefined).
  */
-export async function runToolCallHook(state: CallState, bus: HookBus): Promise<void> {
-  const pending = bus.fireToolCall(state);
+export async function runToolCallHook(state: CallState, kernel: ToolCallHookRuntime): Promise<void> {
+  const { bus } = kernel;
+  let pending = bus.runPhase('tool_call:transform', state);
+  if (pending !== undefined) await pending;
+  revalidateAndFindResources(state, kernel.revalidate);
+  pending = bus.runPhase('tool_call:authorize', state);
+  if (pending !== undefined) await pending;
+  combine(state);
+  pending = bus.runPhase('tool_call:approve', state);
+  if (pending !== undefined) await pending;
+  settle(state);
+  pending = bus.runPhase('tool_call:observe', state);
   if (pending !== undefined) await pending;
   state.events.emit({
     type: 'tool_decision',
@@ -49,97 +62,96 @@ const ResourceList = Compile(
   ),
 );
 
-export function createKernelSteps(options: { revalidate: boolean }): KernelSteps {
-  return {
-    revalidate(state) {
-      if (isStopped(state)) return;
-      const tool = state.tool!.tool;
-      // Pi runs whatever a hook left in the arguments; here a transform cannot smuggle an
-      // invalid shape past the schema (unless `revalidate: false` asks for Pi's behaviour).
-      // A re-check keeps the arguments of the first judgement, so there is nothing to re-validate.
-      if (options.revalidate && state.provenance.length > 0 && state.recheck === undefined) {
-        const checked = validateArguments(tool.parameters, state.args);
-        if (!checked.ok) {
-          const handlers = [...new Set(state.provenance.map((p) => p.handler))];
-          stop(state, 'invalid', invalidAfterTransform(state.call.name, handlers, checked.problems, state.args));
-          return;
-        }
-        // Coercion after a transform is a change too, and provenance says who made it.
-        if (!jsonEqual(checked.value, state.args)) {
-          state.provenance.push(Object.freeze({ handler: 'kernel/revalidate', before: state.args!, after: checked.value }));
-          state.args = checked.value;
-        }
-      }
-      if (tool.resources === undefined) return;
-      let resources: Resource[];
-      try {
-        resources = tool.resources(state.args as never, state.ctx!);
-      } catch (error) {
-        stop(state, 'error', resourcesThrew(errorMessage(error)), {
-          kind: 'kernel',
-          reason: 'resources',
-        });
-        return;
-      }
-      // Extra fields are allowed, so the depth is checked too: the resources are frozen and go into events.
-      if (!ResourceList.Check(resources) || nestsDeeperThan(resources, MAX_VALUE_DEPTH)) {
-        stop(state, 'error', resourcesMalformed(state.call.name), {
-          kind: 'kernel',
-          reason: 'resources',
-        });
-        return;
-      }
-      state.resources = deepFreeze(resources.map((r) => ({ ...r })));
-      state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
-    },
+/** After the transforms: re-validate changed arguments, then ask the tool what the call touches. */
+function revalidateAndFindResources(state: CallState, revalidate: boolean): void {
+  if (isStopped(state)) return;
+  const tool = state.tool!.tool;
+  // Pi runs whatever a hook left in the arguments; here a transform cannot smuggle an
+  // invalid shape past the schema (unless `revalidate: false` asks for Pi's behaviour).
+  // A re-check keeps the arguments of the first judgement, so there is nothing to re-validate.
+  if (revalidate && state.provenance.length > 0 && state.recheck === undefined) {
+    const checked = validateArguments(tool.parameters, state.args);
+    if (!checked.ok) {
+      const handlers = [...new Set(state.provenance.map((p) => p.handler))];
+      stop(state, 'invalid', invalidAfterTransform(state.call.name, handlers, checked.problems, state.args));
+      return;
+    }
+    // Coercion after a transform is a change too, and provenance says who made it.
+    if (!jsonEqual(checked.value, state.args)) {
+      state.provenance.push(Object.freeze({ handler: 'kernel/revalidate', before: state.args!, after: checked.value }));
+      state.args = checked.value;
+    }
+  }
+  if (tool.resources === undefined) return;
+  let resources: Resource[];
+  try {
+    resources = tool.resources(state.args as never, state.ctx!);
+  } catch (error) {
+    stop(state, 'error', resourcesThrew(errorMessage(error)), {
+      kind: 'kernel',
+      reason: 'resources',
+    });
+    return;
+  }
+  // Extra fields are allowed, so the depth is checked too: the resources are frozen and go into events.
+  if (!ResourceList.Check(resources) || nestsDeeperThan(resources, MAX_VALUE_DEPTH)) {
+    stop(state, 'error', resourcesMalformed(state.call.name), {
+      kind: 'kernel',
+      reason: 'resources',
+    });
+    return;
+  }
+  state.resources = deepFreeze(resources.map((r) => ({ ...r })));
+  state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
+}
 
-    combineVotes(state) {
-      if (isStopped(state)) return;
-      const { effect, deciding } = combineVotes(state.votes);
-      state.effect = effect;
-      if (effect === 'ask' && mayKeepApproval(state)) state.approval = state.recheck!.approval;
-      if (effect === 'deny') {
-        const first = deciding[0]!;
-        stop(state, 'denied', onRecheck(state, deniedByPolicy(state.call.name, deciding)), {
-          kind: 'vote',
-          handler: first.handler,
-          ...(first.rule === undefined ? {} : { rule: first.rule }),
-        });
-      }
-    },
+/** After the authorize votes: deny > ask > allow. A deny stops the call here. */
+function combine(state: CallState): void {
+  if (isStopped(state)) return;
+  const { effect, deciding } = combineVotes(state.votes);
+  state.effect = effect;
+  if (effect === 'ask' && mayKeepApproval(state)) state.approval = state.recheck!.approval;
+  if (effect === 'deny') {
+    const first = deciding[0]!;
+    stop(state, 'denied', onRecheck(state, deniedByPolicy(state.call.name, deciding)), {
+      kind: 'vote',
+      handler: first.handler,
+      ...(first.rule === undefined ? {} : { rule: first.rule }),
+    });
+  }
+}
 
-    settle(state) {
-      if (isStopped(state)) return;
-      if (state.effect === 'ask') {
-        // A dry run ends at the combined vote: nobody was asked, so there is nothing to settle.
-        if (state.dryRun) return;
-        const approval = state.approval;
-        if (approval === undefined) {
-          stop(state, 'denied', onRecheck(state, noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask'))), { kind: 'no-approver' });
-          return;
-        }
-        const source = {
-          kind: 'approval' as const,
-          handler: approval.handler,
-          ...(approval.by === undefined ? {} : { by: approval.by }),
-          ...(approval.scope === undefined ? {} : { scope: approval.scope }),
-        };
-        if (approval.effect === 'deny') {
-          stop(state, 'denied', onRecheck(state, deniedByApprover(approval.by, approval.reason)), source);
-          return;
-        }
-        state.decision = { effect: 'allow', outcome: 'ok', source, votes: state.votes, ...(approval.reason ? { reason: approval.reason } : {}) };
-        return;
-      }
-      const allow = state.votes.find((v) => v.effect === 'allow');
-      state.decision = {
-        effect: 'allow',
-        outcome: 'ok',
-        source: allow === undefined ? { kind: 'default' } : { kind: 'vote', handler: allow.handler, ...(allow.rule ? { rule: allow.rule } : {}) },
-        votes: state.votes,
-        ...(allow?.reason ? { reason: allow.reason } : {}),
-      };
-    },
+/** After the approvers: settle the decision (an unanswered ask is a deny). */
+function settle(state: CallState): void {
+  if (isStopped(state)) return;
+  if (state.effect === 'ask') {
+    // A dry run ends at the combined vote: nobody was asked, so there is nothing to settle.
+    if (state.dryRun) return;
+    const approval = state.approval;
+    if (approval === undefined) {
+      stop(state, 'denied', onRecheck(state, noApprover(state.call.name, state.votes.filter((v) => v.effect === 'ask'))), { kind: 'no-approver' });
+      return;
+    }
+    const source = {
+      kind: 'approval' as const,
+      handler: approval.handler,
+      ...(approval.by === undefined ? {} : { by: approval.by }),
+      ...(approval.scope === undefined ? {} : { scope: approval.scope }),
+    };
+    if (approval.effect === 'deny') {
+      stop(state, 'denied', onRecheck(state, deniedByApprover(approval.by, approval.reason)), source);
+      return;
+    }
+    state.decision = { effect: 'allow', outcome: 'ok', source, votes: state.votes, ...(approval.reason ? { reason: approval.reason } : {}) };
+    return;
+  }
+  const allow = state.votes.find((v) => v.effect === 'allow');
+  state.decision = {
+    effect: 'allow',
+    outcome: 'ok',
+    source: allow === undefined ? { kind: 'default' } : { kind: 'vote', handler: allow.handler, ...(allow.rule ? { rule: allow.rule } : {}) },
+    votes: state.votes,
+    ...(allow?.reason ? { reason: allow.reason } : {}),
   };
 }
 

@@ -3,8 +3,8 @@ import { AgentToolResultSchema, type AgentToolResult } from '../contract/content
 import type { HookBus } from '../bus/hooks.js';
 import { deepFreeze, errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 import { createUpdateForwarder } from './forward-updates.js';
-import { abortedWhileRunning, didNotStop, malformedResult, timedOut as timedOutText } from './wording.js';
-import type { CallState } from './state.js';
+import { abortedWhileRunning, didNotStop, malformedResult, timedOut as timedOutText } from '../wording.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * Stage 5: run the tool with the call's signal, its update channel and its context.

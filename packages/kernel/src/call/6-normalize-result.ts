@@ -3,7 +3,7 @@ import type { SpillInfo, SpillOptions, TruncationLimits } from '../contract/cont
 import { describeImage, imageDataProblem, imageNote, type ImageInfo } from '../output/images.js';
 import { countLines, formatSize, NOTICE_ROOM, truncateHead, utf8ByteLength } from '../output/truncate.js';
 import { deepFreeze, errorMessage } from '../values.js';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * Stage 6: make any tool's result safe to put in front of the model.

@@ -1,5 +1,5 @@
 import type { ToolResultMessage } from '../contract/outcome.js';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * Stage 8: the message the model gets. It names the tool as the model did (a provider pairs the

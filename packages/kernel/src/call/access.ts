@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * What one call of a batch touches, as far as ordering is concerned: the files it reads and the

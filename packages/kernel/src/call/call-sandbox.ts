@@ -1,5 +1,5 @@
 import type { SandboxService, SandboxWrapOptions } from '../contract/context.js';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * The sandbox as one call sees it (`ctx.sandbox`): the host's sandbox, plus the network hosts the

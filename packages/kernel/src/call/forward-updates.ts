@@ -2,7 +2,7 @@ import type { AgentToolResult } from '../contract/content.js';
 import type { HookBus } from '../bus/hooks.js';
 import type { UpdateState } from '../bus/handler-policy.js';
 import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
-import type { CallState } from './state.js';
+import type { CallState } from '../state/call-state.js';
 
 /**
  * Streams a tool's partial results to observers: throttled (the first at once, then at most one
@@ -53,7 +53,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
     const update: UpdateState = { call: state, partial: snapshot, withheld: false };
     chain = chain
       .then(async () => {
-        await bus.hooks.toolUpdate.promise(update);
+        await bus.toolUpdate.promise(update);
         if (!update.withheld) emit(update.partial);
       })
       // A partial that cannot be redacted is not forwarded; the final result still is checked.

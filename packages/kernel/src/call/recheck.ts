@@ -1,8 +1,7 @@
-import type { HookBus } from '../bus/hooks.js';
 import { errorMessage } from '../values.js';
-import { runToolCallHook } from './4-tool-call-hook.js';
-import { type CallState, stop } from './state.js';
-import { internalError } from './wording.js';
+import { runToolCallHook, type ToolCallHookRuntime } from './4-tool-call-hook.js';
+import { type CallState, stop } from '../state/call-state.js';
+import { internalError } from '../wording.js';
 
 /**
  * Judge an allowed call again, just before it runs, because `after` — an earlier call of the
@@ -14,7 +13,7 @@ import { internalError } from './wording.js';
  * approval is kept when the new votes and resources equal the first ones, so nobody is asked
  * twice for the same thing. When the call is stopped, `state.decision` says why.
  */
-export async function recheck(state: CallState, bus: HookBus, after: CallState): Promise<void> {
+export async function recheck(state: CallState, kernel: ToolCallHookRuntime, after: CallState): Promise<void> {
   state.recheck = Object.freeze({
     after: Object.freeze({ toolCallId: after.call.id, toolName: after.tool?.tool.name ?? after.call.name }),
     resources: state.resources,
@@ -29,7 +28,7 @@ export async function recheck(state: CallState, bus: HookBus, after: CallState):
   state.decision = undefined;
   state.view = undefined;
   try {
-    await runToolCallHook(state, bus);
+    await runToolCallHook(state, kernel);
   } catch (error) {
     stop(state, 'error', internalError('re-checking', state.call.name, errorMessage(error)));
   }

@@ -1,6 +1,6 @@
 import type { AnyAgentTool } from '../contract/tool.js';
-import { toJsonSchema } from './json-schema.js';
-import type { JsonObject } from './json-schema.js';
+import { toJsonSchema } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 
 /** Anthropic Messages API `tools[]` entry (a client tool): `{ name, description, input_schema }`. */
 export interface AnthropicTool {

@@ -1,6 +1,6 @@
 import type { AnyAgentTool } from '../contract/tool.js';
-import { isJsonObject, setKey, toJsonSchema } from './json-schema.js';
-import type { JsonObject, JsonValue } from './json-schema.js';
+import { isJsonObject, setKey, toJsonSchema } from '../json-value.js';
+import type { JsonObject, JsonValue } from '../json-value.js';
 
 /**
  * Gemini takes function parameters as its `Schema` object, a subset of OpenAPI 3.0, and its proto

@@ -1,6 +1,6 @@
 import type { AnyAgentTool } from '../contract/tool.js';
-import { toJsonSchema } from './json-schema.js';
-import type { JsonObject } from './json-schema.js';
+import { toJsonSchema } from '../json-value.js';
+import type { JsonObject } from '../json-value.js';
 
 /**
  * A Model Context Protocol `tools/list` result item: `{ name, title?, description, inputSchema }`.

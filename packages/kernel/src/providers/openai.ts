@@ -1,6 +1,6 @@
 import type { AnyAgentTool } from '../contract/tool.js';
-import { isJsonObject, toJsonSchema } from './json-schema.js';
-import type { JsonObject, JsonValue } from './json-schema.js';
+import { isJsonObject, toJsonSchema } from '../json-value.js';
+import type { JsonObject, JsonValue } from '../json-value.js';
 
 /**
  * OpenAI Chat Completions `tools[]` entry:

@@ -1,6 +1,6 @@
-import type { Vote } from '../contract/hooks.js';
-import type { Outcome } from '../contract/outcome.js';
-import { cutForEcho, previewJson } from '../values.js';
+import type { Vote } from './contract/hooks.js';
+import type { Outcome } from './contract/outcome.js';
+import { cutForEcho, previewJson } from './values.js';
 
 /**
  * Every sentence the model reads about a call that did not simply succeed, in one place and in

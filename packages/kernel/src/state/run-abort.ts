@@ -38,6 +38,10 @@ export class RunAbort {
   /** Call `fn` once when the run aborts. Returns the function that stops watching. */
   watch(fn: () => void): () => void {
     if (this.#external === undefined) return NOOP;
+    // A single call listens only from its first watch: an abort that came before (a handler that
+    // aborted and then awaited, say) fires no event any more, so it is taken from the signal here.
+    if (!this.aborted && this.#external.aborted) this.abort(this.#external.reason);
+    if (this.aborted) return NOOP;
     if (!this.#listening) this.#listen();
     this.#watchers.add(fn);
     return () => this.#watchers.delete(fn);
