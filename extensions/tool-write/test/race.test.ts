@@ -41,11 +41,13 @@ function snapshot(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
 }
 
+// Each test races many writes against a swapping process: on a loaded 2-core CI machine that
+// can take longer than the default 5 s.
 describe.each(NAMING)('write (%s): the folder and file written are the ones judged, under a swapping process', (_how, naming) => {
   beforeAll(() => setDescriptorNamingForTests(naming));
   afterAll(() => setDescriptorNamingForTests(undefined));
 
-  it('a folder on the way swapped for a link to outside: no write lands outside', async () => {
+  it('a folder on the way swapped for a link to outside: no write lands outside', { timeout: 20_000 }, async () => {
     const { ws, outside, kernel } = setup();
     mkdirSync(join(ws, 'd'));
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);
@@ -75,7 +77,7 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
     expect(snapshot(outside)).toEqual(before);
   });
 
-  it('the file itself swapped for a link to a file outside: the outside file is never written', async () => {
+  it('the file itself swapped for a link to a file outside: the outside file is never written', { timeout: 20_000 }, async () => {
     const { ws, outside, kernel } = setup();
     writeFileSync(join(ws, 'f.real'), 'inside\n');
     const swapper = await startSwapper(ws, 'f.txt', 'file-or-link', 'f.real', join(outside, 'f.txt'));
@@ -87,7 +89,7 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
     expect(snapshot(outside)).toEqual({ 'f.txt': 'outside, untouched\n' });
   });
 
-  it('a folder swapped while missing parents are made: nothing is made outside', async () => {
+  it('a folder swapped while missing parents are made: nothing is made outside', { timeout: 20_000 }, async () => {
     const { ws, outside, kernel } = setup();
     mkdirSync(join(ws, 'd'));
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);

@@ -1,4 +1,4 @@
-import type { PreflightReport, RegisteredTool, Vote } from '@airlock/kernel';
+import type { AnyAgentTool, PreflightReport, Vote } from '@airlock/kernel';
 
 /**
  * What `policy explain` and `policy test` say about one kernel preflight: the effect, the rule and
@@ -23,7 +23,7 @@ export interface PreflightSummary {
  * @example
  * summarize(await host.kernel.preflight(call), host.kernel.registry.get(call.name)).handler // 'newcomer/guard'
  */
-export function summarize(report: PreflightReport, tool: RegisteredTool | undefined): PreflightSummary {
+export function summarize(report: PreflightReport, tool: { readonly tool: AnyAgentTool } | undefined): PreflightSummary {
   const source = report.source;
   const deciding = decidingVote(report);
   const hosts = [...new Set(report.votes.flatMap((v) => v.hosts ?? []))];
@@ -44,7 +44,7 @@ function decidingVote(report: PreflightReport): Vote | undefined {
   return report.votes.find((v) => v.handler === source.handler && v.effect === report.effect && v.rule === source.rule);
 }
 
-function notes(report: PreflightReport, tool: RegisteredTool | undefined): string[] {
+function notes(report: PreflightReport, tool: { readonly tool: AnyAgentTool } | undefined): string[] {
   const name = report.toolName;
   const out: string[] = [];
   if (report.outcome === 'not_found') out.push(`no tool "${name}" is registered: the kernel would answer not_found`);

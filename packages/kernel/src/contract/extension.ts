@@ -3,8 +3,7 @@ import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 // Types only: a command's run gets the host's kernel (preflight, registry) as its input.
-import type { Kernel } from '../kernel.js';
-import type { PreflightReport } from '../preflight.js';
+import type { PreflightReport } from './preflight.js';
 import type { ToolCall } from './outcome.js';
 
 /**
@@ -136,8 +135,8 @@ export interface CommandInput {
   /** The global options as given (`settings`, `tools`, `trust`, …). */
   readonly globals: Readonly<Record<string, unknown>>;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The kernel the host loaded, with every extension's tools and handlers (e.g. `kernel.preflight`). */
-  readonly kernel: Kernel;
+  /** What a command sees of the kernel the host loaded: where it runs and the tools registered (a `Kernel` fits). */
+  readonly kernel: CommandKernelView;
   /** The merged settings, read-only. */
   readonly settings: Readonly<Record<string, unknown>>;
   /**
@@ -156,6 +155,12 @@ export interface CommandInput {
   reportLoad(): void;
   /** What the host loaded and from where. */
   readonly host: CommandHostFacts;
+}
+
+/** The part of the kernel a command reads (see CommandInput.kernel); the contract names no class. */
+export interface CommandKernelView {
+  readonly cwd: string;
+  readonly registry: { get(name: string): { readonly tool: AnyAgentTool } | undefined };
 }
 
 /** Facts about the host a command runs in (see CommandInput.host). */
