@@ -6,6 +6,7 @@ import type { ExtensionCommandEntry, Host } from '@airlock/host';
 import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, type IO } from './io.js';
+import { readJsonArgument } from './json-input.js';
 import type { GlobalOptions } from './main.js';
 
 /**
@@ -66,6 +67,7 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
         settingsOptions: settingsOptionsOf(ctx),
         signal: stop.signal,
         readStdin: () => ctx.io.readStdin(),
+        readJson: (text, what) => readJsonArgument(text, ctx.io, what),
         preflight: (call) => ctx.host.kernel.preflight(call, { tools: ctx.host.selection }),
         reportLoad: () => reportDiagnostics(ctx.host, ctx.io, { verbose: globals.verbose === true }),
         host: hostFacts(ctx.host),

@@ -51,7 +51,7 @@ export function policyCommand(): ExtensionCommand {
  * the call (resources, shell parse, matched rules, verdicts) follows as a detail section.
  */
 export async function policyExplainCommand(a: { tool: string; args: string | undefined }, io: CommandInput): Promise<number> {
-  const input = await readJsonArgument(a.args, io, 'arguments');
+  const input = await io.readJson(a.args, 'arguments');
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw usage('The arguments must be a JSON object.', `e.g. airlock policy explain read '{"path":"README.md"}'`);
   }
@@ -211,21 +211,3 @@ function formatExplain(
   return out.join('\n');
 }
 
-/**
- * A JSON value given on the command line, or read from standard input when the argument is `-`.
- * The error names where the text came from and where the JSON breaks.
- */
-async function readJsonArgument(text: string | undefined, io: CommandInput, what: string): Promise<unknown> {
-  if (text === undefined) return {};
-  const source = text === '-' ? 'standard input' : 'the command line';
-  const raw = text === '-' ? await io.readStdin() : text;
-  if (raw.trim() === '') return {};
-  try {
-    return JSON.parse(raw);
-  } catch (error) {
-    throw usage(
-      `The ${what} from ${source} are not valid JSON: ${(error as Error).message}.`,
-      `Pass a JSON object, e.g. '{"path": "README.md"}' (quote it for your shell), or - to read it from standard input.`,
-    );
-  }
-}

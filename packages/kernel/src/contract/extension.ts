@@ -149,6 +149,14 @@ export interface CommandInput {
   readonly signal: AbortSignal;
   /** Reads all of standard input (for a `-` argument). */
   readStdin(): Promise<string>;
+  /**
+   * A JSON value given as an argument, or read from standard input when it is `-` (`{}` when
+   * absent or blank), as `airlock call` reads its arguments; bad JSON throws the CLI's usage
+   * error naming `what` and where the text came from.
+   *
+   * @example const args = await input.readJson(input.args[1], 'arguments');
+   */
+  readJson(text: string | undefined, what: string): Promise<unknown>;
   /** `kernel.preflight` over the tool set a real call of this run would see (`--tools`, settings). */
   preflight(call: ToolCall): Promise<PreflightReport>;
   /** Print the host's load problems on stderr, as `airlock call` does before running (`--verbose` adds stacks). */
