@@ -48,7 +48,8 @@ describe('call bash: live output on a terminal, the result alone on a pipe', { t
     // Before, nothing showed until the command ended (about 6 s): the first expect timed out.
     const { exitCode, transcript, raw } = await inPty(s, ['call', 'bash', JSON.stringify({ command })], [
       { expect: 'first-line', timeout: 4 },
-      { expect: 'last-line' },
+      // last-line may or may not be streamed before the command exits (the update throttle can hold
+      // it), so it is only required in the result below.
       { expect: 'the result, as the model sees it' },
       { expect: 'first-line\r?\nlast-line' },
       { expect: 'bash \\(call_1\\) → ok' },
