@@ -80,9 +80,9 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     latest = profile;
     return profile;
   };
-  const plan = (cwd: string): MountPlan & { hosts: string[] } => {
+  const plan = (cwd: string): MountPlan & { hosts: string[]; profile: SandboxProfile } => {
     const profile = profileFor(cwd);
-    return { ...planMounts(profile, privateDir().tmp, { cache }), hosts: [...(profile.allowedHosts ?? [])] };
+    return { ...planMounts(profile, privateDir().tmp, { cache }), hosts: [...(profile.allowedHosts ?? [])], profile };
   };
 
   // Network: none, unless the rules allow hosts or a command's call was allowed to reach hosts it
@@ -132,7 +132,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
           if (released) return undefined;
           released = true;
           if (token !== undefined) grants.delete(token);
-          return takeBack(cwd, mounts.guarded, startedAt);
+          return takeBack(mounts.profile, mounts.guarded, startedAt);
         },
       };
     },
@@ -143,11 +143,12 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   // and what appeared is renamed out of the way — kept, so nothing is lost, under a name no
   // settings discovery reads.
   const expected = new Map<string, number>();
-  const takeBack = (cwd: string, before: readonly string[], startedAt: number): string | undefined => {
+  const takeBack = (profile: SandboxProfile, before: readonly string[], startedAt: number): string | undefined => {
     let after: string[];
     try {
       // No temp folder needed to look: a command that ends after dispose must not make a new one.
-      after = planMounts(profileFor(cwd), '', { cache }).guarded;
+      // The profile the command started under: its verdicts are per entry, so it judges new ones too.
+      after = planMounts(profile, '', { cache }).guarded;
     } catch (error) {
       return `[sandbox] Could not check what the command created (${(error as Error).message}).`;
     }
