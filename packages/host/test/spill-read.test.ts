@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
-import { openHost, type Host } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { headlessSessions } from './headless-session.js';
 
 /**
  * Issue 11: a spill file named in a result must be readable when the model reads it. Inside a
@@ -10,33 +9,10 @@ import { openHost, type Host } from '../src/index.js';
  * outside the workspace), but only read them, and a link planted there is judged by its target.
  */
 
-const hosts: Host[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.close();
-});
-
 const SECRET = 'PRIVATE-KEY-BYTES-41c9';
 
-async function session() {
-  const base = makeTempDir('airlock-spill-read-');
-  const home = join(base, 'home');
-  const project = join(base, 'project');
-  const config = join(home, '.config', 'airlock');
-  for (const d of [project, config, join(home, '.ssh')]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(home, '.ssh', 'id_ed25519'), `${SECRET}\n`);
-  writeFileSync(join(config, 'trust.json'), '{"version":1,"entries":[]}');
-  writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: ['bash(seq *)', 'bash(cat *)'] }, limits: { spillDir: join(base, 'spill') } }));
-  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(base, 'state'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  // interactive: false: an "ask" is a denial, as in `airlock call` or a headless agent.
-  const host = await openHost({ cwd: project, interactive: false, env, homeDir: home });
-  hosts.push(host);
-  let n = 0;
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = await host.execute({ id: `c${++n}`, name, arguments: args });
-    return { outcome: r.outcome, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
-  };
-  return { base, home, call };
-}
+const sessions = headlessSessions('airlock-spill-read-');
+const session = () => sessions({ allow: ['bash(seq *)', 'bash(cat *)'], files: { 'home/.ssh/id_ed25519': `${SECRET}\n` } });
 
 describe('the spill file a result names can be read in the same session', () => {
   it('read and bash cat open it without an approval; read continues it with an offset', async () => {

@@ -1,8 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
-import { openHost, type Host } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { headlessSessions } from './headless-session.js';
 
 /**
  * Issue 11, "Truncation the model can act on": a built-in tool that cut its own output keeps its
@@ -10,32 +9,10 @@ import { openHost, type Host } from '../src/index.js';
  * and at the byte limit, with the default limits (2,000 lines / 50 KiB).
  */
 
-const hosts: Host[] = [];
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.close();
-});
-
 const BACKSTOP = /tool output is limited to|Full output: .*offset=/;
 
-async function world() {
-  const base = makeTempDir('airlock-notices-');
-  const home = join(base, 'home');
-  const project = join(base, 'project');
-  const config = join(home, '.config', 'airlock');
-  for (const d of [project, config]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(config, 'trust.json'), '{"version":1,"entries":[]}');
-  writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: ['bash(*)'] }, limits: { spillDir: join(base, 'spill') } }));
-  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(base, 'state'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const host = await openHost({ cwd: project, interactive: false, env, homeDir: home });
-  hosts.push(host);
-  let n = 0;
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = await host.execute({ id: `c${++n}`, name, arguments: args });
-    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    return { outcome: r.outcome, text, last: text.slice(text.lastIndexOf('\n') + 1) };
-  };
-  return { base, project, call };
-}
+const sessions = headlessSessions('airlock-notices-');
+const world = () => sessions({ allow: ['bash(*)'] });
 
 const numbered = (n: number, width = 0) => Array.from({ length: n }, (_, i) => `line ${i + 1}`.padEnd(width, 'x')).join('\n') + '\n';
 
