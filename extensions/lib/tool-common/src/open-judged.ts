@@ -253,6 +253,9 @@ export function openOrMakeFolder(path: string, judged: FileIdentity | undefined,
   for (const name of missing) {
     try {
       try {
+        // Without /proc the folder is named by path: check it still leads here right before, which
+        // leaves only the microsecond window docs/security.md names (an empty folder, no file).
+        folder.confirm();
         vanishedMeansChanged(() => mkdirSync(folder.entry(name)), shown);
       } catch (error) {
         if (errnoCode(error) !== 'EEXIST') throw error;
