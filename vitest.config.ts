@@ -18,13 +18,13 @@ export default defineConfig({
       // cold transpile cache on a busy 2-core machine one test can take several seconds.
       { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
-      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
     ],
     coverage: {
       provider: 'v8',
-      include: ['packages/*/src/**', 'extensions/*/src/**'],
+      include: ['packages/*/src/**', 'extensions/*/*/src/**'],
       reporter: ['text', 'json-summary'],
     },
   },

@@ -41,7 +41,7 @@ function parseArgs(argv) {
 async function loadSecrets() {
   const require = createRequire(path.join(ROOT, 'packages/host/package.json'));
   const { createJiti } = await import(pathToFileURL(require.resolve('jiti')).href);
-  return createJiti(import.meta.url).import(path.join(ROOT, 'extensions/secrets/src/index.ts'));
+  return createJiti(import.meta.url).import(path.join(ROOT, 'extensions/lib/secrets/src/index.ts'));
 }
 
 /** Median and p90 of `reps` timed runs after a warm-up of a quarter as many. */

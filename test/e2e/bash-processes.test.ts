@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gone, running } from '../../extensions/tool-bash/test/support/processes.js';
+import { gone, running } from '../../extensions/tools/bash/test/support/processes.js';
 import { sandbox } from './harness.js';
 
 /** Issue 19 §5 through the real CLI: no process of a call outlives the session. */

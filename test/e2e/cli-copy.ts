@@ -2,7 +2,7 @@ import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, realpathSync }
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { skipUnlessNobodyCanReach } from '../../extensions/tool-common/test/support/reachable.js';
+import { skipUnlessNobodyCanReach } from '../../extensions/lib/tool-common/test/support/reachable.js';
 
 const CLI = realpathSync(fileURLToPath(new URL('../../packages/cli', import.meta.url)));
 

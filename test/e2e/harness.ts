@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { skipUnlessNobodyCanReach } from '../../extensions/tool-common/test/support/reachable.js';
+import { skipUnlessNobodyCanReach } from '../../extensions/lib/tool-common/test/support/reachable.js';
 import { copyCliForAnotherUser } from './cli-copy.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -181,12 +181,13 @@ describe.sequential('extension commands', () => {
 });
 
 describe('the CLI package', () => {
-  /** Extensions live under extensions/: their package names. */
+  /** Extensions live under extensions/<tools|policy|lib>/: their package names. */
   const extensionPackages = () => {
     const root = join(import.meta.dirname, '../../../extensions');
     return readdirSync(root)
-      .filter((d) => existsSync(join(root, d, 'package.json')))
-      .map((d) => (JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')) as { name: string }).name);
+      .flatMap((group) => (existsSync(join(root, group)) && !group.includes('.') ? readdirSync(join(root, group)).map((d) => join(root, group, d)) : []))
+      .filter((d) => existsSync(join(d, 'package.json')))
+      .map((d) => (JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')) as { name: string }).name);
   };
 
   it('depends on no extension at run time, and its source imports none (they bring their commands themselves)', () => {

@@ -42,7 +42,9 @@ describe('protected paths: the one list of Airlock-owned files', () => {
       ['prefix', join(m.project, 'logs', 'audit.')],
       ['folder', join(m.project, 'ext')],
       ['folder', hostPackageDir()],
-      ['folder', join(hostPackageDir(), '..', '..', 'extensions')],
+      ['folder', join(hostPackageDir(), '..', '..', 'extensions', 'tools')],
+      ['folder', join(hostPackageDir(), '..', '..', 'extensions', 'policy')],
+      ['folder', join(hostPackageDir(), '..', '..', 'extensions', 'lib')],
     ]);
     // Discovery reads the project folder and each folder above it up to (not including) home.
     expect(p.settingsFolders).toEqual([m.project, join(m.home, 'work')]);

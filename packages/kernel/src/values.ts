@@ -134,7 +134,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /**
  * How much of one string a text for the model (a denial, an invalid-arguments message) may echo.
- * The audit log keeps the same amount of each string it records (extensions/audit-log/src/bound.ts):
+ * The audit log keeps the same amount of each string it records (extensions/policy/audit-log/src/bound.ts):
  * a 2 MB command must not become a 2 MB result, yet the model must still recognise its call.
  */
 export const ECHO_KEEP_CHARS = 2048;

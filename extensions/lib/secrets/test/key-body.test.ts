@@ -12,7 +12,7 @@ import { createRedactor, createSecretScanner } from '../src/index.js';
  * next to ordinary text that looks alike and must come through untouched.
  */
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
+const ROOT = new URL('../../../../', import.meta.url).pathname;
 let dir: string;
 const keys: Record<string, string> = {};
 

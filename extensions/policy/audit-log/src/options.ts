@@ -41,5 +41,5 @@ export function resolveOptions(input: AuditOptionsInput = {}): { ok: true; value
   const value = Value.Default(AuditOptions, Value.Clone(input)) as unknown;
   if (Value.Check(AuditOptions, value)) return { ok: true, value };
   const problems = Value.Errors(AuditOptions, value).map((e) => `${e.instancePath || '/'} ${e.message}`);
-  return { ok: false, message: `Invalid audit-log options: ${problems.join('; ')}. See extensions/audit-log/README.md for each option.` };
+  return { ok: false, message: `Invalid audit-log options: ${problems.join('; ')}. See extensions/policy/audit-log/README.md for each option.` };
 }

@@ -97,7 +97,7 @@ describe('a planted or stale lock never makes a record disappear', () => {
 
 describe('a lock held by a live process in another process', () => {
   const lockSource = fileURLToPath(new URL('../src/lock.ts', import.meta.url));
-  const register = fileURLToPath(new URL('../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+  const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
 
   /** Another process takes the log's lock with the real lockLog and holds it for `ms`. */
   async function holder(dir: string, path: string, ms: number): Promise<ChildProcess> {

@@ -147,7 +147,7 @@ describe('writer: rotation', () => {
 describe('writer: two processes, one log', () => {
   // The writer's TypeScript source, run in child processes through the host's jiti loader.
   const source = fileURLToPath(new URL('../src/writer.ts', import.meta.url));
-  const register = fileURLToPath(new URL('../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+  const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
 
   it('two runs appending to one log at once chain their records one after the other (the lock)', async () => {
     const dir = tempDir();

@@ -163,7 +163,7 @@ const RULES: Case[] = [
   { name: 'a third-party Tool(path) rule matches its path argument', tool: 'acme:open', args: { path: '.env' }, expect: 'deny', rules: [deny('acme:open(.env)')] },
 ];
 
-const root = fileURLToPath(new URL('../../shell-analysis/src/index.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../../lib/shell-analysis/src/index.ts', import.meta.url));
 const shellReady = existsSync(root);
 
 const BASH: Case[] = [

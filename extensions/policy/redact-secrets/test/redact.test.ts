@@ -7,7 +7,7 @@ import Type from 'typebox';
 import Value from 'typebox/value';
 import { createKernel, defineTool, type ExtensionAPI, type KernelEvent, type ToolResultEvent } from '@airlock/kernel';
 import { createRedactor, createSecretScanner } from '@airlock/secrets';
-import { growth } from '../../secrets/test/linear-time.js';
+import { growth } from '../../../lib/secrets/test/linear-time.js';
 import extension, { parseAllow, redactHandler } from '../src/index.js';
 
 const GH = 'ghp_' + 'Zq9x7LmN3pR5tV8wY2bD4fH6jK1sA0cE3gI5';

@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
-import { isRoot, runAsNobody, skipUnlessNobodyCanReach } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAsNobody, skipUnlessNobodyCanReach } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 import { BackgroundJobs, createBashTool, createJobsTool, limitedShellArgs, type JobInfo } from '../src/index.js';
 import { gone, running } from './support/processes.js';
 

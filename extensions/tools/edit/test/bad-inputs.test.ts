@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { editTool } from '../src/index.js';
-import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
 const tempDir = () => makeTempDir('airlock-edit-bad-');
 

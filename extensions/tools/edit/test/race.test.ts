@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDescriptorNamingForTests } from '@airlock/tool-common';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { call, guardedKernel, NAMING, startSwapper } from '../../tool-common/test/support/race.js';
+import { call, guardedKernel, NAMING, startSwapper } from '../../../lib/tool-common/test/support/race.js';
 import { editTool } from '../src/index.js';
 
 /** Issue 19 §4 for edit: a folder on the way swapped for a link to outside, under 150 edits. */

@@ -13,9 +13,9 @@ import { makeTempDir } from '@airlock/kernel/testing';
  * be in the file at the end.
  */
 
-const kernelTesting = fileURLToPath(new URL('../../../packages/kernel/src/testing/index.ts', import.meta.url));
+const kernelTesting = fileURLToPath(new URL('../../../../packages/kernel/src/testing/index.ts', import.meta.url));
 const editSource = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-const register = fileURLToPath(new URL('../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
 // The child runs the workspace's TypeScript unbuilt, as vitest does: `source` resolves the kernel's
 // subpaths (`@airlock/kernel/util`, which edit imports at run time) to src/ rather than dist/.
 

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { createFindTool, findFd } from '../src/index.js';
-import { isRoot, runAllAsNobody, type ChildOutcome } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
 function tree(files: Record<string, string>): string {
   const dir = makeTempDir('airlock-find-');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKernel, type AccessCheck } from '@airlock/kernel';
-import { tree as makeTree } from '../../tool-common/test/support/tree.js';
+import { tree as makeTree } from '../../../lib/tool-common/test/support/tree.js';
 import { createGrepTool, findRipgrep, type GrepDetails } from '../src/index.js';
 
 /**

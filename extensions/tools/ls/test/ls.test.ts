@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { closestNames as closeNames } from '@airlock/kernel/util';
 import extension, { compareNames, lsTool, type LsDetails } from '../src/index.js';
-import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
 function tempDir(): string {
   return makeTempDir('airlock-ls-');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
-import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 import extension, { createReadTool, readStats, type ReadDetails } from '../src/index.js';
 import { closestNames as closeNames } from '@airlock/kernel/util';
 import { selectLines } from '../src/lines.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { writeTool } from '../src/index.js';
-import { editTool } from '../../tool-edit/src/index.js';
+import { editTool } from '../../edit/src/index.js';
 
 /**
  * Issue 19 §5: `printf … >> node_modules/pkg/index.js` changed a pnpm store file outside the

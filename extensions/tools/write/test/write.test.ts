@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import extension, { writeTool, type WriteDetails } from '../src/index.js';
-import { isRoot, runAsNobody } from '../../tool-common/test/support/as-unprivileged.js';
+import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
 function tempDir(): string {
   return makeTempDir('airlock-write-');

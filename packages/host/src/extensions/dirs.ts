@@ -41,12 +41,16 @@ export function hostPackageDir(): string {
   }
 }
 
+/** The workspace's extension folders by role, as pnpm-workspace.yaml lists them. */
+const WORKSPACE_EXTENSION_GROUPS = ['tools', 'policy', 'lib'] as const;
+
 /**
  * Where Airlock looks for extensions:
  * - the user's folder `<config>/extensions` (its node_modules holds what `npm i --prefix` installed);
  * - Airlock's own install: the node_modules chain above the host package;
- * - in Airlock's own workspace only, its `extensions/` folder (checked by finding this very host
- *   package at `packages/host`, so a user's unrelated pnpm workspace never counts as Airlock's).
+ * - in Airlock's own workspace only, the folders under `extensions/` that hold packages
+ *   (`tools`, `policy`, `lib`; checked by finding this very host package at `packages/host`, so a
+ *   user's unrelated pnpm workspace never counts as Airlock's).
  *
  * @example
  * const dirs = defaultExtensionDirs(process.env); // dirs.userExtensions === '~/.config/airlock/extensions'
@@ -56,7 +60,7 @@ export function defaultExtensionDirs(env: Readonly<Record<string, string | undef
   const root = dirname(dirname(hostDir));
   const builtinPackageDirs: string[] = [];
   if (existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'extensions')) && sameFolder(join(root, 'packages', basename(hostDir)), hostDir)) {
-    builtinPackageDirs.push(join(root, 'extensions'));
+    for (const group of WORKSPACE_EXTENSION_GROUPS) builtinPackageDirs.push(join(root, 'extensions', group));
   }
   return { userExtensions: join(airlockConfigDir(env, home), 'extensions'), builtinRoots: [hostDir], builtinPackageDirs };
 }

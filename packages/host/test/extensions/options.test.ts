@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { AuditOptions } from '../../../../extensions/audit-log/src/options.js';
-import { OptionsSchema as PathPolicyOptions } from '../../../../extensions/path-policy/src/options.js';
-import { BashOptions } from '../../../../extensions/tool-bash/src/index.js';
+import { AuditOptions } from '../../../../extensions/policy/audit-log/src/options.js';
+import { OptionsSchema as PathPolicyOptions } from '../../../../extensions/policy/path-policy/src/options.js';
+import { BashOptions } from '../../../../extensions/tools/bash/src/index.js';
 import { validateOptions } from '../../src/extensions/index.js';
 import { valueKindOf } from '../../src/settings/index.js';
 

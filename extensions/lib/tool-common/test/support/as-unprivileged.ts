@@ -19,7 +19,7 @@ export { NOBODY, isRoot, skipUnlessNobodyCanReach, whyNobodyCannotReach } from '
  * temp folder itself under a private folder) skips the test with a note saying why.
  */
 
-const REPO = resolve(fileURLToPath(import.meta.url), '../../../../..');
+const REPO = resolve(fileURLToPath(import.meta.url), '../../../../../..');
 // rolldown is the CLI's bundler; the tests borrow it rather than add another.
 const ROLLDOWN = createRequire(join(REPO, 'packages/cli/package.json')).resolve('rolldown');
 
@@ -63,7 +63,7 @@ export async function runAllAsNobody(pkg: string, toolExport: string, cwd: strin
   const entry = join(stage, 'entry.mjs');
   writeFileSync(
     entry,
-    `import * as tool from ${JSON.stringify(join(REPO, 'extensions', pkg, 'src/index.ts'))};
+    `import * as tool from ${JSON.stringify(join(REPO, 'extensions/tools', pkg.replace(/^tool-/, ''), 'src/index.ts'))};
 import { createTestContext } from ${JSON.stringify(join(REPO, 'packages/kernel/src/testing/index.ts'))};
 const exported = tool[${JSON.stringify(toolExport)}];
 const outcomes = [];
