@@ -16,6 +16,7 @@ export default defineConfig({
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
       // cold transpile cache on a busy 2-core machine one test can take several seconds.
+      { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'] } },

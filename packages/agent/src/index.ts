@@ -1,0 +1,3 @@
+export type { AssistantBlock, AssistantMessage, AssistantText, AssistantThinking, AssistantToolCall, Message, ModelUsage, StopReason, UserMessage } from './messages.js';
+export { textOf, toolCallsOf, userMessage } from './messages.js';
+export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
