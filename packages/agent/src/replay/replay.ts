@@ -102,13 +102,21 @@ async function replayCall(index: number, call: AssistantToolCall, recordedResult
   return differs ? { ...now, now: 'different', changed: true, difference } : { ...now, now: 'same', changed: false };
 }
 
-/** The handler, rule and reason behind a report: the deciding vote, or the first vote that asked. */
+/**
+ * The handler, rule and reason behind a report: the deciding vote (its own reason, not the text
+ * the model would read), or the first vote that asked; for a kernel decision, its reason.
+ */
 function decider(report: PreflightReport): { handler?: string; rule?: string; reason?: string } {
-  const ask = report.effect === 'ask' ? report.asks[0] : undefined;
   const source = report.source;
-  const handler = ask?.handler ?? (source !== undefined && 'handler' in source ? source.handler : source?.kind);
-  const rule = ask?.rule ?? (source?.kind === 'vote' ? source.rule : undefined);
-  const reason = ask?.reason ?? report.reason;
+  const vote =
+    report.effect === 'ask'
+      ? report.asks[0]
+      : source?.kind === 'vote'
+        ? report.votes.find((v) => v.handler === source.handler && v.rule === source.rule && v.effect === report.effect)
+        : undefined;
+  const handler = vote?.handler ?? (source !== undefined && 'handler' in source ? source.handler : source?.kind);
+  const rule = vote?.rule ?? (source?.kind === 'vote' ? source.rule : undefined);
+  const reason = vote?.reason ?? report.reason;
   return { ...(handler === undefined ? {} : { handler }), ...(rule === undefined ? {} : { rule }), ...(reason === undefined ? {} : { reason }) };
 }
 

@@ -53,7 +53,9 @@ function humanReport(report: ReplayReport, id: string): string {
   if (report.changed === 0) return `Session ${id}: all ${countOf(report.calls, 'recorded call')} would be decided as recorded${ran}.\n`;
   const rows = [['#', 'TOOL', 'ARGUMENTS', 'RECORDED', 'NOW', 'BY', 'WHY']];
   for (const r of report.rows.filter((row) => row.changed)) {
-    rows.push([String(r.index), r.tool, displayValue(r.args ?? null, { maxChars: 60 }), r.recorded, nowText(r), by(r), r.reason ?? '']);
+    // A different result was allowed as before: what differs matters, not the rule that allowed it again.
+    const differs = r.now === 'different';
+    rows.push([String(r.index), r.tool, displayValue(r.args ?? null, { maxChars: 60 }), r.recorded, nowText(r), differs ? '' : by(r), differs ? differenceText(r) : (r.reason ?? '')]);
   }
   return `${table(rows)}\nSession ${id}: ${report.changed} of ${countOf(report.calls, 'recorded call')} would now be decided differently${ran}.\n`;
 }
@@ -65,6 +67,12 @@ function nowText(r: ReplayRow): string {
     return `${NOW.different} (${parts.join(', ')})`;
   }
   return NOW[r.now];
+}
+
+function differenceText(r: ReplayRow): string {
+  const outcome = r.difference?.outcome === true ? `it ended ${r.outcomeNow}, recorded ${r.recorded}` : '';
+  const text = r.difference?.text === true ? 'its result text differs from the recorded one' : '';
+  return `ran again: ${[outcome, text].filter((p) => p !== '').join('; ')}`;
 }
 
 function by(r: ReplayRow): string {
