@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
 import type { ToolResultMessage } from '@airlock/kernel';
-import { findSession, listSessions, loadTranscript, openTranscript, SessionError, sessionsDir, transcriptListener, userMessage, type AssistantMessage } from '../src/index.js';
+import { findSession, listSessions, loadTranscript, openTranscript, resumeTranscript, SessionError, sessionsDir, transcriptListener, userMessage, type AssistantMessage } from '../src/index.js';
 
 /** Transcripts on disk: one JSONL file per session in the user's state folder, keyed by project. */
 
@@ -70,6 +70,31 @@ describe('session transcripts', () => {
     const resumed = loadTranscript(t.path);
     expect(resumed.warnings).toEqual([]);
     expect(resumed.messages.map((msg) => (msg.role === 'user' ? msg.content : ''))).toEqual(['first', 'second']);
+  });
+
+  it('resumeTranscript: the newest session (or one by prefix) is read and appended to, in the same file', () => {
+    const m = machine();
+    const older = openTranscript({ cwd: m.project, model: 'a', redact: same, where: m.where, now: () => new Date('2026-12-01T00:00:00.000Z') });
+    older.appendMessage(userMessage('old', 1));
+    older.close();
+    const newer = openTranscript({ cwd: m.project, model: 'b', redact: same, where: m.where, now: () => new Date('2026-12-02T00:00:00.000Z') });
+    newer.appendMessage(userMessage('new', 1));
+    newer.close();
+    appendFileSync(newer.path, '{"type":"mess');
+
+    const { transcript, loaded } = resumeTranscript(undefined, { cwd: join(m.project), model: 'c', redact: same, where: m.where });
+    expect(transcript.path).toBe(newer.path);
+    expect(loaded.messages).toEqual([userMessage('new', 1)]);
+    expect(loaded.warnings).toHaveLength(1);
+    transcript.appendMessage(userMessage('newer still', 2));
+    transcript.close();
+    expect(loadTranscript(newer.path).messages).toEqual([userMessage('new', 1), userMessage('newer still', 2)]);
+    expect(loadTranscript(newer.path).header.model).toBe('b');
+
+    const byPrefix = resumeTranscript('20261201', { cwd: m.project, model: 'c', redact: same, where: m.where });
+    expect(byPrefix.transcript.id).toBe(older.id);
+    byPrefix.transcript.close();
+    expect(() => resumeTranscript('1999', { cwd: m.project, model: 'c', redact: same, where: m.where })).toThrow(SessionError);
   });
 
   it('a damaged line in the middle is left out with its line number; a file without a header is refused', () => {

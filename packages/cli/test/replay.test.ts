@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
 import type { ToolCall } from '@airlock/kernel';
 import { openHost } from '@airlock/host';
-import { openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
+import { loadTranscript, openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 
@@ -124,6 +124,17 @@ describe('airlock replay', () => {
     const notATranscript = await m.airlock(['replay', join(m.project, 'notes.txt')]);
     expect(notATranscript.code).toBe(2);
     expect(notATranscript.err).toContain('is not an Airlock transcript');
+
+    // A message the redactor failed on is a marker in the transcript: replay says its calls are missing.
+    const loaded = loadTranscript(session.path);
+    const reopened = openTranscript({ cwd: m.project, model: 'x', where: { env: m.env, home: m.home }, resume: { path: session.path, header: loaded.header }, redact: () => {
+      throw new Error('scanner crashed');
+    } });
+    expect(reopened.appendMessage(userMessage('more'))).toMatchObject({ type: 'withheld' });
+    reopened.close();
+    const partial = await m.airlock(['replay', session.id]);
+    expect(partial.code).toBe(0);
+    expect(partial.err).toContain('1 message of this session withheld from the transcript (it could not be redacted): tool calls in it are not replayed.');
 
     const list = await m.airlock(['sessions']);
     expect(list.code).toBe(0);

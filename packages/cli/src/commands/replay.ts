@@ -23,6 +23,9 @@ export async function replayCommand(a: ReplayArgs, g: GlobalOptions, io: IO): Pr
   const path = transcriptPath(a.session, sessionQuery(g, io));
   const transcript = readTranscript(path);
   for (const warning of transcript.warnings) io.stderr.write(`airlock: ${displayText(warning, { maxChars: 500 })}\n`);
+  const withheld = transcript.entries.filter((e) => e.type === 'withheld').length;
+  if (withheld > 0)
+    io.stderr.write(`airlock: ${countOf(withheld, 'message')} of this session withheld from the transcript (it could not be redacted): tool calls in it are not replayed.\n`);
   const host = await openSession(g, io);
   try {
     reportDiagnostics(host, io, { verbose: g.verbose === true });
