@@ -67,19 +67,28 @@ describe('transcript redaction', () => {
     const dir = makeTempDir('airlock-transcript-withheld-');
     let calls = 0;
     const flaky = (text: string) => {
-      if (++calls > 3) throw new Error('the redactor "redact-secrets/secrets" failed: scanner crashed');
+      if (++calls > 3) throw Object.assign(new Error('the redactor "redact-secrets/secrets" failed'), { name: 'RedactionError' });
       return scrub(text);
     };
     const t = openTranscript({ cwd: dir, model: 'm', redact: flaky, where: { env: {}, home: dir }, dir: join(dir, 'sessions') });
     const entry = t.appendMessage(result);
     t.close();
-    expect(entry).toEqual({ type: 'withheld', role: 'toolResult', timestamp: 6, reason: 'withheld from the transcript because it could not be redacted: the redactor "redact-secrets/secrets" failed: scanner crashed' });
+    expect(entry).toEqual({ type: 'withheld', role: 'toolResult', timestamp: 6, reason: 'withheld from the transcript because it could not be redacted: the redactor "redact-secrets/secrets" failed' });
     expect(readFileSync(t.path, 'utf8')).not.toContain(SECRET);
     const loaded = loadTranscript(t.path);
     expect(loaded.messages).toEqual([]);
     expect(loaded.entries).toEqual([entry]);
     // Not a stub: the same message with a working redactor is written, redacted.
     expect(redactMessage(result, scrub)).toMatchObject({ role: 'toolResult', details: { stdout: '[X]' } });
+  });
+
+  it('an arbitrary error from the redact function is not quoted in the marker (it may hold the secret)', () => {
+    const dir = makeTempDir('airlock-transcript-quote-');
+    const t = openTranscript({ cwd: dir, model: 'm', redact: (text) => (text.includes(SECRET) ? (() => { throw new TypeError(`cannot handle ${text}`); })() : text), where: { env: {}, home: dir }, dir: join(dir, 'sessions') });
+    const entry = t.appendMessage({ role: 'user', content: `here: ${SECRET}`, timestamp: 9 });
+    t.close();
+    expect(entry).toEqual({ type: 'withheld', role: 'user', timestamp: 9, reason: 'withheld from the transcript because it could not be redacted: the redact function threw a TypeError (its message is not kept: it may quote the text)' });
+    expect(readFileSync(t.path, 'utf8')).not.toContain(SECRET);
   });
 
   it('refuses to open without a redact function', () => {

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import {
   createKernel,
+  redactionError,
   type EventSink,
   type Kernel,
   type KernelBatchOptions,
@@ -266,7 +267,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     blocked,
     sandbox,
     redact: (text) => {
-      if (blocked !== undefined) throw new Error(`the policy extension "${blocked.extension}" failed to load (${blocked.reason}), so nothing is written in clear`);
+      if (blocked !== undefined) throw redactionError(`the policy extension "${blocked.extension}" failed to load (${blocked.reason}), so nothing is written in clear`);
       return kernel.redactText(text);
     },
     // Extensions' listeners are on the kernel (kernel.onEvent); `o.onEvent` is the caller's own.

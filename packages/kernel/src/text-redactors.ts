@@ -5,7 +5,8 @@ import type { TextRedactor } from './contract/extension.js';
  * tool pipeline: session transcripts, anything a host writes down besides tool results (which the
  * tool_result hook's redact phase covers). Applied in registration order, each to the previous
  * one's output. A redactor that throws or answers something that is not a string fails the whole
- * redaction: the caller must then withhold the text, never write it in clear.
+ * redaction with a `RedactionError` (its message names the redactor and quotes nothing): the
+ * caller must then withhold the text, never write it in clear.
  *
  * @example
  * const redactors = new TextRedactors();
@@ -38,11 +39,22 @@ export class TextRedactors {
       try {
         next = fn(out);
       } catch (error) {
-        throw new Error(`the redactor "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+        // Its message may quote the text it failed on: kept as the cause, never in the message.
+        throw redactionError(`the redactor "${name}" failed (its own error is not shown: it may quote the text)`, error);
       }
-      if (typeof next !== 'string') throw new Error(`the redactor "${name}" answered ${next === null ? 'null' : typeof next}, not the redacted text`);
+      if (typeof next !== 'string') throw redactionError(`the redactor "${name}" answered ${next === null ? 'null' : typeof next}, not the redacted text`);
       out = next;
     }
     return out;
   }
+}
+
+/**
+ * A redaction that failed. Named so that a caller can tell its message (which quotes nothing of
+ * the text) from an arbitrary error's, which might.
+ */
+export function redactionError(message: string, cause?: unknown): Error {
+  const error = new Error(message, cause === undefined ? undefined : { cause });
+  error.name = 'RedactionError';
+  return error;
 }

@@ -24,7 +24,13 @@ describe('kernel text redactors', () => {
       kernel.registerRedactor(() => {
         throw new Error('scanner broke');
       }, { name: 'acme/broken' });
-      expect(() => kernel.redactText('secret')).toThrow('the redactor "acme/broken" failed: scanner broke');
+      expect(() => kernel.redactText('secret')).toThrow('the redactor "acme/broken" failed (its own error is not shown: it may quote the text)');
+      try {
+        kernel.redactText('secret');
+      } catch (error) {
+        expect((error as Error).name).toBe('RedactionError');
+        expect(((error as Error).cause as Error).message).toBe('scanner broke');
+      }
       const k2 = createKernel();
       k2.registerRedactor((() => undefined) as unknown as (t: string) => string, { name: 'acme/silent' });
       expect(() => k2.redactText('secret')).toThrow('the redactor "acme/silent" answered undefined, not the redacted text');

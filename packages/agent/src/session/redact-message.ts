@@ -29,15 +29,25 @@ export function redactMessage(message: Message, redact: Redact): Message | Withh
       type: 'withheld',
       role: message.role,
       timestamp: typeof message.timestamp === 'number' ? message.timestamp : Date.now(),
-      reason: `withheld from the transcript because it could not be redacted: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `withheld from the transcript because it could not be redacted: ${why(error)}`,
     };
   }
+}
+
+/**
+ * Why redaction failed, in words that quote nothing of the message: a RedactionError's message
+ * (the kernel's and the host's name the redactor only); any other error's message may quote the
+ * text it failed on, so only its kind is kept.
+ */
+function why(error: unknown): string {
+  if (error instanceof Error && error.name === 'RedactionError') return error.message;
+  return `the redact function threw ${error instanceof Error ? `a ${error.name}` : `a ${typeof error}`} (its message is not kept: it may quote the text)`;
 }
 
 function walk(value: unknown, redact: Redact, key: string | undefined, seen: WeakSet<object>): unknown {
   if (typeof value === 'string') return key !== undefined && KEPT.has(key) ? value : redact(value);
   if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value)) throw new Error('the message refers to itself, so it cannot be written as JSON');
+  if (seen.has(value)) throw Object.assign(new Error('the message refers to itself, so it cannot be written as JSON'), { name: 'RedactionError' });
   seen.add(value);
   try {
     if (Array.isArray(value)) return value.map((item) => walk(item, redact, undefined, seen));
