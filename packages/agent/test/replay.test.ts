@@ -131,6 +131,32 @@ describe('replay', () => {
     expect(report.rows[0]!.difference).toEqual({ outcome: true, text: true });
   });
 
+  it('a spilled result names its own file: a replay in another session still finds it the same', async () => {
+    const dir = makeTempDir('airlock-replay-spill-');
+    const big = defineTool({
+      name: 'big',
+      label: 'Big',
+      description: 'Print many lines.',
+      parameters: Type.Object({}),
+      replay: 'safe',
+      async execute() {
+        return { content: [{ type: 'text', text: Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n') }] };
+      },
+    });
+    const open = (sessionId: string) => {
+      const kernel = createKernel({ cwd: dir, sessionId, spill: { dir: join(dir, 'spill') } });
+      kernels.push(kernel);
+      kernel.registry.register(big, { source: 'sdk' });
+      return kernel;
+    };
+    const recorded = await open('recorded-session').executeToolCall({ id: 'call_1', name: 'big', arguments: {} });
+    const text = recorded.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+    expect(text).toContain(join(dir, 'spill', 'recorded-session'));
+    const assistant: AssistantMessage = { role: 'assistant', content: [{ type: 'toolCall', id: 'call_1', name: 'big', arguments: {} }], stopReason: 'toolUse', provider: 'scripted', model: 't', timestamp: 1 };
+    const report = await replay({ messages: [assistant, recorded] }, kernelReplayRunner(open('replay-session')));
+    expect(report.rows.map((r) => [r.now, r.changed])).toEqual([['same', false]]);
+  });
+
   it('stops between calls when the signal fires', async () => {
     const w = world();
     const controller = new AbortController();

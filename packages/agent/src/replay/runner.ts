@@ -12,8 +12,8 @@ export interface ReplayRunner {
   /** The registered tool of that name (the name preflight reports, aliases already mapped). */
   tool(name: string): AnyAgentTool | undefined;
   /**
-   * Rewrites what differs between two runs of the same call although nothing changed (the
-   * session folder in a spill path), before results are compared. Default: none.
+   * Rewrites what differs between two runs of the same call although nothing changed (the path
+   * of a spill file), before results are compared. Default: none.
    */
   normalize?(text: string): string;
 }
@@ -31,8 +31,9 @@ export function kernelReplayRunner(kernel: Kernel, options: { tools?: ToolSelect
     preflight: (call) => kernel.preflight(call, extra),
     execute: (call) => kernel.executeToolCall(call, extra),
     tool: (name) => kernel.registry.get(name)?.tool,
-    // A spill file's path names the session that wrote it: `<root>/<session>/…`. The recorded
-    // run's session is not this one, so the session folder is left out of the comparison.
-    normalize: (text) => text.split(spillRoot).map((part, i) => (i === 0 ? part : part.replace(/^[^/\\\s]+/, '<session>'))).join(spillRoot),
+    // A spill file's path names the session and the moment that wrote it
+    // (`<root>/<session>/<time>-<tool>-<random>.txt`): another run of the same call gets another
+    // path, so the path is left out of the comparison (the text around it still counts).
+    normalize: (text) => text.split(spillRoot).map((part, i) => (i === 0 ? part : part.replace(/^\S+/, '<spill file>'))).join(spillRoot),
   };
 }
