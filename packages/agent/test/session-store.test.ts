@@ -97,6 +97,14 @@ describe('session transcripts', () => {
     expect(() => resumeTranscript('1999', { cwd: m.project, model: 'c', redact: same, where: m.where })).toThrow(SessionError);
   });
 
+  it('a state folder that cannot be made is an error that says what and what to do', () => {
+    const m = machine();
+    writeFileSync(join(m.base, 'state'), 'a file where the state folder should be');
+    expect(() => openTranscript({ cwd: m.project, model: 'x', redact: same, where: m.where })).toThrow(
+      /^Cannot create the transcript folder \S+: a part of the path before the file name is a file, not a folder\. .*set XDG_STATE_HOME to one that is\.$/,
+    );
+  });
+
   it('a damaged line in the middle is left out with its line number; a file without a header is refused', () => {
     const m = machine();
     const t = openTranscript({ cwd: m.project, model: 'x', redact: same, where: m.where });

@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { KERNEL_VERSION } from '@airlock/kernel';
+import { errnoWords, errorMessage } from '@airlock/kernel/util';
 import type { Message } from '../messages.js';
 import { newSessionId } from './id.js';
 import { sessionsDir, type StateLocation } from './location.js';
@@ -61,12 +62,12 @@ export function openTranscript(options: OpenTranscriptOptions): Transcript {
   if (options.resume !== undefined) {
     path = options.resume.path;
     header = options.resume.header;
-    fd = openSync(path, EXISTING_FILE);
+    fd = attempt(`reopen the transcript ${path}`, () => openSync(path, EXISTING_FILE));
     cutTornTail(fd);
     chmodSync(path, 0o600);
   } else {
     const dir = options.dir ?? sessionsDir(options.cwd, options.where);
-    ensurePrivateFolder(dir);
+    attempt(`create the transcript folder ${dir}`, () => ensurePrivateFolder(dir));
     const started = (options.now ?? (() => new Date()))();
     header = {
       type: 'session',
@@ -77,8 +78,9 @@ export function openTranscript(options: OpenTranscriptOptions): Transcript {
       airlock: options.airlockVersion ?? KERNEL_VERSION,
       startedAt: started.toISOString(),
     };
-    path = join(dir, `${header.id}.jsonl`);
-    fd = openSync(path, NEW_FILE, 0o600);
+    const file = join(dir, `${header.id}.jsonl`);
+    path = file;
+    fd = attempt(`create the transcript ${file}`, () => openSync(file, NEW_FILE, 0o600));
     // The header's strings are the user's folder and model name; redacted like everything else.
     writeLine(fd, { ...header, cwd: redactOr(options.redact, header.cwd), model: redactOr(options.redact, header.model) });
   }
@@ -91,7 +93,7 @@ export function openTranscript(options: OpenTranscriptOptions): Transcript {
       if (!open) throw new Error(`The transcript ${path} is closed; open it again (resume) to append.`);
       const redacted = redactMessage(message, options.redact);
       const entry: TranscriptEntry = 'type' in redacted && redacted.type === 'withheld' ? redacted : { type: 'message', message: redacted as Message };
-      writeLine(fd, entry);
+      attempt(`append to the transcript ${path}`, () => writeLine(fd, entry));
       return entry;
     },
     close(): void {
@@ -112,6 +114,16 @@ export function transcriptListener(transcript: Transcript): (event: { type: stri
   return (event) => {
     if (event.type === 'message_end' && event.message !== undefined) transcript.appendMessage(event.message as Message);
   };
+}
+
+/** Run a file operation; a failure says what could not be done, why in words, and what to do. */
+function attempt<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    const words = errnoWords(error) ?? errorMessage(error);
+    throw new Error(`Cannot ${what}: ${words}. Transcripts go to $XDG_STATE_HOME/airlock/sessions (~/.local/state without it): make that folder writable, or set XDG_STATE_HOME to one that is.`, { cause: error });
+  }
 }
 
 function redactOr(redact: Redact, text: string): string {
