@@ -136,6 +136,12 @@ describe('airlock replay', () => {
     expect(partial.code).toBe(0);
     expect(partial.err).toContain('1 message of this session withheld from the transcript (it could not be redacted): tool calls in it are not replayed.');
 
+    // Replayed from another folder: said, since relative paths now resolve there.
+    const elsewhere = testIO(m.base, m.home);
+    expect(await run(['replay', session.path], elsewhere)).toBe(0);
+    expect(elsewhere.err()).toContain(`airlock: this session ran in ${m.project}; its calls are judged as if made in ${m.base} (use --cwd to judge them there).`);
+    expect(partial.err).not.toContain('this session ran in');
+
     const list = await m.airlock(['sessions']);
     expect(list.code).toBe(0);
     expect(list.out).toMatch(new RegExp(`^ID\\s+STARTED\\s+MODEL\\s+SIZE\\s+FOLDER\\n${session.id}\\s+\\S+ \\S+Z\\s+scripted:test\\s+\\S+\\s+${m.project}\\n`));

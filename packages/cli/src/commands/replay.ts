@@ -20,8 +20,12 @@ export interface ReplayArgs {
  * be denied, asked, allowed where it was refused, or different; `--strict` exits 1 on any change.
  */
 export async function replayCommand(a: ReplayArgs, g: GlobalOptions, io: IO): Promise<number> {
-  const path = transcriptPath(a.session, sessionQuery(g, io));
+  const query = sessionQuery(g, io);
+  const path = transcriptPath(a.session, query);
   const transcript = readTranscript(path);
+  // Relative paths in the calls resolve against the folder the replay runs in, not the recorded one.
+  if (transcript.header.cwd !== query.cwd)
+    io.stderr.write(`airlock: this session ran in ${displayText(transcript.header.cwd, { maxChars: 300 })}; its calls are judged as if made in ${displayText(query.cwd, { maxChars: 300 })} (use --cwd to judge them there).\n`);
   for (const warning of transcript.warnings) io.stderr.write(`airlock: ${displayText(warning, { maxChars: 500 })}\n`);
   const withheld = transcript.entries.filter((e) => e.type === 'withheld').length;
   if (withheld > 0)
