@@ -5,6 +5,8 @@ import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
+import { replayCommand } from './commands/replay.js';
+import { sessionsCommand } from './commands/sessions.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import { addExtensionCommand } from './extension-commands.js';
 import { openSession } from './session.js';
@@ -105,7 +107,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -165,6 +167,18 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .argument('[dir]', 'the folder (default: the current one)')
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+
+  program
+    .command('sessions')
+    .description("list this project's recorded sessions, newest first (for replay and run --resume)")
+    .action(async (_opts: unknown, cmd: Command) => done(await sessionsCommand(globals(cmd), io)));
+
+  program
+    .command('replay')
+    .description("judge a recorded session's tool calls by today's policy: replay-safe tools run again and are compared, others are only judged")
+    .argument('<session>', 'a session id or its prefix (see `airlock sessions`), or the path of a transcript file')
+    .option('--strict', 'exit 1 when any call would be decided differently or give a different result')
+    .action(async (session: string, opts: { strict?: boolean }, cmd: Command) => done(await replayCommand({ session, ...opts }, globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import {
   createKernel,
+  redactionError,
   type EventSink,
   type Kernel,
   type KernelBatchOptions,
@@ -100,6 +101,16 @@ export interface Host {
   readonly blocked: HostBlocked | undefined;
   /** The OS sandbox tools run processes in (`ctx.sandbox`), and its profile in words. */
   readonly sandbox: HostSandbox;
+  /**
+   * The text with every redactor extensions registered applied (redact-secrets': tokens, keys,
+   * secret environment values), for what a program writes down beside the tool pipeline, such
+   * as session transcripts. Throws when a redactor fails or a policy extension failed to load
+   * (`blocked`): the caller must withhold the text then, never write it in clear.
+   *
+   * @example
+   * openTranscript({ cwd, model, redact: host.redact, where: { env: process.env, home: homedir() } });
+   */
+  redact(text: string): string;
   execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
   batch(calls: readonly ToolCall[], options?: KernelBatchOptions): Promise<{ messages: ToolResultMessage[]; terminate: boolean }>;
   close(): Promise<void>;
@@ -255,6 +266,10 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     protectedPaths: guarded,
     blocked,
     sandbox,
+    redact: (text) => {
+      if (blocked !== undefined) throw redactionError(`the policy extension "${blocked.extension}" failed to load (${blocked.reason}), so nothing is written in clear`);
+      return kernel.redactText(text);
+    },
     // Extensions' listeners are on the kernel (kernel.onEvent); `o.onEvent` is the caller's own.
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection }),

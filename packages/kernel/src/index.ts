@@ -37,7 +37,7 @@ export type {
   TruncationService,
 } from './contract/context.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
-export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName } from './contract/extension.js';
+export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { ExecTouches, Resource, ResourceKind } from './contract/resource.js';
@@ -77,6 +77,7 @@ export type { HandlerInfo } from './bus/hooks.js';
 // Running calls.
 export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type KernelBatchOptions, type KernelOptions, type PreflightOptions } from './kernel.js';
 export type { PreflightReport } from './preflight.js';
+export { redactionError } from './text-redactors.js';
 export type { BatchOptions, BatchResult } from './run-batch.js';
 export type { Refusal } from './run-tool-call.js';
 export { MAX_VALUE_DEPTH } from './values.js';

@@ -18,6 +18,8 @@ import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry
 import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
 import type { KernelRuntime, Refusal } from './run-tool-call.js';
 import { dryRun, type PreflightReport } from './preflight.js';
+import { TextRedactors } from './text-redactors.js';
+import type { TextRedactor } from './contract/extension.js';
 
 /** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
 export const KERNEL_VERSION = '1.0.0';
@@ -94,6 +96,7 @@ export class Kernel {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly #bus: HookBus;
   readonly #access = new AccessChecks();
+  readonly #redactors = new TextRedactors();
   readonly #stuck = { count: 0 };
   readonly #onDispose = new Set<() => void | Promise<void>>();
   readonly #sandboxProfiles = new SandboxProfiles();
@@ -218,6 +221,33 @@ export class Kernel {
    */
   registerAccessCheck(check: AccessCheck, options: { name?: string } = {}): () => void {
     return this.#access.add(options.name ?? `access-check-${this.#access.size + 1}`, check);
+  }
+
+  /**
+   * Add a text redactor (see TextRedactor): what `redactText` applies to text a host writes down
+   * outside the tool pipeline, such as session transcripts. Returns a function that removes it.
+   *
+   * @example
+   * kernel.registerRedactor((text) => text.replaceAll(token, '[REDACTED]'), { name: 'me/token' });
+   */
+  registerRedactor(redactor: TextRedactor, options: { name?: string } = {}): () => void {
+    return this.#redactors.add(options.name ?? `redactor-${this.#redactors.size + 1}`, redactor);
+  }
+
+  /**
+   * The text with every registered redactor applied, in registration order (unchanged when none
+   * is registered). Throws when a redactor fails, naming it: the caller withholds the text then.
+   *
+   * @example
+   * kernel.redactText('token ghp_…'); // 'token [REDACTED:github-token#1]' with redact-secrets loaded
+   */
+  redactText(text: string): string {
+    return this.#redactors.apply(text);
+  }
+
+  /** How many text redactors are registered (a host can tell "nothing redacts" from "nothing found"). */
+  get redactorCount(): number {
+    return this.#redactors.size;
   }
 
   /**

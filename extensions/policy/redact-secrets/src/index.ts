@@ -5,7 +5,8 @@ import { redactHandler } from './handler.js';
 import { parseAllow, RedactOptions } from './options.js';
 
 /**
- * Redacts secrets in every tool result before anyone else sees them. One redactor per setup,
+ * Redacts secrets in every tool result before anyone else sees them, and gives the host the same
+ * text redactor for what it writes beside the pipeline (session transcripts). One redactor per setup,
  * and the host runs setup once per kernel session, so `[REDACTED:github-token#1]` means the same
  * token for the whole session.
  *
@@ -23,7 +24,10 @@ const extension = {
     // secret files is redacted wherever it shows up (a commit of a deleted .env, a log).
     const home = api.env.HOME || homedir();
     const scanner = options.secretFiles === 'load' ? withFileSecrets(base, () => loadFileSecrets({ home, workspace: api.cwd }), allow) : base;
-    api.on('tool_result', redactHandler(createRedactor(scanner)), { name: 'secrets', phase: 'redact' });
+    // One redactor for results and for transcripts: a token is the same placeholder in both.
+    const redactor = createRedactor(scanner);
+    api.on('tool_result', redactHandler(redactor), { name: 'secrets', phase: 'redact' });
+    api.registerRedactor?.((text) => redactor.text(text), { name: 'secrets' });
   },
 } satisfies Extension<typeof RedactOptions>;
 

@@ -12,6 +12,7 @@ import type {
   ProtectedPaths,
   RuleStore,
   SandboxProfileProvider,
+  TextRedactor,
   ToolSource,
   ToolUI,
 } from '@airlock/kernel';
@@ -59,7 +60,7 @@ export interface ApiContext {
  * `airlock call` always means the pipeline, whatever is installed. The CLI's tests check that
  * every command it defines is listed here.
  */
-export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['call', 'batch', 'tools', 'extensions', 'trust', 'help', 'version']);
+export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'help', 'version']);
 
 const COMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
@@ -259,6 +260,20 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       // A per-file check is policy: if its extension fails to load, nothing may run (fail closed).
       policy = true;
       undo.push({ what: `access check "${name}"`, run: off });
+    },
+    registerRedactor(redactor: TextRedactor, options?: { name?: string }): void {
+      refuseWhenSealed('registerRedactor');
+      const name = (namespaced(options?.name ?? 'redactor') as string) || `${ctx.extension}/redactor`;
+      let off: () => void;
+      try {
+        off = ctx.kernel.registerRedactor(redactor, { name });
+      } catch (error) {
+        registrationErrors.push({ kind: 'handler', name, error });
+        throw error;
+      }
+      // A redactor is policy: if its extension fails to load, nothing may run (fail closed).
+      policy = true;
+      undo.push({ what: `text redactor "${name}"`, run: off });
     },
     registerSandboxProfile(provider: SandboxProfileProvider): void {
       refuseWhenSealed('registerSandboxProfile');

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtensionDirs } from './types.js';
+import { airlockStateHome } from '@airlock/kernel/util';
 
 /**
  * The folders Airlock reads per user and ships from. Everything is a parameter elsewhere, so
@@ -89,6 +90,5 @@ function sameFolder(a: string, b: string): boolean {
  * airlockStateDir({ XDG_STATE_HOME: '/home/me/.st' }); // '/home/me/.st/airlock'
  */
 export function airlockStateDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
-  const xdg = env.XDG_STATE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.local', 'state'), 'airlock');
+  return airlockStateHome({ env, home });
 }

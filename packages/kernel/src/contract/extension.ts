@@ -42,6 +42,18 @@ export interface ExtensionAPI extends HookRegistrar {
    */
   registerSandboxProfile?(provider: SandboxProfileProvider): void;
   /**
+   * Add a text redactor: a pure function from text to the same text with secrets replaced. The
+   * host applies every registered redactor to what it writes down outside the tool pipeline
+   * (session transcripts: user, assistant and tool-call text, tool results), where the tool_result
+   * hook's redact phase does not reach. Synchronous; a throw (or an answer that is not a string)
+   * withholds the text instead of writing it in clear. Registering one makes the extension a
+   * policy extension: if its setup fails, nothing runs.
+   *
+   * @example
+   * api.registerRedactor?.((text) => text.replace(/ghp_[A-Za-z0-9]{36}/g, '[REDACTED]'), { name: 'tokens' });
+   */
+  registerRedactor?(redactor: TextRedactor, options?: { name?: string }): void;
+  /**
    * Add an `airlock <name>` subcommand. The name must be free: not one of the CLI's own commands
    * (`call`, `batch`, `tools`, `extensions`, `trust`, `help`) and not another extension's; a taken
    * or malformed name throws here and is a load diagnostic. `airlock --help` lists it with the
@@ -78,6 +90,9 @@ export interface ExtensionAPI extends HookRegistrar {
   /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
   readonly sandbox?: SandboxStatus;
 }
+
+/** Text in, the same text with secrets replaced out (see ExtensionAPI.registerRedactor). */
+export type TextRedactor = (text: string) => string;
 
 /**
  * A CLI subcommand an extension brings (see `ExtensionAPI.registerCommand`). Either `run` or

@@ -33,3 +33,6 @@ export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 // Errors in words: anything thrown, and Node system errors.
 export { errorMessage } from '../values.js';
 export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
+
+// Per-project state outside the project (audit logs, transcripts): one place computes the folder.
+export { airlockStateHome, projectKey, projectRoot, projectStateDir, stateHome, type StateLocation } from './project-state.js';

@@ -1,0 +1,88 @@
+import { kernelReplayRunner, loadTranscript, replay, SessionError, type LoadedTranscript, type ReplayReport, type ReplayRow } from '@airlock/agent';
+import { countOf, displayText, displayValue } from '@airlock/kernel';
+import { table } from '../format.js';
+import { EXIT, UsageError, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { openSession } from '../session.js';
+import { reportDiagnostics } from './diagnostics.js';
+import { withInterrupt } from './interrupt.js';
+import { sessionQuery, transcriptPath } from './session-query.js';
+
+export interface ReplayArgs {
+  session: string;
+  strict?: boolean;
+}
+
+/**
+ * `airlock replay <session>`: a recorded session's tool calls judged by today's settings and
+ * extensions. Calls of `replay: "safe"` tools the policy allows run again and their results are
+ * compared; every other call is only judged (kernel preflight), never run. Prints what would now
+ * be denied, asked, allowed where it was refused, or different; `--strict` exits 1 on any change.
+ */
+export async function replayCommand(a: ReplayArgs, g: GlobalOptions, io: IO): Promise<number> {
+  const query = sessionQuery(g, io);
+  const path = transcriptPath(a.session, query);
+  const transcript = readTranscript(path);
+  // Relative paths in the calls resolve against the folder the replay runs in, not the recorded one.
+  if (transcript.header.cwd !== query.cwd)
+    io.stderr.write(`airlock: this session ran in ${displayText(transcript.header.cwd, { maxChars: 300 })}; its calls are judged as if made in ${displayText(query.cwd, { maxChars: 300 })} (use --cwd to judge them there).\n`);
+  for (const warning of transcript.warnings) io.stderr.write(`airlock: ${displayText(warning, { maxChars: 500 })}\n`);
+  const withheld = transcript.entries.filter((e) => e.type === 'withheld').length;
+  if (withheld > 0)
+    io.stderr.write(`airlock: ${countOf(withheld, 'message')} of this session withheld from the transcript (it could not be redacted): tool calls in it are not replayed.\n`);
+  const host = await openSession(g, io);
+  try {
+    reportDiagnostics(host, io, { verbose: g.verbose === true });
+    const report = await withInterrupt((signal) => replay(transcript, kernelReplayRunner(host.kernel, { tools: host.selection, signal }), { signal }));
+    if (g.json) io.stdout.write(`${JSON.stringify({ session: transcript.header.id, path, calls: report.calls, changed: report.changed, rows: report.rows, warnings: transcript.warnings })}\n`);
+    else io.stdout.write(humanReport(report, transcript.header.id));
+    return a.strict === true && report.changed > 0 ? EXIT.outcome : EXIT.ok;
+  } finally {
+    await host.close();
+  }
+}
+
+/** Not a transcript, or of a newer format: a usage problem, said with its hint. */
+function readTranscript(path: string): LoadedTranscript {
+  try {
+    return loadTranscript(path);
+  } catch (error) {
+    if (error instanceof SessionError) throw new UsageError(error.message, error.hint);
+    throw error;
+  }
+}
+
+const NOW: Record<ReplayRow['now'], string> = { allow: 'allowed', ask: 'asks', deny: 'DENIED', same: 'same', different: 'DIFFERENT' };
+
+function humanReport(report: ReplayReport, id: string): string {
+  const reran = report.rows.filter((r) => r.executed).length;
+  const ran = reran === 0 ? '' : ` (${countOf(reran, 'call')} of replay-safe tools ran again)`;
+  if (report.changed === 0) return `Session ${id}: all ${countOf(report.calls, 'recorded call')} would be decided as recorded${ran}.\n`;
+  const rows = [['#', 'TOOL', 'ARGUMENTS', 'RECORDED', 'NOW', 'BY', 'WHY']];
+  for (const r of report.rows.filter((row) => row.changed)) {
+    // A different result was allowed as before: what differs matters, not the rule that allowed it again.
+    const differs = r.now === 'different';
+    rows.push([String(r.index), r.tool, displayValue(r.args ?? null, { maxChars: 60 }), r.recorded, nowText(r), differs ? '' : by(r), differs ? differenceText(r) : (r.reason ?? '')]);
+  }
+  return `${table(rows)}\nSession ${id}: ${report.changed} of ${countOf(report.calls, 'recorded call')} would now be decided differently${ran}.\n`;
+}
+
+function nowText(r: ReplayRow): string {
+  if (r.now === 'deny' && r.outcomeNow !== 'denied') return `${NOW.deny} (${r.outcomeNow})`;
+  if (r.now === 'different' && r.difference !== undefined) {
+    const parts = [r.difference.outcome ? `outcome ${r.outcomeNow}` : '', r.difference.text ? 'text' : ''].filter((p) => p !== '');
+    return `${NOW.different} (${parts.join(', ')})`;
+  }
+  return NOW[r.now];
+}
+
+function differenceText(r: ReplayRow): string {
+  const outcome = r.difference?.outcome === true ? `it ended ${r.outcomeNow}, recorded ${r.recorded}` : '';
+  const text = r.difference?.text === true ? 'its result text differs from the recorded one' : '';
+  return `ran again: ${[outcome, text].filter((p) => p !== '').join('; ')}`;
+}
+
+function by(r: ReplayRow): string {
+  if (r.handler === undefined) return '';
+  return r.rule === undefined ? r.handler : `${r.handler} (${r.rule})`;
+}
