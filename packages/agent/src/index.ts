@@ -1,3 +1,13 @@
 export type { AssistantBlock, AssistantMessage, AssistantText, AssistantThinking, AssistantToolCall, Message, ModelUsage, StopReason, UserMessage } from './messages.js';
 export { textOf, toolCallsOf, userMessage } from './messages.js';
 export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
+export { PROVIDERS, type ProviderFactoryOptions } from './providers/index.js';
+export { createOpenAIProvider, openAIStopReason, openAIUsage, toOpenAIMessages, type OpenAIProviderOptions } from './providers/openai.js';
+export { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicStopReason, createAnthropicProvider, toAnthropicMessages, type AnthropicProviderOptions } from './providers/anthropic.js';
+export { parseToolArguments, StreamedToolCalls, type ParsedToolArguments } from './providers/tool-call-json.js';
+export { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelay, retryPolicy, type RetryOptions } from './providers/retry.js';
+export { ProviderSetupError, resolveApiKey, resolveBaseURL, type ResolvedKey } from './providers/keys.js';
+export { describeProviderError } from './providers/provider-errors.js';
+export { MISSING_RESULT_TEXT, repairTranscript, wireToolCallId } from './providers/repair-transcript.js';
+export { AssistantBuilder } from './providers/assistant-builder.js';
+export { runModelStream, type StreamDriver } from './providers/run-stream.js';

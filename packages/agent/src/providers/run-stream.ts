@@ -1,0 +1,90 @@
+import type { ModelStreamEvent } from '../provider.js';
+import type { AssistantBuilder } from './assistant-builder.js';
+import { describeProviderError, headersOf, isTransient, type ErrorContext } from './provider-errors.js';
+import { isRetryableStatus, retryDelay, sleep, type RetryOptions } from './retry.js';
+
+/**
+ * The part of a streamed model request every provider shares: the attempt loop with retries,
+ * abort, and the guarantee that the stream ends with exactly one `done` or `error` event and
+ * never throws. A provider supplies how to open its stream and how to read one chunk.
+ */
+export interface StreamDriver<Chunk> {
+  builder: AssistantBuilder;
+  /** Send the request; resolves once the response headers arrived (the SDK's `create`). */
+  open(signal: AbortSignal): Promise<AsyncIterable<Chunk>>;
+  /** Feed one chunk to the builder; returns the events it made. */
+  read(chunk: Chunk): Iterable<ModelStreamEvent | undefined>;
+  /** Called when the stream ended: finish open tool calls and the like. */
+  end?(): Iterable<ModelStreamEvent | undefined>;
+  retry: Required<RetryOptions>;
+  errorContext: Omit<ErrorContext, 'retries'>;
+}
+
+/**
+ * Run one model request as a stream of events. Retries a transient failure (429, 5xx, no
+ * connection, a transient error inside the stream) only while nothing has been streamed to the
+ * consumer, so a consumer never sees text twice. The last event is `done` (`stop`, `toolUse`,
+ * `length`) or `error` (`error`, `aborted`).
+ *
+ * When the consumer stops reading early, or `signal` fires, the HTTP request is cancelled.
+ */
+export async function* runModelStream<Chunk>(driver: StreamDriver<Chunk>, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+  const { builder } = driver;
+  const own = new AbortController();
+  const forward = (): void => own.abort(signal?.reason);
+  if (signal?.aborted) forward();
+  else signal?.addEventListener('abort', forward, { once: true });
+  try {
+    yield builder.start();
+    let retries = 0;
+    for (;;) {
+      if (own.signal.aborted) return yield ended(builder, 'aborted');
+      let failure: unknown;
+      try {
+        const stream = await driver.open(own.signal);
+        for await (const chunk of stream) {
+          for (const event of driver.read(chunk)) if (event !== undefined) yield event;
+          if (own.signal.aborted) break;
+        }
+      } catch (error) {
+        failure = error;
+      }
+      if (own.signal.aborted) {
+        for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
+        return yield ended(builder, 'aborted');
+      }
+      if (failure === undefined) {
+        for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
+        if (builder.stopReason === undefined) {
+          return yield ended(builder, 'error', `${driver.errorContext.label} ended the stream before the model finished (no stop reason); the connection may have dropped. Try again.`);
+        }
+        const reason = builder.stopReason;
+        const message = builder.finish(reason, reason === 'error' ? builder.stopError : undefined);
+        return yield { type: reason === 'error' ? 'error' : 'done', message };
+      }
+      const context = { ...driver.errorContext, retries };
+      if (builder.hasContent || retries >= driver.retry.maxRetries || !isTransient(failure, isRetryableStatus)) {
+        for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
+        return yield ended(builder, 'error', describeProviderError(failure, context));
+      }
+      const wait = retryDelay(retries, driver.retry, headersOf(failure));
+      if (wait.giveUp !== undefined) return yield ended(builder, 'error', `${describeProviderError(failure, context)} ${wait.giveUp}`);
+      try {
+        await sleep(wait.delayMs, own.signal);
+      } catch {
+        return yield ended(builder, 'aborted');
+      }
+      retries++;
+      builder.reset();
+    }
+  } finally {
+    signal?.removeEventListener('abort', forward);
+    // Cancels the HTTP request when the consumer stopped early (a no-op after a normal end).
+    own.abort();
+  }
+}
+
+function ended(builder: AssistantBuilder, reason: 'error' | 'aborted', errorMessage?: string): ModelStreamEvent {
+  const message = builder.finish(reason, errorMessage ?? (reason === 'aborted' ? 'The request was aborted.' : undefined));
+  return { type: 'error', message };
+}
