@@ -105,7 +105,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           read: (event) => reader.read(event),
           end: () => builder.endOpenToolCalls(),
           retry,
-          errorContext: { label: baseURL === undefined ? 'Anthropic' : 'The Anthropic-compatible server', keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
+          errorContext: { label: baseURL === undefined ? 'Anthropic' : 'Anthropic-compatible server', keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,
       );

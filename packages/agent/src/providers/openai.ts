@@ -99,7 +99,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
           read: (chunk) => state.read(chunk),
           end: () => builder.endOpenToolCalls(),
           retry,
-          errorContext: { label: id === 'openai' && baseURL === undefined ? 'OpenAI' : `The OpenAI-compatible server`, keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
+          errorContext: { label: baseURL === undefined ? 'OpenAI' : 'OpenAI-compatible server', keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,
       );
