@@ -1,7 +1,7 @@
 export type { AssistantBlock, AssistantMessage, AssistantText, AssistantThinking, AssistantToolCall, Message, ModelUsage, StopReason, UserMessage } from './messages.js';
 export { textOf, toolCallsOf, userMessage } from './messages.js';
 export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
-export { PROVIDERS, type ProviderFactoryOptions } from './providers/index.js';
+export { PROVIDER_FACTORIES, type ProviderFactory, type ProviderSetup } from './providers/index.js';
 export { createOpenAIProvider, openAIStopReason, openAIUsage, toOpenAIMessages, type OpenAIProviderOptions } from './providers/openai.js';
 export { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicStopReason, createAnthropicProvider, toAnthropicMessages, type AnthropicProviderOptions } from './providers/anthropic.js';
 export { parseToolArguments, StreamedToolCalls, type ParsedToolArguments } from './providers/tool-call-json.js';
