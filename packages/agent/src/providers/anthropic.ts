@@ -1,5 +1,5 @@
 import { providerToolNames, toProviderTools, type ImageContent, type TextContent, type ToolResultMessage } from '@airlock/kernel';
-import Anthropic from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   ImageBlockParam,
@@ -65,14 +65,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   const envVar = options.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
   const key = resolveApiKey({ label: 'Anthropic', envVar, apiKey: options.apiKey, apiKeySource: options.apiKeySource, baseURL, env });
   const retry = retryPolicy(options.retry);
-  const client = new Anthropic({
+  const clientOptions: ClientOptions = {
     // Always explicit, so the SDK never falls back to a credential chain of its own.
     apiKey: key.key ?? 'no-key',
     baseURL: baseURL ?? DEFAULT_BASE_URL,
     maxRetries: 0, // retries are ours (retry.ts): one policy for both providers
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
     defaultHeaders: { ...options.headers, ...(key.key === undefined ? { Authorization: null, 'X-Api-Key': null } : {}) },
-  });
+  };
+  // The SDK is loaded on the first request, so a CLI run that uses another provider never pays for it.
+  let client: Promise<import('@anthropic-ai/sdk').Anthropic> | undefined;
+  const getClient = (): Promise<import('@anthropic-ai/sdk').Anthropic> => (client ??= import('@anthropic-ai/sdk').then(({ Anthropic }) => new Anthropic(clientOptions)));
   const caching = options.promptCaching ?? true;
 
   return {
@@ -101,7 +104,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       return runModelStream<RawMessageStreamEvent>(
         {
           builder,
-          open: (s) => client.messages.create(body, { signal: s }),
+          open: async (s) => (await getClient()).messages.create(body, { signal: s }),
           read: (event) => reader.read(event),
           end: () => builder.endOpenToolCalls(),
           retry,

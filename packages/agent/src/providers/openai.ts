@@ -1,5 +1,5 @@
 import { providerToolNames, toProviderTools, type ImageContent, type TextContent, type ToolResultMessage } from '@airlock/kernel';
-import OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionContentPartText, ChatCompletionMessageParam, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { AssistantMessage, Message, ModelUsage, StopReason, UserMessage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
@@ -64,14 +64,17 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
   const envVar = options.apiKeyEnv ?? 'OPENAI_API_KEY';
   const key = resolveApiKey({ label: 'OpenAI', envVar, apiKey: options.apiKey, apiKeySource: options.apiKeySource, baseURL, env });
   const retry = retryPolicy(options.retry);
-  const client = new OpenAI({
+  const clientOptions: ClientOptions = {
     // The SDK needs some key; for a keyless server the Authorization header is removed below.
     apiKey: key.key ?? 'no-key',
     baseURL: baseURL ?? DEFAULT_BASE_URL,
     maxRetries: 0, // retries are ours (retry.ts): one policy for both providers
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
     defaultHeaders: { ...options.headers, ...(key.key === undefined ? { Authorization: null } : {}) },
-  });
+  };
+  // The SDK is loaded on the first request, so a CLI run that uses another provider never pays for it.
+  let client: Promise<import('openai').OpenAI> | undefined;
+  const getClient = (): Promise<import('openai').OpenAI> => (client ??= import('openai').then(({ OpenAI }) => new OpenAI(clientOptions)));
   const maxTokensField = options.maxTokensField ?? (baseURL === undefined ? 'max_completion_tokens' : 'max_tokens');
 
   return {
@@ -95,7 +98,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
       return runModelStream<ChatCompletionChunk>(
         {
           builder,
-          open: (s) => client.chat.completions.create(body, { signal: s }),
+          open: async (s) => (await getClient()).chat.completions.create(body, { signal: s }),
           read: (chunk) => state.read(chunk),
           end: () => builder.endOpenToolCalls(),
           retry,
