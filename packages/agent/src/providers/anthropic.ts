@@ -15,7 +15,7 @@ import { AssistantBuilder } from './assistant-builder.js';
 import { resolveApiKey, resolveBaseURL } from './keys.js';
 import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId } from './repair-transcript.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
-import { runModelStream } from './run-stream.js';
+import { failedStream, runModelStream } from './run-stream.js';
 
 /** Anthropic messages (streaming), through the official `@anthropic-ai/sdk`. */
 
@@ -81,25 +81,16 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   return {
     id,
     stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      const names = providerToolNames(request.tools, 'anthropic');
+      const label = baseURL === undefined ? 'Anthropic' : 'Anthropic-compatible server';
+      let names: ReadonlyMap<string, string>;
+      let body: MessageCreateParamsStreaming;
+      try {
+        names = providerToolNames(request.tools, 'anthropic');
+        body = requestBody(request);
+      } catch (error) {
+        return failedStream(new AssistantBuilder(id, request.model, new Map()), label, error);
+      }
       const builder = new AssistantBuilder(id, request.model, names);
-      let maxTokens = request.maxTokens ?? options.defaultMaxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
-      const body: MessageCreateParamsStreaming = {
-        model: request.model,
-        messages: toAnthropicMessages(request.messages, { cacheLastTurn: caching }),
-        max_tokens: maxTokens,
-        stream: true,
-      };
-      if (request.systemPrompt !== '') {
-        body.system = [{ type: 'text', text: request.systemPrompt, ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}) }];
-      }
-      if (request.tools.length > 0) body.tools = toProviderTools(request.tools, 'anthropic') as unknown as NonNullable<typeof body.tools>;
-      if (options.thinkingBudget !== undefined) {
-        if (maxTokens <= options.thinkingBudget) maxTokens = options.thinkingBudget + maxTokens;
-        body.max_tokens = maxTokens;
-        body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };
-      }
-      // `request.temperature` is not sent: the Messages API version this SDK speaks has no such parameter.
       const reader = new EventReader(builder);
       return runModelStream<RawMessageStreamEvent>(
         {
@@ -108,12 +99,33 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           read: (event) => reader.read(event),
           end: () => builder.endOpenToolCalls(),
           retry,
-          errorContext: { label: baseURL === undefined ? 'Anthropic' : 'Anthropic-compatible server', keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
+          errorContext: { label, keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,
       );
     },
   };
+
+  function requestBody(request: ModelRequest): MessageCreateParamsStreaming {
+    let maxTokens = request.maxTokens ?? options.defaultMaxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+    const body: MessageCreateParamsStreaming = {
+      model: request.model,
+      messages: toAnthropicMessages(request.messages, { cacheLastTurn: caching }),
+      max_tokens: maxTokens,
+      stream: true,
+    };
+    if (request.systemPrompt !== '') {
+      body.system = [{ type: 'text', text: request.systemPrompt, ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}) }];
+    }
+    if (request.tools.length > 0) body.tools = toProviderTools(request.tools, 'anthropic') as unknown as NonNullable<typeof body.tools>;
+    if (options.thinkingBudget !== undefined) {
+      if (maxTokens <= options.thinkingBudget) maxTokens = options.thinkingBudget + maxTokens;
+      body.max_tokens = maxTokens;
+      body.thinking = { type: 'enabled', budget_tokens: options.thinkingBudget };
+    }
+    // `request.temperature` is not sent: the Messages API version this SDK speaks has no such parameter.
+    return body;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { AssistantBuilder } from './assistant-builder.js';
 import { resolveApiKey, resolveBaseURL } from './keys.js';
 import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId } from './repair-transcript.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
-import { runModelStream } from './run-stream.js';
+import { failedStream, runModelStream } from './run-stream.js';
 
 /**
  * OpenAI-compatible chat completions (streaming), through the official `openai` SDK. The base URL
@@ -80,20 +80,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
   return {
     id,
     stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      const names = providerToolNames(request.tools, 'openai');
-      const builder = new AssistantBuilder(id, request.model, names);
-      const body: ChatCompletionCreateParamsStreaming = {
-        model: request.model,
-        messages: toOpenAIMessages(request.systemPrompt, request.messages),
-        stream: true,
-        stream_options: { include_usage: true },
-      };
-      if (request.tools.length > 0) {
-        body.tools = toProviderTools(request.tools, 'openai', { strict: options.strictTools ?? false }) as unknown as NonNullable<typeof body.tools>;
+      const label = baseURL === undefined ? 'OpenAI' : 'OpenAI-compatible server';
+      let names: ReadonlyMap<string, string>;
+      let body: ChatCompletionCreateParamsStreaming;
+      try {
+        names = providerToolNames(request.tools, 'openai');
+        body = requestBody(request);
+      } catch (error) {
+        return failedStream(new AssistantBuilder(id, request.model, new Map()), label, error);
       }
-      if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (options.reasoningEffort !== undefined) body.reasoning_effort = options.reasoningEffort as NonNullable<typeof body.reasoning_effort>;
+      const builder = new AssistantBuilder(id, request.model, names);
       const state = new ChunkReader(builder);
       return runModelStream<ChatCompletionChunk>(
         {
@@ -102,12 +98,28 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
           read: (chunk) => state.read(chunk),
           end: () => builder.endOpenToolCalls(),
           retry,
-          errorContext: { label: baseURL === undefined ? 'OpenAI' : 'OpenAI-compatible server', keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
+          errorContext: { label, keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,
       );
     },
   };
+
+  function requestBody(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+    const body: ChatCompletionCreateParamsStreaming = {
+      model: request.model,
+      messages: toOpenAIMessages(request.systemPrompt, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) {
+      body.tools = toProviderTools(request.tools, 'openai', { strict: options.strictTools ?? false }) as unknown as NonNullable<typeof body.tools>;
+    }
+    if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (options.reasoningEffort !== undefined) body.reasoning_effort = options.reasoningEffort as NonNullable<typeof body.reasoning_effort>;
+    return body;
+  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { displayText } from '@airlock/kernel';
+
 /**
  * What a failed model request means for the person running the agent. Both SDKs throw errors of
  * the same shape (`status`, `headers`, `error` body; connection errors without a status), read
@@ -33,10 +35,24 @@ export function headersOf(error: unknown): Headers | undefined {
   return headers instanceof Headers ? headers : undefined;
 }
 
-/** No response arrived at all: refused, reset, DNS, TLS, timeout. */
+/** Socket-level failures: the connection was refused, reset or cut, with or without a response started. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** No complete response: refused, reset, cut mid-body, DNS, TLS, timeout. */
 export function isConnectionError(error: unknown): boolean {
+  if (httpStatusOf(error) !== undefined) return false;
   const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name ?? '';
-  return httpStatusOf(error) === undefined && /Connection/.test(name);
+  if (/Connection/.test(name)) return true;
+  return causes(error).some((e) => (typeof e.code === 'string' && SOCKET_CODES.has(e.code)) || e.message === 'terminated');
+}
+
+function causes(error: unknown): { code?: unknown; message?: unknown }[] {
+  const chain: { code?: unknown; message?: unknown }[] = [];
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth++) {
+    chain.push(current as { code?: unknown; message?: unknown });
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
 }
 
 /** The error type a server put in an error body (`overloaded_error`, `invalid_request_error`, …). */
@@ -88,11 +104,11 @@ export function describeProviderError(error: unknown, ctx: ErrorContext): string
     case status !== undefined:
       return `${ctx.label} answered with HTTP ${detail}.`;
     case isConnectionError(error):
-      return `Could not reach ${ctx.label} at ${ctx.baseURL} (${connectionCause(error)})${after}. Check that the server is running and the base URL is right.`;
+      return `The connection to ${ctx.label} at ${ctx.baseURL} failed (${connectionCause(error)})${after}. Check that the server is running and the base URL is right.`;
     case errorTypeOf(error) !== undefined:
       return `${ctx.label} reported an error mid-stream (${detail})${after}. Try again; if it repeats, the service may be degraded.`;
     default:
-      return `${ctx.label} request failed: ${detail !== '' ? detail : String(error)}.`;
+      return `${ctx.label} request failed: ${detail !== '' ? detail : displayText(String(error))}.`;
   }
 }
 
@@ -103,18 +119,14 @@ function serverText(error: unknown): string {
   let text: string;
   if (typeof message === 'string') text = typeof type === 'string' ? `${type}: ${message}` : message;
   else text = (error as Error | null)?.message?.replace(/^\d{3}\s*/, '') ?? '';
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text;
+  // A server's words reach a terminal: controls and invisible characters are shown escaped, never interpreted.
+  return displayText(text.replace(/\s+/g, ' ').trim(), { maxChars: MAX_SERVER_TEXT });
 }
 
 function connectionCause(error: unknown): string {
-  const chain: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
-    const e = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof e.code === 'string') return e.code;
-    if (typeof e.message === 'string' && e.message !== '') chain.push(e.message);
-    current = e.cause;
-  }
-  return chain.at(-1) ?? 'no response';
+  const chain = causes(error);
+  const code = chain.find((e) => typeof e.code === 'string')?.code as string | undefined;
+  if (code !== undefined) return code;
+  const said = chain.map((e) => e.message).filter((m): m is string => typeof m === 'string' && m !== '').at(-1);
+  return displayText(said ?? 'no response', { maxChars: MAX_SERVER_TEXT });
 }

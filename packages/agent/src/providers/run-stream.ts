@@ -88,3 +88,13 @@ function ended(builder: AssistantBuilder, reason: 'error' | 'aborted', errorMess
   const message = builder.finish(reason, errorMessage ?? (reason === 'aborted' ? 'The request was aborted.' : undefined));
   return { type: 'error', message };
 }
+
+/**
+ * The stream of a request that could not even be built (tool names that collide for this
+ * provider, a malformed transcript): `start`, then `error` saying why. Keeps `stream()` from throwing.
+ */
+export async function* failedStream(builder: AssistantBuilder, label: string, error: unknown): AsyncGenerator<ModelStreamEvent> {
+  yield builder.start();
+  const why = error instanceof Error ? error.message : String(error);
+  yield ended(builder, 'error', `Could not build the ${label} request: ${why}`);
+}

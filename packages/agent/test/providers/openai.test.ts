@@ -215,7 +215,41 @@ describe('OpenAI provider: errors and retries', () => {
     server = undefined;
     const { final } = await runProvider(createOpenAIProvider({ baseURL: url, env: {}, retry: { maxRetries: 1, baseDelayMs: 5 } }), { messages: [userMessage('go')] });
     expect(final.stopReason).toBe('error');
-    expect(final.errorMessage).toContain(`Could not reach OpenAI-compatible server at ${url} (ECONNREFUSED) after 1 retry`);
+    expect(final.errorMessage).toContain(`The connection to OpenAI-compatible server at ${url} failed (ECONNREFUSED) after 1 retry`);
+  });
+});
+
+describe('OpenAI provider: broken connections and bad input', () => {
+  it('retries a connection cut before anything was streamed', async () => {
+    const s = await serve([{ sse: [], cut: true }, { sse: openaiSSE(openaiTextChunks(['second'])) }]);
+    const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
+    expect(final.content).toEqual([{ type: 'text', text: 'second' }]);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('does not retry a connection cut after text was streamed: the turn ends in error with the text kept', async () => {
+    const s = await serve([{ sse: openaiSSE([openaiChunk({ content: 'partial' })], { done: false }), cut: true }]);
+    const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
+    expect(final.stopReason).toBe('error');
+    expect(final.content).toEqual([{ type: 'text', text: 'partial' }]);
+    expect(final.errorMessage).toMatch(/The connection to .* failed \((UND_ERR_SOCKET|ECONNRESET|terminated)\)/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('shows control characters in a server message escaped, never raw', async () => {
+    const s = await serve([{ status: 400, json: { error: { message: 'bad \u001b]52;c;ZXZpbA==\u0007 request\u202e' } } }]);
+    const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
+    expect(final.errorMessage).not.toMatch(/[\u0000-\u001f\u007f\u202e]/);
+    expect(final.errorMessage).toContain('\\u001B]52;c;ZXZpbA==');
+  });
+
+  it('ends with an error event, sending nothing, when two tools would reach the API under one name', async () => {
+    const s = await serve([]);
+    const clash = [testTools[1]!, { ...testTools[1]!, name: 'github/create_issue' }];
+    const { final, last } = await runProvider(provider(s), { messages: [userMessage('go')], tools: clash });
+    expect(last.type).toBe('error');
+    expect(final.errorMessage).toMatch(/^Could not build the OpenAI-compatible server request: /);
+    expect(s.requests).toHaveLength(0);
   });
 });
 

@@ -36,9 +36,10 @@ export type Reply =
   /**
    * A 200 SSE stream: each piece is written separately (with `gapMs` between them, default 5), so
    * the client receives them in separate reads. `hold` keeps the connection open after the last
-   * piece, until the client hangs up (for abort tests).
+   * piece, until the client hangs up (for abort tests); `cut` destroys the socket after the last
+   * piece, as a dropped connection does.
    */
-  | { sse: (string | Buffer)[]; headers?: Record<string, string>; gapMs?: number; hold?: boolean };
+  | { sse: (string | Buffer)[]; headers?: Record<string, string>; gapMs?: number; hold?: boolean; cut?: boolean };
 
 export interface ModelServer {
   /** `http://127.0.0.1:PORT` */
@@ -116,6 +117,10 @@ async function answer(res: ServerResponse, reply: Reply | undefined): Promise<bo
     await new Promise((resolve) => setTimeout(resolve, reply.gapMs ?? 5));
   }
   if (reply.hold) return false;
+  if (reply.cut) {
+    res.socket?.destroy();
+    return true;
+  }
   res.end();
   return true;
 }
