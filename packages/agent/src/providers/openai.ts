@@ -254,6 +254,8 @@ class ChunkReader {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === 'string') yield this.builder.thinking(reasoning);
     if (typeof delta.content === 'string') yield this.builder.text(delta.content);
+    // A refusal is the model's answer to the person, so it is shown as text.
+    if (typeof delta.refusal === 'string') yield this.builder.text(delta.refusal);
     for (const call of delta.tool_calls ?? []) yield* this.#toolCall(call);
     if (typeof choice.finish_reason === 'string' && (choice.finish_reason as string) !== '') {
       const mapped = openAIStopReason(choice.finish_reason);

@@ -143,6 +143,12 @@ describe('OpenAI provider: streaming', () => {
     expect(final.errorMessage).toMatch(/ended the stream before the model finished/);
   });
 
+  it('shows a streamed refusal as text', async () => {
+    const s = await serve([{ sse: openaiSSE([openaiChunk({ refusal: "I can't " }), openaiChunk({ refusal: 'help with that.' }), openaiChunk({}, 'stop')]) }]);
+    const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
+    expect(final).toMatchObject({ stopReason: 'stop', content: [{ type: 'text', text: "I can't help with that." }] });
+  });
+
   it('reads reasoning text that compatible servers stream as reasoning_content', async () => {
     const s = await serve([{ sse: openaiSSE([openaiChunk({ reasoning_content: 'Think' }), openaiChunk({ reasoning_content: 'ing.' }), openaiChunk({ content: 'Answer' }), openaiChunk({}, 'stop')]) }]);
     const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
