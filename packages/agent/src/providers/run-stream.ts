@@ -1,6 +1,6 @@
 import type { ModelStreamEvent } from '../provider.js';
 import type { AssistantBuilder } from './assistant-builder.js';
-import { describeProviderError, headersOf, isTransient, type ErrorContext } from './provider-errors.js';
+import { describeProviderError, headersOf, isConnectionError, isTransient, type ErrorContext } from './provider-errors.js';
 import { isRetryableStatus, retryDelay, sleep, type RetryOptions } from './retry.js';
 
 /**
@@ -53,6 +53,8 @@ export async function* runModelStream<Chunk>(driver: StreamDriver<Chunk>, signal
         for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
         return yield ended(builder, 'aborted');
       }
+      // The model said why it stopped before the connection broke: only trailing bookkeeping was lost.
+      if (failure !== undefined && builder.stopReason !== undefined && isConnectionError(failure)) failure = undefined;
       if (failure === undefined) {
         for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
         if (builder.stopReason === undefined) {

@@ -140,6 +140,14 @@ describe('Anthropic provider: errors and retries', () => {
     expect(s.requests).toHaveLength(2);
   });
 
+  it('keeps a finished answer whose connection broke after the stop reason arrived', async () => {
+    const events = anthropicMessageEvents([text(['done'])], 'end_turn');
+    const s = await serve([{ sse: anthropicSSE(events.slice(0, -1)), cut: true }]);
+    const { final, last } = await runProvider(provider(s), { messages: [userMessage('go')] });
+    expect(last.type).toBe('done');
+    expect(final).toMatchObject({ stopReason: 'stop', content: [{ type: 'text', text: 'done' }] });
+  });
+
   it('does not retry an error that arrives after text was streamed (the consumer already saw it)', async () => {
     const events = anthropicMessageEvents([text(['partial'])], null);
     const s = await serve([{ sse: [...anthropicSSE(events.slice(0, 3)), 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'] }]);
