@@ -75,6 +75,17 @@ describe('Anthropic provider: streaming', () => {
     expect(toolCallsOf(final)[0]!.parseError).toMatch(/not valid JSON/);
   });
 
+  it('asks for extended thinking with max_tokens above the budget, and sends no temperature', async () => {
+    const s = await serve([{ sse: anthropicSSE(anthropicMessageEvents([text(['ok'])], 'end_turn')) }]);
+    await runProvider(provider(s, { thinkingBudget: 4000, promptCaching: false }), { messages: [userMessage('go')], maxTokens: 1000, temperature: 0.5 });
+    const body = s.requests[0]!.body;
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4000 });
+    expect(body.max_tokens).toBe(5000);
+    expect(body).not.toHaveProperty('temperature');
+    expect(body.system).toEqual([{ type: 'text', text: 'You are a test.' }]);
+    expect(body.messages[0].content[0]).not.toHaveProperty('cache_control');
+  });
+
   it('maps max_tokens to stopReason length', async () => {
     const s = await serve([{ sse: anthropicSSE(anthropicMessageEvents([text(['cut']), { type: 'tool_use', id: 'toolu_c', name: 'read', json: ['{"path":"a'] }], 'max_tokens')) }]);
     const { final } = await runProvider(provider(s), { messages: [userMessage('go')], tools: testTools });

@@ -49,6 +49,16 @@ describe('OpenAI provider: streaming', () => {
     expect(request!.body.tools.map((t: any) => t.function.name)).toEqual(['read', 'github_create_issue']);
   });
 
+  it('sends maxTokens in the field asked for, reasoning effort and extra headers', async () => {
+    const s = await serve([{ sse: openaiSSE(openaiTextChunks(['ok'])) }]);
+    await runProvider(provider(s, { maxTokensField: 'max_completion_tokens', reasoningEffort: 'low', headers: { 'X-Title': 'airlock' } }), { messages: [userMessage('go')], maxTokens: 64 });
+    const request = s.requests[0]!;
+    expect(request.body).toMatchObject({ max_completion_tokens: 64, reasoning_effort: 'low' });
+    expect(request.body).not.toHaveProperty('max_tokens');
+    expect(request.body).not.toHaveProperty('tools');
+    expect(request.headers['x-title']).toBe('airlock');
+  });
+
   it('joins tool calls split across chunks (mid-string, mid-\\u escape, mid-UTF-8 byte) and maps names back', async () => {
     // The second call's arguments hold "é" as a \u00e9 escape cut in half, and "ü" raw, cut between its two UTF-8 bytes.
     const tail = Buffer.from(`data: ${JSON.stringify(call(1, { args: 'ü"}' }))}\n\n`);
