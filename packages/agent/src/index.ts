@@ -10,4 +10,4 @@ export { ProviderSetupError, resolveApiKey, resolveBaseURL, type ResolvedKey } f
 export { describeProviderError } from './providers/provider-errors.js';
 export { MISSING_RESULT_TEXT, repairTranscript, wireToolCallId } from './providers/repair-transcript.js';
 export { AssistantBuilder } from './providers/assistant-builder.js';
-export { runModelStream, type StreamDriver } from './providers/run-stream.js';
+export { DEFAULT_IDLE_TIMEOUT_MS, runModelStream, type StreamDriver } from './providers/run-stream.js';

@@ -33,6 +33,8 @@ export interface AnthropicProviderOptions {
   retry?: RetryOptions;
   /** How long to wait for the response to start, per attempt. Default 10 minutes (the SDK's). */
   timeoutMs?: number;
+  /** How long a started response may send nothing before the attempt is given up. Default 5 minutes; 0 = forever. */
+  idleTimeoutMs?: number;
   /** `max_tokens` when the request gives none (the API requires one). Default 8192. */
   defaultMaxTokens?: number;
   /**
@@ -99,6 +101,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
           read: (event) => reader.read(event),
           end: () => builder.endOpenToolCalls(),
           retry,
+          ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
           errorContext: { label, keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,

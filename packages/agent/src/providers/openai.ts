@@ -31,6 +31,8 @@ export interface OpenAIProviderOptions {
   retry?: RetryOptions;
   /** How long to wait for the response to start, per attempt. Default 10 minutes (the SDK's). */
   timeoutMs?: number;
+  /** How long a started response may send nothing before the attempt is given up. Default 5 minutes; 0 = forever. */
+  idleTimeoutMs?: number;
   /**
    * The field that carries `maxTokens`. OpenAI's current models want `max_completion_tokens`;
    * many compatible servers only know `max_tokens`. Default: `max_completion_tokens` for OpenAI's
@@ -98,6 +100,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Model
           read: (chunk) => state.read(chunk),
           end: () => builder.endOpenToolCalls(),
           retry,
+          ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
           errorContext: { label, keySource: key.source, model: request.model, baseURL: baseURL ?? DEFAULT_BASE_URL },
         },
         signal,

@@ -18,7 +18,16 @@ export interface StreamDriver<Chunk> {
   end?(): Iterable<ModelStreamEvent | undefined>;
   retry: Required<RetryOptions>;
   errorContext: Omit<ErrorContext, 'retries'>;
+  /**
+   * Give up on an attempt when the response started but no chunk arrived for this long (a stalled
+   * server); a stall before any output is retried like a dropped connection. 0 = wait forever.
+   * Default DEFAULT_IDLE_TIMEOUT_MS. Time the consumer spends on an event does not count.
+   */
+  idleTimeoutMs?: number;
 }
+
+/** Five minutes: reasoning models can think silently for minutes before their first token. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /**
  * Run one model request as a stream of events. Retries a transient failure (429, 5xx, no
@@ -30,6 +39,7 @@ export interface StreamDriver<Chunk> {
  */
 export async function* runModelStream<Chunk>(driver: StreamDriver<Chunk>, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
   const { builder } = driver;
+  const idleMs = driver.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const own = new AbortController();
   const forward = (): void => own.abort(signal?.reason);
   if (signal?.aborted) forward();
@@ -40,15 +50,27 @@ export async function* runModelStream<Chunk>(driver: StreamDriver<Chunk>, signal
     for (;;) {
       if (own.signal.aborted) return yield ended(builder, 'aborted');
       let failure: unknown;
+      // One controller per attempt, so a stalled attempt can be cut without ending the whole stream.
+      const attempt = new AbortController();
+      const cut = (): void => attempt.abort(own.signal.reason);
+      own.signal.addEventListener('abort', cut, { once: true });
+      const idle = new IdleTimer(idleMs, () => attempt.abort());
       try {
-        const stream = await driver.open(own.signal);
+        const stream = await driver.open(attempt.signal);
+        idle.arm();
         for await (const chunk of stream) {
+          idle.pause();
           for (const event of driver.read(chunk)) if (event !== undefined) yield event;
           if (own.signal.aborted) break;
+          idle.arm();
         }
       } catch (error) {
         failure = error;
+      } finally {
+        idle.pause();
+        own.signal.removeEventListener('abort', cut);
       }
+      if (idle.fired && !own.signal.aborted) failure = new StalledStream(driver.errorContext.label, idleMs);
       if (own.signal.aborted) {
         for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
         return yield ended(builder, 'aborted');
@@ -65,9 +87,11 @@ export async function* runModelStream<Chunk>(driver: StreamDriver<Chunk>, signal
         return yield { type: reason === 'error' ? 'error' : 'done', message };
       }
       const context = { ...driver.errorContext, retries };
-      if (builder.hasContent || retries >= driver.retry.maxRetries || !isTransient(failure, isRetryableStatus)) {
+      const transient = failure instanceof StalledStream || isTransient(failure, isRetryableStatus);
+      if (builder.hasContent || retries >= driver.retry.maxRetries || !transient) {
         for (const event of driver.end?.() ?? []) if (event !== undefined) yield event;
-        return yield ended(builder, 'error', describeProviderError(failure, context));
+        const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
+        return yield ended(builder, 'error', failure instanceof StalledStream ? `${failure.message}${after}. ${STALL_ADVICE}` : describeProviderError(failure, context));
       }
       const wait = retryDelay(retries, driver.retry, headersOf(failure));
       if (wait.giveUp !== undefined) return yield ended(builder, 'error', `${describeProviderError(failure, context)} ${wait.giveUp}`);
@@ -99,4 +123,38 @@ export async function* failedStream(builder: AssistantBuilder, label: string, er
   yield builder.start();
   const why = error instanceof Error ? error.message : String(error);
   yield ended(builder, 'error', `Could not build the ${label} request: ${why}`);
+}
+
+const STALL_ADVICE = 'The server may be overloaded or stuck; try again, or raise idleTimeoutMs for a model that thinks silently for long.';
+
+/** An attempt whose response stopped arriving. */
+class StalledStream extends Error {
+  constructor(label: string, ms: number) {
+    super(`${label} sent nothing for ${Math.round(ms / 100) / 10} s mid-response (idleTimeoutMs)`);
+  }
+}
+
+/** Fires once when armed for `ms` without a pause; `ms` 0 never fires. */
+class IdleTimer {
+  fired = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  arm(): void {
+    this.pause();
+    if (this.ms <= 0) return;
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      this.onIdle();
+    }, this.ms);
+  }
+
+  pause(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }

@@ -269,6 +269,37 @@ describe('OpenAI provider: broken connections and bad input', () => {
   });
 });
 
+describe('OpenAI provider: a stalled server', () => {
+  it('gives up on an attempt that sends nothing, retries it, and hangs up on the stalled one', async () => {
+    const s = await serve([{ sse: [], hold: true }, { sse: openaiSSE(openaiTextChunks(['awake'])) }]);
+    const { final } = await runProvider(provider(s, { idleTimeoutMs: 100 }), { messages: [userMessage('go')] });
+    expect(final.content).toEqual([{ type: 'text', text: 'awake' }]);
+    expect(s.requests).toHaveLength(2);
+    await s.requests[0]!.closed;
+    expect(s.requests[0]!.clientHungUp).toBe(true);
+  });
+
+  it('ends the turn when a response stops mid-way, keeping what came', async () => {
+    const s = await serve([{ sse: openaiSSE([openaiChunk({ content: 'so far' })], { done: false }), hold: true }]);
+    const { final } = await runProvider(provider(s, { idleTimeoutMs: 100 }), { messages: [userMessage('go')] });
+    expect(final.stopReason).toBe('error');
+    expect(final.content).toEqual([{ type: 'text', text: 'so far' }]);
+    expect(final.errorMessage).toMatch(/^OpenAI-compatible server sent nothing for 0.1 s mid-response \(idleTimeoutMs\)\. /);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('does not count the time a slow consumer spends on an event', async () => {
+    const s = await serve([{ sse: openaiSSE(openaiTextChunks(['a', 'b', 'c'])), gapMs: 1 }]);
+    const slow = provider(s, { idleTimeoutMs: 60 });
+    const events: string[] = [];
+    for await (const event of slow.stream({ model: 'm', systemPrompt: '', messages: [userMessage('go')], tools: [] })) {
+      events.push(event.type);
+      if (event.type === 'text_delta') await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(events.at(-1)).toBe('done');
+  });
+});
+
 describe('OpenAI provider: abort', () => {
   it('ends with aborted promptly when the signal fires mid-stream, and the server sees the socket close', async () => {
     const s = await serve([{ sse: openaiSSE([openaiChunk({ content: 'first ' })], { done: false }), hold: true }]);
