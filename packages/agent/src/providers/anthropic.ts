@@ -13,7 +13,7 @@ import type { AssistantMessage, Message, ModelUsage, StopReason, UserMessage } f
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
 import { AssistantBuilder } from './assistant-builder.js';
 import { resolveApiKey, resolveBaseURL } from './keys.js';
-import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId } from './repair-transcript.js';
+import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId, wireToolName } from './repair-transcript.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
 import { failedStream, runModelStream } from './run-stream.js';
 
@@ -179,7 +179,7 @@ function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
       case 'toolCall':
         // A call whose JSON did not parse goes back as `{}`: the API wants an object, and the
         // call's answer already told the model what was wrong.
-        return [{ type: 'tool_use', id: wireToolCallId(block.id, 'anthropic'), name: block.name.replace(/[^a-zA-Z0-9_-]/g, '_'), input: isObject(block.arguments) ? block.arguments : {} }];
+        return [{ type: 'tool_use', id: wireToolCallId(block.id, 'anthropic'), name: wireToolName(block.name, 'anthropic'), input: isObject(block.arguments) ? block.arguments : {} }];
     }
   });
 }

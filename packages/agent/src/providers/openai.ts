@@ -5,7 +5,7 @@ import type { AssistantMessage, Message, ModelUsage, StopReason, UserMessage } f
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
 import { AssistantBuilder } from './assistant-builder.js';
 import { resolveApiKey, resolveBaseURL } from './keys.js';
-import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId } from './repair-transcript.js';
+import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId, wireToolName } from './repair-transcript.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
 import { failedStream, runModelStream } from './run-stream.js';
 
@@ -189,7 +189,7 @@ function assistantToOpenAI(message: AssistantMessage): ChatCompletionMessagePara
           id: wireToolCallId(b.id, 'openai'),
           type: 'function' as const,
           // A call whose JSON did not parse goes back as `{}`: its answer already told the model why.
-          function: { name: b.name.replace(/[^a-zA-Z0-9_-]/g, '_'), arguments: JSON.stringify(b.arguments ?? {}) },
+          function: { name: wireToolName(b.name, 'openai'), arguments: JSON.stringify(b.arguments ?? {}) },
         }]
       : [],
   );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ToolResultMessage } from '@airlock/kernel';
+import { providerToolName, type ToolResultMessage } from '@airlock/kernel';
 import type { AssistantMessage, Message } from '../messages.js';
 import { toolCallsOf } from '../messages.js';
 
@@ -82,6 +82,23 @@ function missingResult(toolCallId: string, toolName: string, after: AssistantMes
 export function wireToolCallId(id: string, provider: 'openai' | 'anthropic'): string {
   const ok = provider === 'anthropic' ? /^[a-zA-Z0-9_-]{1,64}$/.test(id) : id.length > 0 && id.length <= 40;
   return ok ? id : `id_${createHash('sha256').update(id).digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * A tool name the API accepts when a past call is sent back. A call keeps the name the model
+ * wrote, which may be one no tool has (the loop answered it `not_found`), longer than the API's
+ * 64 characters or empty; sent back unchanged it would make every later request fail. Known
+ * names come out as `toProviderTools` spells them.
+ *
+ * @example
+ * wireToolName('github:create_issue', 'openai'); // 'github_create_issue'
+ * wireToolName('', 'anthropic');                 // 'unnamed_tool'
+ */
+export function wireToolName(name: string, provider: 'openai' | 'anthropic'): string {
+  const spelled = providerToolName(name, provider);
+  if (spelled === '') return 'unnamed_tool';
+  if (spelled.length <= 64) return spelled;
+  return `${spelled.slice(0, 50)}_${createHash('sha256').update(name).digest('hex').slice(0, 13)}`;
 }
 
 /** Image types both APIs accept inline. */

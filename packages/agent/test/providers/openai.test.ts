@@ -381,6 +381,20 @@ describe('OpenAI provider: the request transcript', () => {
     expect(sent[5].content[0].text).toContain('c1');
   });
 
+  it('sends back a call to a tool name the API would refuse (too long, empty) in a shape it takes', async () => {
+    const s = await serve([{ sse: openaiSSE(openaiTextChunks(['ok'])) }]);
+    const messages: Message[] = [
+      userMessage('go'),
+      assistant([{ type: 'toolCall', id: 'n1', name: 'made up/'.repeat(20), arguments: {} }, { type: 'toolCall', id: 'n2', name: '', arguments: {} }], 'toolUse'),
+      result('n1', [{ type: 'text', text: 'Tool not found' }], true),
+      result('n2', [{ type: 'text', text: 'Tool not found' }], true),
+    ];
+    await runProvider(provider(s), { messages, tools: testTools });
+    const names = s.requests[0]!.body.messages[2].tool_calls.map((c: any) => c.function.name);
+    expect(names[0]).toMatch(/^[a-zA-Z0-9_-]{64}$/);
+    expect(names[1]).toBe('unnamed_tool');
+  });
+
   it('leaves out an aborted turn and its answers, and answers a call that has no result', async () => {
     const s = await serve([{ sse: openaiSSE(openaiTextChunks(['ok'])) }]);
     const messages: Message[] = [

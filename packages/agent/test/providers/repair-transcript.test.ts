@@ -1,6 +1,6 @@
 import type { ToolResultMessage } from '@airlock/kernel';
 import { describe, expect, it } from 'vitest';
-import { MISSING_RESULT_TEXT, repairTranscript, userMessage, wireToolCallId, type AssistantMessage, type Message } from '../../src/index.js';
+import { MISSING_RESULT_TEXT, repairTranscript, userMessage, wireToolCallId, wireToolName, type AssistantMessage, type Message } from '../../src/index.js';
 
 const assistant = (ids: string[], stopReason: AssistantMessage['stopReason'] = 'toolUse'): AssistantMessage => ({
   role: 'assistant',
@@ -53,5 +53,16 @@ describe('wireToolCallId', () => {
     expect(wireToolCallId('call|x', 'openai')).toBe('call|x');
     expect(wireToolCallId('x'.repeat(41), 'openai')).toMatch(/^id_[0-9a-f]{24}$/);
     expect(wireToolCallId('a', 'openai')).not.toBe(wireToolCallId('b', 'openai'));
+  });
+});
+
+describe('wireToolName', () => {
+  it('sends back any name a model wrote in a shape the API takes', () => {
+    expect(wireToolName('read', 'openai')).toBe('read');
+    expect(wireToolName('github:create_issue', 'anthropic')).toBe('github_create_issue');
+    expect(wireToolName('', 'openai')).toBe('unnamed_tool');
+    const long = wireToolName('x'.repeat(100), 'anthropic');
+    expect(long).toMatch(/^[a-zA-Z0-9_-]{64}$/);
+    expect(long).not.toBe(wireToolName(`${'x'.repeat(99)}y`, 'anthropic'));
   });
 });
