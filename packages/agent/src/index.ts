@@ -3,7 +3,7 @@ export { textOf, toolCallsOf, userMessage } from './messages.js';
 export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
 export { PROVIDER_FACTORIES, type ProviderFactory, type ProviderSetup } from './providers/index.js';
 export { createOpenAIProvider, openAIStopReason, openAIUsage, toOpenAIMessages, type OpenAIProviderOptions } from './providers/openai.js';
-export { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicStopReason, createAnthropicProvider, toAnthropicMessages, type AnthropicProviderOptions } from './providers/anthropic.js';
+export { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicStopReason, createAnthropicProvider, toAnthropicMessages, type AnthropicMessageOptions, type AnthropicProviderOptions } from './providers/anthropic.js';
 export { parseToolArguments, StreamedToolCalls, type ParsedToolArguments } from './providers/tool-call-json.js';
 export { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelay, retryPolicy, type RetryOptions } from './providers/retry.js';
 export { ProviderSetupError, resolveApiKey, resolveBaseURL, type ResolvedKey } from './providers/keys.js';

@@ -113,7 +113,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     let maxTokens = request.maxTokens ?? options.defaultMaxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
     const body: MessageCreateParamsStreaming = {
       model: request.model,
-      messages: toAnthropicMessages(request.messages, { cacheLastTurn: caching }),
+      messages: toAnthropicMessages(request.messages, { cacheLastTurn: caching, provider: id, model: request.model }),
       max_tokens: maxTokens,
       stream: true,
     };
@@ -131,20 +131,29 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   }
 }
 
+export interface AnthropicMessageOptions {
+  /** Mark the newest user turn as a prompt-cache breakpoint. */
+  cacheLastTurn?: boolean;
+  /** Thinking goes back only in messages from this provider id and model (default `anthropic`, any model). */
+  provider?: string;
+  model?: string;
+}
+
 /**
  * Airlock messages → Anthropic messages. The transcript is repaired first (see repairTranscript).
  * Tool results become `tool_result` blocks (with `is_error`, and images inline, which the API
  * accepts there) at the start of the next user turn, as the API requires. Thinking goes back only
- * to Anthropic and only with its signature; reasoning from another provider is left out.
+ * with its signature and only to the provider and model that wrote it (a signature is not valid
+ * elsewhere); other reasoning is left out.
  *
  * @example
  * toAnthropicMessages([userMessage('hi')]); // [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
  */
-export function toAnthropicMessages(messages: readonly Message[], options: { cacheLastTurn?: boolean } = {}): MessageParam[] {
+export function toAnthropicMessages(messages: readonly Message[], options: AnthropicMessageOptions = {}): MessageParam[] {
   const out: MessageParam[] = [];
   for (const message of repairTranscript(messages)) {
     if (message.role === 'assistant') {
-      const content = assistantBlocks(message);
+      const content = assistantBlocks(message, message.provider === (options.provider ?? 'anthropic') && (options.model === undefined || message.model === options.model));
       if (content.length > 0) out.push({ role: 'assistant', content });
       continue;
     }
@@ -167,14 +176,14 @@ function userBlocks(message: UserMessage): ContentBlockParam[] {
   });
 }
 
-function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
-  const fromAnthropic = message.provider === 'anthropic';
+/** `withThinking`: the message came from this provider and model, so its signatures are valid here. */
+function assistantBlocks(message: AssistantMessage, withThinking: boolean): ContentBlockParam[] {
   return message.content.flatMap((block): ContentBlockParam[] => {
     switch (block.type) {
       case 'text':
         return block.text === '' ? [] : [{ type: 'text', text: block.text }];
       case 'thinking':
-        if (!fromAnthropic || block.signature === undefined) return [];
+        if (!withThinking || block.signature === undefined) return [];
         return block.redacted ? [{ type: 'redacted_thinking', data: block.signature }] : [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
       case 'toolCall':
         // A call whose JSON did not parse goes back as `{}`: the API wants an object, and the

@@ -216,7 +216,7 @@ describe('Anthropic provider: the request transcript', () => {
     const s = await serve([{ sse: anthropicSSE(anthropicMessageEvents([text(['seen'])], 'end_turn')) }]);
     const messages: Message[] = [
       userMessage([{ type: 'text', text: 'look' }, { type: 'image', data: PNG_1x1, mimeType: 'image/png' }]),
-      assistant([{ type: 'thinking', thinking: 'plan', signature: 'sig' }, { type: 'toolCall', id: 'toolu_1', name: 'github:create_issue', arguments: { title: 't' } }, { type: 'toolCall', id: 'toolu_2', name: 'read', arguments: { path: 'a.png' } }], 'toolUse'),
+      { ...assistant([{ type: 'thinking', thinking: 'plan', signature: 'sig' }, { type: 'toolCall', id: 'toolu_1', name: 'github:create_issue', arguments: { title: 't' } }, { type: 'toolCall', id: 'toolu_2', name: 'read', arguments: { path: 'a.png' } }], 'toolUse'), model: 'test-model' },
       result('toolu_1', [{ type: 'text', text: 'denied' }], true),
       result('toolu_2', [{ type: 'image', data: PNG_1x1, mimeType: 'image/png' }]),
       userMessage('steer: be quick'),
@@ -235,6 +235,16 @@ describe('Anthropic provider: the request transcript', () => {
       { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_1x1 } }] },
       { type: 'text', text: 'steer: be quick', cache_control: { type: 'ephemeral' } },
     ]);
+  });
+
+  it('sends thinking back only to the model that signed it', async () => {
+    const s = await serve([{ sse: anthropicSSE(anthropicMessageEvents([text(['a'])], 'end_turn')) }, { sse: anthropicSSE(anthropicMessageEvents([text(['b'])], 'end_turn')) }]);
+    const signed: AssistantMessage = { ...assistant([{ type: 'thinking', thinking: 'plan', signature: 'sig' }, { type: 'text', text: 'hi' }], 'stop'), model: 'claude-a' };
+    const messages: Message[] = [userMessage('one'), signed, userMessage('two')];
+    await runProvider(provider(s), { model: 'claude-a', messages });
+    await runProvider(provider(s), { model: 'claude-b', messages });
+    expect(s.requests[0]!.body.messages[1].content.map((b: any) => b.type)).toEqual(['thinking', 'text']);
+    expect(s.requests[1]!.body.messages[1].content.map((b: any) => b.type)).toEqual(['text']);
   });
 
   it('drops an errored turn, answers calls without results, leaves out unsigned or foreign thinking, and respells ids the API rejects', async () => {
