@@ -243,7 +243,10 @@ class ChunkReader {
   readonly #byIndex = new Map<number, string>();
   /** A call's id → its builder key, for servers that send no index. */
   readonly #byId = new Map<string, string>();
+  /** Builder key → the id the server gave that call. */
+  readonly #ids = new Map<string, string>();
   readonly #named = new Set<string>();
+  #last: string | undefined;
   #keys = 0;
 
   constructor(private readonly builder: AssistantBuilder) {}
@@ -270,31 +273,40 @@ class ChunkReader {
 
   *#toolCall(call: ToolCallDelta): Iterable<ModelStreamEvent | undefined> {
     const id = typeof call.id === 'string' && call.id !== '' ? call.id : undefined;
-    const name = typeof call.function?.name === 'string' ? call.function.name : undefined;
+    const name = typeof call.function?.name === 'string' && call.function.name !== '' ? call.function.name : undefined;
     const rawArgs: unknown = call.function?.arguments;
     // Some servers send the arguments as an object instead of JSON text.
     const args = typeof rawArgs === 'string' ? rawArgs : rawArgs !== undefined && rawArgs !== null ? JSON.stringify(rawArgs) : '';
-    let key = typeof call.index === 'number' ? this.#byIndex.get(call.index) : id !== undefined ? this.#byId.get(id) : undefined;
+    let key = this.#keyOf(call, id, name);
     // A new id under a known index is a new call (some servers send index 0 for every call).
-    if (key !== undefined && id !== undefined && this.#idOf(key) !== undefined && this.#idOf(key) !== id && this.#byId.get(id) !== key) {
+    if (key !== undefined && id !== undefined && this.#ids.has(key) && this.#ids.get(key) !== id) {
       yield this.builder.toolCallEnd(key);
       key = undefined;
     }
     if (key === undefined || !this.builder.hasToolCall(key)) {
       key = `k${this.#keys++}`;
       if (typeof call.index === 'number') this.#byIndex.set(call.index, key);
-      if (id !== undefined) this.#byId.set(id, key);
-      if (name !== undefined && name !== '') this.#named.add(key);
+      if (id !== undefined) {
+        this.#byId.set(id, key);
+        this.#ids.set(key, id);
+      }
+      if (name !== undefined) this.#named.add(key);
       yield this.builder.toolCallStart(key, id, name);
-    } else if (name !== undefined && name !== '' && !this.#named.has(key)) {
+    } else if (name !== undefined && !this.#named.has(key)) {
       this.#named.add(key);
       this.builder.toolCallName(key, name);
     }
+    this.#last = key;
     yield this.builder.toolCallDelta(key, args);
   }
 
-  #idOf(key: string): string | undefined {
-    for (const [id, k] of this.#byId) if (k === key) return id;
-    return undefined;
+  /**
+   * Which call a delta continues: by `index`; without one, by id; with neither, a delta that
+   * names no tool continues the latest call (servers that send the id and name only once).
+   */
+  #keyOf(call: ToolCallDelta, id: string | undefined, name: string | undefined): string | undefined {
+    if (typeof call.index === 'number') return this.#byIndex.get(call.index);
+    if (id !== undefined) return this.#byId.get(id);
+    return name === undefined ? this.#last : undefined;
   }
 }

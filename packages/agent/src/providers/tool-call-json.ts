@@ -131,8 +131,9 @@ export class StreamedToolCalls {
   }
 
   #uniqueId(id: string | undefined): string {
-    let out = id !== undefined && id !== '' ? id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-    for (let n = 2; this.#ids.has(out); n++) out = `${id}_${n}`;
+    const base = id !== undefined && id !== '' ? id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+    let out = base;
+    for (let n = 2; this.#ids.has(out); n++) out = `${base}_${n}`;
     this.#ids.add(out);
     return out;
   }

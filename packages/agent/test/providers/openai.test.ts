@@ -116,6 +116,25 @@ describe('OpenAI provider: streaming', () => {
     expect(final.stopReason).toBe('toolUse');
   });
 
+  it('joins the pieces of a call when the server sends no index, and the id and name only once', async () => {
+    const s = await serve([
+      {
+        sse: openaiSSE([
+          openaiChunk({ tool_calls: [{ id: 'n1', type: 'function', function: { name: 'read', arguments: '{"pa' } }] }),
+          openaiChunk({ tool_calls: [{ function: { arguments: 'th":"x"}' } }] }),
+          openaiChunk({ tool_calls: [{ id: 'n2', type: 'function', function: { name: 'read', arguments: '' } }] }),
+          openaiChunk({ tool_calls: [{ function: { arguments: '{"path":"y"}' } }] }),
+          openaiChunk({}, 'tool_calls'),
+        ]),
+      },
+    ]);
+    const { final } = await runProvider(provider(s), { messages: [userMessage('go')], tools: testTools });
+    expect(toolCallsOf(final).map((c) => [c.id, c.arguments])).toEqual([
+      ['n1', { path: 'x' }],
+      ['n2', { path: 'y' }],
+    ]);
+  });
+
   it('turns malformed arguments into a call with parseError and the raw text, not a crash', async () => {
     const s = await serve([
       {
