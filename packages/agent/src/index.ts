@@ -2,8 +2,12 @@ export type { AssistantBlock, AssistantMessage, AssistantText, AssistantThinking
 export { textOf, toolCallsOf, userMessage } from './messages.js';
 export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
 export { PROVIDER_FACTORIES, type ProviderFactory, type ProviderSetup } from './providers/index.js';
-export { createOpenAIProvider, openAIStopReason, openAIUsage, toOpenAIMessages, type OpenAIProviderOptions } from './providers/openai.js';
-export { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicStopReason, createAnthropicProvider, toAnthropicMessages, type AnthropicMessageOptions, type AnthropicProviderOptions } from './providers/anthropic.js';
+export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai.js';
+export { toOpenAIMessages } from './providers/openai-messages.js';
+export { openAIStopReason, openAIUsage } from './providers/openai-stream.js';
+export { ANTHROPIC_DEFAULT_MAX_TOKENS, createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic.js';
+export { toAnthropicMessages, type AnthropicMessageOptions } from './providers/anthropic-messages.js';
+export { anthropicStopReason } from './providers/anthropic-stream.js';
 export { parseToolArguments, StreamedToolCalls, type ParsedToolArguments } from './providers/tool-call-json.js';
 export { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelay, retryPolicy, type RetryOptions } from './providers/retry.js';
 export { ProviderSetupError, resolveApiKey, resolveBaseURL, type ResolvedKey } from './providers/keys.js';
