@@ -12,6 +12,7 @@ export { parseToolArguments, StreamedToolCalls, type ParsedToolArguments } from 
 export { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelay, retryPolicy, type RetryOptions } from './providers/retry.js';
 export { ProviderSetupError, resolveApiKey, resolveBaseURL, type ResolvedKey } from './providers/keys.js';
 export { describeProviderError } from './providers/provider-errors.js';
-export { MISSING_RESULT_TEXT, repairTranscript, wireToolCallId, wireToolName } from './providers/repair-transcript.js';
+export { MISSING_RESULT_TEXT, repairTranscript } from './providers/repair-transcript.js';
+export { wireToolCallId, wireToolName } from './providers/wire-names.js';
 export { AssistantBuilder } from './providers/assistant-builder.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, runModelStream, type StreamDriver } from './providers/run-stream.js';

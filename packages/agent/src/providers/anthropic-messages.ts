@@ -1,7 +1,9 @@
 import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/kernel';
 import type { ContentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AssistantMessage, Message, UserMessage } from '../messages.js';
-import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId, wireToolName } from './repair-transcript.js';
+import { repairTranscript } from './repair-transcript.js';
+import { isSendableImage, unsendableImageNote } from './sendable-images.js';
+import { wireToolCallId, wireToolName } from './wire-names.js';
 
 export interface AnthropicMessageOptions {
   /** Mark the newest user turn as a prompt-cache breakpoint. */

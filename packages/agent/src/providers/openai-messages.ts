@@ -1,7 +1,9 @@
 import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/kernel';
 import type { ChatCompletionContentPart, ChatCompletionContentPartText, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AssistantMessage, Message, UserMessage } from '../messages.js';
-import { isSendableImage, repairTranscript, unsendableImageNote, wireToolCallId, wireToolName } from './repair-transcript.js';
+import { repairTranscript } from './repair-transcript.js';
+import { isSendableImage, unsendableImageNote } from './sendable-images.js';
+import { wireToolCallId, wireToolName } from './wire-names.js';
 
 /**
  * Airlock messages → chat completions messages. The transcript is repaired first (see
