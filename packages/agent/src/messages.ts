@@ -26,6 +26,11 @@ export interface AssistantThinking {
   thinking: string;
   /** Provider-specific data that must travel back unchanged (Anthropic's thinking signature). */
   signature?: string;
+  /**
+   * The provider sent this reasoning encrypted (Anthropic's `redacted_thinking`): `thinking` is
+   * empty and `signature` holds the opaque data, which goes back to the same provider unchanged.
+   */
+  redacted?: boolean;
 }
 
 /**

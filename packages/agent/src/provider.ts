@@ -6,7 +6,7 @@ import type { AssistantMessage, AssistantToolCall, Message } from './messages.js
  * it a request, read its events, and the last event is always `done` or `error` carrying the
  * complete assistant message. A provider never throws for a model or network failure; it ends the
  * stream with `error` (`stopReason: 'error'`, a message saying what to do) or, when the signal
- * fires, with `stopReason: 'aborted'`.
+ * fires, with `stopReason: 'aborted'` (also on an `error` event: `done` means the model finished).
  *
  * @example
  * for await (const event of provider.stream({ model: 'gpt-5-mini', systemPrompt, messages, tools }, signal)) {

@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROVIDER_FACTORIES, userMessage } from '../../src/index.js';
+import { anthropicMessageEvents, anthropicSSE, openaiSSE, openaiTextChunks, startModelServer, type ModelServer } from '../support/model-server.js';
+import { runProvider } from '../support/provider-run.js';
+
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('provider registry', () => {
+  it('makes openai and anthropic from --model and --base-url, keys from the environment it is given', async () => {
+    server = await startModelServer([{ sse: openaiSSE(openaiTextChunks(['from openai'])) }, { sse: anthropicSSE(anthropicMessageEvents([{ type: 'text', pieces: ['from anthropic'] }], 'end_turn')) }]);
+    const setup = { cwd: process.cwd(), env: { OPENAI_API_KEY: 'sk-env', ANTHROPIC_API_KEY: 'ak-env' } };
+    const openai = await PROVIDER_FACTORIES['openai']!('gpt-test', { ...setup, baseUrl: `${server.baseURL}/v1` });
+    const anthropic = await PROVIDER_FACTORIES['anthropic']!('claude-test', { ...setup, baseUrl: server.baseURL });
+    expect([openai.id, anthropic.id]).toEqual(['openai', 'anthropic']);
+    expect((await runProvider(openai, { model: 'gpt-test', messages: [userMessage('hi')] })).final.content).toEqual([{ type: 'text', text: 'from openai' }]);
+    expect((await runProvider(anthropic, { model: 'claude-test', messages: [userMessage('hi')] })).final.content).toEqual([{ type: 'text', text: 'from anthropic' }]);
+    expect(server.requests.map((r) => [r.url, r.body.model, r.headers.authorization])).toEqual([
+      ['/v1/chat/completions', 'gpt-test', 'Bearer sk-env'],
+      ['/v1/messages', 'claude-test', 'Bearer ak-env'],
+    ]);
+  });
+
+  it('fails before any request when the vendor endpoint has no key, naming the variable', () => {
+    expect(() => PROVIDER_FACTORIES['openai']!('gpt-test', { cwd: process.cwd(), env: {} })).toThrow(/OPENAI_API_KEY/);
+    expect(() => PROVIDER_FACTORIES['anthropic']!('claude-test', { cwd: process.cwd(), env: {} })).toThrow(/ANTHROPIC_API_KEY/);
+  });
+});
