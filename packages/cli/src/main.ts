@@ -3,6 +3,7 @@ import { displayText } from '@airlock/kernel';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
+import { mcpCommand } from './commands/mcp.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
@@ -105,7 +106,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'mcp', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -165,6 +166,11 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .argument('[dir]', 'the folder (default: the current one)')
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+
+  program
+    .command('mcp')
+    .description('serve the enabled tools to an MCP client over stdio (the client starts `airlock --cwd DIR mcp`)')
+    .action(async (_opts: unknown, cmd: Command) => done(await mcpCommand(globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 
