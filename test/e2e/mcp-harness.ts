@@ -38,6 +38,6 @@ export async function connect(
 }
 
 /** The text of a tools/call result. */
-export function textOf(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((b) => (b.type === 'text' ? b.text : '')).join('');
+export function textOf(result: object): string {
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((b) => (b.type === 'text' ? b.text : '')).join('');
 }

@@ -192,7 +192,7 @@ describe('airlock mcp: approval', () => {
     const { client } = await connect(s, {
       elicit: (request) => {
         asked.push(request.params.message);
-        const schema = (request.params as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema;
+        const schema = (request.params as unknown as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema;
         expect(schema.properties.choice.enum).toContain('Allow once');
         return { action: 'accept', content: { choice: 'Allow once' } };
       },

@@ -11,7 +11,8 @@ import type { Host } from '@airlock/host';
 import type { KernelEvent, ToolCall, ToolSelection } from '@airlock/kernel';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestParamsSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import type { ElicitationUI } from './elicitation-ui.js';
 import { progressReporter, type ProgressOptions } from './progress.js';
@@ -73,12 +74,12 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<McpCallResult> => {
+  server.setRequestHandler(LooseCallToolRequest, async (request, extra): Promise<McpCallResult> => {
+    const params = callParams(request.params);
     const { selection, names } = offered;
-    const given = request.params.name;
     // An unknown name goes to the kernel as given: its not_found result lists the close names.
-    const call: ToolCall = { id: `mcp_${String(extra.requestId)}_${++sequence}`, name: names.get(given) ?? given, arguments: request.params.arguments ?? {} };
-    const token = request.params._meta?.progressToken;
+    const call: ToolCall = { id: `mcp_${String(extra.requestId)}_${++sequence}`, name: names.get(params.name) ?? params.name, arguments: params.arguments ?? {} };
+    const token = params._meta?.progressToken;
     const progress = token === undefined ? undefined : progressReporter(token, (n) => extra.sendNotification(n), options.progress);
     const onEvent =
       progress === undefined
@@ -109,6 +110,18 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * tools/call registered with a loose schema on purpose: the SDK's Server checks the request itself
+ * and answers a bad one with -32602 (invalid params); registering the strict schema would make the
+ * generic handler check it first and answer -32603 (internal error) instead.
+ */
+const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+
+/** The params, already checked by the Server (see above); parsed again only for their type. */
+function callParams(params: unknown): z.infer<typeof CallToolRequestParamsSchema> {
+  return CallToolRequestParamsSchema.parse(params);
 }
 
 function offer(selection: ToolSelection): Offered {
