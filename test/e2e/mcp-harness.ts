@@ -19,12 +19,12 @@ export interface Connected {
  */
 export async function connect(
   s: Sandbox,
-  options: { args?: string[]; elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult> } = {},
+  options: { args?: string[]; env?: Record<string, string>; elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult> } = {},
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--cwd', s.project, ...(options.args ?? []), 'mcp'],
-    env: { HOME: s.home, XDG_CONFIG_HOME: `${s.home}/.config`, PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1' },
+    env: { HOME: s.home, XDG_CONFIG_HOME: `${s.home}/.config`, PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', ...options.env },
     cwd: s.base,
     stderr: 'pipe',
   });

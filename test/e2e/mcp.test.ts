@@ -157,6 +157,21 @@ describe('airlock mcp: long calls', () => {
     expect(seen.at(-1)!.message).not.toContain('step 6\nstep');
   });
 
+  it('progress messages are redacted like the result: a secret of the environment never reaches the client', async () => {
+    const s = sandbox();
+    const secret = 'q7Vx2LmP9rT4wZ8kB3nD';
+    const { client } = await connect(s, { env: { DEPLOY_TOKEN: secret } });
+    const seen: string[] = [];
+    const result = await client.callTool(
+      { name: 'bash', arguments: { command: `printf '%s\\n' ${secret}; sleep 0.8; echo done` } },
+      CallToolResultSchema,
+      { onprogress: (p) => void seen.push(p.message ?? ''), timeout: 30_000 },
+    );
+    expect(textOf(result)).toContain('[REDACTED:env:DEPLOY_TOKEN#1]');
+    expect(seen.some((m) => m.includes('[REDACTED:env:DEPLOY_TOKEN'))).toBe(true);
+    expect(JSON.stringify(seen) + JSON.stringify(result)).not.toContain(secret);
+  });
+
   it('cancelling a call (notifications/cancelled) ends its process at once, and the server keeps answering', async () => {
     const s = sandbox();
     const { client } = await connect(s);
