@@ -66,10 +66,11 @@ describe('airlock mcp: bad input', () => {
       server.send('[{"jsonrpc":"2.0","id":4,"method":"tools/list"}]');
       server.send('{"jsonrpc":"2.0","id":5,"method":"no/such/method"}');
       server.send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{}}}');
+      server.send('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read","arguments":"a.txt"}}');
       server.send('{"jsonrpc":"2.0","method":"notifications/unknown"}');
       server.send('');
       server.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}\r');
-      const replies = await server.replies(8);
+      const replies = await server.replies(9);
       const byId = (id: unknown) => replies.filter((r) => r.id === id);
       expect(byId(1)[0]?.result?.serverInfo).toMatchObject({ name: 'airlock' });
       const anonymous = byId(null).map((r) => r.error!.code);
@@ -81,7 +82,8 @@ describe('airlock mcp: bad input', () => {
       expect(byId(6)[0]?.error?.code).toBe(-32602); // tools/call without a name: the params are wrong
       expect(byId(6)[0]?.error?.message).toContain('Invalid tools/call request');
       expect(byId(7)[0]?.result?.content).toEqual([{ type: 'text', text: 'still here\n' }]);
-      expect(replies).toHaveLength(8);
+      expect(byId(8)[0]?.error?.code).toBe(-32602); // arguments must be an object
+      expect(replies).toHaveLength(9);
       server.end();
       expect(await server.exited).toBe(0);
     } finally {
