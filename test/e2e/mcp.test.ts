@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,19 @@ describe('airlock mcp: tools/call through the kernel', () => {
     expect(result.isError).toBe(false);
     expect(result.content).toEqual([{ type: 'text', text: 'first line\nsecond line\n' }]);
     expect(result._meta).toEqual({ 'airlock/outcome': 'ok' });
+  });
+
+  it('an image comes back as an MCP image block (base64 and its MIME type), next to its text', async () => {
+    const s = sandbox();
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    writeFileSync(join(s.project, 'dot.png'), Buffer.from(png, 'base64'));
+    const { client } = await connect(s);
+    const result = await client.callTool({ name: 'read', arguments: { path: 'dot.png' } });
+    expect(result.isError, textOf(result)).toBe(false);
+    const blocks = result.content as { type: string; data?: string; mimeType?: string }[];
+    const image = blocks.find((b) => b.type === 'image');
+    expect(image?.mimeType).toBe('image/png');
+    expect(Buffer.from(image!.data!, 'base64').equals(Buffer.from(png, 'base64'))).toBe(true);
   });
 
   it('a denied call (.env) is an error result with the policy text, never the secret, and the audit log has it', async () => {
