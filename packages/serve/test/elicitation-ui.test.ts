@@ -62,7 +62,7 @@ describe('createElicitationUI', () => {
     const { ui } = await pair(async (request) => {
       calls++;
       if (calls === 1) return new Promise<ElicitResult>(() => {}); // a person who walked away
-      return { action: 'accept', content: { choice: (request.params as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema.properties.choice.enum[0]! } };
+      return { action: 'accept', content: { choice: (request.params as unknown as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema.properties.choice.enum[0]! } };
     });
     const started = Date.now();
     expect(await ui.select('Allow?', ['Allow once', 'Deny'], { timeoutMs: 200 })).toBeUndefined();
