@@ -58,9 +58,11 @@ describe('airlock mcp: bad input', () => {
     s.write('project/a.txt', 'still here\n');
     const server = start(s);
     try {
+      server.send('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":"none"}}');
       server.send(initialize);
       server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
       server.send('this is not json');
+      server.send('{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"cursor":5}}');
       server.send('{"jsonrpc":"2.0","id":2,"method":');
       server.send('{"id":3,"hello":"world"}');
       server.send('[{"jsonrpc":"2.0","id":4,"method":"tools/list"}]');
@@ -70,7 +72,7 @@ describe('airlock mcp: bad input', () => {
       server.send('{"jsonrpc":"2.0","method":"notifications/unknown"}');
       server.send('');
       server.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}\r');
-      const replies = await server.replies(9);
+      const replies = await server.replies(11);
       const byId = (id: unknown) => replies.filter((r) => r.id === id);
       expect(byId(1)[0]?.result?.serverInfo).toMatchObject({ name: 'airlock' });
       const anonymous = byId(null).map((r) => r.error!.code);
@@ -83,7 +85,10 @@ describe('airlock mcp: bad input', () => {
       expect(byId(6)[0]?.error?.message).toContain('Invalid tools/call request');
       expect(byId(7)[0]?.result?.content).toEqual([{ type: 'text', text: 'still here\n' }]);
       expect(byId(8)[0]?.error?.code).toBe(-32602); // arguments must be an object
-      expect(replies).toHaveLength(9);
+      // Bad params of initialize and tools/list: -32602 naming the field, not the SDK's -32603.
+      expect(byId(0)[0]?.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.protocolVersion') });
+      expect(byId(10)[0]?.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.cursor') });
+      expect(replies).toHaveLength(11);
       server.end();
       expect(await server.exited).toBe(0);
     } finally {

@@ -11,11 +11,12 @@ import type { Host } from '@airlock/host';
 import type { KernelEvent, ToolCall, ToolSelection } from '@airlock/kernel';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestParamsSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestParamsSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import type { ElicitationUI } from './elicitation-ui.js';
 import { progressReporter, type ProgressOptions } from './progress.js';
+import { paramsProblem } from './request-params.js';
 import { mcpToolSet, type ListedTool } from './tool-list.js';
 
 export interface McpServerOptions {
@@ -101,7 +102,19 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
     get tools() {
       return offered.tools;
     },
-    connect: (transport) => server.connect(transport),
+    async connect(transport) {
+      await server.connect(transport);
+      // Between the transport and the SDK's dispatch: bad params get -32602, not the SDK's -32603.
+      const dispatch = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        const problem = paramsProblem(message);
+        if (problem === undefined) return dispatch?.(message, extra);
+        const id = (message as { id: string | number }).id;
+        void transport
+          .send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${(message as { method: string }).method}: ${problem}` } })
+          .catch((error: Error) => log(`mcp: could not answer a request with invalid params: ${error.message}`));
+      };
+    },
     setTools(chosen) {
       const next = offer(chosen === undefined ? host.selection : narrowed(host, chosen));
       const changed = JSON.stringify(next.tools) !== JSON.stringify(offered.tools);
