@@ -3,7 +3,6 @@ import { displayText } from '@airlock/kernel';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
-import { mcpCommand } from './commands/mcp.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
@@ -170,7 +169,8 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
   program
     .command('mcp')
     .description('serve the enabled tools to an MCP client over stdio (the client starts `airlock --cwd DIR mcp`)')
-    .action(async (_opts: unknown, cmd: Command) => done(await mcpCommand(globals(cmd), io)));
+    // Loaded only for this command: the MCP SDK (zod schemas, ajv) would add to every command's start-up.
+    .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/mcp.js')).mcpCommand(globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 
