@@ -82,7 +82,7 @@ describe('airlock mcp: bad input', () => {
       expect(byId(3)[0]?.error?.code).toBe(-32600);
       expect(byId(5)[0]?.error?.code).toBe(-32601);
       expect(byId(6)[0]?.error?.code).toBe(-32602); // tools/call without a name: the params are wrong
-      expect(byId(6)[0]?.error?.message).toContain('Invalid tools/call request');
+      expect(byId(6)[0]?.error?.message).toContain('params.name');
       expect(byId(7)[0]?.result?.content).toEqual([{ type: 'text', text: 'still here\n' }]);
       expect(byId(8)[0]?.error?.code).toBe(-32602); // arguments must be an object
       // Bad params of initialize and tools/list: -32602 naming the field, not the SDK's -32603.

@@ -2,15 +2,15 @@
  * The params of the requests this server answers, checked before the SDK sees them. The SDK's
  * generic handler answers a request whose params do not fit its schema with -32603 (internal
  * error), which tells a client the server broke; JSON-RPC's answer is -32602 (invalid params),
- * naming what is wrong. tools/call is left out: the SDK's Server checks it itself and answers
- * -32602 already (see server.ts).
+ * naming what is wrong.
  */
-import { InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const CHECKED = new Map<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>([
   ['initialize', InitializeRequestSchema],
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
 ]);
 
 /**

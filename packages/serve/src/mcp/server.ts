@@ -11,8 +11,7 @@ import type { Host } from '@airlock/host';
 import type { KernelEvent, ToolCall, ToolSelection } from '@airlock/kernel';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestParamsSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toMcpResult, type McpCallResult } from './call-result.js';
 import type { ElicitationUI } from './elicitation-ui.js';
 import { progressReporter, type ProgressOptions } from './progress.js';
@@ -75,8 +74,7 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.tools }));
 
-  server.setRequestHandler(LooseCallToolRequest, async (request, extra): Promise<McpCallResult> => {
-    const params = callParams(request.params);
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra): Promise<McpCallResult> => {
     const { selection, names } = offered;
     // An unknown name goes to the kernel as given: its not_found result lists the close names.
     const call: ToolCall = { id: `mcp_${String(extra.requestId)}_${++sequence}`, name: names.get(params.name) ?? params.name, arguments: params.arguments ?? {} };
@@ -123,18 +121,6 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
     },
     close: () => server.close(),
   };
-}
-
-/**
- * tools/call registered with a loose schema on purpose: the SDK's Server checks the request itself
- * and answers a bad one with -32602 (invalid params); registering the strict schema would make the
- * generic handler check it first and answer -32603 (internal error) instead.
- */
-const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
-
-/** The params, already checked by the Server (see above); parsed again only for their type. */
-function callParams(params: unknown): z.infer<typeof CallToolRequestParamsSchema> {
-  return CallToolRequestParamsSchema.parse(params);
 }
 
 function offer(selection: ToolSelection): Offered {
