@@ -1,28 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gone, running } from '../../extensions/tools/bash/test/support/processes.js';
+import { gone, pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
 import { sandbox } from './harness.js';
 
 /** Issue 19 §5 through the real CLI: no process of a call outlives the session. */
-
-/**
- * Host pids of processes whose argv is exactly `argv`. A pid echoed by the command itself is no
- * use here: inside the OS sandbox the command has its own PID namespace, so `$!` is a small
- * number that means another process (or none) on the host.
- */
-function pidsRunning(argv: readonly string[]): number[] {
-  const want = `${argv.join('\0')}\0`;
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'latin1') === want && running(Number(name))) found.push(Number(name));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return found;
-}
 
 const pids: number[] = [];
 afterEach(() => {

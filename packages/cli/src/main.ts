@@ -107,7 +107,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -179,6 +179,12 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .argument('<session>', 'a session id or its prefix (see `airlock sessions`), or the path of a transcript file')
     .option('--strict', 'exit 1 when any call would be decided differently or give a different result')
     .action(async (session: string, opts: { strict?: boolean }, cmd: Command) => done(await replayCommand({ session, ...opts }, globals(cmd), io)));
+
+  program
+    .command('mcp')
+    .description('serve the enabled tools to an MCP client over stdio (the client starts `airlock --cwd DIR mcp`)')
+    // Loaded only for this command: the MCP SDK (zod schemas, ajv) would add to every command's start-up.
+    .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/mcp.js')).mcpCommand(globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 

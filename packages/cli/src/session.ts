@@ -1,5 +1,5 @@
 import { openHost, type Host } from '@airlock/host';
-import { displayText } from '@airlock/kernel';
+import { displayText, type ToolUI } from '@airlock/kernel';
 import { UsageError, type IO } from './io.js';
 import type { GlobalOptions } from './main.js';
 import { resolve } from 'node:path';
@@ -7,9 +7,10 @@ import { resolve } from 'node:path';
 /**
  * Open the host the way the global flags say: settings discovered from --cwd (or --settings),
  * the flags as the CLI settings layer, trust from --trust / --no-trust. Settings and load
- * problems that stop everything become usage errors (exit code 2).
+ * problems that stop everything become usage errors (exit code 2). `ui` replaces the dialogs the
+ * terminal would show (a server asks its client instead).
  */
-export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
+export async function openSession(g: GlobalOptions, io: IO, ui?: ToolUI): Promise<Host> {
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   try {
     return await openHost({
@@ -25,6 +26,7 @@ export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
       },
       ...(g.trust === undefined ? {} : { trust: g.trust }),
       interactive: io.isTTY,
+      ...(ui === undefined ? {} : { ui }),
       env: io.env,
       // Extensions write these lines, often quoting a tool's or a model's words.
       log: (line) => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`),
