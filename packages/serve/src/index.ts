@@ -2,3 +2,4 @@
 // (JSON-RPC 2.0 over JSON lines). Each is a library first; the CLI's `airlock mcp` and
 // `airlock serve --stdio` only open the host and connect stdio.
 export {};
+export * from './rpc/index.js';
