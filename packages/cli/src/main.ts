@@ -5,6 +5,7 @@ import { callCommand } from './commands/call.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
+import { serveCommand } from './commands/serve.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import { addExtensionCommand } from './extension-commands.js';
 import { openSession } from './session.js';
@@ -105,7 +106,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'serve', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -165,6 +166,14 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .argument('[dir]', 'the folder (default: the current one)')
     .option('--revoke', 'stop trusting it (remember "untrusted")')
     .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+
+  program
+    .command('serve')
+    .description('answer JSON-RPC 2.0 requests (tools/list, tools/call, …) from another program over stdin/stdout (docs/rpc.md)')
+    .option('--stdio', 'JSON lines on stdin and stdout (the only transport so far)')
+    .addOption(new Option('--dialog-timeout-ms <ms>', 'an approval prompt the client leaves unanswered this long is a deny (default 120000)').argParser(positiveInt))
+    .addOption(new Option('--max-line-bytes <n>', 'refuse a longer request line (default 8388608)').argParser(positiveInt))
+    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 

@@ -1,4 +1,5 @@
 import { openHost, type Host } from '@airlock/host';
+import type { ToolUI } from '@airlock/kernel';
 import { displayText } from '@airlock/kernel';
 import { UsageError, type IO } from './io.js';
 import type { GlobalOptions } from './main.js';
@@ -7,9 +8,10 @@ import { resolve } from 'node:path';
 /**
  * Open the host the way the global flags say: settings discovered from --cwd (or --settings),
  * the flags as the CLI settings layer, trust from --trust / --no-trust. Settings and load
- * problems that stop everything become usage errors (exit code 2).
+ * problems that stop everything become usage errors (exit code 2). `more.ui`: a command's own
+ * dialogs (a server's client) instead of the terminal's.
  */
-export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
+export async function openSession(g: GlobalOptions, io: IO, more: { ui?: ToolUI } = {}): Promise<Host> {
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   try {
     return await openHost({
@@ -29,6 +31,7 @@ export async function openSession(g: GlobalOptions, io: IO): Promise<Host> {
       // Extensions write these lines, often quoting a tool's or a model's words.
       log: (line) => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`),
       ...(io.bundled === undefined ? {} : { bundled: io.bundled }),
+      ...(more.ui === undefined ? {} : { ui: more.ui }),
     });
   } catch (error) {
     const e = error as { message?: string; hint?: string };

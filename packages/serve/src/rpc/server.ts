@@ -105,6 +105,11 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
   async function serve(host: ServedHost): Promise<void> {
     if (reader !== undefined) throw new Error('serve() was already called; one server serves one host');
     const done = new Promise<void>((resolve) => (finished = resolve));
+    // Shut down before serving began (a signal while the host was opening): serve nothing.
+    if (draining) {
+      finished = undefined;
+      return;
+    }
 
     const onEvent = (event: KernelEvent): void => {
       // Progress is what a slow reader can do without: dropped while the output is backed up.
