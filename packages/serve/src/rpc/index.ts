@@ -5,3 +5,4 @@ export { classify, RPC_ERRORS, RpcError, type Incoming, type RpcErrorObject, typ
 export { METHODS, SERVER_MESSAGES, EVENT_TYPES, type MethodName, type MethodSpec, type ParamsOf, type ResultOf } from './schemas.js';
 export { checkParams } from './params.js';
 export { readLines, writeLines } from './json-lines.js';
+export { renderRpcSchemas, withRpcSchemas } from './doc-schemas.js';
