@@ -19,6 +19,7 @@ const BENCHES = {
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },
   redact: { module: './redact/main.mjs', needs: { build: false, peer: false } },
+  'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):
