@@ -105,6 +105,35 @@ describe('airlock serve: a slow reader and the end of input', () => {
     expect(new Set(s.received.map((m) => m.id))).toEqual(new Set(Array.from({ length: count }, (_, i) => i)));
   });
 
+  it('runs at most maxRunningCalls calls at once; the others wait in line, where abort reaches them too', async () => {
+    const s = await session({ settings: { permissions: { allow: ['bash(sleep *)'] } }, server: { maxRunningCalls: 2 } });
+    await s.request('events/subscribe', { types: ['tool_execution_start'] }, 'sub');
+    for (let i = 0; i < 5; i++) s.send('tools/call', { name: 'bash', arguments: { command: 'sleep 0.4' } }, `w${i}`);
+    await new Promise((r) => setTimeout(r, 250));
+    const started = () => s.received.filter((m) => m.method === 'events/event').map((m) => m.params.event.toolCallId);
+    expect(started()).toEqual(['w0', 'w1']);
+    // w4 waits; abort it there: when its turn comes it answers "aborted" without running.
+    expect((await s.request('abort', { id: 'w4' })).result).toEqual({ aborted: 1 });
+    const answers = await Promise.all([0, 1, 2, 3, 4].map((i) => s.answerTo(`w${i}`)));
+    expect(answers.map((a) => a.result.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'aborted']);
+    // Other methods never wait for a slot.
+    expect((await s.request('initialize', {})).result.maxRunningCalls).toBe(2);
+  });
+
+  it('stops reading input while the line of waiting calls is full', async () => {
+    const s = await session({ settings: { permissions: { allow: ['bash(sleep *)'] } }, server: { maxRunningCalls: 1, maxWaitingCalls: 2 } });
+    for (let i = 0; i < 20; i++) {
+      s.send('tools/call', { name: 'bash', arguments: { command: 'sleep 0.2' } }, `q${i}`);
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    // One running, two waiting, the rest still unread in the input stream.
+    const oneRequest = Buffer.byteLength(`${JSON.stringify({ jsonrpc: '2.0', id: 'q10', method: 'tools/call', params: { name: 'bash', arguments: { command: 'sleep 0.2' } } })}\n`);
+    expect(Math.round((s.input.readableLength + s.input.writableLength) / oneRequest)).toBeGreaterThanOrEqual(16);
+    s.server.shutdown({ abort: true });
+    await s.served;
+  });
+
   it('at the end of input, running calls finish and answer before serve() resolves', async () => {
     const s = await session({ settings: { permissions: { allow: ['bash(sleep *)'] } } });
     s.send('tools/call', { name: 'bash', arguments: { command: 'sleep 0.3; echo done' } }, 'last');

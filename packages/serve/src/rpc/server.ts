@@ -16,6 +16,13 @@ import { METHODS, type MethodName, type ParamsOf, type ResultOf } from './schema
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** The longest a dialog waits for the client's answer before it counts as "no". */
 export const DEFAULT_DIALOG_TIMEOUT_MS = 120_000;
+/** Requests that run tools (call, batch, preflight) at once; more wait in line, in arrival order. */
+export const DEFAULT_MAX_RUNNING_CALLS = 64;
+/** Requests waiting in that line; past this the server reads no more input until the line shortens. */
+export const DEFAULT_MAX_WAITING_CALLS = 1024;
+
+/** The methods that take a slot: they run tools (or policy handlers) and may take long. */
+const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight']);
 
 /** What the server needs of a host (an `openHost` result has all of it). */
 export type ServedHost = Pick<Host, 'kernel' | 'selection' | 'blocked' | 'execute' | 'batch'>;
@@ -31,6 +38,10 @@ export interface RpcServerOptions {
   maxLineBytes?: number;
   /** Default DEFAULT_DIALOG_TIMEOUT_MS; a dialog's own shorter limit wins. */
   dialogTimeoutMs?: number;
+  /** Default DEFAULT_MAX_RUNNING_CALLS. */
+  maxRunningCalls?: number;
+  /** Default DEFAULT_MAX_WAITING_CALLS. */
+  maxWaitingCalls?: number;
   /** Reported by initialize. */
   version?: string;
 }
@@ -56,6 +67,11 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
   const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${terminalSafe(line)}\n`));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const dialogTimeoutMs = options.dialogTimeoutMs ?? DEFAULT_DIALOG_TIMEOUT_MS;
+  const maxRunningCalls = options.maxRunningCalls ?? DEFAULT_MAX_RUNNING_CALLS;
+  const maxWaitingCalls = options.maxWaitingCalls ?? DEFAULT_MAX_WAITING_CALLS;
+  /** Slot requests running, and those waiting for a slot (each starts itself). */
+  let slotsInUse = 0;
+  const waiting: (() => void)[] = [];
   const running = new Map<string, AbortController>();
   const subscriptions = new Map<string, ReadonlySet<string> | undefined>();
   let subscriptionCount = 0;
@@ -66,7 +82,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
 
   const out = writeLines(options.output, {
     // Backpressure: a client that does not read our answers gets no new requests read either.
-    pressure: (full) => (full ? reader?.pause() : draining ? undefined : reader?.resume()),
+    pressure: () => flow(),
     failed: (error) => {
       log(`the client stopped reading (${error.message}); stopping every running request`);
       shutdown({ abort: true });
@@ -83,6 +99,15 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
   const dialogs = createDialogBridge({ send, log, timeoutMs: dialogTimeoutMs });
 
   const keyOf = (id: RpcId): string => `${typeof id}:${String(id)}`;
+  /**
+   * Read input only while the client reads our output and the line of waiting calls is short:
+   * memory stays bounded by what runs and waits, whatever the client sends.
+   */
+  const flow = (): void => {
+    if (reader === undefined || draining) return;
+    if (out.full || waiting.length >= maxWaitingCalls) reader.pause();
+    else reader.resume();
+  };
   const maybeFinish = (): void => {
     if (!draining || running.size > 0 || finished === undefined) return;
     stopEvents?.();
@@ -129,6 +154,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
           methods: Object.keys(METHODS),
           maxLineBytes,
           dialogTimeoutMs,
+          maxRunningCalls,
           ...(host.blocked === undefined ? {} : { blocked: { message: host.blocked.message, fix: host.blocked.fix } }),
         };
       },
@@ -229,17 +255,35 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         return void fail(request.id, new RpcError(RPC_ERRORS.duplicateId, `A request with id ${JSON.stringify(request.id)} is still running; give each running request its own id.`));
       }
       const controller = new AbortController();
+      // Registered at once, waiting or not, so `abort` finds it: a call aborted while it waits
+      // still runs through the kernel when its turn comes, and answers "aborted" straight away.
       running.set(key, controller);
-      void (async () => {
+      const slot = SLOT_METHODS.has(request.method);
+      const run = async (): Promise<void> => {
         try {
           answer(request.id, await dispatch(request, controller.signal));
         } catch (error) {
           fail(request.id, error);
         } finally {
           running.delete(key);
+          if (slot) {
+            slotsInUse--;
+            waiting.shift()?.();
+            flow();
+          }
           maybeFinish();
         }
-      })();
+      };
+      if (!slot) return void run();
+      const start = (): void => {
+        slotsInUse++;
+        void run();
+      };
+      if (slotsInUse < maxRunningCalls) start();
+      else {
+        waiting.push(start);
+        flow();
+      }
     };
 
     reader = readLines(options.input, maxLineBytes, {
@@ -268,7 +312,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         shutdown();
       },
     });
-    if (out.full) reader.pause();
+    flow();
     await done;
   }
 
