@@ -104,6 +104,11 @@ describe('airlock serve: the methods, through a real host', () => {
     expect((await s.request('events/unsubscribe', { subscription: result.subscription })).result).toEqual({ unsubscribed: true });
     await s.request('tools/call', { name: 'read', arguments: { path: 'a.txt' } }, 'e2');
     expect(s.received.filter((m) => m.method === 'events/event' && m.params.event.toolCallId === 'e2')).toEqual([]);
+    // A bounded number of subscriptions: each event goes out once per subscription.
+    for (let i = 0; i < 16; i++) expect((await s.request('events/subscribe', {})).result.subscription).toMatch(/^s\d+$/);
+    const over = await s.request('events/subscribe', {});
+    expect(over.error).toMatchObject({ code: -32600 });
+    expect(over.error!.message).toMatch(/At most 16 subscriptions.*events\/unsubscribe/);
   });
 
   it('100 concurrent tools/call requests all get their answers, ids matched', async () => {

@@ -21,6 +21,9 @@ export const DEFAULT_MAX_RUNNING_CALLS = 64;
 /** Requests waiting in that line; past this the server reads no more input until the line shortens. */
 export const DEFAULT_MAX_WAITING_CALLS = 1024;
 
+/** Subscriptions one client may hold at once. */
+export const MAX_SUBSCRIPTIONS = 16;
+
 /** The methods that take a slot: they run tools (or policy handlers) and may take long. */
 const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight']);
 
@@ -210,6 +213,10 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         return { aborted: 1 };
       },
       'events/subscribe': (p) => {
+        // Every event goes out once per subscription: a bounded number keeps that cost bounded.
+        if (subscriptions.size >= MAX_SUBSCRIPTIONS) {
+          throw new RpcError(RPC_ERRORS.invalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions at once; end one with events/unsubscribe first (one subscription without "types" gets every event).`);
+        }
         const subscription = `s${++subscriptionCount}`;
         subscriptions.set(subscription, p.types === undefined ? undefined : new Set(p.types));
         stopEvents ??= host.kernel.onEvent(onEvent);
