@@ -70,6 +70,13 @@ describe('airlock serve: bad input gets the protocol error, and the server keeps
     s.respond('no-such-dialog', { result: { confirmed: true } });
     expect((await s.request('tools/list', {}, 1)).result).toBeDefined();
     expect(s.logs.join('\n')).toMatch(/ignored a response to id "no-such-dialog": no dialog is waiting for it/);
+    // A malformed response (here a client's error about one of our lines) is never answered: two
+    // peers answering each other's bad responses would never stop.
+    s.write('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"could not parse"}}\n');
+    s.write('{"id":"x","result":1}\n');
+    expect((await s.request('tools/list', {}, 2)).result).toBeDefined();
+    expect(s.received.filter((m) => m.error !== undefined)).toEqual([]);
+    expect(s.logs.join('\n')).toMatch(/ignored a response to id null/);
   });
 
   it('a request reusing the id of one still running: -32001, and the first still answers', async () => {

@@ -96,6 +96,9 @@ export function classify(line: string): Incoming {
     return { kind: 'invalid', id: null, error: { code: RPC_ERRORS.invalidRequest, message: `Invalid request: got ${what}; send {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}.` } };
   }
   const id = isId(value.id) ? value.id : null;
+  // A response (to one of our dialogs) is never answered, even a malformed one: two peers that
+  // answer each other's bad responses would do so for ever. The caller logs what it cannot use.
+  if (!('method' in value) && ('result' in value || 'error' in value)) return { kind: 'response', message: value as unknown as RpcResponse };
   if (value.jsonrpc !== '2.0') {
     return { kind: 'invalid', id, error: { code: RPC_ERRORS.invalidRequest, message: 'Invalid request: "jsonrpc" must be "2.0".' } };
   }
@@ -111,10 +114,6 @@ export function classify(line: string): Incoming {
       return { kind: 'invalid', id: null, error: { code: RPC_ERRORS.invalidRequest, message: 'Invalid request: "id" must be a string or a number (leave it out for a notification).' } };
     }
     return { kind: 'request', message: value as unknown as RpcRequest };
-  }
-  if ('result' in value || 'error' in value) {
-    if (!isId(value.id)) return { kind: 'invalid', id: null, error: { code: RPC_ERRORS.invalidRequest, message: 'Invalid response: "id" must be the id of the request it answers.' } };
-    return { kind: 'response', message: value as unknown as RpcResponse };
   }
   return { kind: 'invalid', id, error: { code: RPC_ERRORS.invalidRequest, message: 'Invalid request: no "method" (a request) and no "result" or "error" (a response).' } };
 }
