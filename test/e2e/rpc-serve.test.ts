@@ -88,6 +88,17 @@ describe('airlock serve --stdio (the real binary)', () => {
     expect(c.received).toHaveLength(6);
   });
 
+  it('without --stdio it says which transport to ask for (exit 2); --help describes it', async () => {
+    const s = sandbox();
+    const bare = await s.airlock(['serve']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('airlock serve needs a transport: --stdio');
+    expect(bare.stdout).toBe('');
+    const help = await s.airlock(['serve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: airlock serve[\s\S]*--stdio[\s\S]*--dialog-timeout-ms/);
+  });
+
   it('SIGTERM lets a running call finish and answer, then exits 0; a second one aborts what runs', async () => {
     const s = sandbox();
     s.write('home/.config/airlock/settings.json', { permissions: { allow: ['bash(sleep *)'] } });
