@@ -171,7 +171,7 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .command('serve')
     .description('answer JSON-RPC 2.0 requests (tools/list, tools/call, …) from another program over stdin/stdout (docs/rpc.md)')
     .option('--stdio', 'JSON lines on stdin and stdout (the only transport so far)')
-    .addOption(new Option('--dialog-timeout-ms <ms>', 'an approval prompt the client leaves unanswered this long is a deny (default 120000)').argParser(positiveInt))
+    .addOption(new Option('--dialog-timeout-ms <ms>', 'a dialog that sets no time limit of its own and that the client leaves unanswered this long is "no" (default 120000; the approval prompt has its own, @airlock/approval\'s timeoutMs)').argParser(positiveInt))
     .addOption(new Option('--max-line-bytes <n>', 'refuse a longer request line (default 8388608)').argParser(positiveInt))
     .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
 

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
+import { createDialogBridge } from '../src/index.js';
 import { rpcSessions, textOf } from './support/rpc-session.js';
 
 const session = rpcSessions('airlock-rpc-dialogs-');
@@ -51,15 +52,18 @@ describe('airlock serve: approval prompts go to the client as ui/* requests', ()
   });
 
   it('a client that never answers: the dialog times out as a deny, ui/cancel closes it, a late answer is ignored', async () => {
-    const s = await session({ ...askRead, server: { dialogTimeoutMs: 300 } });
+    // The approval prompt's own limit (its option timeoutMs, at its minimum of 1 s) stands.
+    const approval = { name: '@airlock/approval', options: { timeoutMs: 1000 } };
+    const s = await session({ ...askRead, settings: { ...askRead.settings, extensions: [approval] } });
     await s.request('initialize', { dialogs: true });
     const started = Date.now();
     s.send('tools/call', { name: 'read', arguments: { path: 'a.txt' } }, 't');
     const prompt = await s.waitFor((m) => m.method === 'ui/select');
-    expect(prompt.params.timeoutMs).toBeLessThanOrEqual(300);
+    expect(prompt.params.timeoutMs).toBeLessThanOrEqual(1000);
     const answer = await s.answerTo('t');
     expect(answer.result.outcome).toBe('denied');
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(textOf(answer.result)).toMatch(/no answer within 1 s/);
+    expect(Date.now() - started).toBeLessThan(6000);
     const cancel = await s.waitFor((m) => m.method === 'ui/cancel');
     expect(cancel.params).toEqual({ id: prompt.id });
     expect(cancel.id).toBeUndefined();
@@ -96,5 +100,30 @@ describe('airlock serve: a blocked host (a policy extension failed to load)', ()
     expect(batch.result.messages[0].outcome).toBe('denied');
     expect(preflight.result.effect).toBe('deny');
     expect(JSON.stringify(s.received)).not.toContain('BLOCKED CONTENT');
+  });
+});
+
+describe('createDialogBridge', () => {
+  it('gives a dialog that sets no time limit the server\'s, and answers "no" when it runs out', async () => {
+    const sent: any[] = [];
+    const bridge = createDialogBridge({ send: (m) => (sent.push(m), true), log: () => {}, timeoutMs: 150 });
+    expect(bridge.ui.interactive).toBe(false);
+    expect(await bridge.ui.confirm('Before the client said it answers dialogs')).toBe(false);
+    expect(sent).toEqual([]);
+    bridge.enable(true);
+    expect(bridge.ui.interactive).toBe(true);
+    const started = Date.now();
+    expect(await bridge.ui.confirm('Delete build/?')).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(sent.map((m) => m.method)).toEqual(['ui/confirm', 'ui/cancel']);
+    expect(sent[0].params).toMatchObject({ title: 'Delete build/?' });
+    expect(sent[0].params.timeoutMs).toBeLessThanOrEqual(150);
+    expect(sent[1].params).toEqual({ id: sent[0].id });
+    // An answer in time is the answer.
+    const asked = bridge.ui.input('Why?');
+    await new Promise((r) => setImmediate(r));
+    expect(bridge.answer({ jsonrpc: '2.0', id: sent[2].id, result: { value: 'because' } })).toBe(true);
+    expect(await asked).toBe('because');
+    expect(bridge.answer({ jsonrpc: '2.0', id: sent[2].id, result: { value: 'again' } })).toBe(false);
   });
 });

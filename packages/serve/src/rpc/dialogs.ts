@@ -6,8 +6,8 @@
  * translates its messages to JSON-RPC and back, and adds the server's rules:
  * - dialogs go out only after the client said `initialize {dialogs: true}`; before that (or
  *   without it) the UI is not interactive, so an "ask" is the non-interactive denial;
- * - every dialog has a time limit (the server's, or the caller's when shorter): a client that never
- *   answers gets "no";
+ * - every dialog has a time limit (its caller's, or the server's when the caller sets none): a
+ *   client that never answers gets "no";
  * - an answer to an id the server is not waiting for is ignored with a log line; a malformed answer
  *   or an error response counts as "no" (with a log line), never as "yes";
  * - when input ends, every open dialog is answered "no" at once (nobody is left to answer).
@@ -25,7 +25,7 @@ export interface DialogBridgeOptions {
   send(message: object): boolean;
   /** One line for people (stderr). */
   log(line: string): void;
-  /** The longest any dialog waits (the caller's own limit wins when shorter). */
+  /** The time limit of a dialog that sets none of its own (a caller's own limit stands: the approval prompt's wording names it). */
   timeoutMs: number;
 }
 
@@ -79,10 +79,7 @@ export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
     },
   };
   const rpcUI = createRpcUI(transport, { log: { warn: (m) => options.log(m) } });
-  const limited = <T extends DialogOptions>(dialog: T | undefined): T => {
-    const own = dialog?.timeoutMs;
-    return { ...(dialog ?? ({} as T)), timeoutMs: own === undefined ? options.timeoutMs : Math.min(own, options.timeoutMs) };
-  };
+  const limited = <T extends DialogOptions>(dialog: T | undefined): T => ({ ...(dialog ?? ({} as T)), timeoutMs: dialog?.timeoutMs ?? options.timeoutMs });
   const open = (): boolean => enabled && !closed;
 
   const ui: ToolUI = {

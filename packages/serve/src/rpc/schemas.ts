@@ -34,7 +34,7 @@ export const InitializeResult = Type.Object({
   dialogs: Type.Boolean({ description: 'whether approval prompts will be sent to this client' }),
   methods: Type.Array(Type.String(), { description: 'the methods this server answers' }),
   maxLineBytes: Type.Integer({ description: 'a longer line is refused (-32600) without being read whole' }),
-  dialogTimeoutMs: Type.Integer({ description: 'the longest a dialog waits for an answer before it counts as "no"' }),
+  dialogTimeoutMs: Type.Integer({ description: 'how long a dialog that sets no limit of its own waits for an answer before it counts as "no" (the approval prompt sets its own: @airlock/approval\'s timeoutMs, 300 s by default)' }),
   maxRunningCalls: Type.Integer({ description: 'tools/call, tools/batch and tools/preflight requests running at once; later ones wait in line (abort reaches them there too)' }),
   blocked: Type.Optional(Type.Object({ message: Type.String(), fix: Type.String() }, { description: 'set when a policy extension failed to load: every call is refused' })),
 });

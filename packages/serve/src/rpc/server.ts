@@ -15,7 +15,7 @@ import { RunningRequests } from './running-requests.js';
 
 /** A line longer than this is refused (8 MiB: a write of a large file fits, a runaway client does not). */
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
-/** The longest a dialog waits for the client's answer before it counts as "no". */
+/** How long a dialog that sets no time limit of its own waits for the client's answer before it counts as "no". */
 export const DEFAULT_DIALOG_TIMEOUT_MS = 120_000;
 /** Requests that run tools (call, batch, preflight) at once; more wait in line, in arrival order. */
 export const DEFAULT_MAX_RUNNING_CALLS = 64;
@@ -37,7 +37,7 @@ export interface RpcServerOptions {
   log?: (line: string) => void;
   /** Default DEFAULT_MAX_LINE_BYTES. */
   maxLineBytes?: number;
-  /** Default DEFAULT_DIALOG_TIMEOUT_MS; a dialog's own shorter limit wins. */
+  /** The limit of a dialog that sets none; default DEFAULT_DIALOG_TIMEOUT_MS. */
   dialogTimeoutMs?: number;
   /** Default DEFAULT_MAX_RUNNING_CALLS. */
   maxRunningCalls?: number;
