@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rpcSessions, textOf } from './support/rpc-session.js';
 
@@ -40,6 +42,22 @@ describe('airlock serve: the methods, through a real host', () => {
     expect(answer.error).toBeUndefined();
     expect(answer.result).toMatchObject({ outcome: 'denied', isError: true });
     expect(JSON.stringify(s.received)).not.toContain('TOP-SECRET-42');
+  });
+
+  it('the rest of the pipeline runs too: a token in a result is redacted, and the audit log records every call', async () => {
+    const token = 'ghp_' + 'Zq9x7LmN3pR5tV8wY2bD4fH6jK1sA0cE3gI5';
+    const s = await session({ files: { 'deploy.txt': `token: ${token}\n`, '.env': 'X=1\n' }, settings: { permissions: { deny: ['fs.read(**/.env)'] } } });
+    const answer = await s.request('tools/call', { name: 'read', arguments: { path: 'deploy.txt' } }, 'audited-ok');
+    expect(answer.result.outcome).toBe('ok');
+    expect(textOf(answer.result)).toMatch(/token: .*REDACTED/);
+    expect(JSON.stringify(s.received)).not.toContain(token);
+    await s.request('tools/call', { name: 'read', arguments: { path: '.env' } }, 'audited-denied');
+    const auditRoot = join(s.base, 'state', 'airlock', 'audit');
+    const records = (): string => (existsSync(auditRoot) ? readdirSync(auditRoot).map((d) => readFileSync(join(auditRoot, d, 'audit.jsonl'), 'utf8')).join('') : '');
+    for (let i = 0; i < 50 && !records().includes('audited-denied'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(records()).toContain('audited-ok');
+    expect(records()).toContain('audited-denied');
+    expect(records()).not.toContain(token);
   });
 
   it('an invalid call and an unknown tool are results the model can act on, not protocol errors', async () => {
