@@ -88,6 +88,21 @@ describe('airlock serve --stdio (the real binary)', () => {
     expect(c.received).toHaveLength(6);
   });
 
+  it('100 concurrent tools/call requests all get their answers, ids matched; abort stops one by its id', async () => {
+    const s = sandbox();
+    for (let i = 0; i < 100; i++) s.write(`project/f${i}.txt`, `file ${i}\n`);
+    s.write('home/.config/airlock/settings.json', { permissions: { allow: ['bash(sleep *)'] } });
+    const c = serve(s);
+    c.send('tools/call', { name: 'bash', arguments: { command: 'sleep 30' } }, 'slow');
+    c.child.stdin.write(Array.from({ length: 100 }, (_, i) => `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'read', arguments: { path: `f${i}.txt` } } })}\n`).join(''));
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => c.waitFor((m) => m.id === i)));
+    answers.forEach((a, i) => expect(text(a.result)).toBe(`file ${i}\n`));
+    expect((await c.request('abort', { id: 'slow' }, 'stop')).result).toEqual({ aborted: 1 });
+    expect((await c.waitFor((m) => m.id === 'slow')).result.outcome).toBe('aborted');
+    c.child.stdin.end();
+    expect(await c.exited).toBe(0);
+  });
+
   it('without --stdio it says which transport to ask for (exit 2); --help describes it', async () => {
     const s = sandbox();
     const bare = await s.airlock(['serve']);
