@@ -20,6 +20,7 @@ const BENCHES = {
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },
   redact: { module: './redact/main.mjs', needs: { build: false, peer: false } },
   mcp: { module: './serve/mcp.mjs', needs: { build: true, peer: false } },
+  'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):

@@ -7,6 +7,7 @@ import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
+import { serveCommand } from './commands/serve.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import { addExtensionCommand } from './extension-commands.js';
 import { openSession } from './session.js';
@@ -107,7 +108,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -185,6 +186,14 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .description('serve the enabled tools to an MCP client over stdio (the client starts `airlock --cwd DIR mcp`)')
     // Loaded only for this command: the MCP SDK (zod schemas, ajv) would add to every command's start-up.
     .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/mcp.js')).mcpCommand(globals(cmd), io)));
+
+  program
+    .command('serve')
+    .description('answer JSON-RPC 2.0 requests (tools/list, tools/call, …) from another program over stdin/stdout (docs/rpc.md)')
+    .option('--stdio', 'JSON lines on stdin and stdout (the only transport so far)')
+    .addOption(new Option('--dialog-timeout-ms <ms>', 'a dialog that sets no time limit of its own and that the client leaves unanswered this long is "no" (default 120000; the approval prompt has its own, @airlock/approval\'s timeoutMs)').argParser(positiveInt))
+    .addOption(new Option('--max-line-bytes <n>', 'refuse a longer request line (default 8388608)').argParser(positiveInt))
+    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 
