@@ -1,0 +1,87 @@
+import type { AssistantMessage } from '../messages.js';
+import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
+
+export interface ReplyHooks {
+  start(message: AssistantMessage): void;
+  update(message: AssistantMessage, delta: ModelStreamEvent): void;
+}
+
+const ABORTED = Symbol('aborted');
+
+/**
+ * Read one provider stream into the assistant message. Never throws: a provider that throws, or
+ * ends without its final event, yields an `error` message saying so; when the signal fires the
+ * stream is left at once (a provider that ignores its signal cannot hold the run) and the message
+ * so far ends with `stopReason: 'aborted'`.
+ */
+export async function streamReply(provider: ModelProvider, request: ModelRequest, signal: AbortSignal | undefined, hooks: ReplyHooks): Promise<AssistantMessage> {
+  let partial: AssistantMessage | undefined;
+  let final: AssistantMessage | undefined;
+  let started = false;
+  let iterator: AsyncIterator<ModelStreamEvent> | undefined;
+  let stopWaiting: (() => void) | undefined;
+  const aborted =
+    signal === undefined
+      ? undefined
+      : new Promise<typeof ABORTED>((resolve) => {
+          if (signal.aborted) return resolve(ABORTED);
+          const onAbort = (): void => resolve(ABORTED);
+          signal.addEventListener('abort', onAbort, { once: true });
+          stopWaiting = () => signal.removeEventListener('abort', onAbort);
+        });
+  try {
+    iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
+    for (;;) {
+      const step = aborted === undefined ? await iterator.next() : await Promise.race([iterator.next(), aborted]);
+      if (step === ABORTED) {
+        final = abortedReply(provider, request, partial);
+        break;
+      }
+      if (step.done === true) break;
+      const event = step.value;
+      if (!started) {
+        started = true;
+        hooks.start(event.message);
+      }
+      if (event.type === 'done' || event.type === 'error') {
+        final = event.message;
+        break;
+      }
+      partial = event.message;
+      if (event.type !== 'start') hooks.update(event.message, event);
+    }
+  } catch (error) {
+    final = failedReply(provider, request, partial, `The model provider "${provider.id}" failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    stopWaiting?.();
+  }
+  // Let the provider close its request; what it does then cannot change this reply.
+  if (iterator?.return !== undefined) iterator.return().then(undefined, () => {});
+  if (final === undefined) {
+    final = signal?.aborted
+      ? abortedReply(provider, request, partial)
+      : failedReply(provider, request, partial, `The model provider "${provider.id}" ended its stream without a final message.`);
+  }
+  if (!started) hooks.start(final);
+  return final;
+}
+
+function base(provider: ModelProvider, request: ModelRequest, partial: AssistantMessage | undefined): AssistantMessage {
+  return {
+    role: 'assistant',
+    content: partial === undefined ? [] : [...partial.content],
+    stopReason: 'stop',
+    provider: partial?.provider ?? provider.id,
+    model: partial?.model ?? request.model,
+    ...(partial?.usage === undefined ? {} : { usage: partial.usage }),
+    timestamp: partial?.timestamp ?? Date.now(),
+  };
+}
+
+function abortedReply(provider: ModelProvider, request: ModelRequest, partial: AssistantMessage | undefined): AssistantMessage {
+  return { ...base(provider, request, partial), stopReason: 'aborted', errorMessage: 'The run was aborted while the model was answering.' };
+}
+
+function failedReply(provider: ModelProvider, request: ModelRequest, partial: AssistantMessage | undefined, errorMessage: string): AssistantMessage {
+  return { ...base(provider, request, partial), stopReason: 'error', errorMessage };
+}
