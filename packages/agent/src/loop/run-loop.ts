@@ -118,7 +118,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     emit({ type: 'message_end', runId, turnId, messageId: replyId, message });
 
     const calls = toolCallsOf(message);
-    const batch = calls.length === 0 ? { results: [], terminate: false } : await runCalls(calls, message, runner, signal, (e) => emit({ ...e, runId, turnId }));
+    const batch = calls.length === 0 ? { results: [], terminate: false } : await runCalls(calls, message, runner, signal, (e) => emit(withIds(e, runId, turnId)));
     for (const result of batch.results) {
       addUsage(usage.tools, result.usage);
       append(result);
@@ -210,6 +210,25 @@ async function runCalls(
     if (results[i] === undefined) answer(i, call, 'error', 'Not run: the tool runner returned no result for this call.');
   });
   return { results, terminate: batch.terminate && slots.length === calls.length };
+}
+
+/**
+ * The kernel's event with the run's and the turn's ids. Spelled out per type: a spread of an
+ * event of any shape was the loop's most expensive line per call.
+ */
+function withIds(e: KernelEvent, runId: string, turnId: string): AgentEvent {
+  switch (e.type) {
+    case 'tool_execution_start':
+      return { type: e.type, toolCallId: e.toolCallId, toolName: e.toolName, args: e.args, runId, turnId };
+    case 'tool_execution_update':
+      return { type: e.type, toolCallId: e.toolCallId, toolName: e.toolName, partial: e.partial, runId, turnId };
+    case 'tool_execution_end':
+      return { type: e.type, toolCallId: e.toolCallId, toolName: e.toolName, result: e.result, runId, turnId };
+    case 'tool_decision':
+      return { type: e.type, toolCallId: e.toolCallId, toolName: e.toolName, decision: e.decision, provenance: e.provenance, resources: e.resources, runId, turnId };
+    default:
+      return { ...e, runId, turnId };
+  }
 }
 
 export type { AgentEvent };

@@ -102,7 +102,8 @@ async function* play(
 
 /** The call as a provider hands it over: parsed arguments, or the raw text and why it did not parse. */
 function parsedCall(id: string, block: Extract<ScriptBlock, { type: 'toolCall' }>, json: string): AssistantToolCall {
-  if (block.argumentsText === undefined) return { type: 'toolCall', id, name: block.name, arguments: structuredClone(block.arguments ?? {}) };
+  // Parsed from the text just streamed, as a provider does: a fresh object every time.
+  if (block.argumentsText === undefined) return { type: 'toolCall', id, name: block.name, arguments: JSON.parse(json) as unknown };
   try {
     return { type: 'toolCall', id, name: block.name, arguments: JSON.parse(json) };
   } catch (error) {
