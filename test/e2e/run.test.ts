@@ -126,4 +126,14 @@ describe('airlock run -p', () => {
     expect(bad.stderr).toMatch(/bad\.jsonl:2: content\[0\] needs "name"/);
     expect((await run('x', ['--max-turns', '0'])).code).toBe(2);
   });
+
+  it('does not start the agent when a policy extension failed to load (fail closed): exit 2, nothing written', async () => {
+    const { s, run } = scripted([{ content: [toolCall('write', { path: 'made.txt', content: 'x' })] }, 'Done.']);
+    s.write('home/.config/airlock/settings.json', { extensions: ['@airlock/no-such-policy'] });
+    const r = await run('go');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/the agent did not start/);
+    expect(existsSync(join(s.project, 'made.txt'))).toBe(false);
+  });
 });

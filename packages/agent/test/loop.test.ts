@@ -239,6 +239,31 @@ describe('stopping', () => {
   });
 });
 
+describe('a broken tool runner', () => {
+  it('a runner that throws: every call still gets a result, the run ends failed saying why', async () => {
+    const f = fixture();
+    const runner = { tools: f.runner.tools, batch: async () => Promise.reject(new Error('host closed')) };
+    const provider = recording([{ content: [call('wait', { ms: 1 }), call('cat', { path: 'a' })] }, 'never']);
+    const result = await runAgentLoop([userMessage('go')], { provider, model: 'm', runner });
+    expect(result).toMatchObject({ status: 'failed', reason: 'The tool runner failed: host closed' });
+    expect(results(result.messages).map((m) => [m.toolCallId, m.outcome])).toEqual([
+      ['call_1_1', 'error'],
+      ['call_1_2', 'error'],
+    ]);
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it('a runner that loses a result: the call gets one anyway', async () => {
+    const f = fixture();
+    const runner = { tools: f.runner.tools, batch: async (calls: readonly { id: string }[], o: object) => {
+      const r = await f.runner.batch(calls as never, o);
+      return { messages: r.messages.slice(0, 1), terminate: false };
+    } };
+    const result = await runAgentLoop([userMessage('go')], { provider: recording([{ content: [call('wait', { ms: 1 }), call('wait', { ms: 1 })] }, 'ok']), model: 'm', runner });
+    expect(results(result.messages).map((m) => m.outcome)).toEqual(['ok', 'error']);
+  });
+});
+
 describe('malformed tool calls', () => {
   it('a call whose JSON did not parse is answered invalid by the kernel, in its words, and never runs', async () => {
     const f = fixture();

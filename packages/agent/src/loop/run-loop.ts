@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
 import { toolCallsOf, type AssistantMessage, type AssistantToolCall, type Message, type UserMessage } from '../messages.js';
 import type { ModelProvider } from '../provider.js';
 import { buildSystemPrompt } from '../system-prompt.js';
 import { safeEmitter, type AgentEvent, type AgentListener } from './events.js';
 import type { MessageQueue } from './queue.js';
 import type { AgentRunResult, RunStatus } from './result.js';
-import type { ToolRunner } from './runner.js';
-import { streamReply } from './stream-reply.js';
+import type { RunnerBatchOptions, ToolRunner } from './runner.js';
+import { streamReply, watchAbort } from './stream-reply.js';
 import { kernelCall, malformedText, unfinishedReason, unrunResult } from './unrun-calls.js';
 import { addUsage, emptyTotals } from './usage.js';
 
@@ -71,6 +71,11 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
   let status: RunStatus = 'done';
   let reason: string | undefined;
   emit({ type: 'agent_start', runId, prompts: pending });
+  // One per run: the kernel's events get the ids of the turn in progress.
+  let currentTurn = '';
+  const onKernelEvent = (e: KernelEvent): void => emit(withIds(e, runId, currentTurn));
+  const batchOptions = signal === undefined ? { onEvent: onKernelEvent } : { signal, onEvent: onKernelEvent };
+  const watch = watchAbort(signal);
 
   for (;;) {
     if (signal?.aborted) {
@@ -104,7 +109,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       },
-      signal,
+      watch,
       {
         start: (m) => emit({ type: 'message_start', runId, turnId, messageId: replyId, message: m }),
         update: (m, delta) => emit({ type: 'message_update', runId, turnId, messageId: replyId, message: m, delta }),
@@ -118,13 +123,19 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     emit({ type: 'message_end', runId, turnId, messageId: replyId, message });
 
     const calls = toolCallsOf(message);
-    const batch = calls.length === 0 ? { results: [], terminate: false } : await runCalls(calls, message, runner, signal, (e) => emit(withIds(e, runId, turnId)));
+    currentTurn = turnId;
+    const batch: { results: ToolResultMessage[]; terminate: boolean; failed?: string } = calls.length === 0 ? { results: [], terminate: false } : await runCalls(calls, message, runner, batchOptions);
     for (const result of batch.results) {
       addUsage(usage.tools, result.usage);
       append(result);
     }
     emit({ type: 'turn_end', runId, turnId, turn, message, toolResults: batch.results });
 
+    if (batch.failed !== undefined) {
+      status = 'failed';
+      reason = batch.failed;
+      break;
+    }
     if (message.stopReason === 'error') {
       status = 'failed';
       reason = message.errorMessage ?? `The model provider "${provider.id}" failed without saying why.`;
@@ -155,6 +166,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     if (!wantsMore && pending.length === 0) pending = followUp.drain();
   }
 
+  watch.dispose();
   const result: AgentRunResult = {
     runId,
     status,
@@ -177,39 +189,56 @@ async function runCalls(
   calls: readonly AssistantToolCall[],
   message: AssistantMessage,
   runner: ToolRunner,
-  signal: AbortSignal | undefined,
-  onEvent: (event: KernelEvent) => void,
-): Promise<{ results: ToolResultMessage[]; terminate: boolean }> {
+  options: RunnerBatchOptions & { onEvent: (event: KernelEvent) => void },
+): Promise<{ results: ToolResultMessage[]; terminate: boolean; failed?: string }> {
+  const onEvent = options.onEvent;
   const results: ToolResultMessage[] = new Array(calls.length);
-  const unfinished = unfinishedReason(message);
   const answer = (index: number, call: AssistantToolCall, outcome: ToolResultMessage['outcome'], text: string): void => {
     const result = unrunResult(call, outcome, text);
     onEvent({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: call.parseError === undefined ? call.arguments : (call.argumentsText ?? call.arguments) });
     onEvent({ type: 'tool_execution_end', toolCallId: call.id, toolName: call.name, result });
     results[index] = result;
   };
+  const unfinished = unfinishedReason(message);
   if (unfinished !== undefined) {
-    calls.forEach((call, i) => answer(i, call, unfinished.outcome, unfinished.text));
+    for (let i = 0; i < calls.length; i++) answer(i, calls[i]!, unfinished.outcome, unfinished.text);
     return { results, terminate: false };
   }
-  const toKernel: ToolCall[] = [];
-  const slots: number[] = [];
-  calls.forEach((call, i) => {
-    const forKernel = kernelCall(call);
-    if (forKernel === undefined) answer(i, call, 'invalid', malformedText(call));
-    else {
-      toKernel.push(forKernel);
-      slots.push(i);
+  let toKernel: readonly ToolCall[] = calls;
+  let slots: number[] | undefined;
+  if (calls.some((call) => call.parseError !== undefined)) {
+    const some: ToolCall[] = [];
+    slots = [];
+    for (let i = 0; i < calls.length; i++) {
+      const forKernel = kernelCall(calls[i]!);
+      if (forKernel === undefined) answer(i, calls[i]!, 'invalid', malformedText(calls[i]!));
+      else {
+        some.push(forKernel);
+        slots.push(i);
+      }
     }
-  });
-  if (toKernel.length === 0) return { results, terminate: false };
-  const batch = await runner.batch(toKernel, { ...(signal === undefined ? {} : { signal }), onEvent });
-  for (let k = 0; k < slots.length; k++) if (batch.messages[k] !== undefined) results[slots[k]!] = batch.messages[k]!;
+    if (some.length === 0) return { results, terminate: false };
+    toKernel = some;
+  }
+  // The common case: the blocks themselves are well-formed calls ({id, name, arguments}); the
+  // kernel reads them as they are and never changes them.
+  let batch: BatchResult;
+  try {
+    batch = await runner.batch(toKernel, options);
+  } catch (error) {
+    // A runner bug, not something the model can fix: every call gets a result, then the run ends.
+    const why = `The tool runner failed: ${error instanceof Error ? error.message : String(error)}`;
+    for (let i = 0; i < calls.length; i++) if (results[i] === undefined) answer(i, calls[i]!, 'error', `${why}. This call may or may not have run.`);
+    return { results, terminate: false, failed: why };
+  }
+  if (slots === undefined && batch.messages.length === calls.length) return { results: batch.messages, terminate: batch.terminate };
+  const at = slots ?? calls.map((_, i) => i);
+  for (let k = 0; k < at.length; k++) if (batch.messages[k] !== undefined) results[at[k]!] = batch.messages[k]!;
   // A runner that lost a result must not leave a hole either.
-  calls.forEach((call, i) => {
-    if (results[i] === undefined) answer(i, call, 'error', 'Not run: the tool runner returned no result for this call.');
-  });
-  return { results, terminate: batch.terminate && slots.length === calls.length };
+  for (let i = 0; i < calls.length; i++) {
+    if (results[i] === undefined) answer(i, calls[i]!, 'error', 'Not run: the tool runner returned no result for this call.');
+  }
+  return { results, terminate: batch.terminate && at.length === calls.length };
 }
 
 /**

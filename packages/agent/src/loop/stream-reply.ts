@@ -8,27 +8,42 @@ export interface ReplyHooks {
 
 const ABORTED = Symbol('aborted');
 
+/** The run's signal, listened to once per run (not once per model request). */
+export interface AbortWatch {
+  readonly signal: AbortSignal | undefined;
+  /** Resolves the step in flight; set by streamReply while it waits. */
+  wake: ((value: typeof ABORTED) => void) | undefined;
+  dispose(): void;
+}
+
+export function watchAbort(signal: AbortSignal | undefined): AbortWatch {
+  const watch: AbortWatch = { signal, wake: undefined, dispose: () => {} };
+  if (signal === undefined) return watch;
+  const onAbort = (): void => watch.wake?.(ABORTED);
+  signal.addEventListener('abort', onAbort, { once: true });
+  watch.dispose = () => signal.removeEventListener('abort', onAbort);
+  return watch;
+}
+
 /**
  * Read one provider stream into the assistant message. Never throws: a provider that throws, or
  * ends without its final event, yields an `error` message saying so; when the signal fires the
  * stream is left at once (a provider that ignores its signal cannot hold the run) and the message
  * so far ends with `stopReason: 'aborted'`.
  */
-export async function streamReply(provider: ModelProvider, request: ModelRequest, signal: AbortSignal | undefined, hooks: ReplyHooks): Promise<AssistantMessage> {
+export async function streamReply(provider: ModelProvider, request: ModelRequest, watch: AbortWatch, hooks: ReplyHooks): Promise<AssistantMessage> {
+  const signal = watch.signal;
   let partial: AssistantMessage | undefined;
   let final: AssistantMessage | undefined;
   let started = false;
   let iterator: AsyncIterator<ModelStreamEvent> | undefined;
   // The step in flight resolves with ABORTED when the signal fires, whatever the provider does
   // (cheaper than a Promise.race per event: one promise, no array).
-  let wake: ((value: typeof ABORTED) => void) | undefined;
-  const onAbort = (): void => wake?.(ABORTED);
-  signal?.addEventListener('abort', onAbort, { once: true });
   const next = (it: AsyncIterator<ModelStreamEvent>): Promise<IteratorResult<ModelStreamEvent> | typeof ABORTED> | IteratorResult<ModelStreamEvent> | typeof ABORTED => {
     if (signal === undefined) return it.next();
     if (signal.aborted) return ABORTED;
     return new Promise((resolve, reject) => {
-      wake = resolve;
+      watch.wake = resolve;
       it.next().then(resolve, reject);
     });
   };
@@ -56,7 +71,7 @@ export async function streamReply(provider: ModelProvider, request: ModelRequest
   } catch (error) {
     final = failedReply(provider, request, partial, `The model provider "${provider.id}" failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    watch.wake = undefined;
   }
   // Let the provider close its request; what it does then cannot change this reply.
   if (iterator?.return !== undefined) iterator.return().then(undefined, () => {});

@@ -37,6 +37,11 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
   const host = await openSession(g, io);
   try {
     reportDiagnostics(host, io, { verbose: g.verbose === true });
+    // Every call would be refused (fail closed); a model spending turns against that helps nobody.
+    if (host.blocked !== undefined) {
+      io.stderr.write('airlock: the agent did not start: every tool call would be refused until the problem above is fixed.\n');
+      return EXIT.usage;
+    }
     const runner = hostRunner(host);
     const systemPrompt = buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
     const onEvent = g.json ? jsonLines(io) : progress(io);
