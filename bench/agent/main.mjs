@@ -21,7 +21,7 @@ export const usage = `pnpm bench agent [options]
   --quick            ~30 s smoke run: 1 round, fewer repetitions
   --rounds N         run every worker N times round-robin (default 3; quick: 1)
   --profile          instead of the bench: run each Airlock workload under node --cpu-prof and print the hot spots
-  --no-gc            skip the forced full GC before each timed run (steady state)
+  --no-gc            skip the forced full GC before each timed run (steady state; writes agent-nogc.{json,md})
   --no-write         do not write bench/results/agent.{json,md}`;
 
 function parseArgs(argv) {
@@ -120,9 +120,11 @@ export async function main(argv) {
   process.stdout.write(`${md}\n`);
   if (opts.write) {
     ensureDir(RESULTS_DIR);
-    fs.writeFileSync(path.join(RESULTS_DIR, 'agent.json'), `${JSON.stringify(report, null, 2)}\n`);
-    fs.writeFileSync(path.join(RESULTS_DIR, 'agent.md'), `${md}\n`);
-    console.error(`[bench:agent] wrote ${relativeToCwd(path.join(RESULTS_DIR, 'agent.md'))}`);
+    // A --no-gc run (steady state) is kept beside the default one, never compared with it.
+    const name = opts.gc ? 'agent' : 'agent-nogc';
+    fs.writeFileSync(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(path.join(RESULTS_DIR, `${name}.md`), `${md}\n`);
+    console.error(`[bench:agent] wrote ${relativeToCwd(path.join(RESULTS_DIR, `${name}.md`))}`);
   }
   if (problems.length > 0) process.exitCode = 1;
 }
