@@ -121,6 +121,17 @@ describe('abort', () => {
     expect(f.ran.put).toBeUndefined();
   });
 
+  it('an answer that arrived complete before the signal fired stands', async () => {
+    const f = fixture();
+    const controller = new AbortController();
+    const onEvent = (e: AgentEvent) => {
+      if (e.type === 'message_end' && e.message.role === 'assistant') controller.abort();
+    };
+    const result = await runAgentLoop([userMessage('go')], { provider: recording(['All done.']), model: 'm', runner: f.runner, signal: controller.signal, onEvent });
+    expect(result.status).toBe('done');
+    expect(textOf(result.finalMessage!)).toBe('All done.');
+  });
+
   it('a provider that ignores the signal cannot hold the run: the stream is left and the turn ends aborted', async () => {
     const f = fixture();
     const controller = new AbortController();

@@ -141,7 +141,8 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
       reason = message.errorMessage ?? `The model provider "${provider.id}" failed without saying why.`;
       break;
     }
-    if (message.stopReason === 'aborted' || signal?.aborted) {
+    // An answer that arrived complete before the signal fired stands.
+    if (message.stopReason === 'aborted' || (signal?.aborted && calls.length > 0)) {
       status = 'aborted';
       reason = calls.length > 0 ? 'The run was aborted; every tool call got a result.' : 'The run was aborted while the model was answering.';
       break;
