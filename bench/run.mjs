@@ -15,6 +15,7 @@ const PEER_DIR = path.join(BENCH_DIR, 'peer');
 /** name -> module exporting { description, usage, main(argv) }, plus what it needs first. */
 const BENCHES = {
   kernel: { module: './kernel/main.mjs', needs: { build: true, peer: true } },
+  agent: { module: './agent/main.mjs', needs: { build: true, peer: true } },
   cli: { module: './cli/main.mjs', needs: { build: true, peer: true } },
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },

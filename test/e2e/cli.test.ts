@@ -157,7 +157,7 @@ describe('airlock call', () => {
 
   it('--help works for every command', async () => {
     const s = sandbox();
-    for (const command of ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay']) {
+    for (const command of ['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve']) {
       const r = await s.airlock([command, '--help']);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Usage: airlock ${command}`);

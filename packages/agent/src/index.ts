@@ -3,7 +3,6 @@ export { textOf, toolCallsOf, userMessage } from './messages.js';
 export type { ModelProvider, ModelRequest, ModelStreamEvent } from './provider.js';
 export * from './session/index.js';
 export * from './replay/index.js';
-export { PROVIDER_FACTORIES, type ProviderFactory, type ProviderSetup } from './providers/index.js';
 export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai.js';
 export { toOpenAIMessages } from './providers/openai-messages.js';
 export { openAIStopReason, openAIUsage } from './providers/openai-stream.js';
@@ -18,3 +17,7 @@ export { MISSING_RESULT_TEXT, repairTranscript } from './providers/repair-transc
 export { wireToolCallId, wireToolName } from './providers/wire-names.js';
 export { AssistantBuilder } from './providers/assistant-builder.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, runModelStream, type StreamDriver } from './providers/run-stream.js';
+export * from './loop/index.js';
+export { buildSystemPrompt, firstSentence, toolPromptLines, type SystemPromptOptions } from './system-prompt.js';
+export { checkScript, createScriptedProvider, loadScript, parseScript, ScriptError, scriptedProvider, scriptedProviderFromFile, type ScriptBlock, type ScriptEntry, type ScriptedProviderOptions } from './providers/scripted.js';
+export { ModelSpecError, parseModelSpec, PROVIDER_FACTORIES, resolveModel, type ProviderFactory, type ProviderSetup } from './providers/index.js';

@@ -17,6 +17,12 @@ import type { AssistantMessage, AssistantToolCall, Message } from './messages.js
 export interface ModelProvider {
   /** `openai`, `anthropic`, `scripted`, … (the part before `:` in `--model provider:name`). */
   readonly id: string;
+  /**
+   * The name the model sees for an Airlock tool, when the provider spells names its own way
+   * (`github:create_issue` → `github_create_issue` for OpenAI). The system prompt lists tools
+   * under these names, so they agree with the schemas. Default: the Airlock name.
+   */
+  toolName?(name: string): string;
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelStreamEvent>;
 }
 

@@ -1,7 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { displayText } from '@airlock/kernel';
+import { PROVIDER_FACTORIES } from '@airlock/agent';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
+import { runCommand } from './commands/run.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
@@ -108,7 +110,7 @@ export interface GlobalOptions {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
 
 function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
   const program = new Command('airlock')
@@ -132,6 +134,15 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
 
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
   const done = (code: number): void => exit(code);
+
+  program
+    .command('run')
+    .description('run the agent: a model calls the tools through the full pipeline (print mode: -p)')
+    .option('-p, --print <prompt>', 'run this prompt to the end and print the final answer')
+    .option('-m, --model <provider:name>', `the model, e.g. scripted:demo.jsonl (providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')})`)
+    .option('--base-url <url>', "the provider API's address (OpenAI-compatible servers, proxies)")
+    .addOption(new Option('--max-turns <n>', 'stop after n model requests (default 50)').argParser(positiveInt))
+    .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number }, cmd: Command) => done(await runCommand(opts, globals(cmd), io)));
 
   program
     .command('call')

@@ -1,9 +1,8 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { ModelProvider } from '../provider.js';
 import { createAnthropicProvider } from './anthropic.js';
 import { createOpenAIProvider } from './openai.js';
-
-// The loop branch defines this registry too (with `scripted`, parseModelSpec and resolveModel);
-// this file has the same shape so the two merge by adding the `openai` and `anthropic` lines.
+import { scriptedProviderFromFile } from './scripted.js';
 
 /** What a provider factory gets besides the model name. */
 export interface ProviderSetup {
@@ -20,11 +19,50 @@ export type ProviderFactory = (model: string, setup: ProviderSetup) => ModelProv
 
 /**
  * Every provider `--model provider:name` can name. A provider plugs in with one line here.
- *
- * @example
- * const provider = await PROVIDER_FACTORIES['openai']!('qwen3', { baseUrl: 'http://127.0.0.1:11434/v1', cwd, env: process.env });
  */
 export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = Object.freeze({
   openai: (_model: string, setup: ProviderSetup) => createOpenAIProvider({ env: setup.env, ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}) }),
   anthropic: (_model: string, setup: ProviderSetup) => createAnthropicProvider({ env: setup.env, ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}) }),
+  scripted: (model: string, setup: ProviderSetup) => {
+    if (setup.baseUrl !== undefined) throw new ModelSpecError('The scripted provider plays a file; it takes no --base-url.');
+    return scriptedProviderFromFile(isAbsolute(model) ? model : resolve(setup.cwd, model));
+  },
 });
+
+/** `--model` names no provider there is, or names it badly. */
+export class ModelSpecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelSpecError';
+  }
+}
+
+/**
+ * `provider:name` split at the first colon (a name may hold more: `scripted:C:\\s.jsonl`).
+ *
+ * @example
+ * parseModelSpec('openai:gpt-5-mini'); // { provider: 'openai', model: 'gpt-5-mini' }
+ */
+export function parseModelSpec(spec: string, known: readonly string[] = Object.keys(PROVIDER_FACTORIES)): { provider: string; model: string } {
+  const colon = spec.indexOf(':');
+  const provider = colon < 0 ? '' : spec.slice(0, colon);
+  const model = colon < 0 ? '' : spec.slice(colon + 1);
+  if (provider === '' || model === '') {
+    throw new ModelSpecError(`--model "${spec}" must be provider:name, e.g. ${known.map((p) => `${p}:${p === 'scripted' ? 'FILE' : 'MODEL'}`).join(', ')}.`);
+  }
+  if (!Object.hasOwn(PROVIDER_FACTORIES, provider)) {
+    throw new ModelSpecError(`Unknown model provider "${provider}" in --model "${spec}". Available: ${known.join(', ')}.`);
+  }
+  return { provider, model };
+}
+
+/**
+ * The provider and model name `--model provider:name` asks for.
+ *
+ * @example
+ * const { provider, model } = await resolveModel('scripted:demo.jsonl', { cwd, env: process.env });
+ */
+export async function resolveModel(spec: string, setup: ProviderSetup): Promise<{ provider: ModelProvider; model: string }> {
+  const { provider, model } = parseModelSpec(spec);
+  return { provider: await PROVIDER_FACTORIES[provider]!(model, setup), model };
+}

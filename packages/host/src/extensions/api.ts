@@ -60,7 +60,7 @@ export interface ApiContext {
  * `airlock call` always means the pipeline, whatever is installed. The CLI's tests check that
  * every command it defines is listed here.
  */
-export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
+export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
 
 const COMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 

@@ -13,6 +13,7 @@ const TOOL_KEYS: readonly string[] = Object.keys({
   name: true,
   label: true,
   description: true,
+  promptGuidelines: true,
   parameters: true,
   prepareArguments: true,
   execute: true,

@@ -22,6 +22,13 @@ export interface AgentTool<P extends TSchema = TSchema, D = unknown> {
   label: string;
   /** Goes to the model: say what the tool does, its limits, and when to use it. */
   description: string;
+  /**
+   * Rules for using the tool well, one sentence each. An agent's system prompt lists them under
+   * the tool's line while the tool is enabled (and never when it is not).
+   *
+   * @example promptGuidelines: ['Use write only for new files or complete rewrites; use edit for changes.']
+   */
+  promptGuidelines?: string[];
   parameters: P;
   /**
    * A compatibility shim run on the raw arguments before validation (old argument shapes, JSON
