@@ -142,7 +142,8 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .option('-m, --model <provider:name>', `the model, e.g. scripted:demo.jsonl (providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')})`)
     .option('--base-url <url>', "the provider API's address (OpenAI-compatible servers, proxies)")
     .addOption(new Option('--max-turns <n>', 'stop after n model requests (default 50)').argParser(positiveInt))
-    .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number }, cmd: Command) => done(await runCommand(opts, globals(cmd), io)));
+    .option('--resume [session]', "continue a recorded session: its id or a prefix (see `airlock sessions`), a transcript's path, or nothing for this project's newest")
+    .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number; resume?: string | true }, cmd: Command) => done(await runCommand(opts, globals(cmd), io)));
 
   program
     .command('call')

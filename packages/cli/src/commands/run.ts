@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { buildSystemPrompt, ModelSpecError, PROVIDER_FACTORIES, resolveModel, runAgentLoop, ScriptError, textOf, userMessage, type AgentEvent, type AgentRunResult, type ModelProvider } from '@airlock/agent';
+import { buildSystemPrompt, ModelSpecError, openTranscript, PROVIDER_FACTORIES, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
 import { displayText, type Content } from '@airlock/kernel';
 import { formatStatus } from '../format.js';
 import { hostRunner } from '../host-runner.js';
@@ -7,6 +7,7 @@ import { EXIT, UsageError, type IO } from '../io.js';
 import { liveOutput } from '../live-output.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';
+import { sessionQuery } from './session-query.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
 import { leaveIfStuck } from './stuck.js';
@@ -16,6 +17,8 @@ export interface RunArgs {
   model?: string;
   baseUrl?: string;
   maxTurns?: number;
+  /** `--resume [session]`: `true` for the project's newest session. */
+  resume?: string | true;
 }
 
 /**
@@ -42,21 +45,48 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
       io.stderr.write('airlock: the agent did not start: every tool call would be refused until the problem above is fixed.\n');
       return EXIT.usage;
     }
+    const { transcript, history } = startTranscript(a, host, g, io);
     const runner = hostRunner(host);
     const systemPrompt = buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
-    const onEvent = g.json ? jsonLines(io) : progress(io);
+    const show = g.json ? jsonLines(io) : progress(io);
+    const record = transcriptListener(transcript);
+    const onEvent = (event: AgentEvent): void => {
+      record(event);
+      show(event);
+    };
     const result = await withInterrupt((signal) =>
-      runAgentLoop([userMessage(a.print!)], { provider, model, runner, systemPrompt, signal, onEvent, ...(a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns }) }),
-    );
+      runAgentLoop([userMessage(a.print!)], { provider, model, runner, systemPrompt, signal, onEvent, history, ...(a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns }) }),
+    ).finally(() => transcript.close());
     if (!g.json && result.finalMessage !== undefined && result.status !== 'failed') {
       const text = textOf(result.finalMessage);
       if (text !== '') io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     }
     if (result.reason !== undefined) io.stderr.write(`airlock: ${displayText(result.reason, { multiline: true, maxChars: 2000 })}\n`);
+    if (!g.json) io.stderr.write(`airlock: transcript ${transcript.path} (session ${transcript.id}; continue with airlock run --resume ${transcript.id})\n`);
     return runExitCode(result);
   } finally {
     await host.close();
     leaveIfStuck(host, io);
+  }
+}
+
+/**
+ * The run's transcript: a new one in the project's sessions folder, or, with `--resume`, the
+ * recorded one reopened, its messages becoming the loop's history. Every message is redacted by
+ * the host's redactors before it is written. A transcript that cannot be written stops the run
+ * before the model starts (exit 2): a run nobody can look back on is not started silently.
+ */
+function startTranscript(a: RunArgs, host: Awaited<ReturnType<typeof openSession>>, g: GlobalOptions, io: IO): { transcript: Transcript; history: readonly Message[] } {
+  const query = sessionQuery(g, io);
+  const options = { cwd: query.cwd, model: a.model!, redact: (text: string) => host.redact(text), where: query.where };
+  try {
+    if (a.resume === undefined) return { transcript: openTranscript(options), history: [] };
+    const { transcript, loaded } = resumeTranscript(a.resume === true ? undefined : a.resume, options);
+    for (const warning of loaded.warnings) io.stderr.write(`airlock: ${displayText(warning, { maxChars: 400 })}\n`);
+    return { transcript, history: loaded.messages };
+  } catch (error) {
+    if (error instanceof SessionError) throw new UsageError(error.message, error.hint);
+    throw new UsageError((error as Error).message ?? String(error));
   }
 }
 
