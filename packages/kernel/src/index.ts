@@ -40,7 +40,7 @@ export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js
 export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
-export type { ExecTouches, Resource, ResourceKind } from './contract/resource.js';
+export type { ExecTouches, FileResource, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';
 export type {
   ApprovalInput,
