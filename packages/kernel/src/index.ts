@@ -42,6 +42,7 @@ export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { ExecTouches, FileResource, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';
+export type { ShellAnalysis, ShellCommand, ShellContext, ShellLink, ShellRedirect, ShellRevisionRead } from './contract/shell-analysis.js';
 export type {
   ApprovalInput,
   Args,

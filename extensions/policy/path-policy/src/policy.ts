@@ -58,6 +58,12 @@ export interface PolicyCall {
   resources: readonly Resource[];
   /** The folder the call runs in; default: the policy's cwd. */
   cwd?: string;
+  /**
+   * The call's shared shell analysis (`event.analyzeCommand`): the same parse every other handler
+   * sees, computed once. Without it (a tool with no analyzer, or a call judged outside a kernel)
+   * the policy parses the command as bash itself.
+   */
+  analyzeCommand?: (command: string) => Promise<Analysis>;
 }
 
 /** A resource as the policy judged it, with every spelling of a file it compared. */
@@ -246,7 +252,8 @@ export function createPolicy(o: PolicyOptions): Policy {
               reason: `the command ${risk}, which the shell analysis cannot follow, and no OS sandbox enforces the rules here (install bubblewrap: apt-get install bubblewrap)`,
             });
           }
-          const analysis = await analyze(r.command);
+          // A command over this policy's own limit is not parsed (it asks), whoever could parse it.
+          const analysis = call.analyzeCommand !== undefined && r.command.length <= maxLength ? await call.analyzeCommand(r.command) : await analyze(r.command);
           shell.push({ command: r.command, analysis });
           const derived = shellItems(analysis, r.cwd ?? cwd, home);
           items.push(...derived);
