@@ -38,7 +38,7 @@ describe('airlock policy explain', () => {
     const io = testIO(p.dir, p.home);
     expect(await run(['--settings', p.settings, 'policy', 'explain', 'read', '{"path":"README.md"}'], io)).toBe(0);
     const out = io.out();
-    expect(out).toContain(`fs.read README.md  [args]`);
+    expect(out).toContain(`fs.read README.md  [written]`);
     expect(out).toMatch(/deny\s+fs\.read\(\/README\.md\) \(id no-readme\)\s+\[project: .*airlock\.json\]/);
     expect(out).toContain('decision: deny (no-readme)');
   });

@@ -40,8 +40,9 @@ export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js
 export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor } from './contract/extension.js';
 export { defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
-export type { ExecTouches, Resource, ResourceKind } from './contract/resource.js';
+export type { ExecTouches, FileResource, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';
+export type { ShellAnalysis, ShellCommand, ShellContext, ShellLink, ShellRedirect, ShellRevisionRead } from './contract/shell-analysis.js';
 export type {
   ApprovalInput,
   Args,

@@ -140,7 +140,7 @@ function validate(tool: unknown, options: RegisterOptions): string[] {
   }
 
   if (typeof t.execute !== 'function') problems.push(`execute must be a function, got ${show(t.execute)}`);
-  for (const key of ['prepareArguments', 'resources'] as const) {
+  for (const key of ['prepareArguments', 'resources', 'analyzeCommand'] as const) {
     if (t[key] !== undefined && typeof t[key] !== 'function') problems.push(`${key} must be a function when given, got ${show(t[key])}`);
   }
   if (t.executionMode !== undefined && !EXECUTION_MODES.includes(t.executionMode as string)) {

@@ -163,8 +163,8 @@ export function resourcesThrew(why: string): string {
   return `Not run: could not work out what the call touches (the tool's resources() threw: ${cutForEcho(why)}).`;
 }
 
-export function resourcesMalformed(tool: string): string {
-  return `Not run: the tool "${tool}" declared its resources in a shape policy cannot read; this is a bug in the tool.`;
+export function resourcesMalformed(tool: string, problem: string): string {
+  return `Not run: the tool "${tool}" declared its resources in a shape policy cannot read (${cutForEcho(problem)}); this is a bug in the tool, not in your call. Tell the user.`;
 }
 
 export function withheld(outcome: Outcome, handler: string, why: string): string {

@@ -57,7 +57,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
     if (event.effect !== 'ask') return undefined;
     const asking = event.votes.filter((vote) => vote.effect === 'ask');
     const explicit = asking.filter((vote) => !isDefault(vote));
-    const { rules, broad } = literalRules(event.toolName, event.args, event.resources);
+    const { rules, broad } = literalRules(event.toolName, event.resources);
     const label = rules.join(', ');
 
     if (explicit.length === 0 && rules.every((rule) => sessionAllowed.has(rule))) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
 import type { AgentTool, RuleStore, ToolUI, Vote } from '@airlock/kernel';
 import { CHOICES, createApprover, type ApprovalOptions } from '../src/index.js';
-import { escapeGlob, literalRules } from '../src/literal-rule.js';
+import { literalRules } from '../src/literal-rule.js';
 import { promptText } from '../src/prompt.js';
 
 /** A stand-in for the bash tool: records what ran. */
@@ -16,6 +16,21 @@ function shellTool(ran: string[]): AgentTool {
     resources: (params: { command: string }) => [{ kind: 'exec', command: params.command }],
     async execute(_id, params: { command: string }) {
       ran.push(params.command);
+      return { content: [{ type: 'text', text: 'ran' }] };
+    },
+  } as AgentTool;
+}
+
+/** A third-party tool that runs a script: its command is in `script`, and it declares an exec resource. */
+function scriptTool(ran: string[]): AgentTool {
+  return {
+    name: 'acme:run',
+    label: 'Run',
+    description: 'run a script',
+    parameters: Type.Object({ script: Type.String(), cwd: Type.Optional(Type.String()) }),
+    resources: (params: { script: string }) => [{ kind: 'exec', command: params.script }],
+    async execute(_id, params: { script: string }) {
+      ran.push(params.script);
       return { content: [{ type: 'text', text: 'ran' }] };
     },
   } as AgentTool;
@@ -56,9 +71,9 @@ function fakeRules(localCounts = true) {
 const OPTIONS: ApprovalOptions = { timeoutMs: 60_000, allowSave: true };
 
 /** A kernel with the bash stand-in, a policy that asks (by the default or an explicit rule) and the approver. */
-function setup(ui: ToolUI, rule = 'default:exec', rules = fakeRules().store) {
+function setup(ui: ToolUI, rule = 'default:exec', rules = fakeRules().store, tool: (ran: string[]) => AgentTool = shellTool) {
   const ran: string[] = [];
-  const h = createToolHarness(shellTool(ran));
+  const h = createToolHarness(tool(ran));
   h.kernel.on('tool_call', () => ({ effect: 'ask', rule, reason: 'commands need a yes' }), { name: 'policy/ask', phase: 'authorize' });
   h.kernel.on('tool_call', createApprover({ ui, rules, log: { debug() {}, info() {}, warn() {}, error() {} } }, OPTIONS), { name: 'approval/prompt', phase: 'approve' });
   return { ...h, ran };
@@ -105,6 +120,29 @@ describe('approval', () => {
     expect(shown).toHaveLength(1);
     await h.call({ command: 'rm -rf build' });
     expect(rules.saved[1]).toEqual({ effect: 'allow', rule: 'bash(rm -rf build)', where: 'user' });
+  });
+
+  it('a third-party tool that declares an exec resource gets the same literal rule, named by the kind', async () => {
+    const rules = fakeRules();
+    const { ui, shown } = scriptedUI([CHOICES.user]);
+    const h = setup(ui, 'default:exec', rules.store, scriptTool);
+    expect((await h.call({ script: 'make   all *' })).outcome).toBe('ok');
+    expect(rules.saved).toEqual([{ effect: 'allow', rule: 'exec(make all \\*)', where: 'user' }]);
+    // Not the broad tool name: the prompt did not warn that every call would be allowed.
+    expect(shown[0]!.title).not.toContain('Remembering this allows every');
+    // Held for the session: the same command is not asked again; another one is.
+    expect((await h.call({ script: 'make all *' })).outcome).toBe('ok');
+    expect(shown).toHaveLength(1);
+    expect(h.ran).toEqual(['make   all *', 'make all *']);
+  });
+
+  it('nobody to ask: a third-party exec tool is told the exec rule that would allow it', async () => {
+    const { ui } = scriptedUI([], false);
+    const h = setup(ui, 'default:exec', fakeRules().store, scriptTool);
+    const result = await h.call({ script: 'deploy --prod' });
+    expect(result.outcome).toBe('denied');
+    expect(h.text(result)).toContain('"exec(deploy --prod)" to permissions.allow');
+    expect(h.ran).toEqual([]);
   });
 
   it('in a folder that is not trusted, the project choice says its rule counts only once the folder is trusted', async () => {
@@ -201,9 +239,10 @@ describe('approval', () => {
 
 describe('literal rules and prompt text', () => {
   it('escapes every glob character, so a saved rule allows exactly this call', () => {
-    expect(escapeGlob('a*b?c[d]{e}(f)\\g')).toBe('a\\*b\\?c\\[d\\]\\{e\\}\\(f\\)\\\\g');
-    expect(literalRules('edit', { path: 'x' }, [{ kind: 'fs.write', path: '/repo/src/[id].ts' }])).toEqual({ rules: ['fs.write(//repo/src/\\[id\\].ts)'], broad: false });
-    expect(literalRules('jira', { q: 'x' }, [])).toEqual({ rules: ['jira'], broad: true });
+    expect(literalRules('bash', [{ kind: 'exec', command: 'a*b?c[d]{e}(f)\\g' }])).toEqual({ rules: ['bash(a\\*b\\?c\\[d\\]\\{e\\}\\(f\\)\\\\g)'], broad: false });
+    expect(literalRules('edit', [{ kind: 'fs.write', path: '/repo/src/[id].ts', written: 'src/[id].ts' }])).toEqual({ rules: ['fs.write(//repo/src/\\[id\\].ts)'], broad: false });
+    expect(literalRules('acme:web', [{ kind: 'net', host: 'api.example.com' }, { kind: 'net', host: 'api.example.com' }])).toEqual({ rules: ['net(api.example.com)'], broad: false });
+    expect(literalRules('jira', [])).toEqual({ rules: ['jira'], broad: true });
   });
 
   it('control characters in arguments cannot rewrite the terminal', () => {

@@ -1,6 +1,6 @@
 import type { Resource } from '@airlock/kernel';
 import type { Policy, PolicyCall } from './policy.js';
-import { COMMAND_TOOLS } from './rules/compile.js';
+import { parseRule, specDialect, type RuleSurface } from '@airlock/rules';
 import type { CompiledRule } from './rules/types.js';
 
 /** An inline example that did not come out as its rule says. */
@@ -16,23 +16,36 @@ export interface ExampleFailure {
 }
 
 /**
+ * How the built-in file tools declare their file, for examples written as `read(x)`: an example
+ * stands for the call the tool would make, `written` included. Judging never looks at tool names;
+ * an example naming another tool is a call with a `path` argument and no resources (the fallback
+ * every undeclared path gets).
+ */
+const EXAMPLE_FILE_KINDS: Readonly<Record<string, 'fs.read' | 'fs.write'>> = { read: 'fs.read', grep: 'fs.read', find: 'fs.read', ls: 'fs.read', write: 'fs.write', edit: 'fs.write' };
+
+/**
  * A call in surface form, as examples write it: `bash(git push --force origin)`, `read(.env)`,
- * `fs.read(~/.ssh/id_rsa)`, `net(api.example.com)`, or a bare tool name.
+ * `fs.read(~/.ssh/id_rsa)`, `net(api.example.com)`, or a bare tool name. The text between the
+ * parentheses is the call's value itself, not a pattern.
  *
- * @example exampleCall('read(/etc/passwd)') // { tool: 'read', args: { path: '/etc/passwd' }, resources: [] }
+ * @example exampleCall('read(/etc/passwd)') // { tool: 'read', args: { path: '/etc/passwd' }, resources: [{ kind: 'fs.read', path: '/etc/passwd', written: '/etc/passwd' }] }
  */
 export function exampleCall(text: string): PolicyCall {
-  const trimmed = text.trim();
-  const open = trimmed.indexOf('(');
-  if (open === -1 || !trimmed.endsWith(')')) return { tool: trimmed, args: {}, resources: [] };
-  const name = trimmed.slice(0, open).trim();
-  const arg = trimmed.slice(open + 1, -1);
+  let surface: RuleSurface;
+  try {
+    surface = parseRule(text);
+  } catch {
+    return { tool: text.trim(), args: {}, resources: [] };
+  }
+  const { name, spec: arg } = surface;
+  if (arg === undefined) return { tool: name, args: {}, resources: [] };
   const resource = (r: Resource): PolicyCall => ({ tool: '(example)', args: {}, resources: [r] });
   if (name === 'fs.read' || name === 'fs.write') return resource({ kind: name, path: arg });
   if (name === 'exec') return resource({ kind: 'exec', command: arg });
   if (name === 'net') return resource({ kind: 'net', host: arg });
-  if (COMMAND_TOOLS.includes(name)) return { tool: name, args: { command: arg }, resources: [{ kind: 'exec', command: arg }] };
-  return { tool: name, args: { path: arg }, resources: [] };
+  if (specDialect(name) === 'command') return { tool: name, args: { command: arg }, resources: [{ kind: 'exec', command: arg }] };
+  const kind = EXAMPLE_FILE_KINDS[name];
+  return { tool: name, args: { path: arg }, resources: kind === undefined ? [] : [{ kind, path: arg, written: arg }] };
 }
 
 /**

@@ -43,7 +43,13 @@ const extension = {
     api.on(
       'tool_call',
       async (event) => {
-        const d = await policy.decide({ tool: event.toolName, args: event.args, resources: event.resources, cwd: api.cwd });
+        const d = await policy.decide({
+          tool: event.toolName,
+          args: event.args,
+          resources: event.resources,
+          cwd: api.cwd,
+          ...(event.analyzeCommand === undefined ? {} : { analyzeCommand: event.analyzeCommand }),
+        });
         // The hosts go with the vote: if the call is allowed, the OS sandbox opens them for it alone.
         // Only names the proxy could see (an escaped or non-ASCII spelling never matches a request).
         const hosts = d.hosts.filter((h) => /^[a-z0-9_.:-]{1,253}$/.test(h));

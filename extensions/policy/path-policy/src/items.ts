@@ -40,8 +40,11 @@ export type Item =
   /** Something that cannot be judged as it is: decided by the effect it carries (a default). */
   | { type: 'fixed'; subject: string; effect: Effect; rule: string; reason: string };
 
-/** Where an item came from: the tool's declared resources, its arguments, or a parsed command. */
-export type ItemOrigin = 'resource' | 'args' | 'shell';
+/**
+ * Where an item came from: a declared resource's (resolved) path, its path as the model wrote it,
+ * or a parsed command.
+ */
+export type ItemOrigin = 'resource' | 'written' | 'shell';
 
 /** A simple command as rules see it. */
 export interface Command {

@@ -58,11 +58,17 @@ export interface PolicyCall {
   resources: readonly Resource[];
   /** The folder the call runs in; default: the policy's cwd. */
   cwd?: string;
+  /**
+   * The call's shared shell analysis (`event.analyzeCommand`): the same parse every other handler
+   * sees, computed once. Without it (a tool with no analyzer, or a call judged outside a kernel)
+   * the policy parses the command as bash itself.
+   */
+  analyzeCommand?: (command: string) => Promise<Analysis>;
 }
 
 /** A resource as the policy judged it, with every spelling of a file it compared. */
 export type DerivedResource =
-  | { kind: 'fs.read' | 'fs.write'; path: string; paths: string[]; from: 'resource' | 'args' | 'shell' }
+  | { kind: 'fs.read' | 'fs.write'; path: string; paths: string[]; from: 'resource' | 'written' | 'shell' }
   | { kind: 'exec'; command: string; from: 'resource' | 'shell' }
   | { kind: 'net'; host: string; from: 'resource' | 'shell' };
 
@@ -117,16 +123,6 @@ export interface FileVerdict {
   reason: string;
   rule: string;
 }
-
-/** Built-in tools whose file argument is the file they read or write (default path '.' for listings). */
-const FILE_TOOLS: Readonly<Record<string, { kind: 'fs.read' | 'fs.write'; fallback?: string }>> = {
-  read: { kind: 'fs.read' },
-  grep: { kind: 'fs.read', fallback: '.' },
-  find: { kind: 'fs.read', fallback: '.' },
-  ls: { kind: 'fs.read', fallback: '.' },
-  write: { kind: 'fs.write' },
-  edit: { kind: 'fs.write' },
-};
 
 /**
  * Compile rules once and return the decision function. Throws a RuleError naming the rule for a
@@ -209,7 +205,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       const items: Item[] = [];
       const resources: DerivedResource[] = [];
       const shell: { command: string; analysis: Analysis }[] = [];
-      const file = (kind: 'fs.read' | 'fs.write', raw: string, from: 'resource' | 'args') => {
+      const file = (kind: 'fs.read' | 'fs.write', raw: string, from: 'resource' | 'written') => {
         const c = canonicalPaths(raw, cwd, home);
         if (!c.ok) {
           items.push({ type: 'fixed', subject: `${kind} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` });
@@ -219,14 +215,23 @@ export function createPolicy(o: PolicyOptions): Policy {
         resources.push({ kind, path: raw, paths: c.paths, from });
       };
 
-      // The tool's own file argument, as written: its resources() reports only the real file, so the
-      // link a model named (and every hop) would otherwise go unjudged.
-      const primary = typeof call.args.path === 'string' ? call.args.path : FILE_TOOLS[call.tool]?.fallback;
-      const known = FILE_TOOLS[call.tool];
-      if (primary !== undefined && known !== undefined) file(known.kind, primary, 'args');
-      else if (primary !== undefined) {
-        const c = canonicalPaths(primary, cwd, home);
-        items.push(c.ok ? { type: 'arg-path', given: primary, paths: c.paths } : { type: 'fixed', subject: `${call.tool} ${JSON.stringify(primary)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(primary)}: ${c.reason}` });
+      // Each file also as the model wrote it: `path` is the file the tool opens (links resolved),
+      // so the link or relative name the model named (and every hop) is judged from `written`.
+      // The same for any tool that declares it, built in or not.
+      let written = false;
+      for (const r of call.resources) {
+        if ((r.kind === 'fs.read' || r.kind === 'fs.write') && r.written !== undefined) {
+          file(r.kind, r.written, 'written');
+          written = true;
+        }
+      }
+      // The fallback for a tool that declares no written path: its string `path` argument is still
+      // judged (by Tool(path) rules; which access it means is the tool's to say), so a tool that
+      // declares nothing cannot slip a path past them.
+      const arg = call.args.path;
+      if (!written && typeof arg === 'string') {
+        const c = canonicalPaths(arg, cwd, home);
+        items.push(c.ok ? { type: 'arg-path', given: arg, paths: c.paths } : { type: 'fixed', subject: `${call.tool} ${JSON.stringify(arg)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(arg)}: ${c.reason}` });
       }
 
       for (const r of call.resources) {
@@ -247,7 +252,8 @@ export function createPolicy(o: PolicyOptions): Policy {
               reason: `the command ${risk}, which the shell analysis cannot follow, and no OS sandbox enforces the rules here (install bubblewrap: apt-get install bubblewrap)`,
             });
           }
-          const analysis = await analyze(r.command);
+          // A command over this policy's own limit is not parsed (it asks), whoever could parse it.
+          const analysis = call.analyzeCommand !== undefined && r.command.length <= maxLength ? await call.analyzeCommand(r.command) : await analyze(r.command);
           shell.push({ command: r.command, analysis });
           const derived = shellItems(analysis, r.cwd ?? cwd, home);
           items.push(...derived);

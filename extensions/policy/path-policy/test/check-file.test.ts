@@ -49,7 +49,7 @@ describe('policy.checkFile', () => {
     const p = policyFor(m, [{ effect: 'deny', rule: 'fs.read(/src/**)' }]);
     for (const path of ['.env', 'innocent.txt', 'link-out', 'src/a.ts', 'README.md', 'keys/config']) {
       const absolute = join(m.root, path);
-      const decided = await p.decide({ tool: 'read', args: { path: absolute }, resources: [] });
+      const decided = await p.decide({ tool: 'read', args: { path: absolute }, resources: [{ kind: 'fs.read', path: absolute, written: absolute }] });
       expect(p.checkFile({ kind: 'fs.read', path: absolute, tool: 'read' }).effect, path).toBe(decided.effect);
     }
   });

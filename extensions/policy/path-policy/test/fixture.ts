@@ -63,7 +63,7 @@ export function policyFor(m: Machine, rules: RuleEntry[] = [], extra: Partial<Po
   });
 }
 
-/** The resources the built-in file tools declare: the real path (or the path as given if missing). */
+/** The resources the built-in file tools declare: the real path (or the path as given if missing), and the path as written. */
 export function toolResources(tool: string, path: string | undefined, m: Machine): Resource[] {
   if (path === undefined || path.includes('\0')) return [];
   const kind = tool === 'write' || tool === 'edit' ? 'fs.write' : 'fs.read';
@@ -75,5 +75,6 @@ export function toolResources(tool: string, path: string | undefined, m: Machine
   } catch {
     // Missing or a loop: the tools report the path as given.
   }
-  return [{ kind, path: real }];
+  // As the built-in tools declare it: the real file, and the path as the model wrote it.
+  return [{ kind, path: real, written: path }];
 }

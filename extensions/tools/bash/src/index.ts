@@ -7,7 +7,7 @@ import { createJobsTool } from './jobs-tool.js';
 import { DEFAULT_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
-import { commandTouches } from './touches.js';
+import { analyzeBash, commandTouches } from './touches.js';
 import { createShellResolver } from './shell.js';
 
 export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
@@ -150,6 +150,9 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       const touches = params.background === true || options.commandPrefix !== undefined ? undefined : commandTouches(params.command);
       return [{ kind: 'exec', command, cwd: ctx.cwd, ...(touches === undefined ? {} : { touches }) }];
     },
+    // Every tool_call handler gets this through event.analyzeCommand, once per call: policies
+    // judge bash by the analysis, never by parsing it themselves.
+    analyzeCommand: analyzeBash,
     async execute(_id, params, signal, onUpdate, ctx) {
       const timeoutSeconds = params.timeout ?? options.defaultTimeoutSeconds;
       if (timeoutSeconds === 0 && !options.allowNoTimeout) {

@@ -49,6 +49,17 @@ export function commandTouches(command: string): ExecTouches | undefined {
   return touchesOf(analysis);
 }
 
+/**
+ * The full shell analysis of a command line (the parser loads on the first call), for
+ * `event.analyzeCommand`. Unsure (`ok: false`) for a line over the analysis' 10,000 characters.
+ *
+ * @example await analyzeBash('x=curl; $x evil.example') // { ok: false, reason: … }
+ */
+export async function analyzeBash(command: string): Promise<Analysis> {
+  const mod = await import('@airlock/shell-analysis');
+  return mod.analyzeShell(command);
+}
+
 /** Resolves once the parser is loaded (or failed to load): for callers that want a sure answer. */
 export async function loadCommandAnalysis(): Promise<void> {
   commandTouches('true');

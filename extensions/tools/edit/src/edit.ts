@@ -76,7 +76,7 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   replay: 'never',
   resources(params, ctx) {
     // A missing file: execute reports it; policy sees the path as given.
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!Array.isArray(params.edits) || params.edits.length === 0) {

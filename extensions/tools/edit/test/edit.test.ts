@@ -260,7 +260,7 @@ describe('edit: staleness, resources, extension', () => {
     expect(registered).toEqual([editTool]);
     expect(editTool.replay).toBe('never');
     const { dir, ctx } = setup('x');
-    expect(editTool.resources?.({ path: '@f.txt', edits: [{ oldText: 'x', newText: 'y' }] }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'f.txt') }]);
+    expect(editTool.resources?.({ path: '@f.txt', edits: [{ oldText: 'x', newText: 'y' }] }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'f.txt'), written: '@f.txt' }]);
   });
 });
 

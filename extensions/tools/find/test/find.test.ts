@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { createFindTool, findFd } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -126,4 +126,15 @@ describe.each(engines)('find (%s engine): folders it may not read', (engine) => 
     // Stopped by the limit before reaching the locked folder: nothing to report yet.
     expect(early?.text).toBe('a.txt\n\n[1 results limit reached. Use limit=2 for more, or refine the pattern.]');
   }, 30_000);
+});
+
+describe('find: resources', () => {
+  it('declares the folder it searches under both names: the real one, and as the model wrote it ("." when left out)', () => {
+    const dir = tree({ 'real/a.txt': 'x' });
+    symlinkSync('real', join(dir, 'link'));
+    const tool = createFindTool();
+    const ctx = createTestContext({ cwd: dir });
+    expect(tool.resources?.({ pattern: 'x', path: 'link' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'real'), written: 'link' }]);
+    expect(tool.resources?.({ pattern: 'x' }, ctx)).toEqual([{ kind: 'fs.read', path: dir, written: '.' }]);
+  });
 });

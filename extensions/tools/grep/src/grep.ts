@@ -67,7 +67,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
     replay: 'safe',
     resources(params, ctx) {
       // A path that does not exist yet is reported as written; execute says it is missing.
-      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd)) }];
+      const written = params.path ?? '.';
+      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(written, ctx.cwd)), written }];
     },
     async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
       const limit = params.limit ?? DEFAULT_LIMIT;

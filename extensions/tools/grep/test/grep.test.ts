@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { createGrepTool, findRipgrep } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -288,4 +288,15 @@ describe.each(engines)('grep (%s engine): FIFOs and devices', (engine) => {
     expect(outcome).toBe('ok');
     expect(text).toBe('a.txt:1: hit\nz.txt:1: hit');
   }, 5000);
+});
+
+describe('grep: resources', () => {
+  it('declares the folder it searches under both names: the real one, and as the model wrote it ("." when left out)', () => {
+    const dir = tree({ 'real/a.txt': 'x' });
+    symlinkSync('real', join(dir, 'link'));
+    const tool = createGrepTool();
+    const ctx = createTestContext({ cwd: dir });
+    expect(tool.resources?.({ pattern: 'x', path: 'link' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'real'), written: 'link' }]);
+    expect(tool.resources?.({ pattern: 'x' }, ctx)).toEqual([{ kind: 'fs.read', path: dir, written: '.' }]);
+  });
 });

@@ -60,7 +60,8 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
   // read rules guard, so it needs no per-file check (ctx.access) the way grep does.
   resources(params, ctx) {
     // A path that does not exist yet is reported as written; execute says it is missing.
-    return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path ?? '.', ctx.cwd))) }];
+    const written = params.path ?? '.';
+    return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(written, ctx.cwd))), written }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     const limit = params.limit ?? DEFAULT_LIMIT;

@@ -169,8 +169,8 @@ describe('ls: contract', () => {
     mkdirSync(join(dir, 'real'));
     symlinkSync('real', join(dir, 'link'));
     const ctx = createTestContext({ cwd: dir });
-    expect(lsTool.resources?.({ path: 'link' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'real') }]);
-    expect(lsTool.resources?.({}, ctx)).toEqual([{ kind: 'fs.read', path: dir }]);
+    expect(lsTool.resources?.({ path: 'link' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'real'), written: 'link' }]);
+    expect(lsTool.resources?.({}, ctx)).toEqual([{ kind: 'fs.read', path: dir, written: '.' }]);
   });
 
   it('suggests by case, prefix and small typos, best first', () => {

@@ -109,7 +109,7 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
         if (error instanceof PathError) return []; // execute fails before touching the disk
         throw error;
       }
-      return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(path)) } satisfies Resource];
+      return [{ kind: 'fs.read', path: rememberJudged(ctx, realPathOrSelf(path)), written: params.path } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (signal?.aborted) throw new AbortError();

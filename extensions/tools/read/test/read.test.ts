@@ -331,8 +331,8 @@ describe('read: contract', () => {
   it('declares an fs.read of the real path, or the resolved path when missing', () => {
     const path = file('res.txt', 'x');
     const ctx = createTestContext({ cwd: dir });
-    expect(tool.resources?.({ path: '@res.txt' }, ctx)).toEqual([{ kind: 'fs.read', path: realpathSync(path) }]);
-    expect(tool.resources?.({ path: 'missing.txt' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'missing.txt') }]);
+    expect(tool.resources?.({ path: '@res.txt' }, ctx)).toEqual([{ kind: 'fs.read', path: realpathSync(path), written: '@res.txt' }]);
+    expect(tool.resources?.({ path: 'missing.txt' }, ctx)).toEqual([{ kind: 'fs.read', path: join(dir, 'missing.txt'), written: 'missing.txt' }]);
   });
 
   it('is replay-safe and parallel, and its description states the limits', () => {

@@ -34,7 +34,7 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   parameters: Params,
   replay: 'never',
   resources(params, ctx) {
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))) }];
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     const absolute = await resolveExistingPath(params.path, ctx.cwd);

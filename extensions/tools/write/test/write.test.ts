@@ -65,9 +65,9 @@ describe('write: reporting', () => {
     mkdirSync(join(dir, 'real'));
     symlinkSync(join(dir, 'real'), join(dir, 'link'));
     const ctx = createTestContext({ cwd: dir });
-    expect(writeTool.resources?.({ path: 'link/new/file.txt', content: '' }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'real/new/file.txt') }]);
+    expect(writeTool.resources?.({ path: 'link/new/file.txt', content: '' }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'real/new/file.txt'), written: 'link/new/file.txt' }]);
     writeFileSync(join(dir, 'real/f.txt'), '');
-    expect(writeTool.resources?.({ path: '@link/f.txt', content: '' }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'real/f.txt') }]);
+    expect(writeTool.resources?.({ path: '@link/f.txt', content: '' }, ctx)).toEqual([{ kind: 'fs.write', path: join(dir, 'real/f.txt'), written: '@link/f.txt' }]);
   });
 });
 

@@ -20,6 +20,7 @@ const TOOL_KEYS: readonly string[] = Object.keys({
   replay: true,
   executionMode: true,
   resources: true,
+  analyzeCommand: true,
   override: true,
 } satisfies Record<keyof AnyAgentTool, true>);
 

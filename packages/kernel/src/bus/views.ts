@@ -1,6 +1,7 @@
 import type { ToolCallEvent, ToolResultEvent } from '../contract/hooks.js';
 import type { CallState } from '../state/call-state.js';
 import type { Phase } from './phases.js';
+import { sharedAnalysis } from '../state/command-analysis.js';
 
 const NONE: readonly never[] = Object.freeze([]);
 
@@ -21,6 +22,7 @@ export function toolCallView(state: CallState, phase: Phase): ToolCallEvent {
     proposedArgs: state.proposedArgs ?? Object.freeze({}),
     provenance: state.provenance.length === 0 ? NONE : Object.freeze(state.provenance.slice()),
     resources: state.resources,
+    analyzeCommand: analyzerFor(state),
     // Votes stay hidden during authorize: each vote is cast on its own, so order cannot matter.
     votes: late ? Object.freeze(state.votes.slice()) : NONE,
     effect: late ? state.effect : undefined,
@@ -30,6 +32,13 @@ export function toolCallView(state: CallState, phase: Phase): ToolCallEvent {
   });
   state.view = { phase, version, value };
   return value;
+}
+
+/** The call's shared analyzer, made once per call and only for a tool that has one. */
+function analyzerFor(state: CallState): ToolCallEvent['analyzeCommand'] {
+  const analyzer = state.tool?.tool.analyzeCommand;
+  if (analyzer === undefined) return undefined;
+  return (state.analyzeCommand ??= sharedAnalysis(state.tool!.tool.name, analyzer));
 }
 
 export function toolResultView(state: CallState, phase: Phase, partial = false): ToolResultEvent {

@@ -1,6 +1,6 @@
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
-import type { Resource } from '../contract/resource.js';
+import type { Resource, ResourceKind } from '../contract/resource.js';
 import type { HookBus } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
 import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
@@ -45,11 +45,14 @@ export async function runToolCallHook(state: CallState, kernel: ToolCallHookRunt
   });
 }
 
+/** A file resource's path as the model wrote it: optional, never empty (an empty one names nothing to judge). */
+const Written = Type.Optional(Type.String({ minLength: 1 }));
+
 const ResourceList = Compile(
   Type.Array(
     Type.Union([
-      Type.Object({ kind: Type.Literal('fs.read'), path: Type.String() }),
-      Type.Object({ kind: Type.Literal('fs.write'), path: Type.String() }),
+      Type.Object({ kind: Type.Literal('fs.read'), path: Type.String(), written: Written }),
+      Type.Object({ kind: Type.Literal('fs.write'), path: Type.String(), written: Written }),
       Type.Object({
         kind: Type.Literal('exec'),
         command: Type.String(),
@@ -95,7 +98,7 @@ function revalidateAndFindResources(state: CallState, revalidate: boolean): void
   }
   // Extra fields are allowed, so the depth is checked too: the resources are frozen and go into events.
   if (!ResourceList.Check(resources) || nestsDeeperThan(resources, MAX_VALUE_DEPTH)) {
-    stop(state, 'error', resourcesMalformed(state.call.name), {
+    stop(state, 'error', resourcesMalformed(state.call.name, resourceProblem(resources)), {
       kind: 'kernel',
       reason: 'resources',
     });
@@ -104,6 +107,30 @@ function revalidateAndFindResources(state: CallState, revalidate: boolean): void
   state.resources = deepFreeze(resources.map((r) => ({ ...r })));
   state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
 }
+
+/**
+ * What is wrong with a resource list that failed the check, in the tool author's terms: which
+ * entry, and what its kind needs. Only runs on failure, so it may take its time.
+ */
+function resourceProblem(resources: unknown): string {
+  if (!Array.isArray(resources)) return `resources() must return an array, got ${resources === null ? 'null' : typeof resources}`;
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i] as Record<string, unknown> | null;
+    const at = `resources[${i}]`;
+    if (r === null || typeof r !== 'object') return `${at} is ${r === null ? 'null' : typeof r}, not an object`;
+    const need = (RESOURCE_SHAPES as Record<string, string | undefined>)[r.kind as string];
+    if (need === undefined) return `${at} has kind ${JSON.stringify(r.kind) ?? 'undefined'}; the kinds are ${Object.keys(RESOURCE_SHAPES).join(', ')}`;
+    if (!ResourceList.Check([r])) return `${at} (${String(r.kind)}) must be ${need}`;
+  }
+  return `they nest deeper than ${MAX_VALUE_DEPTH} levels`;
+}
+
+const RESOURCE_SHAPES: Record<ResourceKind, string> = {
+  'fs.read': '{kind, path: string, written?: non-empty string (the path as the model wrote it)}',
+  'fs.write': '{kind, path: string, written?: non-empty string (the path as the model wrote it)}',
+  exec: '{kind, command: string, argv?: string[], cwd?: string, touches?: {reads: string[], writes: string[]}}',
+  net: '{kind, host: string, port?: number, url?: string}',
+};
 
 /** After the authorize votes: deny > ask > allow. A deny stops the call here. */
 function combine(state: CallState): void {

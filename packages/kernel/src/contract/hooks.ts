@@ -1,6 +1,7 @@
 import type { AgentToolResult, Content, Usage } from './content.js';
 import type { Outcome } from './outcome.js';
 import type { Resource } from './resource.js';
+import type { ShellAnalysis } from './shell-analysis.js';
 
 /**
  * The hook bus as extensions see it. Both hooks are waterfalls run in phases; the phase decides
@@ -103,6 +104,19 @@ export interface ToolCallEvent {
   readonly provenance: readonly ArgsChange[];
   /** What the call touches, computed by the kernel after transforms (empty in transform). */
   readonly resources: readonly Resource[];
+  /**
+   * The shell analysis of a command line of this call (an `exec` resource's `command`), by the
+   * tool's own analyzer: computed once per command and call, and the same frozen object for every
+   * handler, so a policy never parses shell itself. Never rejects: a failing analyzer gives
+   * `ok: false`. Undefined when the tool declares no analyzer (judge its commands as unknown).
+   *
+   * @example
+   * for (const r of event.resources) if (r.kind === 'exec') {
+   *   const a = await event.analyzeCommand?.(r.command);
+   *   if (a === undefined || !a.ok || a.commands.some((c) => c.name === 'curl')) return { effect: 'deny', reason: 'no curl' };
+   * }
+   */
+  readonly analyzeCommand: ((command: string) => Promise<ShellAnalysis>) | undefined;
   /** Votes cast so far (complete from approve on). */
   readonly votes: readonly Vote[];
   /** The combined vote (approve and observe). */

@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import type { AgentToolResult } from './content.js';
 import type { ToolContext } from './context.js';
 import type { Resource } from './resource.js';
+import type { ShellAnalysis } from './shell-analysis.js';
 
 export type ToolUpdateCallback<D = unknown> = (partial: AgentToolResult<D>) => void;
 
@@ -54,6 +55,15 @@ export interface AgentTool<P extends TSchema = TSchema, D = unknown> {
   executionMode?: 'parallel' | 'sequential';
   /** What a call touches, for policy. Computed on the final, validated arguments. */
   resources?: (params: Static<P>, ctx: ToolContext) => Resource[];
+  /**
+   * How this tool's command lines parse, for a tool that declares `exec` resources (bash uses
+   * `@airlock/shell-analysis`'s analyzeShell). Handlers reach it through `event.analyzeCommand`,
+   * which calls it at most once per command per call and shares the answer; it should resolve to
+   * `ok: false` rather than guess. Without it, `event.analyzeCommand` is undefined.
+   *
+   * @example analyzeCommand: async (command) => (await import('@airlock/shell-analysis')).analyzeShell(command)
+   */
+  analyzeCommand?: (command: string) => Promise<ShellAnalysis>;
   /** Replace a tool of the same name that is already registered, instead of failing. */
   override?: boolean;
 }

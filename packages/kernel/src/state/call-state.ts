@@ -3,6 +3,7 @@ import type { ToolContext } from '../contract/context.js';
 import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, Vote } from '../contract/hooks.js';
 import type { Outcome, ToolCall } from '../contract/outcome.js';
 import type { Resource } from '../contract/resource.js';
+import type { ShellAnalysis } from '../contract/shell-analysis.js';
 import type { RegisteredTool } from '../registry.js';
 import type { EventChannel } from './event-channel.js';
 import type { RunAbort } from './run-abort.js';
@@ -45,6 +46,8 @@ export interface CallState {
   proposedArgs: Args | undefined;
   provenance: ArgsChange[];
   resources: Resource[];
+  /** `event.analyzeCommand` for this call, made on first use (see state/command-analysis.ts). */
+  analyzeCommand?: (command: string) => Promise<ShellAnalysis>;
   votes: Vote[];
   /** The combined vote, once authorize is over. */
   effect: Effect | undefined;

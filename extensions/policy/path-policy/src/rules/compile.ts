@@ -1,12 +1,7 @@
 import { closestNames } from '@airlock/kernel/util';
+import { isRuleKind, parseRule, RULE_KINDS, RuleSyntaxError, specDialect } from '@airlock/rules';
 import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';
-
-/** Tools whose `Tool(spec)` is a command pattern; every other tool's spec is a path pattern. */
-export const COMMAND_TOOLS: readonly string[] = ['bash'];
-
-const KINDS = ['fs.read', 'fs.write', 'exec', 'net'] as const;
-const NAME = /^[\p{L}\p{N}_.:/*-]+$/u;
 
 /** A rule that cannot be used; the message names the rule, its list and what is wrong. */
 export class RuleError extends Error {
@@ -54,7 +49,7 @@ function compileRule(entry: RuleEntry, anchors: Anchors, where: string): Compile
   try {
     matcher = parseSurface(surface!.trim(), entry.effect, anchors);
   } catch (error) {
-    if (error instanceof GlobError || error instanceof RuleError) fail(`is malformed: ${error.message}`);
+    if (error instanceof GlobError || error instanceof RuleError || error instanceof RuleSyntaxError) fail(`is malformed: ${error.message}`);
     throw error;
   }
   return {
@@ -75,18 +70,12 @@ function compileRule(entry: RuleEntry, anchors: Anchors, where: string): Compile
  * kind with a pattern.
  */
 export function parseSurface(text: string, effect: RuleEntry['effect'], anchors: Anchors): Matcher {
-  const open = text.indexOf('(');
-  const name = open === -1 ? text : text.slice(0, open).trim();
-  if (open !== -1 && !text.endsWith(')')) throw new RuleError(`"(" is never closed; a rule with a pattern ends in ")", e.g. "bash(npm test *)".`);
-  const spec = open === -1 ? undefined : text.slice(open + 1, -1);
-  if (!NAME.test(name)) throw new RuleError(`"${name}" is not a tool name or a resource kind (fs.read, fs.write, exec, net).`);
-  if (spec !== undefined && spec.trim() === '') throw new RuleError(`the pattern in "()" is empty; leave out the parentheses to match every call of "${name}".`);
-
-  const kind = (KINDS as readonly string[]).includes(name) ? (name as (typeof KINDS)[number]) : undefined;
+  const { name, spec } = parseRule(text);
+  const kind = isRuleKind(name) ? name : undefined;
   // No tool name holds a "." (the kernel refuses one), so a dotted name can only be a resource
   // kind, misspelt: as a tool glob it would match nothing, and a deny would guard nothing.
   if (kind === undefined && name.includes('.')) {
-    const near = closestNames(name, KINDS);
+    const near = closestNames(name, RULE_KINDS);
     throw new RuleError(
       `"${name}" is not a resource kind${near.length > 0 ? `. Did you mean "${near[0]}"?` : ''} The kinds are fs.read, fs.write, exec and net; tool names never contain a ".".`,
     );
@@ -102,7 +91,7 @@ export function parseSurface(text: string, effect: RuleEntry['effect'], anchors:
   }
   const tool = toolGlob(name);
   if (spec === undefined) return { type: 'tool', text: name, tool };
-  if (COMMAND_TOOLS.includes(name)) return { type: 'tool-command', tool, command: commandGlob(spec), spec };
+  if (specDialect(name) === 'command') return { type: 'tool-command', tool, command: commandGlob(spec), spec };
   return { type: 'tool-path', tool, path: pathPattern(spec, effect, anchors) };
 }
 

@@ -19,9 +19,6 @@ export interface RuleEntry {
   file?: string;
 }
 
-/** The four resource kinds a rule can name instead of a tool. */
-export type ResourceKindName = 'fs.read' | 'fs.write' | 'exec' | 'net';
-
 /** Where a path pattern is anchored; see README "Rule syntax". */
 export type PathAnchor = 'absolute' | 'home' | 'roots' | 'anywhere';
 

@@ -1,0 +1,16 @@
+export {
+  COMMAND_TOOLS,
+  commandRule,
+  escapePattern,
+  formatRule,
+  isRuleKind,
+  literalRule,
+  literalText,
+  parseRule,
+  RULE_KINDS,
+  RuleSyntaxError,
+  specDialect,
+  type RuleKind,
+  type RuleSurface,
+  type SpecDialect,
+} from './grammar.js';

@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolResultMessage } from '@airlock/kernel';
+import { openHost, type Host } from '../src/index.js';
+import { removeTempDirs, tempDir, writePackage } from './extensions/fixtures.js';
+
+/**
+ * A third-party policy judges bash with what the kernel gives every handler, nothing of its own:
+ * no tokenizer, no parser import. It denies any call that runs curl, and any command line whose
+ * analysis is unsure (then curl may run without being seen).
+ */
+const NO_CURL = `export default {
+  name: 'no-curl',
+  setup(api: any) {
+    api.on('tool_call', async (event: any) => {
+      for (const r of event.resources) {
+        if (r.kind !== 'exec') continue;
+        const analysis = await event.analyzeCommand?.(r.command);
+        if (analysis === undefined) return { effect: 'deny', reason: 'no-curl: this tool does not say what its commands run' };
+        if (!analysis.ok) return { effect: 'deny', reason: 'no-curl: cannot tell what runs (' + analysis.reason + ')' };
+        if (analysis.commands.some((c: any) => c.name === 'curl')) return { effect: 'deny', reason: 'no-curl: curl is not allowed here' };
+      }
+      return undefined;
+    }, { name: 'no-curl/guard', phase: 'authorize' });
+  },
+};
+`;
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+  removeTempDirs();
+});
+
+async function open(): Promise<{ host: Host; project: string }> {
+  const root = tempDir('airlock-shared-analysis-');
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(project);
+  const guard = writePackage(join(root, 'exts', 'no-curl'), { name: 'no-curl', files: { 'src/index.ts': NO_CURL } });
+  // bash(*) so that path-policy allows every command here: what is denied, no-curl denied.
+  writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: guard }], permissions: { allow: ['bash(*)', 'net(*)'] } }));
+  const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '' }, homeDir: home });
+  hosts.push(host);
+  expect(host.blocked).toBeUndefined();
+  return { host, project };
+}
+
+const text = (m: ToolResultMessage) => m.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+describe('a third-party policy judges bash from the shared analysis alone', { timeout: 60_000 }, () => {
+  it.each([
+    ['curl https://example.invalid', 'curl is not allowed'],
+    ['/usr/bin/curl -s https://example.invalid', 'curl is not allowed'],
+    ["c''u\\rl https://example.invalid", 'curl is not allowed'],
+    ['echo start && bash -c "curl https://example.invalid"', 'curl is not allowed'],
+    ['echo "$(curl -s https://example.invalid)"', 'curl is not allowed'],
+    ['sudo -n env X=1 curl https://example.invalid', 'curl is not allowed'],
+    ['x=curl; $x https://example.invalid > out.txt', 'cannot tell what runs'],
+    ['eval "$CMD"', 'cannot tell what runs'],
+  ])('%s: denied by no-curl, and nothing ran', async (command, says) => {
+    const { host, project } = await open();
+    const msg = await host.execute({ id: 'c', name: 'bash', arguments: { command: `${command}; echo ran > marker.txt` } });
+    expect(msg.outcome).toBe('denied');
+    expect(text(msg)).toContain(says);
+    expect(text(msg)).toContain('no-curl');
+    expect(existsSync(join(project, 'marker.txt'))).toBe(false);
+  });
+
+  it('ordinary commands run, including ones that only mention curl', async () => {
+    const { host, project } = await open();
+    const msg = await host.execute({ id: 'c', name: 'bash', arguments: { command: 'echo curl is a word here > notes.txt && cat notes.txt' } });
+    expect(msg.outcome).toBe('ok');
+    expect(text(msg)).toContain('curl is a word here');
+    expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('curl is a word here\n');
+  });
+});
