@@ -26,6 +26,8 @@ export interface ProcessInfo {
   start: string;
   /** Exited but not yet reaped (state Z): nothing left to end, and it holds no resources. */
   zombie: boolean;
+  /** Its process group. */
+  pgrp: number;
 }
 
 /** Whether /proc can be scanned here. */
@@ -43,9 +45,32 @@ export function readProcess(pid: number): ProcessInfo | undefined {
   // it start after the last ")".
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ppid = Number(fields[1]);
+  const pgrp = Number(fields[2]);
   const start = fields[19];
-  if (!Number.isInteger(ppid) || start === undefined) return undefined;
-  return { pid, ppid, start, zombie: fields[0] === 'Z' };
+  if (!Number.isInteger(ppid) || !Number.isInteger(pgrp) || start === undefined) return undefined;
+  return { pid, ppid, start, zombie: fields[0] === 'Z', pgrp };
+}
+
+/**
+ * Whether process group `pgid` has a member that has not exited. `kill(-pgid, 0)` also succeeds
+ * for a group of zombies, and zombies re-parented to an init that does not reap (some container
+ * inits; the sandbox's bwrap leaves one behind) stay for good: waiting for them to go would hold
+ * every command's end for the whole kill grace period. Linux only (see canScanProcesses).
+ */
+export function groupHasLiving(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true; // cannot tell: assume it has
+  }
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const info = readProcess(pid);
+    if (info !== undefined && info.pgrp === pgid && !info.zombie) return true;
+  }
+  return false;
 }
 
 function hasMarker(pid: number, mark: string): boolean {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
-import { canScanProcesses, findRunProcesses, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
+import { canScanProcesses, findRunProcesses, groupHasLiving, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -143,10 +143,11 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (pid === undefined) return false;
       try {
         process.kill(-pid, 0);
-        return true;
       } catch {
         return false;
       }
+      // Zombies alone keep the group "alive" for kill(0): look closer where we can.
+      return !canScanProcesses || groupHasLiving(pid);
     };
     const killGroup = (signal: NodeJS.Signals): void => {
       if (pid === undefined) return;
@@ -248,7 +249,32 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         if (groupAlive()) killGroup('SIGKILL');
         signalProcesses([...found, ...strays()], 'SIGKILL');
       }, options.killGraceMs);
+      releaseWhenGone(found);
       return canScanProcesses ? found.length : 1;
+    };
+
+    /**
+     * Most leftovers are gone milliseconds after SIGTERM (often only the sandbox's processes,
+     * exiting with the command, or zombies not reaped yet). The SIGKILL timer would still hold the
+     * whole program open for the grace period after the call ended (1.5 s on every sandboxed bash
+     * call): look every few milliseconds, and once the group and everything found are gone, and a
+     * last scan finds nothing new, drop the timer.
+     */
+    const releaseWhenGone = (found: readonly ProcessInfo[]): void => {
+      const until = Date.now() + options.killGraceMs;
+      const poll = setInterval(() => {
+        if (killTimer === undefined || Date.now() > until) return clearInterval(poll);
+        if (groupAlive() || found.some((p) => readProcess(p.pid)?.start === p.start && !readProcess(p.pid)?.zombie)) return;
+        clearInterval(poll);
+        const late = strays().filter((p) => !p.zombie);
+        if (late.length > 0) {
+          signalProcesses(late, 'SIGTERM');
+          return; // the SIGKILL timer stays armed for these
+        }
+        clearTimeout(killTimer);
+        killTimer = undefined;
+      }, 20);
+      poll.unref();
     };
 
     const finish = async (): Promise<void> => {
