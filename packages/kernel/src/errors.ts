@@ -7,6 +7,8 @@
  * value) the candidates. New areas add a section with a comment header; codes are never reused.
  */
 
+import { registerErrorCodes, type ErrorCodeSpec } from './error-catalogue.js';
+
 const BRAND = Symbol.for('airlock.error');
 
 /** Extra structured data on an error; always plain JSON-friendly values. */
@@ -41,7 +43,9 @@ export interface ErrorFactory<C extends string, D extends object> {
   render(details: D): string;
 }
 
-function define<C extends string, D extends object>(code: C, render: (details: D) => string): ErrorFactory<C, D> {
+/** A kernel error: its catalogue entry (docs/errors.md) and the function that words its message. */
+function define<C extends string, D extends object>(code: C, spec: ErrorCodeSpec, render: (details: D) => string): ErrorFactory<C, D> {
+  registerErrorCodes('kernel', { [code]: spec });
   const factory = (details: D, options?: { cause?: unknown }) => new AirlockError(code, render(details), details, options);
   return Object.assign(factory, { code, render });
 }
@@ -87,7 +91,10 @@ export interface ToolDuplicateDetails {
 }
 
 const registryErrors = {
-  AIRLOCK_TOOL_INVALID_DEFINITION: define('AIRLOCK_TOOL_INVALID_DEFINITION', (d: ToolInvalidDefinitionDetails) => {
+  AIRLOCK_TOOL_INVALID_DEFINITION: define(
+    'AIRLOCK_TOOL_INVALID_DEFINITION',
+    { severity: 'error', message: 'Tool "{tool}" from {source} was not registered: its definition has {n} problems (each listed).', action: "Fix the tool's definition (name, label, description, parameters schema, execute) in the code that registers it, and load it again." },
+    (d: ToolInvalidDefinitionDetails) => {
     const count = d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`;
     return (
       `Tool "${d.tool}" from ${describeOrigin(d)} was not registered: its definition has ${count}:\n` +
@@ -96,7 +103,10 @@ const registryErrors = {
     );
   }),
 
-  AIRLOCK_TOOL_DUPLICATE: define('AIRLOCK_TOOL_DUPLICATE', (d: ToolDuplicateDetails) => {
+  AIRLOCK_TOOL_DUPLICATE: define(
+    'AIRLOCK_TOOL_DUPLICATE',
+    { severity: 'error', message: 'Tool "{tool}" is defined twice: by {existing} (registered first) and by {incoming}.', action: 'Remove or rename one of the two tools, or set `override: true` on the one that should win.' },
+    (d: ToolDuplicateDetails) => {
     const first = describeOrigin(d.existing);
     const second = describeOrigin(d.incoming);
     return (
@@ -120,7 +130,10 @@ export interface SelectionUnknownToolDetails {
 }
 
 const selectionErrors = {
-  AIRLOCK_SELECTION_UNKNOWN_TOOL: define('AIRLOCK_SELECTION_UNKNOWN_TOOL', (d: SelectionUnknownToolDetails) => {
+  AIRLOCK_SELECTION_UNKNOWN_TOOL: define(
+    'AIRLOCK_SELECTION_UNKNOWN_TOOL',
+    { severity: 'warning', message: 'Tool "{name}" in `tools` or `excludeTools` matches no registered tool (with the closest names).', action: 'Correct the name, or load the extension that provides the tool.' },
+    (d: SelectionUnknownToolDetails) => {
     const effect =
       d.option === 'tools'
         ? 'so the allowlist enables nothing for it'
@@ -145,7 +158,10 @@ export interface ProviderToolNameDetails {
 }
 
 const providerErrors = {
-  AIRLOCK_PROVIDER_TOOL_NAME: define('AIRLOCK_PROVIDER_TOOL_NAME', (d: ProviderToolNameDetails) =>
+  AIRLOCK_PROVIDER_TOOL_NAME: define(
+    'AIRLOCK_PROVIDER_TOOL_NAME',
+    { severity: 'error', message: 'Tools {tools} all become "{providerName}" for {provider}, or a tool\'s name is longer than {provider} accepts.', action: 'Rename one of the tools, or leave one out of the enabled set (`excludeTools`).' },
+    (d: ProviderToolNameDetails) =>
     d.problem === 'collision'
       ? `Tools ${quoteList(d.tools)} all become "${d.providerName}" for ${d.provider}, whose tool names ` +
         'allow fewer characters than Airlock names, so the model could not tell them apart. ' +
@@ -180,21 +196,33 @@ export interface HookDuplicateNameDetails {
 }
 
 const hookErrors = {
-  AIRLOCK_HOOK_UNKNOWN: define('AIRLOCK_HOOK_UNKNOWN', (d: HookUnknownDetails) =>
+  AIRLOCK_HOOK_UNKNOWN: define(
+    'AIRLOCK_HOOK_UNKNOWN',
+    { severity: 'error', message: 'There is no hook "{hook}" (there are tool_call and tool_result).', action: 'Register the handler on tool_call or tool_result.' },
+    (d: HookUnknownDetails) =>
     `There is no hook "${d.hook}". Handlers can be added to tool_call, tool_result. Fix: use one of those names.`,
   ),
 
-  AIRLOCK_HOOK_OPTIONS: define('AIRLOCK_HOOK_OPTIONS', (d: HookOptionsDetails) =>
+  AIRLOCK_HOOK_OPTIONS: define(
+    'AIRLOCK_HOOK_OPTIONS',
+    { severity: 'error', message: 'The {hook} handler "{name}" was not added: {problem}.', action: 'Fix the call: on(hook, handler, { name: "extension/purpose", phase, failure?, timeoutMs? }).' },
+    (d: HookOptionsDetails) =>
     `The ${d.hook} handler "${d.name}" was not added: ${d.problem}. ` +
     'Fix the call: on(hook, handler, { name: "extension/purpose", phase, failure?: "open" | "closed", timeoutMs? }).',
   ),
 
-  AIRLOCK_HOOK_PHASE_UNKNOWN: define('AIRLOCK_HOOK_PHASE_UNKNOWN', (d: HookPhaseUnknownDetails) =>
+  AIRLOCK_HOOK_PHASE_UNKNOWN: define(
+    'AIRLOCK_HOOK_PHASE_UNKNOWN',
+    { severity: 'error', message: 'The {hook} handler "{name}" asks for phase "{phase}", which {hook} does not have (its phases are listed).', action: 'Pick the phase that matches what the handler does (docs/hooks.md).' },
+    (d: HookPhaseUnknownDetails) =>
     `The ${d.hook} handler "${d.name}" asks for phase "${d.phase}", which ${d.hook} does not have. ` +
     `Its phases, in run order: ${d.phases.join(', ')}. Fix: pick the phase that matches what the handler does.`,
   ),
 
-  AIRLOCK_HOOK_DUPLICATE_NAME: define('AIRLOCK_HOOK_DUPLICATE_NAME', (d: HookDuplicateNameDetails) =>
+  AIRLOCK_HOOK_DUPLICATE_NAME: define(
+    'AIRLOCK_HOOK_DUPLICATE_NAME',
+    { severity: 'error', message: 'A {hook} handler named "{name}" is already registered.', action: 'Give each handler its own name (extension/purpose), or remove the first before adding it again.' },
+    (d: HookDuplicateNameDetails) =>
     `A ${d.hook} handler named "${d.name}" is already registered, and decisions and provenance name handlers, ` +
     'so two cannot share a name. Fix: give each handler its own name (extension/purpose), or remove the first one ' +
     'before adding it again (an extension loaded twice?).',

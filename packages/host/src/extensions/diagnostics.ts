@@ -1,3 +1,5 @@
+import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
+import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayer } from './types.js';
 
 /**
@@ -9,29 +11,6 @@ import type { SettingsLayer } from './types.js';
  * `warning` means loading went on as the user would expect (a default extension that is not
  * installed yet, an untrusted project's extensions left out, a manifest that drifted).
  */
-
-export type Severity = 'error' | 'warning';
-
-export interface Diagnostic {
-  readonly code: DiagnosticCode;
-  readonly severity: Severity;
-  /** What is wrong, why, and the fix (the fix is repeated in `fix`). */
-  readonly message: string;
-  /** Just the fix, for UIs that show it apart. */
-  readonly fix: string;
-  /** The extension concerned: its own name once its module was read, else as settings name it. */
-  readonly extension?: string;
-  /** The settings entry as written (`./tools/x`, `@acme/guard`): with `layer`, what ties a diagnostic to its record. */
-  readonly spec?: string;
-  readonly layer?: SettingsLayer;
-  /** The settings file that named the extension, or the file the problem is in. */
-  readonly file?: string;
-  /** The original error's text when something threw. */
-  readonly error?: string;
-  /** The original error's stack when something threw (the CLI prints it with --verbose). */
-  readonly stack?: string;
-  readonly details: Readonly<Record<string, unknown>>;
-}
 
 /** Who a diagnostic is about: the extension and where settings named it. */
 export interface Subject {
@@ -47,11 +26,11 @@ interface Rendered {
 }
 
 interface Entry<D> {
-  severity: Severity;
+  severity: 'error' | 'warning';
   render(details: D, subject: Subject): Rendered;
 }
 
-function entry<D>(severity: Severity, render: (details: D, subject: Subject) => Rendered): Entry<D> {
+function entry<D>(severity: 'error' | 'warning', render: (details: D, subject: Subject) => Rendered): Entry<D> {
   return { severity, render };
 }
 
@@ -410,6 +389,13 @@ const CATALOGUE = {
 } as const;
 
 export type DiagnosticCode = keyof typeof CATALOGUE;
+
+registerErrorCodes(
+  'host',
+  Object.fromEntries(
+    Object.entries(CATALOGUE).map(([code, e]) => [code, { severity: e.severity, ...EXTENSION_DIAGNOSTIC_DOCS[code as DiagnosticCode] } satisfies ErrorCodeSpec]),
+  ),
+);
 type DetailsOf<C extends DiagnosticCode> = (typeof CATALOGUE)[C] extends Entry<infer D> ? D : never;
 
 /**
@@ -424,10 +410,10 @@ export function diagnostic<C extends DiagnosticCode>(
   subject: Subject,
   details: DetailsOf<C>,
   error?: unknown,
-): Diagnostic {
+): Diagnostic<DiagnosticCode> {
   const e = CATALOGUE[code] as unknown as Entry<DetailsOf<C>>;
   const { message, fix } = e.render(details, subject);
-  const d: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
+  const d: { -readonly [K in keyof Diagnostic<DiagnosticCode>]: Diagnostic<DiagnosticCode>[K] } = {
     code,
     severity: e.severity,
     message,

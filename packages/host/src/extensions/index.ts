@@ -17,7 +17,7 @@ export { validateOptions, type OptionsResult } from './options.js';
 export { createExtensionJiti } from './load.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, DEFAULT_GUARDS, defaultExtensionEntries, withDefaultSet } from './defaults.js';
 export { airlockConfigDir, airlockStateDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
-export { diagnostic, severityOf, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
+export { diagnostic, severityOf, type DiagnosticCode } from './diagnostics.js';
 export {
   LAYER_ORDER,
   type BundledExtensions,

@@ -1,6 +1,7 @@
 import { closestNames, NO_UI, type EventSink, type ExtensionCommand, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
-import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
 import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
@@ -67,7 +68,8 @@ export interface Blocked {
   extension: string;
   /** Every policy extension that failed. */
   extensions: string[];
-  code: DiagnosticCode;
+  /** The failure's code in the error catalogue (docs/errors.md). */
+  code: string;
   /** What went wrong with it, in one line. */
   reason: string;
   /** How to fix it, or how to remove it. */

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'n
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
-import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, type Subject } from './diagnostics.js';
 import { LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
 

@@ -3,7 +3,7 @@
  * runs, so each error says which file (and which layer), where inside it, and what was expected.
  * Codes are stable API; the wording may change.
  */
-import { AirlockError } from '@airlock/kernel';
+import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
 
 /** The layers, lowest precedence first. */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
@@ -21,6 +21,40 @@ export type SettingsErrorCode =
   | 'AIRLOCK_SETTINGS_LOAD_FAILED'
   /** Someone else could have written the file (group/other-writable, or a stranger's file in a world-writable folder). */
   | 'AIRLOCK_SETTINGS_UNSAFE_FILE';
+
+const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
+  AIRLOCK_SETTINGS_INVALID: {
+    severity: 'error',
+    message: 'Invalid settings: {file} ({layer}) has {n} problems, each with its property path and what was expected. Nothing was run.',
+    action: 'Fix the file (or the flags) as each problem says, and run again.',
+  },
+  AIRLOCK_SETTINGS_SYNTAX: {
+    severity: 'error',
+    message: 'Cannot parse {file} at line {line}, column {column}: {reason}. Nothing was run.',
+    action: 'Fix the syntax and run again.',
+  },
+  AIRLOCK_SETTINGS_UNREADABLE: {
+    severity: 'error',
+    message: 'Cannot read {file}: {reason}. Nothing was run.',
+    action: 'Check that it is a readable file (permissions, not a folder).',
+  },
+  AIRLOCK_SETTINGS_NOT_FOUND: {
+    severity: 'error',
+    message: 'Settings file not found: {file} (given with --settings, so no other file is searched). Nothing was run.',
+    action: 'Check the path given to --settings.',
+  },
+  AIRLOCK_SETTINGS_LOAD_FAILED: {
+    severity: 'error',
+    message: 'Loading {file} failed: {reason} (the settings module threw, or one of its imports failed). Nothing was run.',
+    action: 'Fix the module (or use .airlockrc.json) and run again.',
+  },
+  AIRLOCK_SETTINGS_UNSAFE_FILE: {
+    severity: 'error',
+    message: 'Refusing {file}: {reason} (someone else could have written it). Nothing was run.',
+    action: 'Do what the message says (chmod go-w, or move the file out of a shared folder), and run again.',
+  },
+};
+registerErrorCodes('host', SETTINGS_ERROR_CODES);
 
 /** One thing wrong in a settings layer. */
 export interface SettingsProblem {

@@ -1,4 +1,5 @@
-import { diagnostic, errorText, type Diagnostic } from '../extensions/diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText } from '../extensions/diagnostics.js';
 import type { SettingsLayer } from '../extensions/types.js';
 import { defaultTrustFile, findTrust, readTrustStore, realDir, setTrust, type TrustEntry } from './store.js';
 

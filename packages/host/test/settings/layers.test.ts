@@ -296,8 +296,10 @@ describe('an untrusted project cannot set a path, a program or code', () => {
     expect(loaded.diagnostics).toEqual([
       {
         code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
+        severity: 'warning',
         file: join(root, 'repo/.airlockrc.json'),
         message: expect.stringMatching(/^Ignored limits\.spillDir in .*\.airlockrc\.json: .* is not trusted.*airlock trust /),
+        details: { ignored: ['limits.spillDir'], projectDir: join(root, 'repo') },
       },
     ]);
   });

@@ -33,3 +33,6 @@ export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 // Errors in words: anything thrown, and Node system errors.
 export { errorMessage } from '../values.js';
 export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
+
+// The error catalogue: an extension that raises its own codes registers them, so docs/errors.md lists them.
+export { registerErrorCodes, type ErrorCodeSpec } from '../error-catalogue.js';
