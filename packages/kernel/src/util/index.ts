@@ -27,6 +27,20 @@ export {
 // "Did you mean …?" for names people and models type (tools, rule kinds, file names).
 export { closestNames, editDistance } from '../suggest.js';
 
+// "This value does not match its schema", in one wording for arguments, settings and options.
+export {
+  describeReceived,
+  describeSchema,
+  didYouMean,
+  formatSchemaProblem,
+  pointerKeys,
+  propertyPath,
+  schemaProblemLines,
+  schemaProblems,
+  type SchemaProblem,
+  type SchemaProblemOptions,
+} from './schema-problems.js';
+
 // Echoing what the model sent, bounded: the first 2,048 characters, then its length and SHA-256.
 export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 
