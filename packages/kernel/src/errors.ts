@@ -8,6 +8,7 @@
  */
 
 import { registerErrorCodes, type ErrorCodeSpec } from './error-catalogue.js';
+import { didYouMean } from './suggest.js';
 
 const BRAND = Symbol.for('airlock.error');
 
@@ -65,10 +66,8 @@ function quoteList(names: readonly string[]): string {
   return names.map((n) => `"${n}"`).join(', ');
 }
 
-function didYouMean(candidates: readonly string[]): string {
-  if (candidates.length === 0) return 'No registered tool has a similar name.';
-  if (candidates.length === 1) return `Did you mean "${candidates[0]}"?`;
-  return `Did you mean one of ${quoteList(candidates)}?`;
+function closeTools(candidates: readonly string[]): string {
+  return didYouMean(candidates) || 'No registered tool has a similar name.';
 }
 
 // ─── Tool registry ──────────────────────────────────────────────────────────────────────────
@@ -140,7 +139,7 @@ const selectionErrors = {
         : 'so excluding it has no effect';
     return (
       `Tool "${d.name}" in \`${d.option}\` matches no registered tool, ${effect}. ` +
-      `${didYouMean(d.candidates)} ` +
+      `${closeTools(d.candidates)} ` +
       'Fix: correct the name, or load the extension that provides the tool.'
     );
   }),

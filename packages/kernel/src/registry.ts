@@ -2,7 +2,7 @@ import type { AnyAgentTool } from './contract/tool.js';
 import type { Diagnostic } from './contract/diagnostic.js';
 import { AirlockErrors, describeOrigin, type SelectionUnknownToolDetails } from './errors.js';
 import { jsonProblem } from './json-value.js';
-import { closestNames } from './suggest.js';
+import { closestNames, didYouMean } from './suggest.js';
 
 /**
  * The first two of the three tool sets (architecture §2): the registry holds every tool the host
@@ -348,7 +348,7 @@ export class ToolRegistry {
         return `"${name}"${from} is left out: ${reasons.map((r) => r.text).join('; ')}.`;
       }
       const candidates = closestNames(name, allNames);
-      const hint = candidates.length > 0 ? ` Did you mean ${candidates.map((c) => `"${c}"`).join(', ')}?` : '';
+      const hint = candidates.length > 0 ? ` ${didYouMean(candidates)}` : '';
       return `"${name}" is not a registered tool.${hint}`;
     };
 

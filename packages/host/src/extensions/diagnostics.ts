@@ -1,4 +1,5 @@
 import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
+import { didYouMean } from '@airlock/kernel/util';
 import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayer } from './types.js';
 
@@ -79,9 +80,9 @@ export interface NotFoundDetails {
 }
 
 /** ` Did you mean "@airlock/path-policy"?` — or nothing when nothing is close. */
-function didYouMean(suggestions: readonly string[] | undefined): string {
-  if (suggestions === undefined || suggestions.length === 0) return '';
-  return ` Did you mean ${suggestions.map((n) => JSON.stringify(n)).join(' or ')}?`;
+function near(suggestions: readonly string[] | undefined): string {
+  const hint = didYouMean(suggestions ?? []);
+  return hint ? ` ${hint}` : '';
 }
 
 export interface ManifestDetails {
@@ -116,10 +117,10 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
     const looked = `Looked in:\n${bullets(d.searched)}`;
-    const near = didYouMean(d.suggestions);
+    const close = near(d.suggestions);
     if (d.kind === 'path') {
       return withFix(
-        `Extension ${who(s)} was not found.${near} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
+        `Extension ${who(s)} was not found.${close} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
         'correct the path (a .ts or .js file, or the folder that holds the extension\'s package.json), or remove the entry.',
       );
     }
@@ -134,7 +135,7 @@ const CATALOGUE = {
     const install = `install it in the project (pnpm add -D ${d.spec}) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec})`;
     const meant = d.suggestions?.[0];
     return withFix(
-      `Extension ${who(s)} was not found.${near} ${looked}`,
+      `Extension ${who(s)} was not found.${close} ${looked}`,
       meant === undefined
         ? `${install}, or correct the name in ${settingsPlace(s)}.`
         : `write ${JSON.stringify(meant)} instead in ${settingsPlace(s)}; if you do mean ${JSON.stringify(d.spec)}, ${install}.`,
@@ -159,7 +160,7 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', (d, s) =>
     withFix(
-      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${didYouMean(d.suggestions)}`,
+      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${near(d.suggestions)}`,
       `write "-${d.suggestions[0]}" if that is the one to leave out, or remove the entry.`,
     ),
   ),

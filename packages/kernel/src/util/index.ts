@@ -25,13 +25,12 @@ export {
 } from '../output/images.js';
 
 // "Did you mean …?" for names people and models type (tools, rule kinds, file names).
-export { closestNames, editDistance } from '../suggest.js';
+export { closestNames, didYouMean, editDistance } from '../suggest.js';
 
 // "This value does not match its schema", in one wording for arguments, settings and options.
 export {
   describeReceived,
   describeSchema,
-  didYouMean,
   formatSchemaProblem,
   pointerKeys,
   propertyPath,

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { closestNames } from '../suggest.js';
+import { closestNames, didYouMean } from '../suggest.js';
 
 /**
  * The one wording of "this value does not match its TypeBox schema", for tool arguments (stage 3),
@@ -130,17 +130,6 @@ export function pointerKeys(pointer: string): (string | number)[] {
     .slice(1)
     .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-}
-
-/**
- * ` Did you mean "executionMode"?` style hint for a name people typed: the closest candidates, or
- * nothing when none is close.
- *
- * @example didYouMean(['read', 'grep']) // 'Did you mean "read" or "grep"?'
- */
-export function didYouMean(candidates: readonly string[]): string {
-  if (candidates.length === 0) return '';
-  return `Did you mean ${candidates.map((c) => JSON.stringify(c)).join(' or ')}?`;
 }
 
 function walk(w: Walk, schema: Schema, value: unknown, keys: Keys): void {
