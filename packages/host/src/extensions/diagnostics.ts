@@ -1,7 +1,7 @@
 import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
 import { didYouMean } from '@airlock/kernel/util';
 import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
-import type { SettingsLayer } from './types.js';
+import type { SettingsLayerName } from './types.js';
 
 /**
  * Every problem the extension loader and project trust report, in one catalogue (like the
@@ -17,7 +17,7 @@ import type { SettingsLayer } from './types.js';
 export interface Subject {
   extension?: string;
   spec?: string;
-  layer?: SettingsLayer;
+  layer?: SettingsLayerName;
   file?: string;
 }
 
@@ -150,7 +150,7 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayer }[] }>('warning', (d) =>
+  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayerName }[] }>('warning', (d) =>
     withFix(
       `Your settings leave out ${d.left.length === 1 ? 'a guard' : `${d.left.length} guards`} (a default one, or a policy extension an earlier layer lists), so this run is less protected:\n` +
         bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
@@ -170,7 +170,7 @@ const CATALOGUE = {
     projectDir: string;
     policy: boolean;
     /** The user's (or CLI's) entry for the same extension, used instead. */
-    fallback?: { layer: SettingsLayer; file?: string };
+    fallback?: { layer: SettingsLayerName; file?: string };
   }>('warning', (d, s) =>
     withFix(
       `Project extension ${who(s)} was not loaded: the project folder ${d.projectDir} is not trusted, and an extension is code ` +
@@ -184,7 +184,7 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayer; file?: string | undefined } }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayerName; file?: string | undefined } }>('warning', (d, s) =>
     withFix(
       `Extension ${who(s)} is listed more than once; the entry from the ${d.kept.layer} layer` +
         `${d.kept.file ? ` (${d.kept.file})` : ''} is used, with its options, and this one is ignored.`,

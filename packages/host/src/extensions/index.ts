@@ -30,7 +30,7 @@ export {
   type LoadedExtension,
   type RegisteredHandler,
   type ResolvedExtension,
-  type SettingsLayer,
+  type SettingsLayerName,
 } from './types.js';
 export {
   defaultTrustFile,

@@ -6,11 +6,12 @@ import type { EventSink, ExtensionManifest } from '@airlock/kernel';
  * (a test keeps it so), and the default set is built in this shape too.
  */
 
-/** Where a setting came from, lowest precedence first. */
-export type SettingsLayer = 'defaults' | 'user' | 'project' | 'local' | 'cli';
+import type { SettingsLayerName } from '../settings/errors.js';
+
+export type { SettingsLayerName };
 
 /** Lowest to highest precedence: a later layer overrides an earlier one. `local` holds rules only, never extensions. */
-export const LAYER_ORDER: readonly SettingsLayer[] = ['defaults', 'user', 'project', 'local', 'cli'];
+export const LAYER_ORDER: readonly SettingsLayerName[] = ['defaults', 'user', 'project', 'local', 'cli'];
 
 /** One extension as a settings layer names it. */
 export interface ExtensionEntry {
@@ -26,7 +27,7 @@ export interface ExtensionEntry {
   enabled?: boolean;
   /** true: a failure to find or load it is reported and does not block the tools (default: it blocks). */
   optional?: boolean;
-  layer: SettingsLayer;
+  layer: SettingsLayerName;
   /** The settings file that named it (absent for built-in defaults and plain CLI flags). */
   file?: string;
   /** The folder a relative path resolves against: the folder of `file`. */
@@ -88,7 +89,7 @@ export interface ExtensionRecord {
   /** As settings wrote it. */
   spec: string;
   status: ExtensionStatus;
-  layer: SettingsLayer;
+  layer: SettingsLayerName;
   /** The settings file that named it. */
   settingsFile?: string;
   /** `package` for a bare name, `path` for a path; with the folder it was found in. */

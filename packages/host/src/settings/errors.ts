@@ -5,7 +5,7 @@
  */
 import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
 
-/** The layers, lowest precedence first. */
+/** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
 
 export type SettingsErrorCode =
