@@ -407,7 +407,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(await blind.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('does not accept images');
   });
 
-  it('images: a TIFF or AVIF goes to the resize step to become PNG; without one it is a note that says what to do', async () => {
+  it('images: a TIFF or AVIF goes to the resizer to become PNG; without one it is a note that says what to do', async () => {
     const tiff = Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0, 0, 0]).toString('base64');
     const avif = Buffer.from([0, 0, 0, 0x1c, ...Buffer.from('ftypavif'), 0, 0, 0, 0]).toString('base64');
     const tool = defineTool({
@@ -438,7 +438,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(note).toContain('convert in.tiff out.png');
   });
 
-  it('images: only an image over the limits goes to the host’s resize step; without one it becomes a note', async () => {
+  it('images: only an image over the limits goes to the host’s resizer; without one it becomes a note', async () => {
     // A PNG signature and IHDR chunk stating the size: enough for the kernel's header check.
     const pngOf = (width: number, height: number, padding = 0) => {
       const head = Buffer.alloc(24 + padding);

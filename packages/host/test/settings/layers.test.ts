@@ -111,7 +111,7 @@ describe('layers', () => {
       images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
     });
-    // autoResize off: no resize step, so the kernel replaces an oversized image with a note.
+    // autoResize off: no resizer, so the kernel replaces an oversized image with a note.
     expect(toKernelOptions({ ...loaded.settings, images: { ...loaded.settings.images, autoResize: false } }).images).not.toHaveProperty('resize');
   });
 });
