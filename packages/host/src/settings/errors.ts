@@ -4,6 +4,7 @@
  * Codes are stable API; the wording may change.
  */
 import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
+import type { SchemaProblem } from '@airlock/kernel/util';
 
 /** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
@@ -56,13 +57,12 @@ const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
 };
 registerErrorCodes('host', SETTINGS_ERROR_CODES);
 
-/** One thing wrong in a settings layer. */
-export interface SettingsProblem {
-  /** Where inside the file, as a property path: `execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file. */
-  readonly path: string;
-  /** What is wrong, and what was expected: `expected an integer ≥ 1, got 0`. */
-  readonly message: string;
-}
+/**
+ * One thing wrong in a settings layer: a schema problem (the one wording, `schemaProblems` in
+ * `@airlock/kernel/util`) or a rule a schema cannot say, with its property path inside the file
+ * (`execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file).
+ */
+export type SettingsProblem = Pick<SchemaProblem, 'path' | 'message'>;
 
 export interface SettingsErrorDetails {
   readonly file: string | undefined;
