@@ -1,4 +1,4 @@
-import { isPathSpec } from './resolve.js';
+import { isPathSpec } from '../settings/extension-spec.js';
 import type { ExtensionEntry } from './types.js';
 
 /**

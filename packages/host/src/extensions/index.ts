@@ -10,7 +10,7 @@ export {
   type LoadExtensionsResult,
 } from './load-extensions.js';
 export { RESERVED_COMMANDS } from './api.js';
-export { resolveExtension, isPathSpec, type ResolveContext, type ResolveResult } from './resolve.js';
+export { resolveExtension, type ResolveContext, type ResolveResult } from './resolve.js';
 export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js';
 export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'n
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
+import { isPathSpec } from '../settings/extension-spec.js';
 import type { Diagnostic } from '@airlock/kernel';
 import { diagnostic, type Subject } from './diagnostics.js';
 import { LOADABLE, readManifest } from './manifest.js';
@@ -43,22 +44,6 @@ export type ResolveResult =
     };
 
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
-
-/** Is `spec` a path (rather than a package name)? */
-export function isPathSpec(spec: string): boolean {
-  return (
-    spec === '.' ||
-    spec === '..' ||
-    spec.startsWith('./') ||
-    spec.startsWith('../') ||
-    spec === '~' ||
-    spec.startsWith('~/') ||
-    isAbsolute(spec) ||
-    /^[A-Za-z]:[\\/]/.test(spec) ||
-    spec.startsWith('.\\') ||
-    spec.startsWith('..\\')
-  );
-}
 
 /**
  * Locate an extension and read its manifest.

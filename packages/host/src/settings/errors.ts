@@ -162,7 +162,7 @@ export function settingsSyntaxError(
 
 /** The file is there but cannot be read. */
 export function unreadableSettings(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
-  const reason = errorText(cause);
+  const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_UNREADABLE',
     `Cannot read ${describeSource(source)}: ${reason}\nCheck that it is a readable file. Nothing was run.`,
@@ -184,7 +184,7 @@ export function settingsFileNotFound(source: SettingsSource & { file: string }, 
 
 /** A TS/JS settings module threw while loading, or could not resolve one of its imports. */
 export function settingsLoadFailed(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
-  const reason = errorText(cause);
+  const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_LOAD_FAILED',
     `Loading ${describeSource(source)} failed: ${reason}\n` +
@@ -207,7 +207,7 @@ export function unsafeSettingsFile(source: SettingsSource & { file: string }, un
 }
 
 /** The first line of an error's message, without the stack. */
-export function errorText(error: unknown): string {
+export function firstLineOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.trim().split('\n')[0]?.trim() || 'unknown error';
 }
