@@ -41,7 +41,7 @@ function codesInSource(): Map<string, string> {
       continue;
     }
     for (const file of files) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/['"`](AIRLOCK_[A-Z0-9_]+)['"`]/g)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/['"`](AIRLOCK_[A-Z0-9_]*[A-Z0-9])['"`]/g)) {
         if (!found.has(m[1]!)) found.set(m[1]!, relative(ROOT, file));
       }
     }
@@ -59,8 +59,9 @@ describe('the error catalogue', () => {
 
   it('lists the codes of the kernel, the host and the extension loader, each with who raises it and what to do', () => {
     expect(errorCode('AIRLOCK_TOOL_DUPLICATE')).toMatchObject({ raisedBy: 'kernel', severity: 'error' });
-    expect(errorCode('AIRLOCK_SETTINGS_INVALID')).toMatchObject({ raisedBy: 'host', severity: 'error' });
-    expect(errorCode('AIRLOCK_EXTENSION_NOT_INSTALLED')).toMatchObject({ raisedBy: 'host', severity: 'warning' });
+    expect(errorCode('AIRLOCK_SETTINGS_INVALID')).toMatchObject({ raisedBy: 'host (settings)', severity: 'error' });
+    expect(errorCode('AIRLOCK_EXTENSION_NOT_INSTALLED')).toMatchObject({ raisedBy: 'host (extension loader)', severity: 'warning' });
+    expect(errorCode('AIRLOCK_TRUST_FILE_INSECURE')).toMatchObject({ raisedBy: 'host (project trust)' });
     for (const e of errorCodes()) {
       expect(e.message.length, e.code).toBeGreaterThan(10);
       expect(e.action.length, e.code).toBeGreaterThan(10);

@@ -56,7 +56,7 @@ export interface OpenHostOptions {
   sandboxProgram?: string;
 }
 
-registerErrorCodes('host', {
+registerErrorCodes('host (openHost)', {
   AIRLOCK_UNTRUSTED_ALLOW_RULES: {
     severity: 'warning',
     message: 'Ignored {n} allow rules from {file}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.',

@@ -14,7 +14,7 @@ import type { Severity } from './contract/diagnostic.js';
 /** What the catalogue says about one code. */
 export interface ErrorCodeEntry {
   readonly code: string;
-  /** Who raises it: `kernel`, `host`, `cli`, or an extension's package name. */
+  /** Who raises it: `kernel`, `host (settings)` and the like, `cli`, or an extension's package name. */
   readonly raisedBy: string;
   readonly severity: Severity;
   /** What the message says, with the variable parts in braces: `Tool "{tool}" is defined twice …`. */
@@ -105,8 +105,9 @@ export function renderErrorCatalogue(list: readonly ErrorCodeEntry[]): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+/** The kernel first, then the host and the CLI (`host (settings)` counts as the host), then extensions. */
 function rank(raisedBy: string): number {
-  const i = ['kernel', 'host', 'cli'].indexOf(raisedBy);
+  const i = ['kernel', 'host', 'cli'].indexOf(raisedBy.split(' ')[0]!);
   return i < 0 ? 3 : i;
 }
 

@@ -4,9 +4,11 @@ import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayerName } from './types.js';
 
 /**
- * Every problem the extension loader and project trust report, in one catalogue (like the
- * kernel's errors.ts): a stable code, a severity, and a message that says what happened, why,
- * and how to fix it. Tests and the CLI match on codes; the wording may change, codes may not.
+ * Every problem the extension loader and project trust report: a stable code, a severity, and a
+ * message that says what happened, why, and how to fix it, built as the kernel's `Diagnostic`.
+ * The codes are entries of the one error catalogue (registered below, with the summaries in
+ * diagnostic-docs.ts), so docs/errors.md lists them. Tests and the CLI match on codes; the
+ * wording may change, codes may not.
  *
  * Severity: `error` means the extension did not load (or a policy decision is missing);
  * `warning` means loading went on as the user would expect (a default extension that is not
@@ -391,12 +393,10 @@ const CATALOGUE = {
 
 export type DiagnosticCode = keyof typeof CATALOGUE;
 
-registerErrorCodes(
-  'host',
-  Object.fromEntries(
-    Object.entries(CATALOGUE).map(([code, e]) => [code, { severity: e.severity, ...EXTENSION_DIAGNOSTIC_DOCS[code as DiagnosticCode] } satisfies ErrorCodeSpec]),
-  ),
-);
+for (const [raisedBy, trust] of [['host (extension loader)', false], ['host (project trust)', true]] as const) {
+  const codes = Object.entries(CATALOGUE).filter(([code]) => code.startsWith('AIRLOCK_TRUST_') === trust);
+  registerErrorCodes(raisedBy, Object.fromEntries(codes.map(([code, e]) => [code, { severity: e.severity, ...EXTENSION_DIAGNOSTIC_DOCS[code as DiagnosticCode] } satisfies ErrorCodeSpec])));
+}
 type DetailsOf<C extends DiagnosticCode> = (typeof CATALOGUE)[C] extends Entry<infer D> ? D : never;
 
 /**

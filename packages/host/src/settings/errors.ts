@@ -55,7 +55,7 @@ const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
     action: 'Do what the message says (chmod go-w, or move the file out of a shared folder), and run again.',
   },
 };
-registerErrorCodes('host', SETTINGS_ERROR_CODES);
+registerErrorCodes('host (settings)', SETTINGS_ERROR_CODES);
 
 /**
  * One thing wrong in a settings layer: a schema problem (the one wording, `schemaProblems` in

@@ -59,7 +59,7 @@ export interface SettingsLayerRecord {
   values: SettingsLayer;
 }
 
-registerErrorCodes('host', {
+registerErrorCodes('host (settings)', {
   AIRLOCK_SETTINGS_CODE_NOT_RUN: {
     severity: 'warning',
     message: 'Project settings {file} were not loaded: a settings module is code, and the folder is not trusted.',
