@@ -72,8 +72,6 @@ registerErrorCodes('host (settings)', {
   },
 });
 
-/** Something worth telling the user that did not stop loading (a warning with the file concerned). */
-type SettingsDiagnostic = Diagnostic<'AIRLOCK_SETTINGS_CODE_NOT_RUN' | 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES'> & { readonly file: string };
 
 export interface LoadedSettings {
   /** Merged, every default filled in. */
@@ -92,7 +90,8 @@ export interface LoadedSettings {
   extensionsListed: boolean;
   /** Every policy rule with its list and layer. */
   permissions: PermissionEntry[];
-  diagnostics: SettingsDiagnostic[];
+  /** What did not stop loading but is worth telling (a project's code not run, untrusted values ignored), each naming its file. */
+  diagnostics: Diagnostic[];
 }
 
 /**
@@ -128,7 +127,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const cwd = resolve(options.cwd);
   const configDir = userConfigDir(env, homeDir);
   const userFile = join(configDir, 'settings.json');
-  const diagnostics: SettingsDiagnostic[] = [];
+  const diagnostics: Diagnostic[] = [];
   const layers: SourcedLayer[] = [];
   const trust = projectTrustOnce(options);
 
@@ -203,7 +202,7 @@ async function judgeUntrusted(
   values: SettingsLayer,
   project: { file: string; dir: string },
   trust: ProjectTrust,
-  diagnostics: SettingsDiagnostic[],
+  diagnostics: Diagnostic[],
 ): Promise<SettingsLayer> {
   const { extensions, ...rest } = values;
   const { value, stripped } = stripTrustedOnly(SettingsSchema, rest);
@@ -225,7 +224,7 @@ async function readProject(
   options: LoadSettingsOptions,
   cwd: string,
   boundaries: SearchBoundaries,
-  diagnostics: SettingsDiagnostic[],
+  diagnostics: Diagnostic[],
   trust: ProjectTrust,
 ): Promise<ProjectRead | undefined> {
   if (options.settingsFile !== undefined) {
