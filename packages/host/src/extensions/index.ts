@@ -22,7 +22,7 @@ export {
   LAYER_ORDER,
   type BundledExtensions,
   type ExtensionDirs,
-  type ExtensionEntry,
+  type ExtensionToLoad,
   type ExtensionListener,
   type ExtensionRecord,
   type ExtensionStatus,
