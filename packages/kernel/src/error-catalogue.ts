@@ -102,7 +102,7 @@ export function renderErrorCatalogue(list: readonly ErrorCodeEntry[]): string {
       out.push(`### \`${e.code}\``, '', `**${e.severity}**: ${e.message}`, '', `What to do: ${e.action}`, '');
     }
   }
-  return `${out.join('\n').trimEnd()}\n`;
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
 /** The kernel first, then the host and the CLI (`host (settings)` counts as the host), then extensions. */
