@@ -30,6 +30,6 @@ describe('hello-tool', () => {
     const kernel = load({});
     const msg = await kernel.executeToolCall({ id: '1', name: 'hello', arguments: {} });
     expect(msg.outcome).toBe('invalid');
-    expect(msg.content[0]).toMatchObject({ text: expect.stringContaining('name: is required') });
+    expect(msg.content[0]).toMatchObject({ text: expect.stringContaining('name: missing; expected') });
   });
 });

@@ -18,7 +18,7 @@ describe('kernel demo', () => {
     expect(text(1)).toContain('.env holds secrets');
     expect(text(3)).toContain('needs approval');
     expect(text(4)).toContain('Did you mean: read?');
-    expect(text(5)).toContain('content: is required');
+    expect(text(5)).toContain('content: missing; expected');
     expect(text(6)).toContain('[REDACTED:github-token]');
     expect(text(6)).not.toContain('ghp_');
     expect(audit).toHaveLength(7);

@@ -4,6 +4,7 @@ import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
 import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
+import { schemaProblems } from '@airlock/kernel/util';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, type IO } from './io.js';
 import { readJsonArgument } from './json-input.js';
@@ -128,10 +129,11 @@ function checkedOptions(schema: TSchema | undefined, given: Record<string, unkno
   if (schema === undefined) return Object.freeze({ ...given });
   const value = Value.Convert(schema, Value.Default(schema, { ...given }));
   if (Value.Check(schema, value)) return Object.freeze(value as Record<string, unknown>);
-  const problems = [...Value.Errors(schema, value)].map((e) => {
-    const key = e.instancePath.replace(/^\//, '').split('/')[0] ?? '';
-    const flag = key === '' ? '' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `;
-    return `${flag}${e.message}`;
+  // The one schema wording, with the option's flag in place of its key.
+  const problems = schemaProblems(schema, value).map((p) => {
+    const [key, ...rest] = p.keys;
+    const flag = typeof key === 'string' ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${rest.map((k) => `[${String(k)}]`).join('')}: ` : '';
+    return `${flag}${p.message}`;
   });
   throw new UsageError(`airlock ${command}: ${problems.join('; ')}`, `Run \`airlock ${command} --help\` for its options.`);
 }

@@ -80,7 +80,7 @@ describe.sequential('extension commands', () => {
     const bad = await m.airlock(['greet', '--times', '0', 'ada']);
     expect(bad.code).toBe(2);
     expect(bad.out).toBe('');
-    expect(bad.err).toMatch(/--times: must be >= 1/);
+    expect(bad.err).toMatch(/--times: expected an integer ≥ 1, got 0/);
     // A missing required argument too.
     expect((await m.airlock(['greet'])).code).toBe(2);
   });

@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import {
   createKernel,
   redactionError,
+  registerErrorCodes,
+  type Diagnostic,
   type EventSink,
   type Kernel,
   type KernelBatchOptions,
@@ -14,7 +16,7 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { defaultExtensionEntries, hostPackageDir, loadExtensions, withDefaultSet, type BundledExtensions, type Diagnostic, type LoadExtensionsResult } from './extensions/index.js';
+import { defaultExtensionEntries, hostPackageDir, loadExtensions, withDefaultSet, type BundledExtensions, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { protectedPaths } from './protected-paths.js';
@@ -55,18 +57,18 @@ export interface OpenHostOptions {
   sandboxProgram?: string;
 }
 
-/** A problem worth telling the user about, from any step of opening the host. */
-export interface HostDiagnostic {
-  code: string;
-  severity: 'error' | 'warning' | 'info';
-  message: string;
-  fix?: string;
-  extension?: string;
-  /** The code's own fields (e.g. `projectDir` of an untrusted project's extension), for UIs that sum diagnostics up. */
-  details?: Readonly<Record<string, unknown>>;
-  /** The stack of the error behind it (a throwing `setup`), for `--verbose`. */
-  stack?: string;
-}
+registerErrorCodes('host (openHost)', {
+  AIRLOCK_UNTRUSTED_ALLOW_RULES: {
+    severity: 'warning',
+    message: 'Ignored {n} allow rules from {file}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.',
+    action: 'Review the rules, then run `airlock trust <dir>` (or pass --trust for this run only).',
+  },
+  AIRLOCK_SANDBOX_UNAVAILABLE: {
+    severity: 'warning',
+    message: '{problem} With sandbox.mode "required" bash refuses every command; otherwise commands run without the sandbox and the shell analysis asks for what it cannot judge.',
+    action: 'Follow the fix the message gives (install bubblewrap, allow user namespaces), or set sandbox.mode to "off" to run without it knowingly.',
+  },
+});
 
 /** Why an open host refuses every call. */
 export interface HostBlocked {
@@ -90,7 +92,7 @@ export interface Host {
   readonly trust: TrustDecision | undefined;
   readonly extensions: LoadExtensionsResult;
   readonly selection: ToolSelection;
-  readonly diagnostics: readonly HostDiagnostic[];
+  readonly diagnostics: readonly Diagnostic[];
   /** Airlock's own settings, trust and state files, which no tool may write (what extensions get as `api.protectedPaths`). */
   readonly protectedPaths: ProtectedPaths;
   /**
@@ -168,7 +170,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     homeDir,
     trustProject: async ({ dir }) => (await decideTrust(dir, await userMode())).trusted,
   });
-  const diagnostics: HostDiagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: 'warning', message: d.message }));
+  const diagnostics: Diagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: d.severity, message: d.message, details: d.details }));
 
   // Allow rules a folder brings along (its settings, or a committed .airlock/settings.local.json)
   // would let a cloned repository wave its own commands through: they need trust, like code.
@@ -189,6 +191,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     diagnostics.push({
       code: 'AIRLOCK_UNTRUSTED_ALLOW_RULES',
       severity: 'warning',
+      details: { ignored: projectAllows.length },
       message: `Ignored ${projectAllows.length} allow rule${projectAllows.length === 1 ? '' : 's'} from ${files}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.`,
       fix: `Review the rules, then run \`airlock trust ${trustDir ?? options.cwd}\` (or pass --trust for this run only).`,
     });
@@ -214,6 +217,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     diagnostics.push({
       code: 'AIRLOCK_SANDBOX_UNAVAILABLE',
       severity: 'warning',
+      details: { mode: status.mode },
       message:
         status.mode === 'required'
           ? `${status.problem} sandbox.mode is "required", so bash refuses every command.`
@@ -254,7 +258,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
 
   const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
-  for (const d of selection.diagnostics) diagnostics.push({ code: d.code, severity: 'warning', message: d.message });
+  diagnostics.push(...selection.diagnostics.map((d) => ({ ...d, details: { ...d.details } })));
 
   return {
     kernel,
@@ -299,7 +303,8 @@ function cliLayer(flags: HostFlags): SettingsLayer {
   } as SettingsLayer;
 }
 
-function fromExtensionDiagnostic(d: Diagnostic): HostDiagnostic {
+/** What the host reports of a loader diagnostic: where settings named the extension stays with the loader's record. */
+function fromExtensionDiagnostic(d: Diagnostic): Diagnostic {
   return {
     code: d.code,
     severity: d.severity,

@@ -28,9 +28,7 @@ export {
   type ExtensionCommandEntry,
   type LoadExtensionsOptions,
   type LoadExtensionsResult,
-  type Diagnostic,
   type DiagnosticCode,
-  type Severity,
   type BundledExtensions,
   type ExtensionDirs,
   type ExtensionListener,
@@ -43,7 +41,9 @@ export {
 } from './extensions/index.js';
 export * from './trust/index.js';
 export * from './ui/index.js';
-export { openHost, type Host, type HostBlocked, type HostDiagnostic, type HostFlags, type OpenHostOptions } from './host.js';
+export { openHost, type Host, type HostBlocked, type HostFlags, type OpenHostOptions } from './host.js';
+// One shape for every problem reported without throwing, from the kernel, the loader, settings or the host.
+export type { Diagnostic, Severity } from '@airlock/kernel';
 export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';
 export { createImageResizer, resizeNote } from './images/resize.js';
 export { createSandbox, detectBubblewrap, planMounts, bwrapArgs, sandboxHint, INSTALL_FIX, SandboxPlanError, type HostSandbox, type SandboxOptions, type MountPlan, type Detection } from './sandbox/index.js';

@@ -17,12 +17,12 @@ export const HOOKS_DOC = fileURLToPath(new URL('../../../docs/hooks.md', import.
 export function renderPhaseTable(phases) {
   const cell = (text) => String(text).replace(/\|/g, '\\|');
   const lines = [
-    '| phase | a handler may | and returns | default failure mode | when a handler fails | default time limit | an abort stops the call here | policy phase |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| phase | runs in stage | a handler may | and returns | default failure mode | when a handler fails | default time limit | an abort stops the call here | policy phase |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const [key, row] of Object.entries(phases)) {
     const limit = row.timeoutMs === 0 ? 'none' : `${row.timeoutMs / 1000} s`;
-    lines.push(`| \`${key}\` | ${cell(row.may)} | ${cell(row.returns)} | ${row.failure} | ${cell(row.onFailure)} | ${limit} | ${row.mayAbort ? 'yes' : 'no'} | ${row.policy ? 'yes' : 'no'} |`);
+    lines.push(`| \`${key}\` | ${row.stage} | ${cell(row.may)} | ${cell(row.returns)} | ${row.failure} | ${cell(row.onFailure)} | ${limit} | ${row.mayAbort ? 'yes' : 'no'} | ${row.policy ? 'yes' : 'no'} |`);
   }
   return lines.join('\n');
 }

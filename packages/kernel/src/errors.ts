@@ -4,8 +4,13 @@
  * match on; the message is for people and may be reworded, the code and `details` may not.
  *
  * Each message says what happened, why, how to fix it, and (when there is a likely intended
- * value) the candidates. New areas add a section with a comment header; codes are never reused.
+ * value) the candidates. Each code is also an entry of the error catalogue (error-catalogue.ts),
+ * with who raises it and what to do, from which docs/errors.md is generated. New areas add a
+ * section with a comment header; codes are never reused.
  */
+
+import { registerErrorCodes, type ErrorCodeSpec } from './error-catalogue.js';
+import { didYouMean } from './suggest.js';
 
 const BRAND = Symbol.for('airlock.error');
 
@@ -41,7 +46,9 @@ export interface ErrorFactory<C extends string, D extends object> {
   render(details: D): string;
 }
 
-function define<C extends string, D extends object>(code: C, render: (details: D) => string): ErrorFactory<C, D> {
+/** A kernel error: its catalogue entry (docs/errors.md) and the function that words its message. */
+function define<C extends string, D extends object>(code: C, spec: ErrorCodeSpec, render: (details: D) => string): ErrorFactory<C, D> {
+  registerErrorCodes('kernel', { [code]: spec });
   const factory = (details: D, options?: { cause?: unknown }) => new AirlockError(code, render(details), details, options);
   return Object.assign(factory, { code, render });
 }
@@ -61,10 +68,8 @@ function quoteList(names: readonly string[]): string {
   return names.map((n) => `"${n}"`).join(', ');
 }
 
-function didYouMean(candidates: readonly string[]): string {
-  if (candidates.length === 0) return 'No registered tool has a similar name.';
-  if (candidates.length === 1) return `Did you mean "${candidates[0]}"?`;
-  return `Did you mean one of ${quoteList(candidates)}?`;
+function closeTools(candidates: readonly string[]): string {
+  return didYouMean(candidates) || 'No registered tool has a similar name.';
 }
 
 // ─── Tool registry ──────────────────────────────────────────────────────────────────────────
@@ -87,25 +92,41 @@ export interface ToolDuplicateDetails {
 }
 
 const registryErrors = {
-  AIRLOCK_TOOL_INVALID_DEFINITION: define('AIRLOCK_TOOL_INVALID_DEFINITION', (d: ToolInvalidDefinitionDetails) => {
-    const count = d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`;
-    return (
-      `Tool "${d.tool}" from ${describeOrigin(d)} was not registered: its definition has ${count}:\n` +
-      d.problems.map((p) => `  - ${p}`).join('\n') +
-      `\nFix the definition in ${d.origin ?? `the ${d.source} code`} and load it again.`
-    );
-  }),
+  AIRLOCK_TOOL_INVALID_DEFINITION: define(
+    'AIRLOCK_TOOL_INVALID_DEFINITION',
+    {
+      severity: 'error',
+      message: 'Tool "{tool}" from {source} was not registered: its definition has {n} problems (each listed).',
+      action: "Fix the tool's definition (name, label, description, parameters schema, execute) in the code that registers it, and load it again.",
+    },
+    (d: ToolInvalidDefinitionDetails) => {
+      const count = d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`;
+      return (
+        `Tool "${d.tool}" from ${describeOrigin(d)} was not registered: its definition has ${count}:\n` +
+        d.problems.map((p) => `  - ${p}`).join('\n') +
+        `\nFix the definition in ${d.origin ?? `the ${d.source} code`} and load it again.`
+      );
+    },
+  ),
 
-  AIRLOCK_TOOL_DUPLICATE: define('AIRLOCK_TOOL_DUPLICATE', (d: ToolDuplicateDetails) => {
-    const first = describeOrigin(d.existing);
-    const second = describeOrigin(d.incoming);
-    return (
-      `Tool "${d.tool}" is defined twice: by ${first} (registered first) and by ${second}. ` +
-      'The model calls tools by name, so two tools cannot share one. ' +
-      `Fix: remove or rename one of them, or set \`override: true\` on the one that should win ` +
-      `(on the tool from ${second} to replace the one from ${first}).`
-    );
-  }),
+  AIRLOCK_TOOL_DUPLICATE: define(
+    'AIRLOCK_TOOL_DUPLICATE',
+    {
+      severity: 'error',
+      message: 'Tool "{tool}" is defined twice: by {existing} (registered first) and by {incoming}.',
+      action: 'Remove or rename one of the two tools, or set `override: true` on the one that should win.',
+    },
+    (d: ToolDuplicateDetails) => {
+      const first = describeOrigin(d.existing);
+      const second = describeOrigin(d.incoming);
+      return (
+        `Tool "${d.tool}" is defined twice: by ${first} (registered first) and by ${second}. ` +
+        'The model calls tools by name, so two tools cannot share one. ' +
+        `Fix: remove or rename one of them, or set \`override: true\` on the one that should win ` +
+        `(on the tool from ${second} to replace the one from ${first}).`
+      );
+    },
+  ),
 } as const;
 
 // ─── Tool selection (the enabled set) ───────────────────────────────────────────────────────
@@ -120,17 +141,25 @@ export interface SelectionUnknownToolDetails {
 }
 
 const selectionErrors = {
-  AIRLOCK_SELECTION_UNKNOWN_TOOL: define('AIRLOCK_SELECTION_UNKNOWN_TOOL', (d: SelectionUnknownToolDetails) => {
-    const effect =
-      d.option === 'tools'
-        ? 'so the allowlist enables nothing for it'
-        : 'so excluding it has no effect';
-    return (
-      `Tool "${d.name}" in \`${d.option}\` matches no registered tool, ${effect}. ` +
-      `${didYouMean(d.candidates)} ` +
-      'Fix: correct the name, or load the extension that provides the tool.'
-    );
-  }),
+  AIRLOCK_SELECTION_UNKNOWN_TOOL: define(
+    'AIRLOCK_SELECTION_UNKNOWN_TOOL',
+    {
+      severity: 'warning',
+      message: 'Tool "{name}" in `tools` or `excludeTools` matches no registered tool (with the closest names).',
+      action: 'Correct the name, or load the extension that provides the tool.',
+    },
+    (d: SelectionUnknownToolDetails) => {
+      const effect =
+        d.option === 'tools'
+          ? 'so the allowlist enables nothing for it'
+          : 'so excluding it has no effect';
+      return (
+        `Tool "${d.name}" in \`${d.option}\` matches no registered tool, ${effect}. ` +
+        `${closeTools(d.candidates)} ` +
+        'Fix: correct the name, or load the extension that provides the tool.'
+      );
+    },
+  ),
 } as const;
 
 // ─── Provider tool schemas ──────────────────────────────────────────────────────────────────
@@ -145,13 +174,20 @@ export interface ProviderToolNameDetails {
 }
 
 const providerErrors = {
-  AIRLOCK_PROVIDER_TOOL_NAME: define('AIRLOCK_PROVIDER_TOOL_NAME', (d: ProviderToolNameDetails) =>
-    d.problem === 'collision'
-      ? `Tools ${quoteList(d.tools)} all become "${d.providerName}" for ${d.provider}, whose tool names ` +
-        'allow fewer characters than Airlock names, so the model could not tell them apart. ' +
-        'Fix: rename one of them, or leave one out of the enabled set (`excludeTools`).'
-      : `Tool "${d.tools[0] ?? ''}" becomes "${d.providerName}" for ${d.provider}, which is longer than ` +
-        `the 64 characters ${d.provider} accepts. Fix: give the tool a shorter name.`,
+  AIRLOCK_PROVIDER_TOOL_NAME: define(
+    'AIRLOCK_PROVIDER_TOOL_NAME',
+    {
+      severity: 'error',
+      message: 'Tools {tools} all become "{providerName}" for {provider}, or a tool\'s name is longer than {provider} accepts.',
+      action: 'Rename one of the tools, or leave one out of the enabled set (`excludeTools`).',
+    },
+    (d: ProviderToolNameDetails) =>
+      d.problem === 'collision'
+        ? `Tools ${quoteList(d.tools)} all become "${d.providerName}" for ${d.provider}, whose tool names ` +
+          'allow fewer characters than Airlock names, so the model could not tell them apart. ' +
+          'Fix: rename one of them, or leave one out of the enabled set (`excludeTools`).'
+        : `Tool "${d.tools[0] ?? ''}" becomes "${d.providerName}" for ${d.provider}, which is longer than ` +
+          `the 64 characters ${d.provider} accepts. Fix: give the tool a shorter name.`,
   ),
 } as const;
 
@@ -180,24 +216,52 @@ export interface HookDuplicateNameDetails {
 }
 
 const hookErrors = {
-  AIRLOCK_HOOK_UNKNOWN: define('AIRLOCK_HOOK_UNKNOWN', (d: HookUnknownDetails) =>
-    `There is no hook "${d.hook}". Handlers can be added to tool_call, tool_result. Fix: use one of those names.`,
+  AIRLOCK_HOOK_UNKNOWN: define(
+    'AIRLOCK_HOOK_UNKNOWN',
+    {
+      severity: 'error',
+      message: 'There is no hook "{hook}" (there are tool_call and tool_result).',
+      action: 'Register the handler on tool_call or tool_result.',
+    },
+    (d: HookUnknownDetails) =>
+      `There is no hook "${d.hook}". Handlers can be added to tool_call, tool_result. Fix: use one of those names.`,
   ),
 
-  AIRLOCK_HOOK_OPTIONS: define('AIRLOCK_HOOK_OPTIONS', (d: HookOptionsDetails) =>
-    `The ${d.hook} handler "${d.name}" was not added: ${d.problem}. ` +
-    'Fix the call: on(hook, handler, { name: "extension/purpose", phase, failure?: "open" | "closed", timeoutMs? }).',
+  AIRLOCK_HOOK_OPTIONS: define(
+    'AIRLOCK_HOOK_OPTIONS',
+    {
+      severity: 'error',
+      message: 'The {hook} handler "{name}" was not added: {problem}.',
+      action: 'Fix the call: on(hook, handler, { name: "extension/purpose", phase, failure?, timeoutMs? }).',
+    },
+    (d: HookOptionsDetails) =>
+      `The ${d.hook} handler "${d.name}" was not added: ${d.problem}. ` +
+      'Fix the call: on(hook, handler, { name: "extension/purpose", phase, failure?: "open" | "closed", timeoutMs? }).',
   ),
 
-  AIRLOCK_HOOK_PHASE_UNKNOWN: define('AIRLOCK_HOOK_PHASE_UNKNOWN', (d: HookPhaseUnknownDetails) =>
-    `The ${d.hook} handler "${d.name}" asks for phase "${d.phase}", which ${d.hook} does not have. ` +
-    `Its phases, in run order: ${d.phases.join(', ')}. Fix: pick the phase that matches what the handler does.`,
+  AIRLOCK_HOOK_PHASE_UNKNOWN: define(
+    'AIRLOCK_HOOK_PHASE_UNKNOWN',
+    {
+      severity: 'error',
+      message: 'The {hook} handler "{name}" asks for phase "{phase}", which {hook} does not have (its phases are listed).',
+      action: 'Pick the phase that matches what the handler does (docs/hooks.md).',
+    },
+    (d: HookPhaseUnknownDetails) =>
+      `The ${d.hook} handler "${d.name}" asks for phase "${d.phase}", which ${d.hook} does not have. ` +
+      `Its phases, in run order: ${d.phases.join(', ')}. Fix: pick the phase that matches what the handler does.`,
   ),
 
-  AIRLOCK_HOOK_DUPLICATE_NAME: define('AIRLOCK_HOOK_DUPLICATE_NAME', (d: HookDuplicateNameDetails) =>
-    `A ${d.hook} handler named "${d.name}" is already registered, and decisions and provenance name handlers, ` +
-    'so two cannot share a name. Fix: give each handler its own name (extension/purpose), or remove the first one ' +
-    'before adding it again (an extension loaded twice?).',
+  AIRLOCK_HOOK_DUPLICATE_NAME: define(
+    'AIRLOCK_HOOK_DUPLICATE_NAME',
+    {
+      severity: 'error',
+      message: 'A {hook} handler named "{name}" is already registered.',
+      action: 'Give each handler its own name (extension/purpose), or remove the first before adding it again.',
+    },
+    (d: HookDuplicateNameDetails) =>
+      `A ${d.hook} handler named "${d.name}" is already registered, and decisions and provenance name handlers, ` +
+      'so two cannot share a name. Fix: give each handler its own name (extension/purpose), or remove the first one ' +
+      'before adding it again (an extension loaded twice?).',
   ),
 } as const;
 

@@ -110,4 +110,6 @@ export { FileMutationQueue } from './file-mutation-queue.js';
 
 // Diagnostics.
 export { AirlockError, AirlockErrors, isAirlockError, type AirlockErrorCode } from './errors.js';
+export { errorCode, errorCodes, registerErrorCodes, renderErrorCatalogue, type ErrorCodeEntry, type ErrorCodeSpec } from './error-catalogue.js';
+export type { Diagnostic, Severity } from './contract/diagnostic.js';
 export { closestNames } from './suggest.js';

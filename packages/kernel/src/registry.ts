@@ -1,7 +1,8 @@
 import type { AnyAgentTool } from './contract/tool.js';
-import { AirlockErrors, describeOrigin } from './errors.js';
+import type { Diagnostic } from './contract/diagnostic.js';
+import { AirlockErrors, describeOrigin, type SelectionUnknownToolDetails } from './errors.js';
 import { jsonProblem } from './json-value.js';
-import { closestNames } from './suggest.js';
+import { closestNames, didYouMean } from './suggest.js';
 
 /**
  * The first two of the three tool sets (architecture §2): the registry holds every tool the host
@@ -46,12 +47,6 @@ export interface ExclusionReason {
   readonly text: string;
 }
 
-/** A warning raised while selecting, with the catalogue code it was rendered from. */
-export interface SelectionDiagnostic {
-  readonly code: 'AIRLOCK_SELECTION_UNKNOWN_TOOL';
-  readonly message: string;
-  readonly details: { readonly name: string; readonly option: 'tools' | 'excludeTools'; readonly candidates: readonly string[] };
-}
 
 /** The enabled set: a snapshot, unaffected by later registrations. */
 export interface ToolSelection {
@@ -63,7 +58,7 @@ export interface ToolSelection {
   /** Human-readable warnings (unknown names, with suggestions). */
   readonly warnings: readonly string[];
   /** The same warnings with codes and details, for hosts that act on them. */
-  readonly diagnostics: readonly SelectionDiagnostic[];
+  readonly diagnostics: readonly Diagnostic<'AIRLOCK_SELECTION_UNKNOWN_TOOL', SelectionUnknownToolDetails>[];
   /** The enabled entry of this name; O(1). */
   get(name: string): RegisteredTool | undefined;
   /** Is this name enabled? O(1). */
@@ -315,7 +310,7 @@ export class ToolRegistry {
     }
 
     // Deny rules come from policy, which may name tools this host never loaded: no warning there.
-    const diagnostics: SelectionDiagnostic[] = [];
+    const diagnostics: ToolSelection['diagnostics'][number][] = [];
     const warned = new Set<string>();
     for (const [option, names] of [['tools', options.tools ?? []], ['excludeTools', options.excludeTools ?? []]] as const) {
       for (const name of names) {
@@ -326,6 +321,7 @@ export class ToolRegistry {
         diagnostics.push(
           Object.freeze({
             code: AirlockErrors.AIRLOCK_SELECTION_UNKNOWN_TOOL.code,
+            severity: 'warning',
             message: AirlockErrors.AIRLOCK_SELECTION_UNKNOWN_TOOL.render(details),
             details: Object.freeze(details),
           }),
@@ -352,7 +348,7 @@ export class ToolRegistry {
         return `"${name}"${from} is left out: ${reasons.map((r) => r.text).join('; ')}.`;
       }
       const candidates = closestNames(name, allNames);
-      const hint = candidates.length > 0 ? ` Did you mean ${candidates.map((c) => `"${c}"`).join(', ')}?` : '';
+      const hint = candidates.length > 0 ? ` ${didYouMean(candidates)}` : '';
       return `"${name}" is not a registered tool.${hint}`;
     };
 

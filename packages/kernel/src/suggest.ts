@@ -114,3 +114,14 @@ export function closestNames(name: string, candidates: Iterable<string>, max = 3
   );
   return scored.slice(0, max).map((s) => s.name);
 }
+
+/**
+ * `Did you mean "executionMode"?` for a name people typed: the closest candidates, or
+ * nothing when none is close.
+ *
+ * @example didYouMean(['read', 'grep']) // 'Did you mean "read" or "grep"?'
+ */
+export function didYouMean(candidates: readonly string[]): string {
+  if (candidates.length === 0) return '';
+  return `Did you mean ${candidates.map((c) => JSON.stringify(c)).join(' or ')}?`;
+}

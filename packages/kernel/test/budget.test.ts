@@ -33,10 +33,11 @@ describe('the kernel stays a microkernel', () => {
     expect(KERNEL_VERSION).toBe(pkg.version);
   });
 
-  it('keeps phases in stage order with gaps, and every phase fully described', () => {
-    for (const table of [TOOL_CALL_PHASES, TOOL_RESULT_PHASES]) {
-      const stages = Object.values(table).map((row) => row.stage);
-      expect([...stages].sort((a, b) => a - b)).toEqual(stages);
+  it('keeps phases in run order with gaps, each in the stage of its hook, and every phase fully described', () => {
+    for (const [table, stage] of [[TOOL_CALL_PHASES, 4], [TOOL_RESULT_PHASES, 7]] as const) {
+      const orders = Object.values(table).map((row) => row.order);
+      expect([...orders].sort((a, b) => a - b)).toEqual(orders);
+      expect(new Set(Object.values(table).map((row) => row.stage))).toEqual(new Set([stage]));
       for (const row of Object.values(table)) {
         expect(row.may.length).toBeGreaterThan(0);
         expect(row.onFailure.length).toBeGreaterThan(0);

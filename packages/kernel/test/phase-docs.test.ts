@@ -15,7 +15,8 @@ describe('docs/hooks.md shows the phase record', () => {
   it('renders one row per phase, with what the record says', () => {
     const table = (renderPhaseTable(PHASES) as string).split('\n');
     expect(table).toHaveLength(2 + Object.keys(PHASES).length);
-    expect(table[2]).toContain('`tool_call:transform`');
+    expect(table[2]).toMatch(/^\| `tool_call:transform` \| 4 \|/);
+    expect(table.find((l) => l.startsWith('| `tool_result:redact`'))).toMatch(/^\| `tool_result:redact` \| 7 \|/);
     expect(table.find((l) => l.startsWith('| `tool_call:approve`'))).toMatch(/\| closed \| the call is denied \| none \| yes \| yes \|$/);
     expect(table.find((l) => l.startsWith('| `tool_result:observe`'))).toMatch(/\| open \| the failure is reported \| 10 s \| no \| no \|$/);
   });

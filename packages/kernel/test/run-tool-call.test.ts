@@ -71,9 +71,9 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(msg.outcome).toBe('invalid');
     const t = text(msg);
     expect(t).toContain('Invalid arguments for tool "echo"');
-    expect(t).toContain('text: is required');
-    expect(t).toContain('times: must be >= 1');
-    expect(t).toContain('extra: is not a known parameter (known: text, times)');
+    expect(t).toContain('text: missing; expected a string');
+    expect(t).toContain('times: expected an integer ≥ 1, got 0');
+    expect(t).toContain('extra: unknown parameter "extra". Known parameters: text, times.');
     expect(t).toContain('"extra": true');
   });
 
@@ -90,7 +90,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
       { source: 'sdk' },
     );
     const msg = await kernel.executeToolCall({ id: 'c', name: 'tags', arguments: { tags: Array.from({ length: 12 }, (_, i) => ({ i })) } });
-    for (let i = 0; i < 12; i++) expect(text(msg)).toContain(`tags[${i}]: must be string`);
+    for (let i = 0; i < 12; i++) expect(text(msg)).toContain(`tags[${i}]: expected a string, got an object`);
   });
 
   it('invalid: literal unions list the allowed values', async () => {
@@ -106,7 +106,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
       { source: 'sdk' },
     );
     const msg = await kernel.executeToolCall({ id: 'c', name: 'mode', arguments: { mode: 'medium' } });
-    expect(text(msg)).toContain('mode: must be one of "fast", "slow" (got "medium")');
+    expect(text(msg)).toContain('mode: expected "fast" or "slow", got "medium"');
   });
 
   it('coerces on a copy: "2" becomes 2 for the tool, the model’s message is untouched', async () => {
@@ -407,7 +407,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(text(await blind.executeToolCall({ id: 'c', name: 'img', arguments: {} }))).toContain('does not accept images');
   });
 
-  it('images: a TIFF or AVIF goes to the resize step to become PNG; without one it is a note that says what to do', async () => {
+  it('images: a TIFF or AVIF goes to the resizer to become PNG; without one it is a note that says what to do', async () => {
     const tiff = Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0, 0, 0]).toString('base64');
     const avif = Buffer.from([0, 0, 0, 0x1c, ...Buffer.from('ftypavif'), 0, 0, 0, 0]).toString('base64');
     const tool = defineTool({
@@ -438,7 +438,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(note).toContain('convert in.tiff out.png');
   });
 
-  it('images: only an image over the limits goes to the host’s resize step; without one it becomes a note', async () => {
+  it('images: only an image over the limits goes to the host’s resizer; without one it becomes a note', async () => {
     // A PNG signature and IHDR chunk stating the size: enough for the kernel's header check.
     const pngOf = (width: number, height: number, padding = 0) => {
       const head = Buffer.alloc(24 + padding);

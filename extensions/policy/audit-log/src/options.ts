@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { schemaProblemLines } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 
 /** The extension's options (settings: `{ "name": "@airlock/audit-log", "options": { … } }`). */
@@ -40,6 +41,6 @@ export type AuditOptionsInput = Partial<AuditOptions>;
 export function resolveOptions(input: AuditOptionsInput = {}): { ok: true; value: AuditOptions } | { ok: false; message: string } {
   const value = Value.Default(AuditOptions, Value.Clone(input)) as unknown;
   if (Value.Check(AuditOptions, value)) return { ok: true, value };
-  const problems = Value.Errors(AuditOptions, value).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  const problems = schemaProblemLines(AuditOptions, value, { keyNoun: 'option' });
   return { ok: false, message: `Invalid audit-log options: ${problems.join('; ')}. See extensions/policy/audit-log/README.md for each option.` };
 }

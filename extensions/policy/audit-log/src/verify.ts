@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { schemaProblemLines } from '@airlock/kernel/util';
 import { Compile } from 'typebox/compile';
 import { GENESIS, lineHash } from './chain.js';
 import { headPathFor, headsInFolder, readHead, realLogPath } from './head.js';
@@ -228,8 +229,8 @@ function parse(raw: Buffer): { record: AuditRecord | undefined; problem: string 
     return { record: undefined, problem: 'it is not valid JSON' };
   }
   if (RecordCheck.Check(value)) return { record: value, problem: undefined };
-  const first = RecordCheck.Errors(value)[0];
-  return { record: undefined, problem: `it is not an audit record (${first ? `${first.instancePath || '/'} ${first.message}` : 'wrong shape'})` };
+  const first = schemaProblemLines(AuditRecord, value)[0] ?? 'wrong shape';
+  return { record: undefined, problem: `it is not an audit record (${first})` };
 }
 
 function walk(lines: Line[], anchor: Anchor, notes: string[]): Break | undefined {

@@ -26,8 +26,8 @@ describe('the extension package', () => {
   it('options: defaults filled in, bad values refused with a message that says where to look', () => {
     expect(resolvedDefaults()).toEqual({ fsync: 'interval', fsyncIntervalMs: 1000, maxBytes: 10 * 1024 * 1024, maxFiles: 10, storeContent: false, allow: [] });
     const bad = resolveOptions({ fsync: 'sometimes' as never, maxFiles: 1 });
-    expect(bad).toMatchObject({ ok: false, message: expect.stringMatching(/\/fsync.*\/maxFiles|\/maxFiles.*\/fsync/) });
-    expect(() => installAuditLog(apiFor(createKernel(), tempDir(), []), { maxBytes: 0 })).toThrow(/Invalid audit-log options: \/maxBytes/);
+    expect(bad).toMatchObject({ ok: false, message: expect.stringMatching(/fsync: expected one of .*maxFiles: expected an integer ≥ 2, got 1/) });
+    expect(() => installAuditLog(apiFor(createKernel(), tempDir(), []), { maxBytes: 0 })).toThrow(/Invalid audit-log options: maxBytes: expected an integer ≥ 1, got 0/);
   });
 
   it('the allow option keeps a listed value out of redaction', async () => {

@@ -4,7 +4,7 @@ import { appendNotice, closestNames, tailNotice } from '@airlock/kernel/util';
 import { buildEnv } from './env.js';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
-import { DEFAULT_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
+import { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
 import { analyzeBash, commandTouches } from './touches.js';
@@ -13,7 +13,7 @@ import { createShellResolver } from './shell.js';
 export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
 export { BackgroundJobs, type JobInfo } from './jobs.js';
 export { createJobsTool } from './jobs-tool.js';
-export { DEFAULT_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';
+export { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';
 export { sanitize } from './sanitize.js';
 export { commandTouches, loadCommandAnalysis } from './touches.js';
 
@@ -122,7 +122,7 @@ function withDefaults(options: Partial<BashOptions>): BashOptions {
     allowNoTimeout: options.allowNoTimeout ?? false,
     ...(options.shellPath === undefined ? {} : { shellPath: options.shellPath }),
     killGraceMs: options.killGraceMs ?? 1500,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits: { ...DEFAULT_RESOURCE_LIMITS, ...options.limits },
     env: { allow: options.env?.allow ?? [], deny: options.env?.deny ?? [] },
   };
 }

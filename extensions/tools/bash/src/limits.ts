@@ -39,7 +39,7 @@ export const ResourceLimits = Type.Object(
 );
 export type ResourceLimits = Static<typeof ResourceLimits>;
 
-export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({ fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 });
+export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = Object.freeze({ fileSizeBytes: 1024 ** 3, processes: 8192, cpuSeconds: 3600 });
 
 /** Exit status the prelude uses when a limit cannot be set: the command does not run (fail closed). */
 export const LIMIT_SETUP_FAILED = 125;

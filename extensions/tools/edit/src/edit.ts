@@ -13,6 +13,7 @@ import {
   JudgedFolder,
   judgedFor,
   lockFile,
+  namesNear,
   openJudgedFile,
   realPathOrSelf,
   rememberJudged,
@@ -25,7 +26,6 @@ import {
   type AtomicWriteResult,
   type JudgedTarget,
 } from '@airlock/tool-common';
-import { closeNamesIn } from './close-names.js';
 import { fastPlan, planOnBytes, type ByteEdit } from './fast-path.js';
 import { EditError, locateEdits, type EditInput, type Located } from './match.js';
 import type { Normalisation } from './normalize.js';
@@ -251,7 +251,7 @@ async function fsError(error: unknown, absolute: string, shown: string, verb = '
   const cannot = `Cannot ${verb} ${shown}: ${errnoWords(code)}`;
   switch (code) {
     case 'ENOENT': {
-      const close = await closeNamesIn(dirname(absolute), basename(absolute));
+      const close = await namesNear(absolute);
       if (close === undefined) return new Error(`File not found: ${shown}. Its folder ${dirname(absolute)} does not exist either: check the path (ls or find show what is there).`);
       if (close.length === 0) return new Error(`File not found: ${shown}. Use write to create a new file.`);
       return new Error(`File not found: ${shown}. Did you mean ${close.map((n) => `"${visibleName(n)}"`).join(', ')} in ${dirname(absolute)}?`);

@@ -40,7 +40,7 @@ export interface ReadTruncation {
   maxBytes: number;
 }
 
-/** What read attaches: the formats models take, and those the kernel's image step converts to PNG (TIFF, AVIF). */
+/** What read attaches: the formats models take, and those the resizer converts to PNG (TIFF, AVIF). */
 type FileImageMime = ImageMime | ConvertibleMime;
 
 export interface ReadDetails {
@@ -65,7 +65,7 @@ export interface ReadToolOptions {
 
 /**
  * Image files larger than this are described, not loaded. Smaller ones are attached whole and the
- * kernel fits them to the model's limits (the host's resize step, `images.autoResize`); a photo
+ * kernel fits them to the model's limits (the host's resizer, `images.autoResize`); a photo
  * straight from a camera is 5–30 MB, so the cap only stops absurd inputs from filling memory.
  */
 export const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
@@ -233,7 +233,7 @@ async function readImage(
   head: Buffer,
   ctx: ToolContext,
 ): Promise<AgentToolResult<ReadDetails | undefined>> {
-  // TIFF and AVIF state their size deep in the file; the image step reads it when converting.
+  // TIFF and AVIF state their size deep in the file; the resizer reads it when converting.
   let dims = mime === 'image/tiff' || mime === 'image/avif' ? undefined : imageDimensions(head, mime);
   if (!dims && mime === 'image/jpeg' && size > head.length) {
     const more = Buffer.allocUnsafe(Math.min(size, JPEG_HEAD_BYTES));

@@ -12,7 +12,7 @@ export interface PositionalReader {
  * U+FFFD, 3 bytes each), so the byte limit holds for what the model sees.
  */
 
-export interface SelectOptions {
+export interface LineSelectOptions {
   /** 1-based first line. */
   offset: number;
   /** Lines the caller asked for at most (undefined: no caller limit). */
@@ -69,7 +69,7 @@ export class AbortError extends Error {
  *
  * @example const sel = await selectLines(fh, { offset: 1, limit: undefined, maxLines: 2000, maxBytes: 51200, countBudget: 1 << 24, size });
  */
-export async function selectLines(fh: PositionalReader, o: SelectOptions): Promise<Selection> {
+export async function selectLines(fh: PositionalReader, o: LineSelectOptions): Promise<Selection> {
   const want = Math.min(o.limit ?? Number.POSITIVE_INFINITY, o.maxLines);
   let phase: Phase = o.offset === 1 ? 'keep' : 'skip';
   let newlines = 0; // "\n" seen so far

@@ -167,7 +167,7 @@ describe('read: images and binaries', () => {
     expect(details?.image).toMatchObject({ mimeType: 'image/png', width: 800, height: 600, attached: true });
   });
 
-  it('attaches a TIFF as it is, by magic bytes, for the image step to convert (the kernel sniffs it)', async () => {
+  it('attaches a TIFF as it is, by magic bytes, for the resizer to convert (the kernel sniffs it)', async () => {
     const tiff = Buffer.concat([Buffer.from([0x49, 0x49, 0x2a, 0x00]), Buffer.alloc(60, 0)]);
     file('scan.dat', tiff);
     const { result, details } = await read({ path: 'scan.dat' });
@@ -195,7 +195,7 @@ describe('read: images and binaries', () => {
     expect(text).toBe('just text\n');
   });
 
-  it('attaches an image over 2000 px whole: fitting it to the model is the kernel’s resize step', async () => {
+  it('attaches an image over 2000 px whole: fitting it to the model is the resizer’s job', async () => {
     file('huge.png', png(4000, 3000));
     const { result, text, details } = await read({ path: 'huge.png' });
     expect(result.content).toHaveLength(2);

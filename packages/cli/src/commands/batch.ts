@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { KernelEvent, ToolCall } from '@airlock/kernel';
+import { schemaProblemLines } from '@airlock/kernel/util';
+import Type from 'typebox';
 import { formatBatchSummary, formatContent, formatResultHeader } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -13,6 +15,15 @@ export interface BatchArgs {
   file: string;
   events?: boolean;
 }
+
+/** A batch file: the calls of one assistant message. `arguments` are the tool's to check, in stage 3. */
+const BatchFile = Type.Array(
+  Type.Object({
+    id: Type.Optional(Type.String()),
+    name: Type.String({ minLength: 1 }),
+    arguments: Type.Optional(Type.Unknown()),
+  }),
+);
 
 /**
  * `airlock batch <file|->`: the calls of one assistant message, as the kernel runs them.
@@ -61,14 +72,11 @@ async function readCalls(file: string, io: IO): Promise<ToolCall[]> {
   if (!Array.isArray(value)) {
     throw new UsageError(`The batch in ${where} must be a JSON array of {id?, name, arguments}.`, 'Example: [{"name": "read", "arguments": {"path": "README.md"}}]');
   }
-  const problems: string[] = [];
-  const calls = value.map((raw, i): ToolCall => {
-    const call = (raw ?? {}) as Record<string, unknown>;
-    if (typeof call !== 'object' || Array.isArray(call)) problems.push(`[${i}] is not an object`);
-    else if (typeof call.name !== 'string' || call.name === '') problems.push(`[${i}].name must be a non-empty string`);
-    else if (call.id !== undefined && typeof call.id !== 'string') problems.push(`[${i}].id must be a string when given`);
-    return { id: typeof call.id === 'string' ? call.id : `call_${i + 1}`, name: String(call.name ?? ''), arguments: call.arguments ?? {} };
-  });
+  // The one schema wording (`[1].name: expected a non-empty string, got 5`), as for tool arguments.
+  const problems = schemaProblemLines(BatchFile, value);
   if (problems.length > 0) throw new UsageError(`The batch in ${where} has ${problems.length === 1 ? 'a problem' : 'problems'}: ${problems.join('; ')}.`);
+  const calls = (value as { id?: string; name: string; arguments?: unknown }[]).map(
+    (call, i): ToolCall => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }),
+  );
   return calls;
 }

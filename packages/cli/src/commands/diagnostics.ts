@@ -1,4 +1,4 @@
-import type { Host, HostDiagnostic } from '@airlock/host';
+import type { Host, Diagnostic } from '@airlock/host';
 import { countOf, displayText } from '@airlock/kernel';
 import type { IO } from '../io.js';
 
@@ -17,7 +17,7 @@ export function reportDiagnostics(host: Host, io: IO, options: { verbose?: boole
     write(`airlock: ${notInstalled.length} default extension${notInstalled.length === 1 ? ' is' : 's are'} not installed yet (${names.map((n) => show(n)).join(', ')}); running without them.\n`);
   }
   const blocked = host.blocked;
-  const blocking = (d: HostDiagnostic): boolean => blocks(host, d);
+  const blocking = (d: Diagnostic): boolean => blocks(host, d);
   const rest = host.diagnostics.filter((d) => d.code !== 'AIRLOCK_EXTENSION_NOT_INSTALLED' && !blocking(d));
   for (const group of groupByCodeAndFix(rest)) write(describeGroup(group, options.verbose === true));
   if (blocked === undefined) return;
@@ -29,7 +29,7 @@ export function reportDiagnostics(host: Host, io: IO, options: { verbose?: boole
 }
 
 /** The diagnostic of an extension whose failure blocks every tool: the block's `Fix:` line covers its fix. */
-export function blocks(host: Host, d: HostDiagnostic): boolean {
+export function blocks(host: Host, d: Diagnostic): boolean {
   return host.blocked !== undefined && d.severity === 'error' && d.extension !== undefined && host.blocked.extensions.includes(d.extension);
 }
 
@@ -39,8 +39,8 @@ export function blockedHeadline(blocked: NonNullable<Host['blocked']>): string {
 }
 
 /** Diagnostics that share a code and a fix, in first-seen order. */
-function groupByCodeAndFix(diagnostics: readonly HostDiagnostic[]): HostDiagnostic[][] {
-  const groups = new Map<string, HostDiagnostic[]>();
+function groupByCodeAndFix(diagnostics: readonly Diagnostic[]): Diagnostic[][] {
+  const groups = new Map<string, Diagnostic[]>();
   for (const d of diagnostics) {
     const key = `${d.code}\u0000${d.fix ?? d.message}`;
     const group = groups.get(key);
@@ -50,7 +50,7 @@ function groupByCodeAndFix(diagnostics: readonly HostDiagnostic[]): HostDiagnost
   return [...groups.values()];
 }
 
-function describeGroup(group: readonly HostDiagnostic[], verbose: boolean): string {
+function describeGroup(group: readonly Diagnostic[], verbose: boolean): string {
   const first = group[0]!;
   if (group.length === 1) return `airlock: ${first.severity}: ${show(withFixLine(first))}\n${stackOf(first, verbose)}`;
   if (first.code === 'AIRLOCK_EXTENSION_UNTRUSTED') return untrustedSummary(group);
@@ -63,7 +63,7 @@ function describeGroup(group: readonly HostDiagnostic[], verbose: boolean): stri
  * One warning for every extension an untrusted project names: which ones, why none loaded, which
  * policy is therefore not in force, and the one fix.
  */
-function untrustedSummary(group: readonly HostDiagnostic[]): string {
+function untrustedSummary(group: readonly Diagnostic[]): string {
   const names = group.map((d) => d.extension ?? '?');
   const projectDir = group[0]!.details?.projectDir;
   const folder = typeof projectDir === 'string' ? `the project folder ${projectDir}` : 'the project folder';
@@ -79,18 +79,18 @@ function untrustedSummary(group: readonly HostDiagnostic[]): string {
 }
 
 /** The message as the host words it ends with its `Fix:` line; add one if it does not. */
-export function withFixLine(d: HostDiagnostic): string {
+export function withFixLine(d: Diagnostic): string {
   return d.fix === undefined || d.message.includes(d.fix) ? d.message : `${d.message}\nFix: ${d.fix}`;
 }
 
 /** The message without its trailing `Fix: …` line, for when the fix is said once for several. */
-export function withoutFix(d: HostDiagnostic): string {
+export function withoutFix(d: Diagnostic): string {
   if (d.fix === undefined) return d.message;
   const line = `\nFix: ${d.fix}`;
   return d.message.endsWith(line) ? d.message.slice(0, -line.length) : d.message;
 }
 
-function stackOf(d: HostDiagnostic, verbose: boolean): string {
+function stackOf(d: Diagnostic, verbose: boolean): string {
   if (d.stack === undefined) return '';
   if (!verbose) return '  (run again with --verbose to see where it was thrown)\n';
   return `${show(d.stack).replace(/^/gm, '    ')}\n`;

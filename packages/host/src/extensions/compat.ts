@@ -1,5 +1,6 @@
 import semver from 'semver';
-import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, type Subject } from './diagnostics.js';
 
 /**
  * Does the running kernel satisfy the range an extension declares? Two different failures,

@@ -1,5 +1,5 @@
-import { isPathSpec } from './resolve.js';
-import type { ExtensionEntry } from './types.js';
+import { isPathSpec } from '../settings/extension-spec.js';
+import type { ExtensionToLoad } from './types.js';
 
 /**
  * The default set: what loads whatever settings say, unless an entry leaves one out. The
@@ -37,7 +37,7 @@ export const DEFAULT_EXTENSIONS: readonly string[] = Object.freeze([...BUILTIN_T
  * @example
  * defaultExtensionEntries('/opt/airlock').map((e) => e.spec); // ['@airlock/tool-read', …, '@airlock/redact-secrets']
  */
-export function defaultExtensionEntries(baseDir: string, names: readonly string[] = DEFAULT_EXTENSIONS): ExtensionEntry[] {
+export function defaultExtensionEntries(baseDir: string, names: readonly string[] = DEFAULT_EXTENSIONS): ExtensionToLoad[] {
   return names.map((spec) => ({ spec, layer: 'defaults' as const, baseDir }));
 }
 
@@ -53,7 +53,7 @@ export function defaultExtensionEntries(baseDir: string, names: readonly string[
  * withDefaultSet([{ spec: '@airlock/audit-log', enabled: false, layer: 'user', baseDir: '/u' }], defaults)
  *   // the audit-log slot holds the disabled entry, which `replaces` the default one
  */
-export function withDefaultSet(listed: readonly ExtensionEntry[], defaults: readonly ExtensionEntry[]): ExtensionEntry[] {
+export function withDefaultSet(listed: readonly ExtensionToLoad[], defaults: readonly ExtensionToLoad[]): ExtensionToLoad[] {
   const out = [...defaults];
   for (const entry of listed) {
     const isPackage = entry.kind === 'package' || (entry.kind === undefined && !isPathSpec(entry.spec));
@@ -65,6 +65,6 @@ export function withDefaultSet(listed: readonly ExtensionEntry[], defaults: read
 }
 
 /** `entry` with `base` at the end of its `replaces` chain (copies; settings' entries stay as they are). */
-function onTopOf(entry: ExtensionEntry, base: ExtensionEntry): ExtensionEntry {
+function onTopOf(entry: ExtensionToLoad, base: ExtensionToLoad): ExtensionToLoad {
   return { ...entry, replaces: entry.replaces === undefined ? base : onTopOf(entry.replaces, base) };
 }

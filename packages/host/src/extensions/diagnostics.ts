@@ -1,43 +1,25 @@
-import type { SettingsLayer } from './types.js';
+import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
+import { didYouMean } from '@airlock/kernel/util';
+import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
+import type { SettingsLayerName } from './types.js';
 
 /**
- * Every problem the extension loader and project trust report, in one catalogue (like the
- * kernel's errors.ts): a stable code, a severity, and a message that says what happened, why,
- * and how to fix it. Tests and the CLI match on codes; the wording may change, codes may not.
+ * Every problem the extension loader and project trust report: a stable code, a severity, and a
+ * message that says what happened, why, and how to fix it, built as the kernel's `Diagnostic`.
+ * The codes are entries of the one error catalogue (registered below, with the summaries in
+ * diagnostic-docs.ts), so docs/errors.md lists them. Tests and the CLI match on codes; the
+ * wording may change, codes may not.
  *
  * Severity: `error` means the extension did not load (or a policy decision is missing);
  * `warning` means loading went on as the user would expect (a default extension that is not
  * installed yet, an untrusted project's extensions left out, a manifest that drifted).
  */
 
-export type Severity = 'error' | 'warning';
-
-export interface Diagnostic {
-  readonly code: DiagnosticCode;
-  readonly severity: Severity;
-  /** What is wrong, why, and the fix (the fix is repeated in `fix`). */
-  readonly message: string;
-  /** Just the fix, for UIs that show it apart. */
-  readonly fix: string;
-  /** The extension concerned: its own name once its module was read, else as settings name it. */
-  readonly extension?: string;
-  /** The settings entry as written (`./tools/x`, `@acme/guard`): with `layer`, what ties a diagnostic to its record. */
-  readonly spec?: string;
-  readonly layer?: SettingsLayer;
-  /** The settings file that named the extension, or the file the problem is in. */
-  readonly file?: string;
-  /** The original error's text when something threw. */
-  readonly error?: string;
-  /** The original error's stack when something threw (the CLI prints it with --verbose). */
-  readonly stack?: string;
-  readonly details: Readonly<Record<string, unknown>>;
-}
-
 /** Who a diagnostic is about: the extension and where settings named it. */
 export interface Subject {
   extension?: string;
   spec?: string;
-  layer?: SettingsLayer;
+  layer?: SettingsLayerName;
   file?: string;
 }
 
@@ -47,11 +29,11 @@ interface Rendered {
 }
 
 interface Entry<D> {
-  severity: Severity;
+  severity: 'error' | 'warning';
   render(details: D, subject: Subject): Rendered;
 }
 
-function entry<D>(severity: Severity, render: (details: D, subject: Subject) => Rendered): Entry<D> {
+function entry<D>(severity: 'error' | 'warning', render: (details: D, subject: Subject) => Rendered): Entry<D> {
   return { severity, render };
 }
 
@@ -100,9 +82,9 @@ export interface NotFoundDetails {
 }
 
 /** ` Did you mean "@airlock/path-policy"?` — or nothing when nothing is close. */
-function didYouMean(suggestions: readonly string[] | undefined): string {
-  if (suggestions === undefined || suggestions.length === 0) return '';
-  return ` Did you mean ${suggestions.map((n) => JSON.stringify(n)).join(' or ')}?`;
+function near(suggestions: readonly string[] | undefined): string {
+  const hint = didYouMean(suggestions ?? []);
+  return hint ? ` ${hint}` : '';
 }
 
 export interface ManifestDetails {
@@ -137,10 +119,10 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
     const looked = `Looked in:\n${bullets(d.searched)}`;
-    const near = didYouMean(d.suggestions);
+    const close = near(d.suggestions);
     if (d.kind === 'path') {
       return withFix(
-        `Extension ${who(s)} was not found.${near} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
+        `Extension ${who(s)} was not found.${close} A path is resolved against the folder of the settings file that names it${d.baseDir ? ` (${d.baseDir})` : ''}. ${looked}`,
         'correct the path (a .ts or .js file, or the folder that holds the extension\'s package.json), or remove the entry.',
       );
     }
@@ -155,7 +137,7 @@ const CATALOGUE = {
     const install = `install it in the project (pnpm add -D ${d.spec}) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec})`;
     const meant = d.suggestions?.[0];
     return withFix(
-      `Extension ${who(s)} was not found.${near} ${looked}`,
+      `Extension ${who(s)} was not found.${close} ${looked}`,
       meant === undefined
         ? `${install}, or correct the name in ${settingsPlace(s)}.`
         : `write ${JSON.stringify(meant)} instead in ${settingsPlace(s)}; if you do mean ${JSON.stringify(d.spec)}, ${install}.`,
@@ -170,7 +152,7 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayer }[] }>('warning', (d) =>
+  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayerName }[] }>('warning', (d) =>
     withFix(
       `Your settings leave out ${d.left.length === 1 ? 'a guard' : `${d.left.length} guards`} (a default one, or a policy extension an earlier layer lists), so this run is less protected:\n` +
         bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
@@ -180,7 +162,7 @@ const CATALOGUE = {
 
   AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', (d, s) =>
     withFix(
-      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${didYouMean(d.suggestions)}`,
+      `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${near(d.suggestions)}`,
       `write "-${d.suggestions[0]}" if that is the one to leave out, or remove the entry.`,
     ),
   ),
@@ -190,7 +172,7 @@ const CATALOGUE = {
     projectDir: string;
     policy: boolean;
     /** The user's (or CLI's) entry for the same extension, used instead. */
-    fallback?: { layer: SettingsLayer; file?: string };
+    fallback?: { layer: SettingsLayerName; file?: string };
   }>('warning', (d, s) =>
     withFix(
       `Project extension ${who(s)} was not loaded: the project folder ${d.projectDir} is not trusted, and an extension is code ` +
@@ -204,7 +186,7 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayer; file?: string | undefined } }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayerName; file?: string | undefined } }>('warning', (d, s) =>
     withFix(
       `Extension ${who(s)} is listed more than once; the entry from the ${d.kept.layer} layer` +
         `${d.kept.file ? ` (${d.kept.file})` : ''} is used, with its options, and this one is ignored.`,
@@ -410,6 +392,11 @@ const CATALOGUE = {
 } as const;
 
 export type DiagnosticCode = keyof typeof CATALOGUE;
+
+for (const [raisedBy, trust] of [['host (extension loader)', false], ['host (project trust)', true]] as const) {
+  const codes = Object.entries(CATALOGUE).filter(([code]) => code.startsWith('AIRLOCK_TRUST_') === trust);
+  registerErrorCodes(raisedBy, Object.fromEntries(codes.map(([code, e]) => [code, { severity: e.severity, ...EXTENSION_DIAGNOSTIC_DOCS[code as DiagnosticCode] } satisfies ErrorCodeSpec])));
+}
 type DetailsOf<C extends DiagnosticCode> = (typeof CATALOGUE)[C] extends Entry<infer D> ? D : never;
 
 /**
@@ -424,10 +411,10 @@ export function diagnostic<C extends DiagnosticCode>(
   subject: Subject,
   details: DetailsOf<C>,
   error?: unknown,
-): Diagnostic {
+): Diagnostic<DiagnosticCode> {
   const e = CATALOGUE[code] as unknown as Entry<DetailsOf<C>>;
   const { message, fix } = e.render(details, subject);
-  const d: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
+  const d: { -readonly [K in keyof Diagnostic<DiagnosticCode>]: Diagnostic<DiagnosticCode>[K] } = {
     code,
     severity: e.severity,
     message,

@@ -10,19 +10,19 @@ export {
   type LoadExtensionsResult,
 } from './load-extensions.js';
 export { RESERVED_COMMANDS } from './api.js';
-export { resolveExtension, isPathSpec, type ResolveContext, type ResolveResult } from './resolve.js';
+export { resolveExtension, type ResolveContext, type ResolveResult } from './resolve.js';
 export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js';
 export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';
 export { createExtensionJiti } from './load.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, DEFAULT_GUARDS, defaultExtensionEntries, withDefaultSet } from './defaults.js';
 export { airlockConfigDir, airlockStateDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
-export { diagnostic, severityOf, type Diagnostic, type DiagnosticCode, type Severity } from './diagnostics.js';
+export { diagnostic, severityOf, type DiagnosticCode } from './diagnostics.js';
 export {
   LAYER_ORDER,
   type BundledExtensions,
   type ExtensionDirs,
-  type ExtensionEntry,
+  type ExtensionToLoad,
   type ExtensionListener,
   type ExtensionRecord,
   type ExtensionStatus,
@@ -30,7 +30,7 @@ export {
   type LoadedExtension,
   type RegisteredHandler,
   type ResolvedExtension,
-  type SettingsLayer,
+  type SettingsLayerName,
 } from './types.js';
 export {
   defaultTrustFile,

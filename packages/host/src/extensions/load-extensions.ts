@@ -1,6 +1,7 @@
 import { closestNames, NO_UI, type EventSink, type ExtensionCommand, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
-import { diagnostic, errorText, type Diagnostic, type DiagnosticCode, type Subject } from './diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
 import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
@@ -9,7 +10,7 @@ import {
   LAYER_ORDER,
   type BundledExtensions,
   type ExtensionDirs,
-  type ExtensionEntry,
+  type ExtensionToLoad,
   type ExtensionListener,
   type ExtensionRecord,
   type LoadedExtension,
@@ -34,7 +35,7 @@ export interface LoadExtensionsOptions {
    * The entries to load, in order, exactly: `withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir()))`
    * is what a host passes (settings add to the default set). `undefined`: the default set alone.
    */
-  entries: readonly ExtensionEntry[] | undefined;
+  entries: readonly ExtensionToLoad[] | undefined;
   kernel: Kernel;
   /** From `resolveTrust` (or --trust / --no-trust). `projectDir` defaults to `cwd`. */
   trust: { trusted: boolean; projectDir?: string };
@@ -67,7 +68,8 @@ export interface Blocked {
   extension: string;
   /** Every policy extension that failed. */
   extensions: string[];
-  code: DiagnosticCode;
+  /** The failure's code in the error catalogue (docs/errors.md). */
+  code: string;
   /** What went wrong with it, in one line. */
   reason: string;
   /** How to fix it, or how to remove it. */
@@ -129,12 +131,12 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
   const diagnostics: Diagnostic[] = [];
   const records: ExtensionRecord[] = [];
   const failedPolicy: PolicyFailure[] = [];
-  const guardsLeftOut: { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] }[] = [];
+  const guardsLeftOut: { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] }[] = [];
   const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
 
   // Resolve everything first (reading files only, no extension code): de-duplication and the
   // fail-closed rule need every manifest before anything loads.
-  const consider = (entry: ExtensionEntry): void => {
+  const consider = (entry: ExtensionToLoad): void => {
     const index = records.length;
     if (entry.layer === 'project' && !trusted) {
       // Located anyway (a JSON read) to report what it is; never loaded.
@@ -248,14 +250,14 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
  * for any other extension settings name unless its entry says `optional: true`; never for a
  * default tool package (it is reported, and the others still work).
  */
-function blocks(entry: ExtensionEntry, policy: boolean): boolean {
+function blocks(entry: ExtensionToLoad, policy: boolean): boolean {
   if (policy) return true;
   return entry.layer !== 'defaults' && entry.optional !== true;
 }
 
 /** A disabled entry that took the place of a default guard (see withDefaultSet): what the run loses. */
-function leftOutGuard(entry: ExtensionEntry): { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] } | undefined {
-  let base: ExtensionEntry | undefined = entry;
+function leftOutGuard(entry: ExtensionToLoad): { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] } | undefined {
+  let base: ExtensionToLoad | undefined = entry;
   while (base?.replaces !== undefined) base = base.replaces;
   const loss = base?.layer === 'defaults' ? DEFAULT_GUARDS[base.spec] : undefined;
   if (loss === undefined) return undefined;
@@ -268,28 +270,28 @@ function leftOutGuard(entry: ExtensionEntry): { spec: string; loss: string; file
  * reads files only; nothing of the extension runs.
  */
 function leftOutPolicy(
-  entry: ExtensionEntry,
-  isPolicy: (earlier: ExtensionEntry) => boolean,
-): { spec: string; loss: string; file?: string; layer: ExtensionEntry['layer'] } | undefined {
+  entry: ExtensionToLoad,
+  isPolicy: (earlier: ExtensionToLoad) => boolean,
+): { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] } | undefined {
   const earlier = entry.replaces;
   if (earlier === undefined || earlier.enabled === false || !isPolicy(earlier)) return undefined;
   const loss = `its policy handlers (authorize, approve or redact), which ${earlier.file ?? `the ${earlier.layer} layer`} asked for, do not run`;
   return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
 }
 
-function subjectOf(entry: ExtensionEntry): Subject {
+function subjectOf(entry: ExtensionToLoad): Subject {
   return { extension: entry.spec, spec: entry.spec, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
 }
 
 /** The earlier entry an untrusted project entry replaced, skipping other project entries. */
-function usableReplacement(entry: ExtensionEntry): ExtensionEntry | undefined {
+function usableReplacement(entry: ExtensionToLoad): ExtensionToLoad | undefined {
   let candidate = entry.replaces;
   while (candidate !== undefined && candidate.layer === 'project') candidate = candidate.replaces;
   return candidate;
 }
 
 /** The record for an entry, filled with whatever resolution learnt (nothing for a disabled one). */
-function recordFor(entry: ExtensionEntry, result: ResolveResult | undefined): ExtensionRecord {
+function recordFor(entry: ExtensionToLoad, result: ResolveResult | undefined): ExtensionRecord {
   const record: ExtensionRecord = {
     name: typeof entry.spec === 'string' ? entry.spec : String(entry.spec),
     spec: entry.spec,
@@ -357,14 +359,14 @@ function dedupe(
 interface PolicyFailure {
   record: ExtensionRecord;
   diagnostic: Diagnostic;
-  entry: ExtensionEntry;
+  entry: ExtensionToLoad;
   /** It could not be found or read, so whether it is a policy extension is unknown. */
   unknown: boolean;
 }
 
 function blockedBy(failures: PolicyFailure[]): Blocked {
   const first = failures[0]!;
-  const where = (e: ExtensionEntry) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
+  const where = (e: ExtensionToLoad) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
   const lines = failures.map(
     (f) =>
       `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, join, normalize, sep } from 'node:path';
 import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES, type ExtensionManifest } from '@airlock/kernel';
-import { diagnostic, errorText, type Diagnostic, type Subject } from './diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText, type Subject } from './diagnostics.js';
 
 /**
  * Reading and checking an extension package's `package.json#airlock`. Every problem found is

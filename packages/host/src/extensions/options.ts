@@ -1,8 +1,8 @@
+import { formatSchemaProblem, schemaProblemLines, schemaProblems } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import { stripTrustedOnly } from '../settings/value-kind.js';
 import { errorText } from './diagnostics.js';
-import { unknownKeys } from './unknown-keys.js';
 
 /**
  * An extension's options, checked against its own TypeBox schema the way settings are: defaults
@@ -14,9 +14,9 @@ import { unknownKeys } from './unknown-keys.js';
  * a layer the user has not vouched for lose those values (the extension's default applies), so
  * e.g. an untrusted project can never choose bash's shell or the audit log's file.
  *
- * A key the schema does not name is an error with the closest name it does (unknown-keys.ts),
- * whether or not the extension's schema says `additionalProperties: false`: a misspelled option
- * that silently does nothing is the bug a user cannot see.
+ * A key the schema does not name is an error with the closest name it does, whether or not the
+ * extension's schema says `additionalProperties: false`: a misspelled option that silently does
+ * nothing is the bug a user cannot see. Problems are worded as everywhere else (schemaProblems).
  */
 
 export type OptionsResult =
@@ -27,8 +27,8 @@ export type OptionsResult =
  * @example
  * const schema = Type.Object({ greeting: Type.String({ default: 'Hello' }) });
  * validateOptions(schema, undefined);          // { ok: true, value: { greeting: 'Hello' } }
- * validateOptions(schema, { greeting: 42 });   // { ok: false, errors: ['/greeting must be string (got 42)'] }
- * validateOptions(schema, { greting: 'Hi' });  // { ok: false, errors: ['/greting is not a known key. Did you mean "greeting"?'] }
+ * validateOptions(schema, { greeting: 42 });   // { ok: false, errors: ['greeting: expected a string, got 42'] }
+ * validateOptions(schema, { greting: 'Hi' });  // { ok: false, errors: ['greting: unknown option "greting". Did you mean "greeting"?'] }
  * const shell = Type.Object({ shellPath: Type.Optional(Type.String({ 'x-airlock-value': 'program' })) });
  * validateOptions(shell, { shellPath: '/tmp/evil' }, { untrusted: true }); // { ok: true, value: {}, ignored: ['shellPath'] }
  */
@@ -38,16 +38,17 @@ export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted
     // Settings may give no options at all; an object schema still gets its defaults.
     value = raw === undefined ? (isObjectSchema(schema) ? {} : undefined) : structuredClone(raw);
   } catch (error) {
-    return { ok: false, errors: [`/ cannot be copied (${errorText(error)}); options must be plain JSON`] };
+    return { ok: false, errors: [`(root): cannot be copied (${errorText(error)}); options must be plain JSON`] };
   }
   try {
+    // A misspelt key first: said about what was written, before defaults fill anything in.
+    const unknown = schemaProblems(schema, value, { closed: true, keyNoun: 'option' }).filter((p) => p.kind === 'unknown_key');
+    if (unknown.length > 0) return { ok: false, errors: unknown.map(formatSchemaProblem) };
     // What was written loses its marked values first, so the extension's own default applies to them.
-    const unknown = unknownKeys(schema, value);
-    if (unknown.length > 0) return { ok: false, errors: unknown };
     const { value: kept, stripped } = from.untrusted && value !== undefined ? stripTrustedOnly(schema, value) : { value, stripped: [] };
     value = Value.Convert(schema, Value.Default(schema, kept));
     if (Value.Check(schema, value)) return { ok: true, value, ignored: stripped };
-    return { ok: false, errors: Value.Errors(schema, value).map((e) => describe(e.instancePath, e.message, value)) };
+    return { ok: false, errors: schemaProblemLines(schema, value, { keyNoun: 'option' }) };
   } catch (error) {
     // A schema TypeBox cannot evaluate is the extension's bug, not the user's settings.
     return { ok: false, errors: [`the extension's options schema cannot be evaluated: ${errorText(error)}`] };
@@ -56,32 +57,4 @@ export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted
 
 function isObjectSchema(schema: TSchema): boolean {
   return (schema as { type?: unknown }).type === 'object';
-}
-
-/** `/blocked/0 must be string (got 42)`: the path, what was expected, what was there. */
-function describe(path: string, message: string, root: unknown): string {
-  const at = path === '' ? '/' : path;
-  const found = pointer(root, path);
-  return found.exists ? `${at} ${message} (got ${show(found.value)})` : `${at} ${message}`;
-}
-
-function pointer(root: unknown, path: string): { exists: boolean; value?: unknown } {
-  if (path === '') return { exists: true, value: root };
-  let current: unknown = root;
-  for (const raw of path.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof current !== 'object' || current === null || !(key in current)) return { exists: false };
-    current = (current as Record<string, unknown>)[key];
-  }
-  return { exists: true, value: current };
-}
-
-function show(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -2,9 +2,11 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'n
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
-import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
+import { isPathSpec } from '../settings/extension-spec.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, type Subject } from './diagnostics.js';
 import { LOADABLE, readManifest } from './manifest.js';
-import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
+import type { ExtensionDirs, ExtensionToLoad, FoundIn, ResolvedExtension } from './types.js';
 
 /**
  * Finding an extension package on disk and reading its manifest.
@@ -43,22 +45,6 @@ export type ResolveResult =
 
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
 
-/** Is `spec` a path (rather than a package name)? */
-export function isPathSpec(spec: string): boolean {
-  return (
-    spec === '.' ||
-    spec === '..' ||
-    spec.startsWith('./') ||
-    spec.startsWith('../') ||
-    spec === '~' ||
-    spec.startsWith('~/') ||
-    isAbsolute(spec) ||
-    /^[A-Za-z]:[\\/]/.test(spec) ||
-    spec.startsWith('.\\') ||
-    spec.startsWith('..\\')
-  );
-}
-
 /**
  * Locate an extension and read its manifest.
  *
@@ -67,7 +53,7 @@ export function isPathSpec(spec: string): boolean {
  *   { dirs: defaultExtensionDirs(), projectDir: '/p', projectTrusted: true });
  * if (r.ok) console.log(r.resolved.entryFile); // '/p/tools/hello/src/index.ts'
  */
-export function resolveExtension(entry: ExtensionEntry, ctx: ResolveContext): ResolveResult {
+export function resolveExtension(entry: ExtensionToLoad, ctx: ResolveContext): ResolveResult {
   const label = typeof entry.spec === 'string' ? entry.spec : String(entry.spec);
   const subject: Subject = { extension: label, spec: label, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
   const spec = entry.spec;
@@ -87,7 +73,7 @@ type Located =
   | { ok: true; file: string }
   | Extract<ResolveResult, { ok: false }>;
 
-function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
+function locatePath(spec: string, entry: ExtensionToLoad, ctx: ResolveContext, subject: Subject): Located {
   const home = ctx.home ?? homedir();
   const target = entry.path ?? (spec === '~' || spec.startsWith('~/') ? join(home, spec.slice(1)) : resolve(entry.baseDir, spec));
   const notFound = (searched: string[]) =>
@@ -119,7 +105,7 @@ function locatePath(spec: string, entry: ExtensionEntry, ctx: ResolveContext, su
   return { ok: true, packageDir: target, foundIn: 'path' };
 }
 
-function locatePackage(spec: string, entry: ExtensionEntry, ctx: ResolveContext, subject: Subject): Located {
+function locatePackage(spec: string, entry: ExtensionToLoad, ctx: ResolveContext, subject: Subject): Located {
   if (!PACKAGE_NAME.test(spec)) {
     const reason = spec.split('/').length > (spec.startsWith('@') ? 2 : 1)
       ? 'name the package itself, not a module inside it (the manifest says which module to load)'
@@ -184,7 +170,7 @@ function packagesIn(nodeModules: string): string[] {
   return list(nodeModules).flatMap((name) => (name.startsWith('@') ? list(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
-function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
+function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
   const realDir = realpathSync(packageDir);
   const manifest = readManifest(realDir, subject);
   const where = { packageDir, realDir, foundIn };
@@ -234,7 +220,7 @@ function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string
  * rolled back on failure, and an untrusted project's entries never load. Its real path is the
  * key that keeps it from loading twice (two files in one folder are two extensions).
  */
-function readSingleFile(entry: ExtensionEntry, file: string): ResolveResult {
+function readSingleFile(entry: ExtensionToLoad, file: string): ResolveResult {
   const entryFile = realpathSync(file);
   const name = basename(file, extname(file));
   return {

@@ -1,5 +1,5 @@
 import type { AnyAgentTool } from '@airlock/kernel';
-import { suggest } from './unknown-keys.js';
+import { closestNames, didYouMean } from '@airlock/kernel/util';
 
 /**
  * What the host checks about a tool an extension registers, beyond what the kernel refuses:
@@ -33,7 +33,10 @@ export function unknownToolKeys(tool: unknown): string[] {
   if (typeof tool !== 'object' || tool === null) return [];
   return Object.keys(tool)
     .filter((key) => !TOOL_KEYS.includes(key))
-    .map((key) => `"${key}" is not a tool field${suggest(key, TOOL_KEYS)}`);
+    .map((key) => {
+      const hint = didYouMean(closestNames(key, TOOL_KEYS));
+      return `"${key}" is not a tool field${hint ? `. ${hint}` : `; the known keys are ${TOOL_KEYS.map((n) => `"${n}"`).join(', ')}`}`;
+    });
 }
 
 /** Parameter names that usually hold a path: `path`, `file`, `dir`, `cwd`, `filePath`, `source_dir`, `paths` … */

@@ -1,19 +1,22 @@
 import type { EventSink, ExtensionManifest } from '@airlock/kernel';
 
 /**
- * Shapes shared by the extension loader's modules. `ExtensionEntry` is what the loader needs
- * from settings; the settings code's own entry type (src/settings/merge.ts) is assignable to it
- * (a test keeps it so), and the default set is built in this shape too.
+ * Shapes shared by the extension loader's modules. `ExtensionToLoad` is what the loader needs
+ * from settings; the settings code's own `ExtensionEntry` (src/settings/merge.ts, every field
+ * filled in) is assignable to it (a test keeps it so), and the default set is built in this shape
+ * too. Two names for two shapes: the loader's is looser, since defaults and SDK callers leave
+ * fields out.
  */
 
-/** Where a setting came from, lowest precedence first. */
-export type SettingsLayer = 'defaults' | 'user' | 'project' | 'local' | 'cli';
+import type { SettingsLayerName } from '../settings/errors.js';
+
+export type { SettingsLayerName };
 
 /** Lowest to highest precedence: a later layer overrides an earlier one. `local` holds rules only, never extensions. */
-export const LAYER_ORDER: readonly SettingsLayer[] = ['defaults', 'user', 'project', 'local', 'cli'];
+export const LAYER_ORDER: readonly SettingsLayerName[] = ['defaults', 'user', 'project', 'local', 'cli'];
 
-/** One extension as a settings layer names it. */
-export interface ExtensionEntry {
+/** One extension to load, as a settings layer, the defaults or an SDK caller name it. */
+export interface ExtensionToLoad {
   /** A package name (`@acme/guard`) or a path (`./tools/my-ext`, `/abs/ext`, `~/ext`). */
   spec: string;
   /** What `spec` is, when settings already decided (`{ path: "tools/x" }` is a path without `./`). */
@@ -26,7 +29,7 @@ export interface ExtensionEntry {
   enabled?: boolean;
   /** true: a failure to find or load it is reported and does not block the tools (default: it blocks). */
   optional?: boolean;
-  layer: SettingsLayer;
+  layer: SettingsLayerName;
   /** The settings file that named it (absent for built-in defaults and plain CLI flags). */
   file?: string;
   /** The folder a relative path resolves against: the folder of `file`. */
@@ -36,7 +39,7 @@ export interface ExtensionEntry {
    * layer may not be used (an untrusted project), that one loads instead: an untrusted project
    * can neither turn off nor reconfigure an extension the user listed.
    */
-  replaces?: ExtensionEntry;
+  replaces?: ExtensionToLoad;
 }
 
 /** Where bare extension names are looked up (see resolve.ts). */
@@ -57,7 +60,7 @@ export type FoundIn = 'path' | 'project' | 'user' | 'builtin';
 
 /** An extension package located on disk, its manifest read and checked. */
 export interface ResolvedExtension {
-  entry: ExtensionEntry;
+  entry: ExtensionToLoad;
   foundIn: FoundIn;
   /** The package folder as found (may be a symlink, as in every pnpm node_modules). */
   packageDir: string;
@@ -88,7 +91,7 @@ export interface ExtensionRecord {
   /** As settings wrote it. */
   spec: string;
   status: ExtensionStatus;
-  layer: SettingsLayer;
+  layer: SettingsLayerName;
   /** The settings file that named it. */
   settingsFile?: string;
   /** `package` for a bare name, `path` for a path; with the folder it was found in. */

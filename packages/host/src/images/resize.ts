@@ -1,5 +1,5 @@
 /**
- * The host's image resize step (`images.autoResize`), built on sharp (libvips, prebuilt for each
+ * The host's image resizer (`images.autoResize`), built on sharp (libvips, prebuilt for each
  * platform as an npm package, so nothing is downloaded at install or run time).
  *
  * The kernel calls it only for an image over the pixel or byte limit. It shrinks the image to fit
@@ -51,7 +51,7 @@ interface Encoded {
 }
 
 /**
- * A resize step for `createKernel({ images: { resize } })`.
+ * A resizer for `createKernel({ images: { resize } })`.
  *
  * @example
  * const kernel = createKernel({ images: { resize: createImageResizer() } });

@@ -24,7 +24,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import {
-  errorText,
+  firstLineOf,
   invalidSettings,
   settingsFileNotFound,
   settingsLoadFailed,
@@ -297,11 +297,11 @@ async function toSettingsError(error: unknown, source: SettingsSource & { file: 
   }
   if (e.name === 'YAMLException') {
     const at = e.mark ? { line: e.mark.line + 1, column: e.mark.column + 1 } : {};
-    return settingsSyntaxError(source, typeof e.reason === 'string' ? e.reason : errorText(error), at, error);
+    return settingsSyntaxError(source, typeof e.reason === 'string' ? e.reason : firstLineOf(error), at, error);
   }
   if (e.name === 'JSONError' || message.startsWith('JSON Error in')) return jsonSyntaxError(message, source, error);
   const parse = /^(?:ParseError|SyntaxError): (.*)$/m.exec(message);
-  if (parse || e.name === 'SyntaxError') return codeSyntaxError(parse?.[1] ?? errorText(error), message, source, error);
+  if (parse || e.name === 'SyntaxError') return codeSyntaxError(parse?.[1] ?? firstLineOf(error), message, source, error);
   if (CODE_EXTENSIONS.includes(extname(source.file))) return settingsLoadFailed(source, error);
   return unreadableSettings(source, error);
 }

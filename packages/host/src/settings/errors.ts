@@ -3,9 +3,10 @@
  * runs, so each error says which file (and which layer), where inside it, and what was expected.
  * Codes are stable API; the wording may change.
  */
-import { AirlockError } from '@airlock/kernel';
+import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
+import type { SchemaProblem } from '@airlock/kernel/util';
 
-/** The layers, lowest precedence first. */
+/** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
 
 export type SettingsErrorCode =
@@ -22,13 +23,46 @@ export type SettingsErrorCode =
   /** Someone else could have written the file (group/other-writable, or a stranger's file in a world-writable folder). */
   | 'AIRLOCK_SETTINGS_UNSAFE_FILE';
 
-/** One thing wrong in a settings layer. */
-export interface SettingsProblem {
-  /** Where inside the file, as a property path: `execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file. */
-  readonly path: string;
-  /** What is wrong, and what was expected: `expected an integer ≥ 1, got 0`. */
-  readonly message: string;
-}
+const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
+  AIRLOCK_SETTINGS_INVALID: {
+    severity: 'error',
+    message: 'Invalid settings: {file} ({layer}) has {n} problems, each with its property path and what was expected. Nothing was run.',
+    action: 'Fix the file (or the flags) as each problem says, and run again.',
+  },
+  AIRLOCK_SETTINGS_SYNTAX: {
+    severity: 'error',
+    message: 'Cannot parse {file} at line {line}, column {column}: {reason}. Nothing was run.',
+    action: 'Fix the syntax and run again.',
+  },
+  AIRLOCK_SETTINGS_UNREADABLE: {
+    severity: 'error',
+    message: 'Cannot read {file}: {reason}. Nothing was run.',
+    action: 'Check that it is a readable file (permissions, not a folder).',
+  },
+  AIRLOCK_SETTINGS_NOT_FOUND: {
+    severity: 'error',
+    message: 'Settings file not found: {file} (given with --settings, so no other file is searched). Nothing was run.',
+    action: 'Check the path given to --settings.',
+  },
+  AIRLOCK_SETTINGS_LOAD_FAILED: {
+    severity: 'error',
+    message: 'Loading {file} failed: {reason} (the settings module threw, or one of its imports failed). Nothing was run.',
+    action: 'Fix the module (or use .airlockrc.json) and run again.',
+  },
+  AIRLOCK_SETTINGS_UNSAFE_FILE: {
+    severity: 'error',
+    message: 'Refusing {file}: {reason} (someone else could have written it). Nothing was run.',
+    action: 'Do what the message says (chmod go-w, or move the file out of a shared folder), and run again.',
+  },
+};
+registerErrorCodes('host (settings)', SETTINGS_ERROR_CODES);
+
+/**
+ * One thing wrong in a settings layer: a schema problem (the one wording, `schemaProblems` in
+ * `@airlock/kernel/util`) or a rule a schema cannot say, with its property path inside the file
+ * (`execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file).
+ */
+export type SettingsProblem = Pick<SchemaProblem, 'path' | 'message'>;
 
 export interface SettingsErrorDetails {
   readonly file: string | undefined;
@@ -128,7 +162,7 @@ export function settingsSyntaxError(
 
 /** The file is there but cannot be read. */
 export function unreadableSettings(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
-  const reason = errorText(cause);
+  const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_UNREADABLE',
     `Cannot read ${describeSource(source)}: ${reason}\nCheck that it is a readable file. Nothing was run.`,
@@ -150,7 +184,7 @@ export function settingsFileNotFound(source: SettingsSource & { file: string }, 
 
 /** A TS/JS settings module threw while loading, or could not resolve one of its imports. */
 export function settingsLoadFailed(source: SettingsSource & { file: string }, cause: unknown): SettingsError {
-  const reason = errorText(cause);
+  const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_LOAD_FAILED',
     `Loading ${describeSource(source)} failed: ${reason}\n` +
@@ -173,7 +207,7 @@ export function unsafeSettingsFile(source: SettingsSource & { file: string }, un
 }
 
 /** The first line of an error's message, without the stack. */
-export function errorText(error: unknown): string {
+export function firstLineOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.trim().split('\n')[0]?.trim() || 'unknown error';
 }

@@ -22,8 +22,9 @@ export interface ParsedExtensionSpec {
 const LEAVE_OUT = '-';
 
 /**
- * Node's rule for a specifier that is a path (`./`, `../`, `/`, absolute), plus `~/` for the
- * home folder. Anything else (`foo`, `@scope/foo`, `foo/sub`) is a package name.
+ * Node's rule for a specifier that is a path (`./`, `../`, `/`, absolute, Windows forms too), plus
+ * `~` and `~/` for the home folder. Anything else (`foo`, `@scope/foo`, `foo/sub`) is a package
+ * name. The loader and settings both ask this one function.
  *
  * @example isPathSpec('./x.ts') // true;  isPathSpec('@acme/tool') // false
  */
@@ -32,6 +33,7 @@ export function isPathSpec(spec: string): boolean {
     spec === '.' ||
     spec === '..' ||
     /^\.{1,2}[\\/]/.test(spec) ||
+    spec === '~' ||
     spec.startsWith('~/') ||
     isAbsolute(spec) ||
     win32.isAbsolute(spec)

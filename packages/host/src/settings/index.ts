@@ -30,7 +30,6 @@ export {
   userSettingsFile,
   type LoadedSettings,
   type LoadSettingsOptions,
-  type SettingsDiagnostic,
   type SettingsLayerRecord,
 } from './layers.js';
 export { addPermissionRule, localRulesFile, validateLocalRules, type AddedRule } from './local-rules.js';

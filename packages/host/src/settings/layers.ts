@@ -16,6 +16,7 @@
  */
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { registerErrorCodes, type Diagnostic } from '@airlock/kernel';
 import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
@@ -58,12 +59,19 @@ export interface SettingsLayerRecord {
   values: SettingsLayer;
 }
 
-/** Something worth telling the user that did not stop loading. */
-export interface SettingsDiagnostic {
-  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN' | 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES';
-  message: string;
-  file: string;
-}
+registerErrorCodes('host (settings)', {
+  AIRLOCK_SETTINGS_CODE_NOT_RUN: {
+    severity: 'warning',
+    message: 'Project settings {file} were not loaded: a settings module is code, and the folder is not trusted.',
+    action: 'Trust the folder (`airlock trust <dir>`), or use .airlockrc.json, which is only read.',
+  },
+  AIRLOCK_SETTINGS_UNTRUSTED_VALUES: {
+    severity: 'warning',
+    message: 'Ignored {keys} in {file}: the folder is not trusted, and only a trusted folder may set a path, a program or code, or switch a protection off.',
+    action: 'Trust the folder (`airlock trust <dir>`, or --trust for one run), or set the values in your user settings.',
+  },
+});
+
 
 export interface LoadedSettings {
   /** Merged, every default filled in. */
@@ -82,7 +90,8 @@ export interface LoadedSettings {
   extensionsListed: boolean;
   /** Every policy rule with its list and layer. */
   permissions: PermissionEntry[];
-  diagnostics: SettingsDiagnostic[];
+  /** What did not stop loading but is worth telling (a project's code not run, untrusted values ignored), each naming its file. */
+  diagnostics: Diagnostic[];
 }
 
 /**
@@ -118,7 +127,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const cwd = resolve(options.cwd);
   const configDir = userConfigDir(env, homeDir);
   const userFile = join(configDir, 'settings.json');
-  const diagnostics: SettingsDiagnostic[] = [];
+  const diagnostics: Diagnostic[] = [];
   const layers: SourcedLayer[] = [];
   const trust = projectTrustOnce(options);
 
@@ -193,7 +202,7 @@ async function judgeUntrusted(
   values: SettingsLayer,
   project: { file: string; dir: string },
   trust: ProjectTrust,
-  diagnostics: SettingsDiagnostic[],
+  diagnostics: Diagnostic[],
 ): Promise<SettingsLayer> {
   const { extensions, ...rest } = values;
   const { value, stripped } = stripTrustedOnly(SettingsSchema, rest);
@@ -201,6 +210,8 @@ async function judgeUntrusted(
   const keys = stripped.join(', ');
   diagnostics.push({
     code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
+    severity: 'warning',
+    details: { ignored: stripped, projectDir: project.dir },
     file: project.file,
     message:
       `Ignored ${keys} in ${project.file}: ${project.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run, or switch a protection off. ` +
@@ -213,7 +224,7 @@ async function readProject(
   options: LoadSettingsOptions,
   cwd: string,
   boundaries: SearchBoundaries,
-  diagnostics: SettingsDiagnostic[],
+  diagnostics: Diagnostic[],
   trust: ProjectTrust,
 ): Promise<ProjectRead | undefined> {
   if (options.settingsFile !== undefined) {
@@ -229,6 +240,8 @@ async function readProject(
   if (!(await trust({ file, dir, needs: [] }))) {
     diagnostics.push({
       code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN',
+      severity: 'warning',
+      details: { projectDir: dir },
       file,
       message:
         `Project settings ${file} were not loaded: a settings module is code, and ${dir} is not trusted. ` +

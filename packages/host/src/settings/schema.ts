@@ -281,7 +281,10 @@ export const SettingsSchema = Type.Object(
   { additionalProperties: false, description: 'Airlock settings (one layer).' },
 );
 
-/** One layer's values, as written in a settings file. */
+/**
+ * One layer's values, as written in a settings file or given as flags (which layer it is, is a
+ * `SettingsLayerName`).
+ */
 export type SettingsLayer = Static<typeof SettingsSchema>;
 
 /** The known top-level keys, for suggestions. */

@@ -1,10 +1,11 @@
 /**
  * Validating one layer: the compiled TypeBox check first (fast, exact), then — only when it
- * fails — the readable explanation from explain.ts, then the few rules a JSON schema cannot say.
+ * fails — the one schema wording every part of Airlock uses (schemaProblems, from the kernel),
+ * then the few rules a JSON schema cannot say.
  */
+import { describeReceived, propertyPath, schemaProblems } from '@airlock/kernel/util';
 import { Compile } from 'typebox/compile';
 import { invalidSettings, type SettingsProblem, type SettingsSource } from './errors.js';
-import { explain, joinPath, received } from './explain.js';
 import { isPathSpec, parseExtensionSpec, specKey } from './extension-spec.js';
 import { SettingsSchema, type SettingsLayer } from './schema.js';
 
@@ -35,13 +36,9 @@ export function settingsProblems(value: unknown): SettingsProblem[] {
     return [{ path: '', message: 'expected an object of settings, got a function. Export the settings object itself (`export default { … }`); Airlock does not call functions' }];
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [{ path: '', message: `expected an object of settings, got ${received(value)}` }];
+    return [{ path: '', message: `expected an object of settings, got ${describeReceived(value)}` }];
   }
-  if (!check.Check(value)) {
-    const problems = explain(SettingsSchema, value);
-    // explain.ts covers the keywords the schema uses; should it ever miss one, TypeBox's own words still name the path.
-    return problems.length > 0 ? problems : check.Errors(value).map((e) => ({ path: pointerToPath(e.instancePath), message: e.message }));
-  }
+  if (!check.Check(value)) return schemaProblems(SettingsSchema, value, { keyNoun: 'setting' }).map(({ path, message }) => ({ path, message }));
   return semanticProblems(value as SettingsLayer);
 }
 
@@ -64,7 +61,7 @@ function semanticProblems(settings: SettingsLayer): SettingsProblem[] {
   // Extensions: `name` is for packages, and one layer lists each extension once.
   const seen = new Map<string, number>();
   settings.extensions?.forEach((entry, i) => {
-    const at = joinPath('extensions', i);
+    const at = propertyPath(['extensions', i]);
     if (typeof entry === 'object' && 'name' in entry && isPathSpec(entry.name)) {
       problems.push({ path: `${at}.name`, message: `"${entry.name}" is a path; expected a package name here. Use { "path": "${entry.name}" } for a file or folder` });
     }
@@ -89,13 +86,4 @@ function dropUndefined(value: unknown): unknown {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [k, dropUndefined(v)]),
   );
-}
-
-/** `/permissions/deny/0` → `permissions.deny[0]`. */
-function pointerToPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<string>((path, part) => joinPath(path, /^\d+$/.test(part) ? Number(part) : part), '');
 }

@@ -1,5 +1,6 @@
-import { diagnostic, errorText, type Diagnostic } from '../extensions/diagnostics.js';
-import type { SettingsLayer } from '../extensions/types.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText } from '../extensions/diagnostics.js';
+import type { SettingsLayerName } from '../extensions/types.js';
 import { defaultTrustFile, findTrust, readTrustStore, realDir, setTrust, type TrustEntry } from './store.js';
 
 /**
@@ -117,7 +118,7 @@ function question(projectDir: string, trustFile: string, extensions: readonly st
 
 /** A settings layer as far as trust cares (the settings code's `LoadedSettings.layers` items fit). */
 export interface TrustSettingsLayer {
-  name: SettingsLayer;
+  name: SettingsLayerName;
   file?: string;
   /** The layer's own values, unmerged. */
   values: unknown;
@@ -137,7 +138,7 @@ export interface TrustSettingsLayer {
 export function trustModeFromLayers(layers: readonly TrustSettingsLayer[]): { mode: TrustMode; diagnostics: Diagnostic[] } {
   let mode: TrustMode = 'ask';
   const diagnostics: Diagnostic[] = [];
-  const rank: Record<SettingsLayer, number> = { defaults: 0, user: 1, project: 2, local: 3, cli: 4 };
+  const rank: Record<SettingsLayerName, number> = { defaults: 0, user: 1, project: 2, local: 3, cli: 4 };
   for (const layer of [...layers].sort((a, b) => rank[a.name] - rank[b.name])) {
     const value = (layer.values as { trust?: { default?: unknown } } | null | undefined)?.trust?.default;
     if (value === undefined) continue;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { diagnostic, errorText, type Diagnostic } from '../extensions/diagnostics.js';
+import type { Diagnostic } from '@airlock/kernel';
+import { diagnostic, errorText } from '../extensions/diagnostics.js';
 import { airlockConfigDir } from '../extensions/dirs.js';
 
 /**

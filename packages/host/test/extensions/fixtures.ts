@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ExtensionDirs, ExtensionEntry } from '../../src/extensions/index.js';
+import type { ExtensionDirs, ExtensionToLoad } from '../../src/extensions/index.js';
 
 /**
  * Real extension packages in temporary folders: package.json with an `airlock` manifest and
@@ -83,7 +83,7 @@ export function toolPackage(dir: string, name: string, tool: string, extra: Part
 }
 
 /** An extension entry as settings produce it. */
-export function entry(spec: string, baseDir: string, more: Partial<ExtensionEntry> = {}): ExtensionEntry {
+export function entry(spec: string, baseDir: string, more: Partial<ExtensionToLoad> = {}): ExtensionToLoad {
   return { spec, baseDir, layer: 'user', ...more };
 }
 

@@ -145,9 +145,9 @@ export default defineExtension({
     });
     expect(codes(bad.result)).toEqual(['AIRLOCK_EXTENSION_OPTIONS_INVALID']);
     const message = bad.result.diagnostics[0]!.message;
-    expect(message).toContain('/greeting');
-    expect(message).toContain('/retries');
-    expect(message).toContain('/blocked/0');
+    expect(message).toContain('greeting: expected a non-empty string');
+    expect(message).toContain('retries: expected an integer');
+    expect(message).toContain('blocked[0]: expected a string');
     expect(message).toContain(join(root, 's.json'));
     expect(bad.result.extensions[0]!.status).toBe('failed');
     delete (globalThis as Record<string, unknown>)[key];

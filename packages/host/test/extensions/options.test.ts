@@ -48,18 +48,18 @@ describe('an option the schema does not name is an error with the closest name',
   it('at the top level, also when the schema leaves objects open', () => {
     const schema = Type.Object({ executionMode: Type.String({ default: 'parallel' }), verbose: Type.Boolean({ default: false }) });
     const r = validateOptions(schema, { mode: 'sequential' });
-    expect(r).toEqual({ ok: false, errors: ['/mode is not a known key. Did you mean "executionMode"?'] });
+    expect(r).toEqual({ ok: false, errors: ['mode: unknown option "mode". Did you mean "executionMode"?'] });
   });
 
   it('inside nested objects (bash env.alow), and every one at once', () => {
     const r = validateOptions(BashOptions, { env: { alow: ['MY_*'] }, comandPrefix: 'x' });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.errors).toEqual(['/env/alow is not a known key. Did you mean "allow"?', '/comandPrefix is not a known key. Did you mean "commandPrefix"?']);
+    expect(!r.ok && r.errors).toEqual(['env.alow: unknown key "alow" in env. Did you mean "allow"?', 'comandPrefix: unknown option "comandPrefix". Did you mean "commandPrefix"?']);
   });
 
   it('with nothing close, it lists the keys there are', () => {
     const r = validateOptions(Type.Object({ a: Type.Optional(Type.Number()) }), { zzz: 1 });
-    expect(!r.ok && r.errors[0]).toBe('/zzz is not a known key; the known keys are "a"');
+    expect(!r.ok && r.errors[0]).toBe('zzz: unknown option "zzz". Known options: a.');
   });
 
   it('an object that says it takes any key (a Record, additionalProperties) stays open', () => {

@@ -2,7 +2,8 @@ import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
-import { isPathSpec, loadExtensions, resolveExtension, type ResolveContext } from '../../src/extensions/index.js';
+import { loadExtensions, resolveExtension, type ResolveContext } from '../../src/extensions/index.js';
+import { isPathSpec } from '../../src/settings/index.js';
 import { dirsIn, entry, removeTempDirs, tempDir, toolPackage, writePackage } from './fixtures.js';
 
 afterAll(removeTempDirs);
@@ -168,7 +169,7 @@ describe('paths', () => {
   });
 
   it('tell a path from a package name', () => {
-    expect(['./x', '../x', '/x', '~/x', '.', 'C:\\x'].map(isPathSpec)).toEqual([true, true, true, true, true, true]);
+    expect(['./x', '../x', '/x', '~/x', '~', '.', '.\\x', 'C:\\x'].map(isPathSpec)).toEqual([true, true, true, true, true, true, true, true]);
     expect(['x', '@a/x', 'x.js'].map(isPathSpec)).toEqual([false, false, false]);
   });
 });

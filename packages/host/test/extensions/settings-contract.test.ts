@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
 import { loadSettings, type ExtensionEntry as SettingsEntry } from '../../src/settings/index.js';
-import { loadExtensions, type ExtensionEntry } from '../../src/extensions/index.js';
+import { loadExtensions, type ExtensionToLoad } from '../../src/extensions/index.js';
 import { dirsIn, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
 afterAll(removeTempDirs);
 
 // The settings code's entries must stay assignable to what the loader takes.
-const assignable: (e: SettingsEntry) => ExtensionEntry = (e) => e;
+const assignable: (e: SettingsEntry) => ExtensionToLoad = (e) => e;
 
 /**
  * Real settings files, read by the real settings code, loaded by the loader: the hand-off the

@@ -111,7 +111,7 @@ describe('layers', () => {
       images: { blockImages: false, maxDimension: 2000, maxBytes: 4718592, resize: expect.any(Function) },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
     });
-    // autoResize off: no resize step, so the kernel replaces an oversized image with a note.
+    // autoResize off: no resizer, so the kernel replaces an oversized image with a note.
     expect(toKernelOptions({ ...loaded.settings, images: { ...loaded.settings.images, autoResize: false } }).images).not.toHaveProperty('resize');
   });
 });
@@ -296,8 +296,10 @@ describe('an untrusted project cannot set a path, a program or code', () => {
     expect(loaded.diagnostics).toEqual([
       {
         code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
+        severity: 'warning',
         file: join(root, 'repo/.airlockrc.json'),
         message: expect.stringMatching(/^Ignored limits\.spillDir in .*\.airlockrc\.json: .* is not trusted.*airlock trust /),
+        details: { ignored: ['limits.spillDir'], projectDir: join(root, 'repo') },
       },
     ]);
   });

@@ -140,7 +140,7 @@ describe('invalid values name the file, the path inside it and what was expected
       { path: 'extensions[0]', message: '"name" and "path" cannot go together; expected exactly one of them' },
       { path: 'extensions[1]', message: 'expected an object with "name" or "path", got an object' },
       { path: 'extensions[2]', message: 'expected a non-empty string or an object with "name" or "path", got 7' },
-      { path: 'extensions[3].option', message: 'unknown key "option" in extensions[3]. Did you mean one of "options", "optional"?' },
+      { path: 'extensions[3].option', message: 'unknown key "option" in extensions[3]. Did you mean "options" or "optional"?' },
     ]);
   });
 

@@ -11,11 +11,13 @@ export interface PhaseRow {
   hook: HookName;
   /** The phase's name within its hook, as handlers register it (`{ phase: 'authorize' }`). */
   phase: string;
+  /** The stage of a call that runs this phase: 4 (call/4-tool-call-hook.ts) or 7 (call/7-tool-result-hook.ts). */
+  stage: 4 | 7;
   /**
-   * Run order within the hook (ascending; the gaps leave room for new phases). Stage 4 and 7 run
+   * Run order within the hook (ascending; the gaps leave room for new phases). Stages 4 and 7 run
    * the phases in this order, which test/bus/phase-record.test.ts checks.
    */
-  stage: number;
+  order: number;
   /** What a handler in this phase may do. */
   may: string;
   /** What a handler may return (anything else is a handler failure). */
@@ -47,7 +49,8 @@ export const PHASES = {
   'tool_call:transform': {
     hook: 'tool_call',
     phase: 'transform',
-    stage: -3000,
+    stage: 4,
+    order: -3000,
     may: 'return replacement arguments (recorded as provenance)',
     returns: 'the new arguments object, or undefined to keep them',
     readOnly: false,
@@ -60,7 +63,8 @@ export const PHASES = {
   'tool_call:authorize': {
     hook: 'tool_call',
     phase: 'authorize',
-    stage: -1000,
+    stage: 4,
+    order: -1000,
     may: 'vote deny, ask or allow with a reason',
     returns: '{effect: "allow" | "ask" | "deny", reason?, rule?, hosts?}, or undefined to abstain',
     readOnly: true,
@@ -73,7 +77,8 @@ export const PHASES = {
   'tool_call:approve': {
     hook: 'tool_call',
     phase: 'approve',
-    stage: 0,
+    stage: 4,
+    order: 0,
     may: 'resolve a pending ask with allow or deny',
     returns: '{effect: "allow" | "deny", reason?, by?, scope?}, or undefined to pass',
     readOnly: true,
@@ -86,7 +91,8 @@ export const PHASES = {
   'tool_call:observe': {
     hook: 'tool_call',
     phase: 'observe',
-    stage: 1000,
+    stage: 4,
+    order: 1000,
     may: 'look at the final decision',
     returns: 'nothing',
     readOnly: true,
@@ -99,7 +105,8 @@ export const PHASES = {
   'tool_result:redact': {
     hook: 'tool_result',
     phase: 'redact',
-    stage: -2000,
+    stage: 7,
+    order: -2000,
     may: 'replace content and details before anyone else sees them',
     returns: '{content?, details?}, or undefined to keep the result',
     readOnly: false,
@@ -112,7 +119,8 @@ export const PHASES = {
   'tool_result:transform': {
     hook: 'tool_result',
     phase: 'transform',
-    stage: 0,
+    stage: 7,
+    order: 0,
     may: 'patch content, details, isError or terminate',
     returns: '{content?, details?, isError?, terminate?}, or undefined to keep the result',
     readOnly: false,
@@ -125,7 +133,8 @@ export const PHASES = {
   'tool_result:observe': {
     hook: 'tool_result',
     phase: 'observe',
-    stage: 1000,
+    stage: 7,
+    order: 1000,
     may: 'look at the final result',
     returns: 'nothing',
     readOnly: true,

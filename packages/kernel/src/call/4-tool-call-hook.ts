@@ -18,7 +18,7 @@ export interface ToolCallHookRuntime {
 }
 
 /**
- * Stage 4: the tool_call hook, phase by phase, with the kernel's own steps between them. When it
+ * Stage 4: the tool_call hook, phase by phase, with the kernel's own checks between them. When it
  * returns, `state.decision` says allow or deny (or, in a dry run, `state.effect` says ask).
  * A phase without handlers costs no await (`runPhase` returns undefined).
  */

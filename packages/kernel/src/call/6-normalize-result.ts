@@ -10,7 +10,7 @@ import type { CallState } from '../state/call-state.js';
  *
  * - Images are checked by their bytes (a wrong MIME type is corrected, non-images become a note),
  *   dropped for a model without image input or when `images.blockImages` is on. An image over the
- *   pixel or byte limit goes to the host's resize step; with none, it becomes a note (a provider
+ *   pixel or byte limit goes to the host's resizer; with none, it becomes a note (a provider
  *   would reject the whole request otherwise).
  * - Text over the limits is cut (head, whole lines) and the full text spilled to the session's
  *   spill folder, so a careless third-party tool cannot flood the context. A tool that limited its
@@ -28,14 +28,14 @@ export interface ImagePolicy {
   /** Largest base64 text of one image, in bytes (default 4.5 MiB; Anthropic rejects over 5 MiB). */
   maxBytes: number;
   /**
-   * The host's resize step (the kernel ships none; the host brings a library for it). Called
+   * The host's resizer (the kernel ships none; the host brings a library for it). Called
    * only for images over a limit, or whose size the header does not tell. Returns the blocks
    * that replace the image: usually the smaller image and a note with the scale factor.
    */
   resize?: ImageResizer;
 }
 
-/** What a resize step is asked to do: fit `image` within both limits. */
+/** What a resizer is asked to do: fit `image` within both limits. */
 export interface ResizeRequest {
   info: ImageInfo;
   maxDimension: number;
@@ -114,7 +114,7 @@ async function normalizeImages(content: Content[], policy: ImagePolicy, signal: 
   return out;
 }
 
-/** A TIFF or AVIF goes to the resize step, which re-encodes it as PNG (within the limits). */
+/** A TIFF or AVIF goes to the resizer, which re-encodes it as PNG (within the limits). */
 async function convertImage(image: ImageContent, info: ImageInfo, policy: ImagePolicy, signal: AbortSignal | undefined): Promise<Content[]> {
   if (policy.block) return [{ type: 'text', text: imageNote('blocked', info) }];
   if (!policy.imageInput) return [{ type: 'text', text: imageNote('no-image-input', info) }];

@@ -4,8 +4,8 @@ import type { ImageContent } from '../contract/content.js';
 export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
 /**
- * Image formats models do not take but the host's image step (sharp) decodes: the kernel hands
- * them to the resize step, which re-encodes them as PNG. Without a resize step they become a note.
+ * Image formats models do not take but the host's resizer (sharp) decodes: the kernel hands
+ * them to the resizer, which re-encodes them as PNG. Without a resizer they become a note.
  */
 export type ConvertibleMime = 'image/tiff' | 'image/avif';
 
@@ -28,9 +28,9 @@ export type ImageNoteReason =
   | 'not-an-image'
   /** The declared `mimeType` differs from what the bytes are. */
   | 'mime-mismatch'
-  /** Over the pixel or byte limit, and no resize step could shrink it. */
+  /** Over the pixel or byte limit, and no resizer could shrink it. */
   | 'over-limits'
-  /** A format models do not take (TIFF, AVIF) and no resize step converted it. */
+  /** A format models do not take (TIFF, AVIF) and no resizer converted it. */
   | 'not-converted';
 
 /** What the kernel can tell about an image cheaply, from its header alone. */
@@ -39,7 +39,7 @@ export interface ImageInfo {
   declaredMime: string;
   /** What the magic bytes say; undefined when they match no supported format. */
   mime: ImageMime | undefined;
-  /** Set when `mime` is undefined but the bytes are a format the resize step converts to PNG. */
+  /** Set when `mime` is undefined but the bytes are a format the resizer converts to PNG. */
   convertible?: ConvertibleMime;
   /** Decoded size in bytes, from the base64 length (approximate if the text holds line breaks). */
   bytes: number;
@@ -73,7 +73,7 @@ export function sniffImageMime(bytes: Uint8Array): ImageMime | undefined {
 }
 
 /**
- * A format the host's image step converts (TIFF, AVIF), by magic number, or undefined.
+ * A format the host's resizer converts (TIFF, AVIF), by magic number, or undefined.
  *
  * @example sniffConvertibleMime(new Uint8Array([0x49, 0x49, 0x2a, 0x00])); // "image/tiff"
  */
@@ -245,7 +245,7 @@ export function imageNote(
       return `[Image omitted: the current model does not accept images. ${original(info)}.]`;
     case 'not-converted': {
       const name = info.convertible === 'image/tiff' ? 'TIFF' : 'AVIF';
-      const why = over.resizeError === undefined ? 'the image step that converts it is off (setting images.autoResize)' : `it could not be converted: ${oneLine(over.resizeError)}`;
+      const why = over.resizeError === undefined ? 'the resizer that converts it is off (setting images.autoResize)' : `it could not be converted: ${oneLine(over.resizeError)}`;
       return `[Image omitted: models take no ${name} and ${why}. Convert it to PNG with another program (e.g. ImageMagick: convert in.${name.toLowerCase()} out.png) and read that. (${formatBytes(info.bytes)})]`;
     }
     case 'not-an-image':

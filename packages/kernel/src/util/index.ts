@@ -25,7 +25,20 @@ export {
 } from '../output/images.js';
 
 // "Did you mean …?" for names people and models type (tools, rule kinds, file names).
-export { closestNames, editDistance } from '../suggest.js';
+export { closestNames, didYouMean, editDistance } from '../suggest.js';
+
+// "This value does not match its schema", in one wording for arguments, settings and options.
+export {
+  describeReceived,
+  describeSchema,
+  formatSchemaProblem,
+  pointerKeys,
+  propertyPath,
+  schemaProblemLines,
+  schemaProblems,
+  type SchemaProblem,
+  type SchemaProblemOptions,
+} from './schema-problems.js';
 
 // Echoing what the model sent, bounded: the first 2,048 characters, then its length and SHA-256.
 export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
@@ -36,3 +49,5 @@ export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
 
 // Per-project state outside the project (audit logs, transcripts): one place computes the folder.
 export { airlockStateHome, projectKey, projectRoot, projectStateDir, stateHome, type StateLocation } from './project-state.js';
+// The error catalogue: an extension that raises its own codes registers them, so docs/errors.md lists them.
+export { registerErrorCodes, type ErrorCodeSpec } from '../error-catalogue.js';

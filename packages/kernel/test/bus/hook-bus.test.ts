@@ -59,7 +59,7 @@ describe('tool_call: transform, re-validation, provenance', () => {
     expect(msg.outcome).toBe('invalid');
     expect(seen).toEqual([]);
     expect(text(msg)).toContain('after the transform handler(s) "ext/breaks-it" changed them');
-    expect(text(msg)).toContain('path: must be string');
+    expect(text(msg)).toContain('path: expected a non-empty string, got a list');
   });
 
   it('revalidate: false restores Pi’s behaviour (the transformed arguments run unchecked)', async () => {

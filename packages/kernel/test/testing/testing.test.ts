@@ -36,7 +36,7 @@ describe('@airlock/kernel/testing', () => {
     expect(ok.events.map((e) => e.type)).toEqual(['tool_execution_start', 'tool_decision', 'tool_execution_end']);
     const bad = await h.call({ txt: 'hi' });
     expect(bad.outcome).toBe('invalid');
-    expect(h.text(bad)).toContain('text: is required');
+    expect(h.text(bad)).toContain('text: missing; expected a string');
   });
 });
 

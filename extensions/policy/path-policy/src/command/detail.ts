@@ -1,5 +1,6 @@
 import type { CommandInput } from '@airlock/kernel';
 import { displayText, displayValue } from '@airlock/kernel/display';
+import { schemaProblemLines } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 import { checkExamples } from '../examples.js';
 import { loadShell } from '../load-shell.js';
@@ -29,7 +30,7 @@ export function pathPolicyLoaded(input: CommandInput): boolean {
 export async function buildPolicy(input: CommandInput): Promise<{ policy: Policy; checkExamples: typeof checkExamples; loaded: boolean }> {
   const options = Value.Default(OptionsSchema, structuredClone(input.settingsOptions ?? {})) as Record<string, unknown>;
   if (!Value.Check(OptionsSchema, options)) {
-    const problems = Value.Errors(OptionsSchema, options).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    const problems = schemaProblemLines(OptionsSchema, options, { keyNoun: 'option' });
     throw usage(`The options for ${PATH_POLICY} in the settings are invalid: ${problems.join('; ')}.`);
   }
   const opts = options as unknown as Options;
