@@ -20,7 +20,8 @@ import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundarie
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
 import { defaultSettings, SettingsSchema, type Settings, type SettingsLayer } from './schema.js';
-import { stripTrustedOnly } from './value-kind.js';
+import { stripKinds, stripTrustedOnly, USER_ONLY_KINDS } from './value-kind.js';
+import { keyFileExposure } from './key-file.js';
 import { localRulesFile, validateLocalRules } from './local-rules.js';
 import { validateSettings } from './validate.js';
 
@@ -60,7 +61,7 @@ export interface SettingsLayerRecord {
 
 /** Something worth telling the user that did not stop loading. */
 export interface SettingsDiagnostic {
-  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN' | 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES';
+  code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN' | 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES' | 'AIRLOCK_SETTINGS_USER_ONLY_VALUES' | 'AIRLOCK_SETTINGS_KEY_READABLE';
   message: string;
   file: string;
 }
@@ -125,14 +126,17 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   // 2. The user file: optional; when present it must be valid.
   if (await pathExists(userFile)) {
     const raw = await readSettingsFile(userFile, 'user');
-    layers.push({ name: 'user', file: userFile, baseDir: configDir, values: validateSettings(raw.values, { layer: 'user', file: userFile }) });
+    const values = validateSettings(raw.values, { layer: 'user', file: userFile });
+    layers.push({ name: 'user', file: userFile, baseDir: configDir, values });
+    const exposed = await keyFileExposure(userFile, values);
+    if (exposed !== undefined) diagnostics.push({ code: 'AIRLOCK_SETTINGS_KEY_READABLE', file: userFile, message: exposed });
   }
 
   // 3. The project: the explicit file, or discovery.
   const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics, trust);
   if (project?.values !== undefined) {
     const values = validateSettings(project.values, { layer: 'project', file: project.file, field: project.field });
-    const judged = await judgeUntrusted(values, { file: project.file, dir: project.dir }, trust, diagnostics);
+    const judged = await judgeUntrusted(userOnlyRemoved(values, project.file, diagnostics), { file: project.file, dir: project.dir }, trust, diagnostics);
     layers.push({ name: 'project', file: project.file, baseDir: project.dir, values: judged });
   }
 
@@ -207,6 +211,25 @@ async function judgeUntrusted(
       `Trust the folder (airlock trust ${project.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
   });
   return { ...value, ...(extensions === undefined ? {} : { extensions }) };
+}
+
+/**
+ * A project layer's values without those only the user may set (a provider's key, its variable,
+ * its base URL), trusted or not: trusting a folder lets its code run, it does not hand the folder
+ * the user's keys to send to a server of its choosing. One diagnostic names what was ignored.
+ */
+function userOnlyRemoved(values: SettingsLayer, file: string, diagnostics: SettingsDiagnostic[]): SettingsLayer {
+  const { value, stripped } = stripKinds(SettingsSchema, values, USER_ONLY_KINDS);
+  if (stripped.length === 0) return values;
+  diagnostics.push({
+    code: 'AIRLOCK_SETTINGS_USER_ONLY_VALUES',
+    file,
+    message:
+      `Ignored ${stripped.join(', ')} in ${file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, ` +
+      `never by a project (trusted or not), so a project cannot send your key to a server of its choosing. ` +
+      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (~/.config/airlock/settings.json), or use --base-url for this run.`,
+  });
+  return value;
 }
 
 async function readProject(
