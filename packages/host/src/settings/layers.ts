@@ -136,7 +136,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics, trust);
   if (project?.values !== undefined) {
     const values = validateSettings(project.values, { layer: 'project', file: project.file, field: project.field });
-    const judged = await judgeUntrusted(userOnlyRemoved(values, project.file, diagnostics), { file: project.file, dir: project.dir }, trust, diagnostics);
+    const judged = await judgeUntrusted(userOnlyRemoved(values, project.file, userFile, diagnostics), { file: project.file, dir: project.dir }, trust, diagnostics);
     layers.push({ name: 'project', file: project.file, baseDir: project.dir, values: judged });
   }
 
@@ -218,7 +218,7 @@ async function judgeUntrusted(
  * its base URL), trusted or not: trusting a folder lets its code run, it does not hand the folder
  * the user's keys to send to a server of its choosing. One diagnostic names what was ignored.
  */
-function userOnlyRemoved(values: SettingsLayer, file: string, diagnostics: SettingsDiagnostic[]): SettingsLayer {
+function userOnlyRemoved(values: SettingsLayer, file: string, userFile: string, diagnostics: SettingsDiagnostic[]): SettingsLayer {
   const { value, stripped } = stripKinds(SettingsSchema, values, USER_ONLY_KINDS);
   if (stripped.length === 0) return values;
   diagnostics.push({
@@ -227,7 +227,7 @@ function userOnlyRemoved(values: SettingsLayer, file: string, diagnostics: Setti
     message:
       `Ignored ${stripped.join(', ')} in ${file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, ` +
       `never by a project (trusted or not), so a project cannot send your key to a server of its choosing. ` +
-      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (~/.config/airlock/settings.json), or use --base-url for this run.`,
+      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (${userFile}), or use --base-url for this run.`,
   });
   return value;
 }
