@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { buildSystemPrompt, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/kernel';
 import { hostRunner } from '../host-runner.js';
@@ -37,6 +37,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
   if (interactive && (!io.isTTY || io.stdin === undefined)) {
     throw new UsageError('airlock run needs -p "PROMPT" when standard input is not a terminal (the interactive mode needs one).', 'Example: airlock run -p "What is in README.md?" --model scripted:demo.jsonl');
   }
+  if (interactive && g.json) throw new UsageError('--json streams the events of one print-mode run; give the prompt with -p "PROMPT".');
   if (a.print !== undefined && a.print.trim() === '') throw new UsageError('The prompt given with -p is empty. Say what the agent should do.');
   const providers = Object.keys(PROVIDER_FACTORIES);
   if (a.model === undefined) {
@@ -143,6 +144,7 @@ async function openModel(spec: string, baseUrl: string | undefined, host: Host, 
     return await resolveModel(spec, { cwd: resolve(io.cwd), env: io.env, ...providerSettings(name, host.settings, baseUrl) });
   } catch (error) {
     if (error instanceof ModelSpecError || error instanceof ScriptError) throw new UsageError(error.message);
-    throw new UsageError(`The model ${spec} cannot be used: ${(error as Error).message ?? String(error)}`);
+    const hint = error instanceof ProviderSetupError ? `A key may also be set as providers.${name}.apiKey (or apiKeyEnv, the variable to read it from) in your user settings, ${host.settings.userFile}.` : undefined;
+    throw new UsageError(`The model ${spec} cannot be used: ${(error as Error).message ?? String(error)}`, hint);
   }
 }
