@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
-import { askingProject, CTRL_C, ENTER, inPty } from './pty.js';
+import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
 
 /**
  * `airlock run` without -p on a terminal: the interactive mode, under a real pty with a scripted
@@ -67,6 +67,9 @@ describe('airlock run on a terminal, interactive', { timeout: 60_000 }, () => {
       { expect: 'Let me check the folder\\.' },
       { expect: 'Allow bash\\?' },
       { expect: 'Allow once' },
+      // Arrow keys belong to the dialog alone: the prompt line (paused) must not take DOWN as
+      // history nor ENTER as a line to send.
+      { send: DOWN },
       { send: ENTER },
       { expect: 'approved-output' },
       { expect: 'bash \\(call_ask\\) → ok' },
