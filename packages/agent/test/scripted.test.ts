@@ -89,7 +89,7 @@ describe('the provider registry', () => {
     const { provider, model } = await resolveModel('scripted:s.jsonl', { cwd: dir, env: {} });
     expect([provider.id, model]).toEqual(['scripted', 's.jsonl']);
     expect(() => parseModelSpec('nope:x')).toThrow(ModelSpecError);
-    expect(() => parseModelSpec('nope:x')).toThrow(/Unknown model provider "nope".*Available: scripted/);
+    expect(() => parseModelSpec('nope:x')).toThrow(/Unknown model provider "nope".*Available: openai, anthropic, scripted/);
     expect(() => parseModelSpec('gpt-5')).toThrow(/must be provider:name/);
     await expect(resolveModel('scripted:missing.jsonl', { cwd: dir, env: {} })).rejects.toThrow(/Cannot read the script/);
   });
