@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openaiChunk, openaiSSE, openaiTextChunks, startModelServer, type ModelServer } from '../../packages/agent/test/support/model-server.js';
 import { sandbox } from './harness.js';
 import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
 
@@ -10,6 +11,11 @@ import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
  */
 
 const CTRL_D = '\u0004';
+
+const servers: ModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
 
 function jsonl(...entries: unknown[]): string {
   return entries.map((e) => JSON.stringify(e)).join('\n') + '\n';
@@ -124,6 +130,47 @@ describe('airlock run on a terminal, interactive', { timeout: 60_000 }, () => {
     // The steering message went after the tool result, before the next request.
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'user', 'assistant']);
     expect(JSON.stringify(messages[3]!.content)).toContain('only src please');
+  });
+
+  it('text streams as it arrives, typing mid-stream waits under it, and Ctrl-C mid-stream aborts the answer', async () => {
+    const server = await startModelServer([
+      { sse: openaiSSE(openaiTextChunks(['Alpha ', 'beta ', 'gamma.'])), gapMs: 500 },
+      { sse: openaiSSE(openaiTextChunks(['Got your note.'])) },
+      { sse: openaiSSE([openaiChunk({ role: 'assistant', content: '' }), openaiChunk({ content: 'Partial' })], { done: false }), hold: true },
+    ]);
+    servers.push(server);
+    const s = sandbox();
+    const out = await inPty(s, ['run', '--model', 'openai:m', '--base-url', `${server.baseURL}/v1`], [
+      { expect: '> ' },
+      { send: `hi${ENTER}` },
+      { expect: 'Alpha' },
+      // Typed while the answer streams: the line is drawn under the text so far and kept.
+      { send: 'my note' },
+      { expect: 'gamma\\.' },
+      { expect: '> my note' },
+      { send: ENTER },
+      { expect: 'Got your note\\.' },
+      { expect: '\n> ' },
+      { send: `third${ENTER}` },
+      { expect: 'Partial' },
+      { send: CTRL_C },
+      // Airlock's notice starts a line of its own, not at the end of the streamed text.
+      { expect: '(?m)^airlock: aborting the current turn' },
+      { expect: 'aborted while the model was answering' },
+      { expect: '\n> ' },
+      { send: CTRL_C },
+      { expect: 'transcript \\S+\\.jsonl' },
+    ], { OPENAI_API_KEY: 'sk-test' });
+    expect(out.exitCode, out.transcript).toBe(0);
+    const t = out.transcript;
+    // Streamed: the first piece showed before the typed line, the last after it.
+    expect(t.indexOf('Alpha')).toBeLessThan(t.indexOf('my note'));
+    // The server saw the client hang up on the held stream.
+    await server.requests[2]!.closed;
+    expect(server.requests[2]!.clientHungUp).toBe(true);
+    // The typed line went as the next prompt, after the whole first answer.
+    const sent = (server.requests[1]!.body.messages as { role: string; content: unknown }[]).filter((m) => m.role !== 'system');
+    expect(sent.map((m) => m.content)).toEqual(['hi', 'Alpha beta gamma.', 'my note']);
   });
 
   it('--resume continues the recorded conversation in interactive mode', async () => {

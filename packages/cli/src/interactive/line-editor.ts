@@ -41,8 +41,11 @@ export interface LineEditor {
   idle(): void;
   /** The agent works: the prompt shows again only once the person types. */
   busy(): void;
-  /** Writes `text` through `write` (stdout or stderr) above the line being typed. */
-  print(text: string, write: (text: string) => void): void;
+  /**
+   * Writes `text` through `write` (stdout or stderr) above the line being typed. `freshLine`:
+   * start on a line of its own when the text before it (a streamed answer) ended mid-line.
+   */
+  print(text: string, write: (text: string) => void, options?: { freshLine?: boolean }): void;
   /** What has been typed on the line so far. */
   readonly typed: string;
   /** Forgets what has been typed (Ctrl-C at the idle prompt). */
@@ -120,12 +123,13 @@ export function createLineEditor(options: LineEditorOptions): LineEditor {
     busy() {
       mode = 'busy';
     },
-    print(text, write) {
+    print(text, write, options = {}) {
       if (text === '') return;
       if (promptShown) {
         output.write(ERASE_LINE);
         promptShown = false;
       }
+      if (options.freshLine === true && !atLineStart) write('\n');
       write(text);
       atLineStart = text.endsWith('\n');
       if (rl !== undefined && atLineStart && (mode === 'idle' || rl.line !== '')) draw();

@@ -36,7 +36,8 @@ export function runInteractive(options: InteractiveOptions): Promise<number> {
   const { editor, io, transcript } = options;
   const agent = new Agent(options.agent);
   const out = (text: string): void => editor.print(text, (t) => void io.stdout.write(t));
-  const err = (text: string): void => editor.print(text, (t) => void io.stderr.write(t));
+  // Airlock's own lines (outcomes, notices, a command's output) never continue a streamed answer's line.
+  const err = (text: string): void => editor.print(text, (t) => void io.stderr.write(t), { freshLine: true });
   const say = (text: string): void => err(`airlock: ${text}\n`);
   agent.subscribe(transcriptListener(transcript));
   agent.subscribe(progress(err, true));
