@@ -122,6 +122,11 @@ describe('airlock run on a terminal, interactive', { timeout: 60_000 }, () => {
       { expect: 'bash \\(call_1\\) → ok' },
       { expect: 'Saw the batch, then your note\\.' },
       { expect: '\n> ' },
+      { send: `/help${ENTER}` },
+      { expect: 'Commands: /help \\(this\\), /exit \\(leave\\)' },
+      { send: `/nope${ENTER}` },
+      { expect: 'unknown command /nope' },
+      { expect: '\n> ' },
       { send: `/exit${ENTER}` },
       { expect: 'transcript \\S+\\.jsonl' },
     ]);
