@@ -116,9 +116,10 @@ describe('airlock run -p', () => {
     const unknown = await s.airlock(['run', '-p', 'x', '--model', 'gemini:flash']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown model provider "gemini".*Available: openai, anthropic, scripted/);
-    const noKey = await s.airlock(['run', '-p', 'x', '--model', 'openai:gpt-5-mini'], { env: { OPENAI_API_KEY: '' } });
+    const noKey = await s.airlock(['run', '-p', 'x', '--model', 'openai:gpt-5-mini'], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
+    expect(noKey.stderr).toMatch(/No OpenAI API key: set OPENAI_API_KEY/);
+    expect(noKey.stderr).toMatch(/providers\.openai\.apiKey .*settings\.json/);
     const noModel = await s.airlock(['run', '-p', 'x']);
     expect([noModel.code, noModel.stderr]).toEqual([2, expect.stringMatching(/needs --model provider:name/)]);
     const noPrompt = await s.airlock(['run', '--model', 'scripted:script.jsonl']);

@@ -18,6 +18,13 @@ export interface IO {
   stdoutIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The keyboard, for the interactive mode's line editor (the real binary's standard input). */
+  stdin?: NodeJS.ReadStream;
+  /**
+   * The terminal itself, unfiltered, for the line editor's own cursor movements (which `stderr`
+   * would escape). Only the editor writes here; everything it shows from others goes through `stderr`/`stdout`.
+   */
+  terminal?: NodeJS.WritableStream;
   /** Airlock's own extensions compiled into the single-file CLI (see scripts/bundle-entry.mjs). */
   bundled?: BundledExtensions;
   /**
@@ -46,6 +53,8 @@ export function processIO(bundled?: BundledExtensions): IO {
     stdoutIsTTY: process.stdout.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    stdin: process.stdin,
+    terminal: process.stderr,
     killSelf: () => process.kill(process.pid, 'SIGKILL'),
   };
 }

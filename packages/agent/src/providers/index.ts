@@ -12,6 +12,23 @@ export interface ProviderSetup {
   cwd: string;
   /** Where keys come from (`OPENAI_API_KEY`, …). */
   env: Readonly<Record<string, string | undefined>>;
+  /** A key from settings; wins over the environment. */
+  apiKey?: string;
+  /** Where `apiKey` came from, for messages ("providers.openai.apiKey in ~/.config/airlock/settings.json"). */
+  apiKeySource?: string;
+  /** Another variable to read the key from (`OPENROUTER_API_KEY`). */
+  apiKeyEnv?: string;
+}
+
+/** The key options a vendor provider takes from a setup, only those given. */
+function keyOptions(setup: ProviderSetup): { env: ProviderSetup['env']; baseURL?: string; apiKey?: string; apiKeySource?: string; apiKeyEnv?: string } {
+  return {
+    env: setup.env,
+    ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}),
+    ...(setup.apiKey !== undefined ? { apiKey: setup.apiKey } : {}),
+    ...(setup.apiKeySource !== undefined ? { apiKeySource: setup.apiKeySource } : {}),
+    ...(setup.apiKeyEnv !== undefined ? { apiKeyEnv: setup.apiKeyEnv } : {}),
+  };
 }
 
 /** Makes a provider for one model name; throws a clear error (missing key, bad script) before any request. */
@@ -21,8 +38,8 @@ export type ProviderFactory = (model: string, setup: ProviderSetup) => ModelProv
  * Every provider `--model provider:name` can name. A provider plugs in with one line here.
  */
 export const PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = Object.freeze({
-  openai: (_model: string, setup: ProviderSetup) => createOpenAIProvider({ env: setup.env, ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}) }),
-  anthropic: (_model: string, setup: ProviderSetup) => createAnthropicProvider({ env: setup.env, ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}) }),
+  openai: (_model: string, setup: ProviderSetup) => createOpenAIProvider(keyOptions(setup)),
+  anthropic: (_model: string, setup: ProviderSetup) => createAnthropicProvider(keyOptions(setup)),
   scripted: (model: string, setup: ProviderSetup) => {
     if (setup.baseUrl !== undefined) throw new ModelSpecError('The scripted provider plays a file; it takes no --base-url.');
     return scriptedProviderFromFile(isAbsolute(model) ? model : resolve(setup.cwd, model));

@@ -28,4 +28,16 @@ describe('provider registry', () => {
     expect(() => PROVIDER_FACTORIES['openai']!('gpt-test', { cwd: process.cwd(), env: {} })).toThrow(/OPENAI_API_KEY/);
     expect(() => PROVIDER_FACTORIES['anthropic']!('claude-test', { cwd: process.cwd(), env: {} })).toThrow(/ANTHROPIC_API_KEY/);
   });
+
+  it('a key from the setup (settings) wins over the variable; apiKeyEnv names another variable', async () => {
+    server = await startModelServer(() => ({ sse: openaiSSE(openaiTextChunks(['ok'])) }));
+    const env = { OPENAI_API_KEY: 'sk-env', ROUTER_KEY: 'sk-router' };
+    const base = { cwd: process.cwd(), env, baseUrl: `${server.baseURL}/v1` };
+    const fromSettings = await PROVIDER_FACTORIES['openai']!('m', { ...base, apiKey: 'sk-settings', apiKeySource: 'providers.openai.apiKey in /u/settings.json' });
+    const fromOtherVariable = await PROVIDER_FACTORIES['openai']!('m', { ...base, apiKeyEnv: 'ROUTER_KEY' });
+    await runProvider(fromSettings, { model: 'm', messages: [userMessage('hi')] });
+    await runProvider(fromOtherVariable, { model: 'm', messages: [userMessage('hi')] });
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer sk-settings', 'Bearer sk-router']);
+    expect(() => PROVIDER_FACTORIES['anthropic']!('c', { cwd: process.cwd(), env: {}, apiKeyEnv: 'MY_ANTHROPIC' })).toThrow(/MY_ANTHROPIC/);
+  });
 });

@@ -1,15 +1,19 @@
 import { resolve } from 'node:path';
-import { buildSystemPrompt, ModelSpecError, openTranscript, PROVIDER_FACTORIES, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
-import { displayText, type Content } from '@airlock/kernel';
-import { formatStatus } from '../format.js';
+import { buildSystemPrompt, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
+import type { Host } from '@airlock/host';
+import { displayText } from '@airlock/kernel';
 import { hostRunner } from '../host-runner.js';
+import { runInteractive } from '../interactive/session.js';
+import { createLineEditor, type LineEditor } from '../interactive/line-editor.js';
+import { pausingUI } from '../interactive/pausing-ui.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import { liveOutput } from '../live-output.js';
 import type { GlobalOptions } from '../main.js';
+import { providerSettings } from '../provider-settings.js';
 import { openSession } from '../session.js';
 import { sessionQuery } from './session-query.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';
+import { jsonLines, progress } from './run-progress.js';
 import { leaveIfStuck } from './stuck.js';
 
 export interface RunArgs {
@@ -22,22 +26,27 @@ export interface RunArgs {
 }
 
 /**
- * `airlock run -p PROMPT --model provider:name`: the agent loop over the host's tools, in print
- * mode. The final assistant text goes to stdout; each tool call's outcome, live bash output (on a
- * terminal) and why a run failed go to stderr; `--json` streams every event as a JSON line
- * instead. Exit code: see runExitCode.
+ * `airlock run --model provider:name`: the agent loop over the host's tools.
+ * - `-p PROMPT` (print mode): the final assistant text goes to stdout; each tool call's outcome,
+ *   live bash output (on a terminal) and why a run failed go to stderr; `--json` streams every
+ *   event as a JSON line instead. Exit code: see runExitCode.
+ * - without `-p`, on a terminal: the interactive mode (interactive/session.ts), turn after turn.
  */
 export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<number> {
-  if (a.print === undefined) {
-    throw new UsageError('airlock run needs -p "PROMPT" (print mode); the interactive mode is not available yet.', 'Example: airlock run -p "What is in README.md?" --model scripted:demo.jsonl');
+  const interactive = a.print === undefined;
+  if (interactive && (!io.isTTY || io.stdin === undefined)) {
+    throw new UsageError('airlock run needs -p "PROMPT" when standard input is not a terminal (the interactive mode needs one).', 'Example: airlock run -p "What is in README.md?" --model scripted:demo.jsonl');
   }
-  if (a.print.trim() === '') throw new UsageError('The prompt given with -p is empty. Say what the agent should do.');
+  if (interactive && g.json) throw new UsageError('--json streams the events of one print-mode run; give the prompt with -p "PROMPT".');
+  if (a.print !== undefined && a.print.trim() === '') throw new UsageError('The prompt given with -p is empty. Say what the agent should do.');
   const providers = Object.keys(PROVIDER_FACTORIES);
   if (a.model === undefined) {
     throw new UsageError('airlock run needs --model provider:name.', `Providers: ${providers.join(', ')}. Example: --model scripted:demo.jsonl`);
   }
-  const { provider, model } = await openModel(a.model, a.baseUrl, io);
-  const host = await openSession(g, io);
+  checkModelSpec(a.model);
+  // The line editor exists before the host so the host's dialogs pause it (they share the terminal).
+  const editor = interactive ? createLineEditor({ input: io.stdin!, output: io.terminal ?? process.stderr }) : undefined;
+  const host = await openSession(g, io, editor === undefined ? undefined : pausingUI(editor, { input: io.stdin!, output: io.terminal ?? process.stderr }));
   try {
     reportDiagnostics(host, io, { verbose: g.verbose === true });
     // Every call would be refused (fail closed); a model spending turns against that helps nobody.
@@ -45,17 +54,22 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
       io.stderr.write('airlock: the agent did not start: every tool call would be refused until the problem above is fixed.\n');
       return EXIT.usage;
     }
+    const { provider, model } = await openModel(a.model, a.baseUrl, host, io);
     const { transcript, history } = startTranscript(a, host, g, io);
     const runner = hostRunner(host);
     const systemPrompt = buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
-    const show = g.json ? jsonLines(io) : progress(io);
+    const maxTurns = a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns };
+    if (editor !== undefined) {
+      return await runInteractive({ editor, agent: { provider, model, runner, systemPrompt, history, ...maxTurns }, transcript, modelSpec: a.model, io }).finally(() => transcript.close());
+    }
+    const show = g.json ? jsonLines(io) : progress((text) => void io.stderr.write(text), io.stderrIsTTY === true);
     const record = transcriptListener(transcript);
     const onEvent = (event: AgentEvent): void => {
       record(event);
       show(event);
     };
     const result = await withInterrupt((signal) =>
-      runAgentLoop([userMessage(a.print!)], { provider, model, runner, systemPrompt, signal, onEvent, history, ...(a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns }) }),
+      runAgentLoop([userMessage(a.print!)], { provider, model, runner, systemPrompt, signal, onEvent, history, ...maxTurns }),
     ).finally(() => transcript.close());
     if (!g.json && result.finalMessage !== undefined && result.status !== 'failed') {
       const text = textOf(result.finalMessage);
@@ -65,6 +79,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
     if (!g.json) io.stderr.write(`airlock: transcript ${transcript.path} (session ${transcript.id}; continue with airlock run --resume ${transcript.id})\n`);
     return runExitCode(result);
   } finally {
+    editor?.close();
     await host.close();
     leaveIfStuck(host, io);
   }
@@ -76,7 +91,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
  * the host's redactors before it is written. A transcript that cannot be written stops the run
  * before the model starts (exit 2): a run nobody can look back on is not started silently.
  */
-function startTranscript(a: RunArgs, host: Awaited<ReturnType<typeof openSession>>, g: GlobalOptions, io: IO): { transcript: Transcript; history: readonly Message[] } {
+function startTranscript(a: RunArgs, host: Host, g: GlobalOptions, io: IO): { transcript: Transcript; history: readonly Message[] } {
   const query = sessionQuery(g, io);
   const options = { cwd: query.cwd, model: a.model!, redact: (text: string) => host.redact(text), where: query.where };
   try {
@@ -112,40 +127,24 @@ function countLastBatch(result: AgentRunResult): number {
   return Math.max(n, 1);
 }
 
-async function openModel(spec: string, baseUrl: string | undefined, io: IO): Promise<{ provider: ModelProvider; model: string }> {
+/** A bad `--model` is a usage error before anything loads. */
+function checkModelSpec(spec: string): void {
   try {
-    return await resolveModel(spec, { cwd: resolve(io.cwd), env: io.env, ...(baseUrl === undefined ? {} : { baseUrl }) });
+    parseModelSpec(spec);
   } catch (error) {
-    if (error instanceof ModelSpecError || error instanceof ScriptError) throw new UsageError(error.message);
-    throw new UsageError(`The model ${spec} cannot be used: ${(error as Error).message ?? String(error)}`);
+    if (error instanceof ModelSpecError) throw new UsageError(error.message);
+    throw error;
   }
 }
 
-/** `--json`: every event as one JSON line, deltas without the growing message copy they point to. */
-function jsonLines(io: IO): (event: AgentEvent) => void {
-  return (event) => {
-    const line = event.type === 'message_update' ? { ...event, message: undefined, delta: { ...event.delta, message: undefined } } : event;
-    io.stdout.write(`${JSON.stringify(line)}\n`);
-  };
-}
-
-/** For a person, on stderr: each call's outcome as it ends, and a running command's output on a terminal. */
-function progress(io: IO): (event: AgentEvent) => void {
-  const live = new Map<string, ReturnType<typeof liveOutput>>();
-  const watching = io.stderrIsTTY === true;
-  return (event) => {
-    if (event.type === 'tool_execution_update' && watching) {
-      let out = live.get(event.toolCallId);
-      if (out === undefined) live.set(event.toolCallId, (out = liveOutput((text) => void io.stderr.write(text))));
-      out.update(contentText(event.partial.content));
-    } else if (event.type === 'tool_execution_end') {
-      live.get(event.toolCallId)?.end();
-      live.delete(event.toolCallId);
-      io.stderr.write(formatStatus(event.result));
-    }
-  };
-}
-
-function contentText(content: readonly Content[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+/** The provider, with its key and base URL from the flags, the user's settings or the environment (in that order). */
+async function openModel(spec: string, baseUrl: string | undefined, host: Host, io: IO): Promise<{ provider: ModelProvider; model: string }> {
+  const name = parseModelSpec(spec).provider;
+  try {
+    return await resolveModel(spec, { cwd: resolve(io.cwd), env: io.env, ...providerSettings(name, host.settings, baseUrl) });
+  } catch (error) {
+    if (error instanceof ModelSpecError || error instanceof ScriptError) throw new UsageError(error.message);
+    const hint = error instanceof ProviderSetupError ? `A key may also be set as providers.${name}.apiKey (or apiKeyEnv, the variable to read it from) in your user settings, ${host.settings.userFile}.` : undefined;
+    throw new UsageError(`The model ${spec} cannot be used: ${(error as Error).message ?? String(error)}`, hint);
+  }
 }

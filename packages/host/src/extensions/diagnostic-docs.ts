@@ -79,6 +79,10 @@ export const EXTENSION_DIAGNOSTIC_DOCS: Record<DiagnosticCode, Omit<ErrorCodeSpe
     message: 'Ignored options {ignored} of extension "{spec}": the layer is not trusted, and only a trusted layer may set a path, a program or code.',
     action: 'Trust the project folder (`airlock trust`), or set the option in your user settings.',
   },
+  AIRLOCK_EXTENSION_OPTIONS_USER_ONLY: {
+    message: 'Ignored options {ignored} of extension "{spec}": they are credentials (a key, or where one is sent), which only your user settings or the command line may set, never a project.',
+    action: 'Set those options in your user settings file.',
+  },
   AIRLOCK_EXTENSION_LOAD_FAILED: {
     message: 'Extension "{spec}" could not be loaded: {reason} (not expected at this step; the other extensions still loaded).',
     action: 'Run the command again; if it happens again, report it with the message, or remove the extension.',

@@ -289,6 +289,13 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_OPTIONS_USER_ONLY: entry<{ ignored: string[] }>('warning', (d, s) =>
+    withFix(
+      `Ignored option${d.ignored.length === 1 ? '' : 's'} ${d.ignored.join(', ')} of extension ${who(s)}: ${settingsPlace(s)} is a project's, and only your user settings may set an API key or where one is sent, trusted project or not.`,
+      'set the option in your user settings.',
+    ),
+  ),
+
   AIRLOCK_EXTENSION_LOAD_FAILED: entry<{ reason: string }>('error', (d, s) =>
     withFix(
       `Extension ${who(s)} could not be loaded: ${d.reason}. This was not expected at this step (a file changed while ` +

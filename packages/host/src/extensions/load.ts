@@ -188,10 +188,11 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     if (options !== undefined && !isEmptyObject(options)) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED', subject, { received: options }));
   } else {
     // The loader skips an untrusted project's entries before this; judged here too, so no later change can let its paths through.
-    const untrusted = (resolved.entry.layer === 'project' || resolved.entry.layer === 'local') && !ctx.projectTrusted;
-    const checked = validateOptions(ext.options, options, { untrusted });
+    const project = resolved.entry.layer === 'project' || resolved.entry.layer === 'local';
+    const untrusted = project && !ctx.projectTrusted;
+    const checked = validateOptions(ext.options, options, { untrusted, project });
     if (!checked.ok) return fail(diagnostic('AIRLOCK_EXTENSION_OPTIONS_INVALID', subject, { errors: checked.errors, received: options }));
-    if (checked.ignored.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED', subject, { ignored: checked.ignored }));
+    if (checked.ignored.length > 0) diagnostics.push(diagnostic(untrusted ? 'AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED' : 'AIRLOCK_EXTENSION_OPTIONS_USER_ONLY', subject, { ignored: checked.ignored }));
     options = checked.value;
   }
 

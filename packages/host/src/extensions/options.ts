@@ -1,7 +1,7 @@
 import { formatSchemaProblem, schemaProblemLines, schemaProblems } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
-import { stripTrustedOnly } from '../settings/value-kind.js';
+import { stripKinds, TRUSTED_ONLY_KINDS, USER_ONLY_KINDS } from '../settings/value-kind.js';
 import { errorText } from './diagnostics.js';
 
 /**
@@ -32,7 +32,7 @@ export type OptionsResult =
  * const shell = Type.Object({ shellPath: Type.Optional(Type.String({ 'x-airlock-value': 'program' })) });
  * validateOptions(shell, { shellPath: '/tmp/evil' }, { untrusted: true }); // { ok: true, value: {}, ignored: ['shellPath'] }
  */
-export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted?: boolean } = {}): OptionsResult {
+export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted?: boolean; project?: boolean } = {}): OptionsResult {
   let value: unknown;
   try {
     // Settings may give no options at all; an object schema still gets its defaults.
@@ -45,7 +45,9 @@ export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted
     const unknown = schemaProblems(schema, value, { closed: true, keyNoun: 'option' }).filter((p) => p.kind === 'unknown_key');
     if (unknown.length > 0) return { ok: false, errors: unknown.map(formatSchemaProblem) };
     // What was written loses its marked values first, so the extension's own default applies to them.
-    const { value: kept, stripped } = from.untrusted && value !== undefined ? stripTrustedOnly(schema, value) : { value, stripped: [] };
+    // A project, even a trusted one, never sets a `credential` (a key, or where one is sent).
+    const kinds = from.untrusted ? TRUSTED_ONLY_KINDS : from.project ? USER_ONLY_KINDS : [];
+    const { value: kept, stripped } = value !== undefined && kinds.length > 0 ? stripKinds(schema, value, kinds) : { value, stripped: [] };
     value = Value.Convert(schema, Value.Default(schema, kept));
     if (Value.Check(schema, value)) return { ok: true, value, ignored: stripped };
     return { ok: false, errors: schemaProblemLines(schema, value, { keyNoun: 'option' }) };

@@ -10,6 +10,7 @@ export {
   type ExtensionSpec,
   type PermissionEffect,
   type PermissionRule,
+  type ProviderSettings,
   type Settings,
   type SettingsLayer,
 } from './schema.js';
@@ -44,8 +45,10 @@ export {
 } from './merge.js';
 export { isPathSpec, parseExtensionSpec, type ExtensionKind, type ParsedExtensionSpec } from './extension-spec.js';
 export {
+  stripKinds,
   stripTrustedOnly,
   TRUSTED_ONLY_KINDS,
+  USER_ONLY_KINDS,
   unmarkedStrings,
   VALUE_KIND_KEYWORD,
   valueKind,

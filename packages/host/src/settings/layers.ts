@@ -21,7 +21,8 @@ import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundarie
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
 import { defaultSettings, SettingsSchema, type Settings, type SettingsLayer } from './schema.js';
-import { stripTrustedOnly } from './value-kind.js';
+import { stripKinds, stripTrustedOnly, USER_ONLY_KINDS } from './value-kind.js';
+import { keyFileExposure } from './key-file.js';
 import { localRulesFile, validateLocalRules } from './local-rules.js';
 import { validateSettings } from './validate.js';
 
@@ -69,6 +70,16 @@ registerErrorCodes('host (settings)', {
     severity: 'warning',
     message: 'Ignored {keys} in {file}: the folder is not trusted, and only a trusted folder may set a path, a program or code, or switch a protection off.',
     action: 'Trust the folder (`airlock trust <dir>`, or --trust for one run), or set the values in your user settings.',
+  },
+  AIRLOCK_SETTINGS_USER_ONLY_VALUES: {
+    severity: 'warning',
+    message: "Ignored {keys} in {file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, never by a project.",
+    action: 'Set them in your user settings file, or use --base-url for one run.',
+  },
+  AIRLOCK_SETTINGS_KEY_READABLE: {
+    severity: 'warning',
+    message: 'Your user settings {file} hold an API key and can be read by other users.',
+    action: 'chmod 600 the file, or move the key to an environment variable (providers.<name>.apiKeyEnv).',
   },
 });
 
@@ -134,14 +145,17 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   // 2. The user file: optional; when present it must be valid.
   if (await pathExists(userFile)) {
     const raw = await readSettingsFile(userFile, 'user');
-    layers.push({ name: 'user', file: userFile, baseDir: configDir, values: validateSettings(raw.values, { layer: 'user', file: userFile }) });
+    const values = validateSettings(raw.values, { layer: 'user', file: userFile });
+    layers.push({ name: 'user', file: userFile, baseDir: configDir, values });
+    const exposed = await keyFileExposure(userFile, values);
+    if (exposed !== undefined) diagnostics.push({ code: 'AIRLOCK_SETTINGS_KEY_READABLE', severity: 'warning', details: {}, file: userFile, message: exposed });
   }
 
   // 3. The project: the explicit file, or discovery.
   const project = await readProject(options, cwd, { homeDir, userConfigDir: configDir }, diagnostics, trust);
   if (project?.values !== undefined) {
     const values = validateSettings(project.values, { layer: 'project', file: project.file, field: project.field });
-    const judged = await judgeUntrusted(values, { file: project.file, dir: project.dir }, trust, diagnostics);
+    const judged = await judgeUntrusted(userOnlyRemoved(values, project.file, userFile, diagnostics), { file: project.file, dir: project.dir }, trust, diagnostics);
     layers.push({ name: 'project', file: project.file, baseDir: project.dir, values: judged });
   }
 
@@ -218,6 +232,27 @@ async function judgeUntrusted(
       `Trust the folder (airlock trust ${project.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
   });
   return { ...value, ...(extensions === undefined ? {} : { extensions }) };
+}
+
+/**
+ * A project layer's values without those only the user may set (a provider's key, its variable,
+ * its base URL), trusted or not: trusting a folder lets its code run, it does not hand the folder
+ * the user's keys to send to a server of its choosing. One diagnostic names what was ignored.
+ */
+function userOnlyRemoved(values: SettingsLayer, file: string, userFile: string, diagnostics: Diagnostic[]): SettingsLayer {
+  const { value, stripped } = stripKinds(SettingsSchema, values, USER_ONLY_KINDS);
+  if (stripped.length === 0) return values;
+  diagnostics.push({
+    code: 'AIRLOCK_SETTINGS_USER_ONLY_VALUES',
+    severity: 'warning',
+    details: { ignored: stripped },
+    file,
+    message:
+      `Ignored ${stripped.join(', ')} in ${file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, ` +
+      `never by a project (trusted or not), so a project cannot send your key to a server of its choosing. ` +
+      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (${userFile}), or use --base-url for this run.`,
+  });
+  return value;
 }
 
 async function readProject(

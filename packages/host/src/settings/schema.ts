@@ -261,6 +261,15 @@ const sections = {
     'The OS sandbox commands run in (see docs/security.md).',
   ),
 
+  providers: section(
+    {
+      openai: providerSettings('OpenAI (and OpenAI-compatible servers: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)', 'OPENAI_API_KEY'),
+      anthropic: providerSettings('Anthropic', 'ANTHROPIC_API_KEY'),
+    },
+    'Model providers for `airlock run --model provider:name`: keys and base URLs. ' +
+      'Only your user settings (and the command line) may set them; a project\'s, trusted or not, are ignored with a warning, so a project can never send your key elsewhere.',
+  ),
+
   trust: section(
     {
       default: Type.Union([Type.Literal('ask'), Type.Literal('always'), Type.Literal('never')], {
@@ -272,6 +281,41 @@ const sections = {
     'Project trust: project settings may load extensions only in a trusted folder.',
   ),
 };
+
+/**
+ * One provider's keys and URL. Every field is a `credential`: the user's key, where it is read
+ * from, or where it is sent. An `apiKey` in a file others may read gets a warning at load.
+ */
+function providerSettings(label: string, envVar: string) {
+  return Type.Object(
+    {
+      apiKey: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description: `The ${label} API key. Wins over apiKeyEnv and ${envVar}. Prefer the variable: a key in a file others may read gets a warning.`,
+          ...valueKind('credential'),
+        }),
+      ),
+      apiKeyEnv: Type.Optional(
+        Type.String({
+          minLength: 1,
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          description: `The environment variable the key is read from instead of ${envVar} (e.g. OPENROUTER_API_KEY).`,
+          ...valueKind('credential'),
+        }),
+      ),
+      baseUrl: Type.Optional(
+        Type.String({
+          minLength: 1,
+          pattern: '^https?://',
+          description: 'Where the API is (http:// or https://); the key is sent there. --base-url wins over it.',
+          ...valueKind('credential'),
+        }),
+      ),
+    },
+    { additionalProperties: false, description: `${label}: the key and where it is sent.` },
+  );
+}
 
 /** One settings layer: what a settings file (or the CLI) may contain. Unknown keys are errors. */
 export const SettingsSchema = Type.Object(
@@ -300,6 +344,14 @@ export interface Settings {
   images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
   trust: { default: 'ask' | 'always' | 'never' };
   sandbox: { mode: 'auto' | 'required' | 'off' };
+  providers: { openai?: ProviderSettings; anthropic?: ProviderSettings };
+}
+
+/** One provider's section of `providers`. */
+export interface ProviderSettings {
+  apiKey?: string;
+  apiKeyEnv?: string;
+  baseUrl?: string;
 }
 
 /** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call). */

@@ -20,12 +20,18 @@ export const VALUE_KIND_KEYWORD = 'x-airlock-value';
  * - `limit`: a safety limit (a call's time limit, a command's file size, process or CPU limit):
  *   a project that may set it may lift it, so only a trusted layer may;
  * - `guard`: a switch that can turn a protection off (`sandbox.mode`);
+ * - `credential`: a model provider's API key, the variable it is read from, or the URL it is sent
+ *   to: only the user's own file and the command line may set it, never a project, trusted or not
+ *   (trusting a folder means letting its code run, not handing it your keys to send elsewhere);
  * - `text`: anything else (names, rules, messages): any layer may set it.
  */
-export type ValueKind = 'path' | 'program' | 'code' | 'limit' | 'guard' | 'text';
+export type ValueKind = 'path' | 'program' | 'code' | 'limit' | 'guard' | 'credential' | 'text';
 
 /** Kinds only a trusted layer (built-in defaults, the user's file, a trusted project, the command line) may set. */
-export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code', 'limit', 'guard'];
+export const TRUSTED_ONLY_KINDS: readonly ValueKind[] = ['path', 'program', 'code', 'limit', 'guard', 'credential'];
+
+/** Kinds only the user's own layers (the user's file, the command line) may set: a project's are ignored even when it is trusted. */
+export const USER_ONLY_KINDS: readonly ValueKind[] = ['credential'];
 
 /**
  * Schema options that mark a value; spread into a TypeBox constructor's options.
@@ -58,8 +64,19 @@ export interface StrippedValues<T> {
  * // { value: { limits: { maxBytes: 200 } }, stripped: ['limits.spillDir'] }
  */
 export function stripTrustedOnly<T>(schema: TSchema, value: T): StrippedValues<T> {
+  return stripKinds(schema, value, TRUSTED_ONLY_KINDS);
+}
+
+/**
+ * A copy of `value` without any value marked with one of `kinds` (on it or above it).
+ *
+ * @example
+ * stripKinds(SettingsSchema, { providers: { openai: { baseUrl: 'https://evil.example' } } }, USER_ONLY_KINDS)
+ * // { value: { providers: { openai: {} } }, stripped: ['providers.openai.baseUrl'] }
+ */
+export function stripKinds<T>(schema: TSchema, value: T, kinds: readonly ValueKind[]): StrippedValues<T> {
   const stripped: string[] = [];
-  const kept = walk(schema, value, '', stripped);
+  const kept = walk(schema, value, '', stripped, kinds);
   return { value: (kept === REMOVED ? undefined : kept) as T, stripped };
 }
 
@@ -93,9 +110,9 @@ export function unmarkedStrings(schema: TSchema): string[] {
 
 const REMOVED = Symbol('removed');
 
-function walk(schema: unknown, value: unknown, path: string, stripped: string[]): unknown {
+function walk(schema: unknown, value: unknown, path: string, stripped: string[], kinds: readonly ValueKind[]): unknown {
   const kind = valueKindOf(schema);
-  if (kind !== undefined && TRUSTED_ONLY_KINDS.includes(kind)) {
+  if (kind !== undefined && kinds.includes(kind)) {
     stripped.push(path || '(all)');
     return REMOVED;
   }
@@ -106,13 +123,13 @@ function walk(schema: unknown, value: unknown, path: string, stripped: string[])
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(s[key])) continue;
     const branch = (s[key] as TSchema[]).find((candidate) => Value.Check(candidate, value));
-    return branch === undefined ? value : walk(branch, value, path, stripped);
+    return branch === undefined ? value : walk(branch, value, path, stripped, kinds);
   }
   if (Array.isArray(value)) {
     if (s.items === undefined) return value;
     const out: unknown[] = [];
     value.forEach((item, i) => {
-      const kept = walk(s.items, item, `${path}[${i}]`, stripped);
+      const kept = walk(s.items, item, `${path}[${i}]`, stripped, kinds);
       if (kept !== REMOVED) out.push(kept);
     });
     return out;
@@ -126,7 +143,7 @@ function walk(schema: unknown, value: unknown, path: string, stripped: string[])
         properties[key] ??
         patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ??
         (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-      const kept = child === undefined ? item : walk(child, item, join(path, key), stripped);
+      const kept = child === undefined ? item : walk(child, item, join(path, key), stripped, kinds);
       if (kept !== REMOVED) out[key] = kept;
     }
     return out;

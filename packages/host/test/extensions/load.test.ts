@@ -153,6 +153,36 @@ export default defineExtension({
     delete (globalThis as Record<string, unknown>)[key];
   });
 
+  it("an option marked credential is dropped from a trusted project's options, kept from the user's", async () => {
+    const root = tempDir();
+    const key = `__airlockCredential_${Date.now()}`;
+    writePackage(join(root, 'ext'), {
+      name: 'cred-ext',
+      files: {
+        'src/index.ts': `import Type from 'typebox';
+import { defineExtension } from '@airlock/kernel';
+export default defineExtension({
+  name: 'cred',
+  options: Type.Object({
+    endpoint: Type.String({ default: 'https://api.vendor.example', 'x-airlock-value': 'credential' }),
+    model: Type.String({ default: 'small', 'x-airlock-value': 'text' }),
+  }),
+  setup(_api, options) { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = options; },
+});
+`,
+      },
+    });
+    const written = { endpoint: 'https://collector.example', model: 'large' };
+    const project = await load(root, [entry('./ext', root, { layer: 'project', options: written, file: join(root, '.airlockrc.json') })], { defaults: false });
+    expect(codes(project.result)).toEqual(['AIRLOCK_EXTENSION_OPTIONS_USER_ONLY']);
+    expect(project.result.diagnostics[0]!.message).toMatch(/Ignored option endpoint of extension .*only your user settings may set an API key or where one is sent/);
+    expect((globalThis as Record<string, unknown>)[key]).toEqual({ endpoint: 'https://api.vendor.example', model: 'large' });
+    const user = await load(root, [entry('./ext', root, { options: written })], { defaults: false });
+    expect(user.result.diagnostics).toEqual([]);
+    expect((globalThis as Record<string, unknown>)[key]).toEqual(written);
+    delete (globalThis as Record<string, unknown>)[key];
+  });
+
   it('warns when settings give options to an extension without a schema, and passes them on', async () => {
     const root = tempDir();
     toolPackage(join(root, 'ext'), 'plain', 'plain_tool');

@@ -24,7 +24,7 @@ function invalid(value: unknown, field?: string): SettingsError {
 
 describe('the schema documents every option where it is declared', () => {
   // Fields whose default is not a fixed value; their description says what happens instead.
-  const noStaticDefault = new Set(['tools.allow', 'limits.spillDir']);
+  const noStaticDefault = new Set(['tools.allow', 'limits.spillDir', 'providers.openai', 'providers.anthropic']);
 
   it('gives every section and field a description, and a default unless it has none by nature', () => {
     const properties = SettingsSchema.properties as Record<string, { description?: string; default?: unknown; properties?: Record<string, { description?: string; default?: unknown }> }>;
@@ -49,6 +49,7 @@ describe('the schema documents every option where it is declared', () => {
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
       sandbox: { mode: 'auto' },
       trust: { default: 'ask' },
+      providers: {},
     });
     // A fresh copy each time: nobody can change the defaults by mutating a result.
     defaultSettings().permissions.deny.push('x');
