@@ -122,7 +122,7 @@ async function openModel(spec: string, baseUrl: string | undefined, io: IO): Pro
 }
 
 /** `--json`: every event as one JSON line, deltas without the growing message copy they point to. */
-function jsonLines(io: IO): (event: AgentEvent) => void {
+export function jsonLines(io: IO): (event: AgentEvent) => void {
   return (event) => {
     const line = event.type === 'message_update' ? { ...event, message: undefined, delta: { ...event.delta, message: undefined } } : event;
     io.stdout.write(`${JSON.stringify(line)}\n`);
