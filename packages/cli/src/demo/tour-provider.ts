@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createScriptedProvider, type Message, type ModelProvider, type ScriptBlock, type ScriptEntry } from '@airlock/agent';
 import type { ToolResultMessage } from '@airlock/kernel';
 
@@ -32,8 +33,11 @@ export function tourProvider(script: readonly ScriptEntry[]): ModelProvider {
 }
 
 const PLACEHOLDER = /\{\{(spill|outcome):([^{}\s]+)\}\}/g;
-/** How the kernel's truncation notice names the file holding the full output (kernel output/notice.ts). */
-const FULL_OUTPUT = /Full output: (.+?)\]/g;
+/**
+ * How a cut result names the file holding the full output: the kernel's notice ends
+ * "Full output: PATH]", its size backstop says "Full output: PATH (read it with offset=…)".
+ */
+const FULL_OUTPUT = /Full output: ([^\n]+)/g;
 
 /** One reply with its placeholders filled from `messages`, or an error reply saying which one could not be. */
 export function fillReply(entry: ScriptEntry, messages: readonly Message[]): ScriptEntry {
@@ -70,8 +74,27 @@ function fillText(text: string, messages: readonly Message[]): string {
     if (result === undefined) throw new PlaceholderError(`The tour script refers to call ${id}, which has no result yet. Refer only to calls of earlier replies.`);
     if (kind === 'outcome') return result.outcome;
     const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    const path = [...text.matchAll(FULL_OUTPUT)].at(-1)?.[1];
+    const named = [...text.matchAll(FULL_OUTPUT)].at(-1)?.[1];
+    const path = named === undefined ? undefined : existingFile(named);
     if (path === undefined) throw new PlaceholderError(`The tour script reads the spill file of call ${id}, but that call's result (${result.outcome}) names no full-output file: its output was not cut.`);
     return path;
   });
+}
+
+/**
+ * The file at the start of `text`: a path may hold spaces and brackets, and the wording after it
+ * varies, so each place a word ends is tried and the longest prefix naming a file wins.
+ */
+function existingFile(text: string): string | undefined {
+  let found: string | undefined;
+  for (let end = 1; end <= text.length; end++) {
+    if (end < text.length && !/[\s\]]/.test(text[end]!)) continue;
+    const candidate = text.slice(0, end);
+    try {
+      if (statSync(candidate).isFile()) found = candidate;
+    } catch {
+      // Not a file (yet): a longer prefix may be.
+    }
+  }
+  return found;
 }
