@@ -107,6 +107,17 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     for (const secret of secretsOf(project)) for (const bytes of kept) expect(bytes).not.toContain(secret);
     expect(r.stdout).toContain('[REDACTED:github-token#1]');
 
+    // What the person reads: the cut run's summary, notice and exit code under its status line.
+    const shown = r.stdout.slice(r.stdout.indexOf('bash (call_2_1) → error'), r.stdout.indexOf('read (call_3_1)'));
+    for (const line of ['2501 passed, 1 failed', `Full output: ${spill}]`, 'Command exited with code 1']) expect(shown).toContain(line);
+    expect(r.stdout).toContain('The project:     ' + project + ' (left in place');
+
+    // The printed replay command works on the recorded session.
+    const replay = /Replay the session against today's policy:\s+airlock (.+)$/m.exec(r.stdout)![1]!.split(' ');
+    const replayed = await s.airlock(replay);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toMatch(/of 12 recorded calls/);
+
     // The printed command verifies the log.
     const verify = /Verify its hash chain:\s+airlock (audit verify \S+)$/m.exec(r.stdout)![1]!.split(' ');
     expect(verify).toEqual(['audit', 'verify', audit]);

@@ -48,8 +48,12 @@ export function tourDisplay(io: IO): (event: AgentEvent) => void {
  */
 export function preview(result: ToolResultMessage): string {
   const lines = textOf(result.content).replace(/\n+$/, '').split('\n');
-  const shown =
-    lines.length <= PREVIEW_LINES ? lines : [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - TAIL_LINES} more lines …`, ...lines.slice(-TAIL_LINES)];
+  let shown = lines;
+  if (lines.length > PREVIEW_LINES) {
+    // The last lines that say something: a notice is set off from the output by a blank line.
+    const tail = lines.slice(HEAD_LINES).filter((line) => line.trim() !== '').slice(-TAIL_LINES);
+    shown = [...lines.slice(0, HEAD_LINES), `… ${lines.length - HEAD_LINES - tail.length} more lines …`, ...tail];
+  }
   return shown.map((line) => `      │ ${displayText(line, { maxChars: LINE_CHARS })}\n`).join('');
 }
 
