@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { sandbox, type Run } from './harness.js';
+import { ROOT, sandbox, type Run } from './harness.js';
 import { ENTER, inPty } from './pty.js';
 
 /**
@@ -11,6 +13,8 @@ import { ENTER, inPty } from './pty.js';
  * the transcript and the audit log.
  */
 
+const exec = promisify(execFile);
+const sh = (command: string, options: { env: NodeJS.ProcessEnv; cwd: string }) => exec('sh', ['-c', command], options);
 type Line = Record<string, any>;
 const jsonl = (text: string): Line[] => text.trim().split('\n').map((l) => JSON.parse(l) as Line);
 const textOf = (m: Line): string => (m.content as Line[]).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -126,9 +130,10 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     expect(verified.stdout).toMatch(/^intact: \d+ records/);
   });
 
-  it('--json streams the events (the first batch starts all four calls before one ends); the project goes to a new temp folder when no --demo-dir', async () => {
+  it('--json streams the events (the first batch starts all four calls before one ends); the project goes to a new temp folder when no --demo-dir; the printed commands paste into a shell', async () => {
     const s = sandbox();
-    const tmp = s.write('tmp/.keep', '').replace(/\/\.keep$/, '');
+    // A space in the temp folder: the printed commands must still be one argument per path.
+    const tmp = s.write('tmp dir/.keep', '').replace(/\/\.keep$/, '');
     const r: Run = await s.airlock(['run', '--demo', '--json'], { env: { TMPDIR: tmp } });
     expect(r.code, r.stderr).toBe(0);
     const events = jsonl(r.stdout);
@@ -137,9 +142,16 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     const firstTurn = events.filter((e) => e.turnId?.endsWith(':1') && (e.type === 'tool_execution_start' || e.type === 'tool_execution_end')).map((e) => e.type);
     expect(firstTurn).toEqual(['tool_execution_start', 'tool_execution_start', 'tool_execution_start', 'tool_execution_start', ...Array(4).fill('tool_execution_end')]);
     // The closing notes go to stderr with --json; the project is a new folder under TMPDIR, left in place.
-    const project = named(r.stderr, 'The project:');
+    const project = /^The project:\s+(.+) \(left in place/m.exec(r.stderr)![1]!;
     expect(project.startsWith(join(tmp, 'airlock-tour-'))).toBe(true);
     expect(readFileSync(join(project, 'src/cart.js'), 'utf8')).toContain('return sub - off;');
+    // As a person pastes them: through a shell, with bin/airlock on PATH.
+    const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), PATH: `${join(ROOT, 'bin')}:${process.env.PATH}` };
+    for (const label of ['Verify its hash chain:', "Replay the session against today's policy:"]) {
+      const command = new RegExp(`^${label}\\s+(airlock .+)$`, 'm').exec(r.stderr)![1]!;
+      const { stdout } = await sh(command, { env, cwd: s.project });
+      expect(stdout).toMatch(label.startsWith('Verify') ? /^intact: \d+ records/ : /of 12 recorded calls/);
+    }
   });
 
   it('on a terminal the ask is put to the person; "Allow once" lets the hook be written', async () => {

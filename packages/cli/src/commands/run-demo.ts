@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSystemPrompt, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type StateLocation, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/kernel';
 import { projectStateDir, shellQuote } from '@airlock/kernel/util';
@@ -40,15 +40,9 @@ const TOUR_MODEL = 'scripted:examples/tour/tour.jsonl';
  * audit log are, and how to verify the log. Exit code as for `run -p`.
  */
 export async function runDemo(a: DemoArgs, g: GlobalOptions, io: IO): Promise<number> {
-  refuseOtherModels(a, g);
+  refuseClashingOptions(a, g);
   const tour = findTour();
-  let script;
-  try {
-    script = await loadScript(tour.script);
-  } catch (error) {
-    if (error instanceof ScriptError) throw new UsageError(error.message);
-    throw error;
-  }
+  const script = await loadTourScript(tour.script);
   const prompt = readFileSync(tour.prompt, 'utf8').trim();
   const project = makeTourProject(tour, a.demoDir, io.cwd);
   const inProject: GlobalOptions = { ...g, cwd: project };
@@ -85,7 +79,7 @@ export async function runDemo(a: DemoArgs, g: GlobalOptions, io: IO): Promise<nu
 }
 
 /** --demo picks its model, prompt and folder itself: other choices are usage errors, not silently ignored. */
-function refuseOtherModels(a: DemoArgs, g: GlobalOptions): void {
+function refuseClashingOptions(a: DemoArgs, g: GlobalOptions): void {
   const clash = [
     a.print === undefined ? undefined : '-p',
     a.model === undefined ? undefined : '--model',
@@ -98,6 +92,15 @@ function refuseOtherModels(a: DemoArgs, g: GlobalOptions): void {
       `--demo plays the tour's own script and prompt in a project of its own; it does not take ${clash.join(', ')}.`,
       'Run `airlock run --demo` alone (--demo-dir DIR chooses the project folder), or `airlock run -p PROMPT --model provider:name` for your own run.',
     );
+  }
+}
+
+async function loadTourScript(file: string): Promise<ScriptEntry[]> {
+  try {
+    return await loadScript(file);
+  } catch (error) {
+    if (error instanceof ScriptError) throw new UsageError(error.message, 'The tour script is part of the checkout: restore it with git checkout examples/tour.');
+    throw error;
   }
 }
 
