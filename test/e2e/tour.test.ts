@@ -175,7 +175,11 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     expect([withPrompt.code, withPrompt.stderr]).toEqual([2, expect.stringMatching(/--demo plays the tour's own script.*does not take -p, --model/)]);
     s.write('project/full/keep.txt', 'mine\n');
     const full = await s.airlock(['run', '--demo', '--demo-dir', 'full']);
-    expect([full.code, full.stderr]).toEqual([2, expect.stringMatching(/--demo-dir .*full is not empty.*Give a new or empty folder/s)]);
+    expect([full.code, full.stderr]).toEqual([2, expect.stringMatching(/--demo-dir .*full is not an empty folder.*Give a new or empty folder/s)]);
+    const file = await s.airlock(['run', '--demo', '--demo-dir', 'full/keep.txt']);
+    expect([file.code, file.stderr]).toEqual([2, expect.stringMatching(/keep\.txt is not an empty folder/)]);
+    const unwritable = await s.airlock(['run', '--demo', '--demo-dir', 'full/keep.txt/inside']);
+    expect([unwritable.code, unwritable.stderr]).toEqual([2, expect.stringMatching(/The tour's project cannot be made in .*inside: .*\nGive --demo-dir a folder you can write to/)]);
     expect(readFileSync(join(s.project, 'full/keep.txt'), 'utf8')).toBe('mine\n');
     const alone = await s.airlock(['run', '--demo-dir', 'x', '-p', 'hi', '--model', 'scripted:x.jsonl']);
     expect([alone.code, alone.stderr]).toEqual([2, expect.stringMatching(/--demo-dir goes with --demo/)]);

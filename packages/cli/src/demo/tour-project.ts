@@ -1,7 +1,8 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '@airlock/kernel/util';
 import { UsageError } from '../io.js';
 
 /** What `examples/tour/` holds: the script, the user's prompt, the project the run works in. */
@@ -36,17 +37,24 @@ export function findTour(from: string = fileURLToPath(import.meta.url)): TourFil
  * Returns its absolute path. The folder is left for the person to look at afterwards.
  */
 export function makeTourProject(tour: TourFiles, dir: string | undefined, cwd: string): string {
-  const target = dir === undefined ? mkdtempSync(join(tmpdir(), 'airlock-tour-')) : resolve(cwd, dir);
-  if (dir !== undefined) {
-    if (existsSync(target) && readdirSync(target).length > 0) {
-      throw new UsageError(`--demo-dir ${target} is not empty: the tour writes into the folder it is given.`, 'Give a new or empty folder, or leave --demo-dir out for a fresh temp folder.');
-    }
-    mkdirSync(target, { recursive: true });
+  const target = dir === undefined ? undefined : resolve(cwd, dir);
+  if (target !== undefined && existsSync(target) && (!statSync(target).isDirectory() || readdirSync(target).length > 0)) {
+    throw new UsageError(`--demo-dir ${target} is not an empty folder: the tour writes into the folder it is given.`, 'Give a new or empty folder, or leave --demo-dir out for a fresh temp folder.');
   }
-  cpSync(tour.project, target, { recursive: true });
-  // Enough for git to see a repository (HEAD, objects, refs); nothing is committed.
-  for (const sub of ['objects', 'refs/heads', 'refs/tags', 'hooks']) mkdirSync(join(target, '.git', sub), { recursive: true });
-  writeFileSync(join(target, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-  writeFileSync(join(target, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
-  return target;
+  let made: string | undefined;
+  try {
+    made = target ?? mkdtempSync(join(tmpdir(), 'airlock-tour-'));
+    mkdirSync(made, { recursive: true });
+    cpSync(tour.project, made, { recursive: true });
+    // Enough for git to see a repository (HEAD, objects, refs); nothing is committed.
+    for (const sub of ['objects', 'refs/heads', 'refs/tags', 'hooks']) mkdirSync(join(made, '.git', sub), { recursive: true });
+    writeFileSync(join(made, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(made, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
+    return made;
+  } catch (error) {
+    throw new UsageError(
+      `The tour's project cannot be made in ${made ?? target ?? tmpdir()}: ${errorMessage(error)}.`,
+      target === undefined ? 'Set TMPDIR to a folder you can write to, or give one with --demo-dir DIR.' : 'Give --demo-dir a folder you can write to.',
+    );
+  }
 }
