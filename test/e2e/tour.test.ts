@@ -111,6 +111,10 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     for (const secret of secretsOf(project)) for (const bytes of kept) expect(bytes).not.toContain(secret);
     expect(r.stdout).toContain('[REDACTED:github-token#1]');
 
+    // Every call went through the audit log, with the outcome the model got.
+    const logged = jsonl(readFileSync(audit, 'utf8')).filter((rec) => rec.type === 'result');
+    expect(Object.fromEntries(logged.map((rec) => [rec.toolCallId, rec.outcome]))).toEqual(outcomes);
+
     // What the person reads: the cut run's summary, notice and exit code under its status line.
     const shown = r.stdout.slice(r.stdout.indexOf('bash (call_2_1) → error'), r.stdout.indexOf('read (call_3_1)'));
     for (const line of ['2501 passed, 1 failed', `Full output: ${spill}]`, 'Command exited with code 1']) expect(shown).toContain(line);
