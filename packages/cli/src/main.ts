@@ -4,6 +4,7 @@ import { PROVIDER_FACTORIES } from '@airlock/agent';
 import { batchCommand } from './commands/batch.js';
 import { callCommand } from './commands/call.js';
 import { runCommand } from './commands/run.js';
+import { runDemo } from './commands/run-demo.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
@@ -143,7 +144,13 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .option('--base-url <url>', "the provider API's address (OpenAI-compatible servers, proxies)")
     .addOption(new Option('--max-turns <n>', 'stop after n model requests (default 50)').argParser(positiveInt))
     .option('--resume [session]', "continue a recorded session: its id or a prefix (see `airlock sessions`), a transcript's path, or nothing for this project's newest")
-    .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number; resume?: string | true }, cmd: Command) => done(await runCommand(opts, globals(cmd), io)));
+    .option('--demo', 'the tour, offline: a scripted model shows every tool, policy, approval, redaction and the audit log in a sandbox project')
+    .option('--demo-dir <dir>', 'with --demo: make the sandbox project in this new or empty folder (default: a new temp folder)')
+    .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number; resume?: string | true; demo?: boolean; demoDir?: string }, cmd: Command) => {
+      if (opts.demo === true) return done(await runDemo(opts, globals(cmd), io));
+      if (opts.demoDir !== undefined) throw new UsageError('--demo-dir goes with --demo.', 'Example: airlock run --demo --demo-dir ./tour');
+      done(await runCommand(opts, globals(cmd), io));
+    });
 
   program
     .command('call')

@@ -119,7 +119,11 @@ function fullOutput(options: NoticeOptions): string {
   return options.fullOutputPath === undefined ? '' : ` Full output: ${options.fullOutputPath}`;
 }
 
-/** Single-quoted for POSIX shells, so a path with spaces or quotes pastes as one argument. */
-function shellQuote(path: string): string {
+/**
+ * Single-quoted for POSIX shells, so a path with spaces or quotes pastes as one argument.
+ *
+ * @example shellQuote('/tmp/my logs/a.log') // "'/tmp/my logs/a.log'"
+ */
+export function shellQuote(path: string): string {
   return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

@@ -13,6 +13,8 @@
 // Sizes and truncation notices: the one wording of "what was shown, of how much, how to get the rest".
 export { countLines, formatSize, utf8ByteLength } from '../output/truncate.js';
 export { appendNotice, headNotice, lineTooLongNotice, moreLinesNotice, tailNotice, truncationNotice, type NoticeOptions } from '../output/notice.js';
+// A path as one word of a command a person pastes into a shell.
+export { shellQuote } from '../output/notice.js';
 
 // Image sniffing by magic bytes (never by file name) and pixel size from the header.
 export {
