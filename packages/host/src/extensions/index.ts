@@ -23,6 +23,7 @@ export {
   type BundledExtensions,
   type ExtensionDirs,
   type ExtensionEntry,
+  type InlineExtension,
   type ExtensionListener,
   type ExtensionRecord,
   type ExtensionStatus,

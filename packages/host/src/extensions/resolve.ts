@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
 import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
-import { LOADABLE, readManifest } from './manifest.js';
+import { checkInlineManifest, LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
 
 /**
@@ -70,6 +70,7 @@ export function isPathSpec(spec: string): boolean {
 export function resolveExtension(entry: ExtensionEntry, ctx: ResolveContext): ResolveResult {
   const label = typeof entry.spec === 'string' ? entry.spec : String(entry.spec);
   const subject: Subject = { extension: label, spec: label, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+  if (entry.module !== undefined) return resolveInline(entry, subject);
   const spec = entry.spec;
   if (typeof spec !== 'string' || spec.trim() === '') {
     return fail(diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, { spec, reason: 'it must be a non-empty string' }));
@@ -182,6 +183,34 @@ function packagesIn(nodeModules: string): string[] {
     }
   };
   return list(nodeModules).flatMap((name) => (name.startsWith('@') ? list(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]));
+}
+
+/**
+ * A module passed in code: nothing to locate, but its manifest is checked like a package's, and
+ * the name is its own (or the one given), so messages and tools' origins say which it is.
+ */
+function resolveInline(entry: ExtensionEntry, subject: Subject): ResolveResult {
+  const inline = entry.module!;
+  const ext = unwrapDefault(inline.extension);
+  const ownName = typeof ext === 'object' && ext !== null && typeof (ext as { name?: unknown }).name === 'string' ? (ext as { name: string }).name : undefined;
+  const packageName = inline.name ?? ownName ?? entry.spec;
+  const version = inline.version ?? '0.0.0';
+  const where = `(in code) ${packageName}`;
+  const checked = checkInlineManifest(inline, where, subject);
+  const partial = { packageName, version, packageDir: where, realDir: where, foundIn: 'code' as const };
+  if (!checked.ok) return { ok: false, diagnostic: checked.diagnostic, policy: checked.policy, partial };
+  return {
+    ok: true,
+    policy: checked.policy,
+    resolved: { entry, foundIn: 'code', packageDir: where, realDir: where, packageName, version, manifest: checked.manifest, entryFile: where, module: { default: ext } },
+  };
+}
+
+/** `import * as m from './guard.js'` hands a namespace; its default export is the extension. */
+function unwrapDefault(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if ('setup' in value || !('default' in value)) return value;
+  return (value as { default: unknown }).default;
 }
 
 function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
