@@ -81,7 +81,7 @@ describe('extension modules in code', () => {
           label: 'Greet',
           description: 'Greets someone.',
           parameters: Type.Object({ who: Type.String() }),
-          execute: async (_id, p) => ({ content: [{ type: 'text', text: `${options.greeting}, ${p.who}` }] }),
+          execute: async (_id, p) => ({ content: [{ type: 'text', text: `${options.greeting}, ${(p as { who: string }).who}` }] }),
         });
       },
     });
