@@ -19,6 +19,7 @@ export default defineConfig({
       { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
+      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'] } },
