@@ -66,6 +66,14 @@ describe('createAirlock', () => {
     expect(existsSync(join(p.dir, 'out.txt'))).toBe(false);
   });
 
+  it('fails closed when a package named in code is not installed, saying where it was named', async () => {
+    const p = project();
+    const airlock = await airlockFor({ ...p.base, extensions: ['@acme/not-installed-guard'] });
+    expect(airlock.blocked?.extensions).toEqual(['@acme/not-installed-guard']);
+    expect(airlock.blocked?.fix).toContain('passes in code');
+    expect((await airlock.execute({ id: 'c1', name: 'read', arguments: { path: 'notes.txt' } })).outcome).toBe('denied');
+  });
+
   it('refuses what is not an extension, saying what to pass', async () => {
     const p = project();
     await expect(createAirlock({ ...p.base, extensions: [(() => ({})) as never] })).rejects.toThrow(/factory function is not an extension/);
