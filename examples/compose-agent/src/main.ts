@@ -17,9 +17,10 @@ try {
   const env = { ...process.env, HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), XDG_STATE_HOME: join(root, 'state') };
   const airlock = await composeAirlock({ cwd: project, env, homeDir: join(root, 'home') });
   try {
-    console.log('Airlock agent:', (await runWithAirlockAgent(airlock)).answer);
-    console.log('AI SDK:', (await runWithAiSdk(airlock)).text);
-    console.log('OpenAI loop:', await runOpenAILoop(airlock));
+    const log = (line: string): void => console.log(`  ${line}`);
+    console.log('Airlock agent:', (await runWithAirlockAgent(airlock, undefined, log)).answer);
+    console.log('AI SDK:', (await runWithAiSdk(airlock, undefined, log)).text);
+    console.log('OpenAI loop:', await runOpenAILoop(airlock, undefined, undefined, log));
     console.log('notes/summary.md:', JSON.stringify(readFileSync(join(project, 'notes', 'summary.md'), 'utf8')));
   } finally {
     await airlock.close();

@@ -19,10 +19,10 @@ export const summaryScript = (): ModelProvider =>
  * built from exactly those tools. Swap the scripted provider for `createOpenAIProvider()` or
  * `createAnthropicProvider()` (or `resolveModel('openai:gpt-5-mini', …)`) to use a real model.
  */
-export async function runWithAirlockAgent(airlock: Airlock, provider: ModelProvider = summaryScript()): Promise<{ answer: string; result: AgentRunResult }> {
+export async function runWithAirlockAgent(airlock: Airlock, provider: ModelProvider = summaryScript(), log: (line: string) => void = () => {}): Promise<{ answer: string; result: AgentRunResult }> {
   const agent = airlock.agent({ provider, model: 'scripted-summary' });
   agent.subscribe((event) => {
-    if (event.type === 'tool_execution_end') console.error(`  [agent] ${event.toolName}: ${event.result.outcome}`);
+    if (event.type === 'tool_execution_end') log(`[agent] ${event.toolName}: ${event.result.outcome}`);
   });
   const result = await agent.prompt('Summarise README.md into notes/summary.md');
   return { answer: result.finalMessage === undefined ? '' : textOf(result.finalMessage), result };

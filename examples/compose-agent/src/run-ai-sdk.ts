@@ -30,8 +30,8 @@ export function scriptedAiSdkModel(): MockLanguageModelV4 {
  * The Vercel AI SDK's loop: `toAiSdkTools(airlock)` are ordinary `tool()`s whose execute runs
  * through Airlock. Use any AI SDK model instead of the scripted one (`openai('gpt-5-mini')` …).
  */
-export async function runWithAiSdk(airlock: Airlock, model: LanguageModel = scriptedAiSdkModel()) {
+export async function runWithAiSdk(airlock: Airlock, model: LanguageModel = scriptedAiSdkModel(), log: (line: string) => void = () => {}) {
   const result = await generateText({ model, tools: toAiSdkTools(airlock), stopWhen: stepCountIs(4), prompt: 'How long is README.md? And what is in .env?' });
-  for (const step of result.steps) for (const r of step.toolResults) console.error(`  [ai-sdk] ${r.toolName}: ${(r.output as { outcome: string }).outcome}`);
+  for (const step of result.steps) for (const r of step.toolResults) log(`[ai-sdk] ${r.toolName}: ${(r.output as { outcome: string }).outcome}`);
   return result;
 }

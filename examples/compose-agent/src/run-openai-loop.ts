@@ -37,7 +37,13 @@ export const listAndNote = () =>
  * A function-calling loop of your own: send the tools, append the assistant message, let Airlock
  * run its tool_calls as one batch and append the `tool` messages it returns, until the model answers.
  */
-export async function runOpenAILoop(airlock: Airlock, complete: Complete = listAndNote(), prompt = 'List the files into notes/files.md', maxTurns = 8): Promise<string> {
+export async function runOpenAILoop(
+  airlock: Airlock,
+  complete: Complete = listAndNote(),
+  prompt = 'List the files into notes/files.md',
+  log: (line: string) => void = () => {},
+  maxTurns = 8,
+): Promise<string> {
   const messages: CompletionRequest['messages'] = [
     { role: 'system', content: airlock.systemPrompt() },
     { role: 'user', content: prompt },
@@ -48,7 +54,7 @@ export async function runOpenAILoop(airlock: Airlock, complete: Complete = listA
     messages.push(message);
     if (!message.tool_calls?.length) return message.content ?? '';
     const { messages: toolMessages, results } = await runOpenAIToolCalls(airlock, message);
-    for (const r of results) console.error(`  [openai] ${r.toolName}: ${r.outcome}`);
+    for (const r of results) log(`[openai] ${r.toolName}: ${r.outcome}`);
     messages.push(...toolMessages);
   }
   throw new Error(`no answer after ${maxTurns} turns`);
