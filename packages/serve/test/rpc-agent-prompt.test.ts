@@ -40,6 +40,12 @@ describe('agent/prompt', () => {
     expect(events.at(-1)!.type).toBe('agent_end');
     expect(events.filter((e) => e.type === 'tool_execution_end')).toHaveLength(2);
     expect(new Set(events.map((e) => e.runId))).toEqual(new Set([answer.result.runId]));
+    // Deltas travel without the message so far (which would make a long answer quadratic on the wire).
+    const updates = events.filter((e) => e.type === 'message_update') as unknown as { delta: { type: string; delta?: string; message?: unknown }; message?: unknown }[];
+    expect(updates.some((u) => u.delta.type === 'text_delta')).toBe(true);
+    expect(updates.every((u) => u.message === undefined && u.delta.message === undefined)).toBe(true);
+    const streamed = updates.filter((u) => u.delta.type === 'text_delta').map((u) => u.delta.delta).join('');
+    expect(streamed).toBe('a.txt says hi; secret.txt is off limits.');
     // The events (all sent before the answer) and the answer never carry the denied file's text.
     expect(s.received.findIndex((m) => m.id === 'run-1')).toBeGreaterThan(s.received.findIndex((m) => m.method === 'agent/event' && m.params.event.type === 'agent_end'));
     expect(JSON.stringify(s.received)).not.toContain('TOP-SECRET-VALUE');

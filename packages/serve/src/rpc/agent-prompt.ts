@@ -48,7 +48,7 @@ export async function runAgentPrompt(params: ParamsOf<'agent/prompt'>, requestId
     params.systemPrompt ?? buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
   const onEvent = (event: AgentEvent): void => {
     if (DROPPABLE.has(event.type) && ctx.backedUp()) return;
-    ctx.send({ jsonrpc: '2.0', method: 'agent/event', params: { requestId, event } });
+    ctx.send({ jsonrpc: '2.0', method: 'agent/event', params: { requestId, event: onTheWire(event) } });
   };
   const result = await runAgentLoop([userMessage(params.prompt)], {
     provider,
@@ -68,6 +68,18 @@ export async function runAgentPrompt(params: ParamsOf<'agent/prompt'>, requestId
     turns: result.turns,
     usage: result.usage,
   };
+}
+
+/**
+ * In process, each message_update carries the whole message so far (twice: on the event and on
+ * its delta); sent as it is, a long answer would cost the square of its length on the wire. The
+ * client gets the delta alone and the whole message with message_end.
+ */
+function onTheWire(event: AgentEvent): object {
+  if (event.type !== 'message_update') return event;
+  const { message: _message, delta, ...rest } = event;
+  const { message: _partial, ...change } = delta;
+  return { ...rest, delta: change };
 }
 
 async function openModel(requested: string | undefined, options: AgentPromptOptions, cwd: string): Promise<{ provider: ModelProvider; model: string }> {

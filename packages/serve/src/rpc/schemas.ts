@@ -142,7 +142,7 @@ export const AgentEventNotification = Type.Object({
   requestId: RequestId,
   event: Type.Object(
     { type: Type.String({ description: 'agent_start, turn_start, message_start/update/end, tool_execution_start/update/end, tool_decision, turn_end, agent_end (docs/agent-loop.md)' }), runId: Type.String() },
-    { description: 'one event of the run; message_update and tool_execution_update are dropped while the client is behind on reading' },
+    { description: 'one event of the run; message_update carries only its delta (text_delta, thinking_delta, toolcall_*; the whole message comes with message_end); message_update and tool_execution_update are dropped while the client is behind on reading' },
   ),
 });
 
