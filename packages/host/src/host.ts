@@ -14,7 +14,7 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { defaultExtensionEntries, hostPackageDir, loadExtensions, withDefaultSet, type BundledExtensions, type Diagnostic, type ExtensionEntry, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
+import { defaultExtensionEntries, hostPackageDir, inlineExtensionName, loadExtensions, withDefaultSet, type BundledExtensions, type Diagnostic, type ExtensionEntry, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { protectedPaths } from './protected-paths.js';
@@ -297,10 +297,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
 
 /** A module passed in code as an entry of the `code` layer: it loads (and fails closed) like a listed package. */
 function moduleEntry(module: InlineExtension, index: number, cwd: string): ExtensionEntry {
-  const ext = module.extension as { name?: unknown; default?: { name?: unknown } } | null | undefined;
-  const own = typeof ext?.name === 'string' ? ext.name : typeof ext?.default?.name === 'string' ? ext.default.name : undefined;
   return {
-    spec: module.name ?? own ?? `module #${index + 1}`,
+    spec: inlineExtensionName(module) ?? `module #${index + 1}`,
     layer: 'code',
     baseDir: cwd,
     module,

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/kernel';
 import { diagnostic, type Diagnostic, type Subject } from './diagnostics.js';
+import { inlineExtensionName, unwrapExtension } from './inline.js';
 import { checkInlineManifest, LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionEntry, FoundIn, ResolvedExtension } from './types.js';
 
@@ -191,9 +192,8 @@ function packagesIn(nodeModules: string): string[] {
  */
 function resolveInline(entry: ExtensionEntry, subject: Subject): ResolveResult {
   const inline = entry.module!;
-  const ext = unwrapDefault(inline.extension);
-  const ownName = typeof ext === 'object' && ext !== null && typeof (ext as { name?: unknown }).name === 'string' ? (ext as { name: string }).name : undefined;
-  const packageName = inline.name ?? ownName ?? entry.spec;
+  const ext = unwrapExtension(inline.extension);
+  const packageName = inlineExtensionName(inline) ?? entry.spec;
   const version = inline.version ?? '0.0.0';
   const where = `(in code) ${packageName}`;
   const checked = checkInlineManifest(inline, where, subject);
@@ -204,13 +204,6 @@ function resolveInline(entry: ExtensionEntry, subject: Subject): ResolveResult {
     policy: checked.policy,
     resolved: { entry, foundIn: 'code', packageDir: where, realDir: where, packageName, version, manifest: checked.manifest, entryFile: where, module: { default: ext } },
   };
-}
-
-/** `import * as m from './guard.js'` hands a namespace; its default export is the extension. */
-function unwrapDefault(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if ('setup' in value || !('default' in value)) return value;
-  return (value as { default: unknown }).default;
 }
 
 function readPackage(entry: ExtensionEntry, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {
