@@ -12,9 +12,9 @@ interface Message {
 }
 
 /** The real `airlock serve --stdio` in a sandbox, and a JSON-lines client for it. */
-function serve(s: ReturnType<typeof sandbox>, args: string[] = [], o: { read?: boolean } = {}) {
+function serve(s: ReturnType<typeof sandbox>, args: string[] = [], o: { read?: boolean; model?: string } = {}) {
   const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: `${s.home}/.config`, NO_COLOR: '1' };
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args, 'serve', '--stdio'], { cwd: s.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args, 'serve', '--stdio', ...(o.model === undefined ? [] : ['--model', o.model])], { cwd: s.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
   onTestFinished(() => void child.kill('SIGKILL'));
   const received: Message[] = [];
   const waiters = new Set<() => void>();
@@ -168,5 +168,34 @@ describe('airlock serve --stdio (the real binary)', () => {
     c.child.stdin.end();
     expect(await c.exited).toBe(0);
     expect(new Set(c.received.map((m) => m.id)).size).toBe(written);
+  });
+  it('agent/prompt with --model scripted:FILE: the loop runs on the server, events stream, a denied read stays private', async () => {
+    const s = sandbox();
+    s.write('project/notes.txt', 'hello from the project\n');
+    s.write('project/.env', 'API_KEY=sk-live-123456\n');
+    s.write('home/.config/airlock/settings.json', { permissions: { deny: ['fs.read(**/.env)'] } });
+    s.write(
+      'project/play.jsonl',
+      [
+        JSON.stringify({ content: [{ type: 'toolCall', name: 'read', arguments: { path: 'notes.txt' } }, { type: 'toolCall', name: 'read', arguments: { path: '.env' } }] }),
+        JSON.stringify('notes.txt says hello; .env is private.'),
+      ].join('\n'),
+    );
+    const c = serve(s, [], { model: 'scripted:play.jsonl' });
+    const answer = await c.request('agent/prompt', { prompt: 'read both' }, 'a1');
+    expect(answer.result.status).toBe('done');
+    expect(answer.result.finalMessage.content[0].text).toBe('notes.txt says hello; .env is private.');
+    const outcomes = answer.result.messages.filter((m: any) => m.role === 'toolResult').map((m: any) => m.outcome);
+    expect(outcomes).toEqual(['ok', 'denied']);
+    const events = c.received.filter((m) => m.method === 'agent/event' && m.params.requestId === 'a1').map((m) => m.params.event.type);
+    expect(events[0]).toBe('agent_start');
+    expect(events).toContain('tool_execution_end');
+    expect(JSON.stringify(c.received)).not.toContain('sk-live-123456');
+    // A client may not name a script of its own.
+    const refused = await c.request('agent/prompt', { prompt: 'x', model: 'scripted:.env' }, 'a2');
+    expect(refused.error?.code).toBe(-32602);
+    expect(JSON.stringify(c.received)).not.toContain('sk-live-123456');
+    c.child.stdin.end();
+    expect(await c.exited).toBe(0);
   });
 });

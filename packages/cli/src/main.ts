@@ -212,7 +212,9 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .option('--stdio', 'JSON lines on stdin and stdout (the only transport so far)')
     .addOption(new Option('--dialog-timeout-ms <ms>', 'a dialog that sets no time limit of its own and that the client leaves unanswered this long is "no" (default 120000; the approval prompt has its own, @airlock/approval\'s timeoutMs)').argParser(positiveInt))
     .addOption(new Option('--max-line-bytes <n>', 'refuse a longer request line (default 8388608)').argParser(positiveInt))
-    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
+    .option('--model <provider:name>', 'the model agent/prompt uses when a request names none (openai:…, anthropic:…, scripted:FILE)')
+    .option('--base-url <url>', "the provider API's address for agent/prompt (OpenAI-compatible servers, proxies)")
+    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number; model?: string; baseUrl?: string }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
 
   for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
 

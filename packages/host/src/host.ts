@@ -16,7 +16,7 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
-import { defaultExtensionEntries, hostPackageDir, loadExtensions, withDefaultSet, type BundledExtensions, type LoadExtensionsResult } from './extensions/index.js';
+import { defaultExtensionEntries, hostPackageDir, inlineExtensionName, loadExtensions, withDefaultSet, type BundledExtensions, type ExtensionToLoad, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import { protectedPaths } from './protected-paths.js';
@@ -55,6 +55,20 @@ export interface OpenHostOptions {
   setupTimeoutMs?: number;
   /** bubblewrap's path (default: `bwrap` on PATH). For tests and SDK users; settings never name it. */
   sandboxProgram?: string;
+  /**
+   * Settings in code: one layer over the user's and the project's files, under `flags`, validated
+   * like a file (a bad value throws a SettingsError). Its `extensions` entries (package names,
+   * paths) load like any other layer's.
+   *
+   * @example
+   * openHost({ cwd, interactive: false, settings: { permissions: { deny: ['fs.read(**\/.env)'] } } });
+   */
+  settings?: SettingsLayer;
+  /**
+   * Extension modules in code, loaded after the settings' extensions through the same steps as a
+   * package (manifest checks, kernel range, options, setup, fail-closed); see {@link InlineExtension}.
+   */
+  modules?: readonly InlineExtension[];
 }
 
 registerErrorCodes('host (openHost)', {
@@ -165,6 +179,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   const settings = await loadSettings({
     cwd: options.cwd,
     ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
+    ...(options.settings === undefined ? {} : { code: options.settings }),
     cli: cliLayer(options.flags ?? {}),
     env,
     homeDir,
@@ -229,7 +244,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   kernelRef = kernel;
   // Settings add to the default set; leaving a default out takes an explicit entry ("-@airlock/audit-log"),
   // which an untrusted project's entries cannot be (the loader skips them and keeps the default).
-  const entries = withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir()));
+  const entries = [...withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir())), ...(options.modules ?? []).map((m, i) => moduleEntry(m, i, options.cwd))];
   const guarded = protectedPaths({
     cwd: options.cwd,
     homeDir,
@@ -281,6 +296,18 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       await sandbox.dispose();
       await kernel.dispose();
     },
+  };
+}
+
+/** A module passed in code as an entry of the `code` layer: it loads (and fails closed) like a listed package. */
+function moduleEntry(module: InlineExtension, index: number, cwd: string): ExtensionToLoad {
+  return {
+    spec: inlineExtensionName(module) ?? `module #${index + 1}`,
+    layer: 'code',
+    baseDir: cwd,
+    module,
+    ...(module.options === undefined ? {} : { options: module.options }),
+    ...(module.optional === undefined ? {} : { optional: module.optional }),
   };
 }
 

@@ -33,6 +33,7 @@ export {
   type ExtensionDirs,
   type ExtensionListener,
   type ExtensionRecord,
+  type InlineExtension,
   type ExtensionStatus,
   type FoundIn,
   type LoadedExtension,

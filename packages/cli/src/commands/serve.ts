@@ -11,6 +11,9 @@ export interface ServeArgs {
   stdio?: boolean;
   dialogTimeoutMs?: number;
   maxLineBytes?: number;
+  /** agent/prompt's default model and provider address. */
+  model?: string;
+  baseUrl?: string;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function serveCommand(a: ServeArgs, g: GlobalOptions, io: IO): Prom
     log,
     ...(a.dialogTimeoutMs === undefined ? {} : { dialogTimeoutMs: a.dialogTimeoutMs }),
     ...(a.maxLineBytes === undefined ? {} : { maxLineBytes: a.maxLineBytes }),
+    agent: { env: io.env, ...(a.model === undefined ? {} : { defaultModel: a.model }), ...(a.baseUrl === undefined ? {} : { baseUrl: a.baseUrl }) },
   });
   // Installed before the host opens: a signal then means "serve nothing", not a killed process.
   let signals = 0;

@@ -43,11 +43,12 @@ function who(s: Subject): string {
   if (s.file) return `${name} (named in ${s.file})`;
   if (s.layer === 'defaults') return `${name} (one of Airlock's default extensions)`;
   if (s.layer === 'cli') return `${name} (named on the command line)`;
+  if (s.layer === 'code') return `${name} (passed in code)`;
   return name;
 }
 
 function settingsPlace(s: Subject): string {
-  return s.file ?? (s.layer === 'cli' ? 'the command line' : 'your settings');
+  return s.file ?? (s.layer === 'cli' ? 'the command line' : s.layer === 'code' ? 'the settings your program passes in code' : 'your settings');
 }
 
 function bullets(lines: readonly string[]): string {

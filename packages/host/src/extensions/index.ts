@@ -15,6 +15,7 @@ export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js'
 export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';
 export { createExtensionJiti } from './load.js';
+export { inlineExtensionName, unwrapExtension } from './inline.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, DEFAULT_GUARDS, defaultExtensionEntries, withDefaultSet } from './defaults.js';
 export { airlockConfigDir, airlockStateDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
 export { diagnostic, severityOf, type DiagnosticCode } from './diagnostics.js';
@@ -23,6 +24,7 @@ export {
   type BundledExtensions,
   type ExtensionDirs,
   type ExtensionToLoad,
+  type InlineExtension,
   type ExtensionListener,
   type ExtensionRecord,
   type ExtensionStatus,

@@ -366,7 +366,7 @@ interface PolicyFailure {
 
 function blockedBy(failures: PolicyFailure[]): Blocked {
   const first = failures[0]!;
-  const where = (e: ExtensionToLoad) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : '');
+  const where = (e: ExtensionToLoad) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : e.layer === 'code' ? ' in the extensions your program passes in code' : '');
   const lines = failures.map(
     (f) =>
       `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,

@@ -155,7 +155,9 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
   try {
     const bundled = resolved.foundIn === 'builtin' ? ctx.bundled[resolved.packageName] : undefined;
     mod =
-      bundled !== undefined && bundled.version === resolved.version
+      resolved.module !== undefined
+        ? resolved.module
+        : bundled !== undefined && bundled.version === resolved.version
         ? await bundled.load()
         : resolved.foundIn === 'builtin'
           ? await importBuiltin(resolved.entryFile, ctx.jiti)

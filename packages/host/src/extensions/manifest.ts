@@ -108,6 +108,34 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
   return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy };
 }
 
+/**
+ * The manifest of an extension module handed over in code (`openHost({ modules })`): the same
+ * checks as `package.json#airlock` minus the entry path (there is no file). `where` names it in
+ * messages.
+ *
+ * @example
+ * checkInlineManifest({ kernel: '^1.0.0', provides: { hooks: ['tool_call:authorize'] } }, '(in code) guard', subject);
+ */
+export function checkInlineManifest(
+  raw: { kernel?: unknown; provides?: unknown },
+  where: string,
+  subject: Subject,
+): { ok: true; manifest: ExtensionManifest; policy: boolean } | { ok: false; diagnostic: Diagnostic; policy: boolean } {
+  const problems: string[] = [];
+  // Default: any kernel; the module was compiled against the kernel this process runs.
+  const kernel = raw.kernel ?? '*';
+  if (typeof kernel !== 'string' || kernel.trim() === '') problems.push(`"kernel" must be a semver range such as "^1.0.0", got ${show(kernel)}`);
+  const provides = checkProvides(raw.provides, problems);
+  const policy = provides.hooks.some((h) => POLICY_PHASES.includes(h));
+  if (problems.length > 0) {
+    const renamed = problems.map((p) => p.replace(/"airlock\./g, '"'));
+    return { ok: false, policy, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir: where, problems: renamed }) };
+  }
+  const manifest: ExtensionManifest = { extension: where, kernel: kernel as string };
+  if (raw.provides !== undefined) manifest.provides = provides;
+  return { ok: true, manifest, policy };
+}
+
 function checkEntry(entry: unknown, problems: string[]): void {
   if (typeof entry !== 'string' || entry.trim() === '') {
     problems.push(`"airlock.extension" must name the entry module, e.g. "./src/index.ts", got ${show(entry)}`);

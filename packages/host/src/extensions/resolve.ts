@@ -5,7 +5,8 @@ import { closestNames } from '@airlock/kernel';
 import { isPathSpec } from '../settings/extension-spec.js';
 import type { Diagnostic } from '@airlock/kernel';
 import { diagnostic, type Subject } from './diagnostics.js';
-import { LOADABLE, readManifest } from './manifest.js';
+import { inlineExtensionName, unwrapExtension } from './inline.js';
+import { checkInlineManifest, LOADABLE, readManifest } from './manifest.js';
 import type { ExtensionDirs, ExtensionToLoad, FoundIn, ResolvedExtension } from './types.js';
 
 /**
@@ -56,6 +57,7 @@ const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
 export function resolveExtension(entry: ExtensionToLoad, ctx: ResolveContext): ResolveResult {
   const label = typeof entry.spec === 'string' ? entry.spec : String(entry.spec);
   const subject: Subject = { extension: label, spec: label, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+  if (entry.module !== undefined) return resolveInline(entry, subject);
   const spec = entry.spec;
   if (typeof spec !== 'string' || spec.trim() === '') {
     return fail(diagnostic('AIRLOCK_EXTENSION_SPEC_INVALID', subject, { spec, reason: 'it must be a non-empty string' }));
@@ -168,6 +170,26 @@ function packagesIn(nodeModules: string): string[] {
     }
   };
   return list(nodeModules).flatMap((name) => (name.startsWith('@') ? list(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]));
+}
+
+/**
+ * A module passed in code: nothing to locate, but its manifest is checked like a package's, and
+ * the name is its own (or the one given), so messages and tools' origins say which it is.
+ */
+function resolveInline(entry: ExtensionToLoad, subject: Subject): ResolveResult {
+  const inline = entry.module!;
+  const ext = unwrapExtension(inline.extension);
+  const packageName = inlineExtensionName(inline) ?? entry.spec;
+  const version = inline.version ?? '0.0.0';
+  const where = `(in code) ${packageName}`;
+  const checked = checkInlineManifest(inline, where, subject);
+  const partial = { packageName, version, packageDir: where, realDir: where, foundIn: 'code' as const };
+  if (!checked.ok) return { ok: false, diagnostic: checked.diagnostic, policy: checked.policy, partial };
+  return {
+    ok: true,
+    policy: checked.policy,
+    resolved: { entry, foundIn: 'code', packageDir: where, realDir: where, packageName, version, manifest: checked.manifest, entryFile: where, module: { default: ext } },
+  };
 }
 
 function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: string, foundIn: FoundIn): ResolveResult {

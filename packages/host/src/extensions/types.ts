@@ -12,8 +12,12 @@ import type { SettingsLayerName } from '../settings/errors.js';
 
 export type { SettingsLayerName };
 
-/** Lowest to highest precedence: a later layer overrides an earlier one. `local` holds rules only, never extensions. */
-export const LAYER_ORDER: readonly SettingsLayerName[] = ['defaults', 'user', 'project', 'local', 'cli'];
+/**
+ * Lowest to highest precedence: a later layer overrides an earlier one. `local` holds rules only,
+ * never extensions. `code` is what a program passes to `openHost` (settings and extension modules
+ * in code); the CLI's flags stay on top of it.
+ */
+export const LAYER_ORDER: readonly SettingsLayerName[] = ['defaults', 'user', 'project', 'local', 'code', 'cli'];
 
 /** One extension to load, as a settings layer, the defaults or an SDK caller name it. */
 export interface ExtensionToLoad {
@@ -40,6 +44,36 @@ export interface ExtensionToLoad {
    * can neither turn off nor reconfigure an extension the user listed.
    */
   replaces?: ExtensionToLoad;
+  /** An extension module handed over in code (see {@link InlineExtension}): nothing is looked up on disk. */
+  module?: InlineExtension;
+}
+
+/**
+ * An extension module a program hands to the host in code instead of naming a package: the object
+ * `defineExtension` returned (or a module namespace whose default export it is), with what a
+ * package would say in its `package.json#airlock`. It goes through the same steps as a package:
+ * the manifest's checks, the kernel range, the export's shape, options against its schema,
+ * `setup` rolled back on failure, and fail-closed (a module that fails blocks every tool unless
+ * `optional`; one that declares or registers authorize, approve or redact handlers always does).
+ *
+ * @example
+ * openHost({ cwd, interactive: false, modules: [{ extension: noSecrets, provides: { hooks: ['tool_call:authorize'] } }] });
+ */
+export interface InlineExtension {
+  /** The extension object (`defineExtension({...})`), or a module namespace with it as `default`. */
+  extension: unknown;
+  /** The kernel versions it works with (semver). Default: any (it was compiled against the kernel it runs on). */
+  kernel?: string;
+  /** What it registers, as a manifest declares it; declaring policy hooks makes its failure block every tool even before it registered them. */
+  provides?: { tools?: string[]; hooks?: string[] };
+  /** Handed to its `setup` after validation against its own options schema. */
+  options?: unknown;
+  /** true: a failure is reported and does not block the tools. */
+  optional?: boolean;
+  /** The name tools' origin and messages use (default: the extension's own `name`). */
+  name?: string;
+  /** Labels the tools' origin (default `0.0.0`). */
+  version?: string;
 }
 
 /** Where bare extension names are looked up (see resolve.ts). */
@@ -56,7 +90,7 @@ export interface ExtensionDirs {
 }
 
 /** How a bare name or path was found. */
-export type FoundIn = 'path' | 'project' | 'user' | 'builtin';
+export type FoundIn = 'path' | 'project' | 'user' | 'builtin' | 'code';
 
 /** An extension package located on disk, its manifest read and checked. */
 export interface ResolvedExtension {
@@ -70,8 +104,10 @@ export interface ResolvedExtension {
   packageName: string;
   version: string;
   manifest: ExtensionManifest;
-  /** Absolute path of the module jiti loads. */
+  /** Absolute path of the module jiti loads (for a module passed in code: how it is named). */
   entryFile: string;
+  /** A module passed in code: it is used as it is, never imported. */
+  module?: unknown;
 }
 
 export type ExtensionStatus = 'loaded' | 'failed' | 'skipped' | 'disabled' | 'not-installed';

@@ -7,7 +7,7 @@ import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/k
 import type { SchemaProblem } from '@airlock/kernel/util';
 
 /** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
-export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'cli';
+export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'code' | 'cli';
 
 export type SettingsErrorCode =
   /** The values break the schema (wrong type, out of range, unknown key …). */
@@ -113,6 +113,7 @@ const LAYER_TEXT: Record<SettingsLayerName, string> = {
   user: 'user settings',
   project: 'project settings',
   local: 'local project rules',
+  code: 'settings passed in code',
   cli: 'command-line flags',
 };
 
@@ -136,7 +137,7 @@ function bullet(problems: readonly SettingsProblem[]): string {
 /** The values break the schema; every problem is listed, not just the first. */
 export function invalidSettings(source: SettingsSource, problems: readonly SettingsProblem[]): SettingsError {
   const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
-  const fix = source.file ? 'Fix the file and run again.' : 'Fix the flags and run again.';
+  const fix = source.file ? 'Fix the file and run again.' : source.layer === 'code' ? 'Fix the settings object your program passes and run again.' : 'Fix the flags and run again.';
   return new SettingsError(
     'AIRLOCK_SETTINGS_INVALID',
     `Invalid settings: ${describeSource(source)} has ${count}:\n${bullet(problems)}\n${fix} Nothing was run.`,

@@ -4,7 +4,7 @@
  *   2. the user file `$XDG_CONFIG_HOME/airlock/settings.json` (default `~/.config/airlock/settings.json`),
  *   3. the project: discovered from the cwd up (discover.ts), or the explicit `--settings FILE`,
  *   4. the project's local rules `.airlock/settings.local.json` (permissions only, not shared; local-rules.ts),
- *   5. the CLI flags, as an object the CLI builds.
+ *   5. settings a program passes in code (the SDK), then the CLI flags, as an object the CLI builds.
  * Every layer is validated before anything merges, so a bad file stops everything. How values
  * merge is merge.ts.
  *
@@ -31,6 +31,8 @@ export interface LoadSettingsOptions {
   cwd: string;
   /** An explicit settings file (`--settings FILE`): it is the project layer, and discovery is skipped. */
   settingsFile?: string | undefined;
+  /** Settings a program passes in code (`openHost({ settings })`): trusted like the user's file, under the CLI flags; validated like any other layer. */
+  code?: SettingsLayer | undefined;
   /** The CLI flags as one settings layer (built by the CLI); validated like any other layer. */
   cli?: SettingsLayer | undefined;
   /** For `XDG_CONFIG_HOME`. Default: process.env. */
@@ -168,7 +170,10 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     layers.push({ name: 'local', file: localFile, baseDir: dirname(localFile), values });
   }
 
-  // 5. The CLI flags.
+  // 5. Settings passed in code, then the CLI flags on top.
+  if (options.code !== undefined) {
+    layers.push({ name: 'code', baseDir: cwd, values: validateSettings(options.code, { layer: 'code' }) });
+  }
   if (options.cli !== undefined) {
     layers.push({ name: 'cli', baseDir: cwd, values: validateSettings(options.cli, { layer: 'cli' }) });
   }

@@ -138,7 +138,7 @@ export interface TrustSettingsLayer {
 export function trustModeFromLayers(layers: readonly TrustSettingsLayer[]): { mode: TrustMode; diagnostics: Diagnostic[] } {
   let mode: TrustMode = 'ask';
   const diagnostics: Diagnostic[] = [];
-  const rank: Record<SettingsLayerName, number> = { defaults: 0, user: 1, project: 2, local: 3, cli: 4 };
+  const rank: Record<SettingsLayerName, number> = { defaults: 0, user: 1, project: 2, local: 3, code: 4, cli: 5 };
   for (const layer of [...layers].sort((a, b) => rank[a.name] - rank[b.name])) {
     const value = (layer.values as { trust?: { default?: unknown } } | null | undefined)?.trust?.default;
     if (value === undefined) continue;

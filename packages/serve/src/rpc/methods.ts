@@ -1,8 +1,9 @@
 /**
  * What each method does, once its params have passed the schema (params.ts): the calls go to the
- * host (`execute`, `batch`, `kernel.preflight`), so every one runs the full pipeline.
+ * host (`execute`, `batch`, `kernel.preflight`, and agent/prompt's loop through `batch`), so every one runs the full pipeline.
  */
 import { toProviderTools, type ToolCall } from '@airlock/kernel';
+import { runAgentPrompt, type AgentPromptOptions } from './agent-prompt.js';
 import type { DialogBridge } from './dialogs.js';
 import type { EventSubscriptions } from './event-subscriptions.js';
 import { checkParams } from './params.js';
@@ -16,6 +17,8 @@ export interface MethodContext {
   dialogs: DialogBridge;
   requests: RunningRequests;
   events: EventSubscriptions;
+  /** For agent/prompt: where models come from, and how its events reach the client. */
+  agent: { options: AgentPromptOptions; send: (message: object) => void; backedUp: () => boolean };
   /** What initialize reports besides the host's state. */
   info: { version: string; maxLineBytes: number; dialogTimeoutMs: number };
 }
@@ -42,7 +45,7 @@ export function createDispatcher(ctx: MethodContext): (request: RpcRequest, sign
   };
 }
 
-function createHandlers({ host, dialogs, requests, events, info }: MethodContext): Handlers {
+function createHandlers({ host, dialogs, requests, events, info, agent }: MethodContext): Handlers {
   return {
     initialize: (p) => {
       dialogs.enable(p.dialogs === true);
@@ -96,6 +99,8 @@ function createHandlers({ host, dialogs, requests, events, info }: MethodContext
 
     // The same tool set a real call of this server sees (the kernel's default would be every tool).
     'tools/preflight': (p, request, signal) => host.kernel.preflight(callOf(p, String(request.id)), { signal, tools: host.selection }) as unknown as ResultOf<'tools/preflight'>,
+
+    'agent/prompt': (p, request, signal) => runAgentPrompt(p, request.id, signal, { host, ...agent }),
 
     abort: (p, request) => {
       const reason = new Error('aborted by the client');

@@ -17,6 +17,8 @@ export const RPC_ERRORS = {
   shuttingDown: -32000,
   /** A request with the id of one still running: ids must be unique among running requests. */
   duplicateId: -32001,
+  /** A policy extension failed to load: every tool call would be refused, so no agent runs. */
+  blocked: -32002,
 } as const;
 
 export type RpcId = string | number;

@@ -110,6 +110,42 @@ export const PreflightResult = Type.Object({
   decision: Type.Optional(Type.Unknown()),
 });
 
+// ---- agent/prompt -------------------------------------------------------------------------------
+
+export const RUN_STATUSES = ['done', 'terminated', 'turn_limit', 'aborted', 'failed'] as const;
+
+export const AgentPromptParams = Type.Object(
+  {
+    prompt: Type.String({ minLength: 1, description: 'what the person asks the agent' }),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          '`provider:name` (openai:gpt-5-mini, anthropic:claude-sonnet-4-5); default: the server\'s --model. Keys and base URLs are the server\'s own; `scripted:FILE` only as the server\'s --model (it reads a file on the server)',
+      }),
+    ),
+    maxTurns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'model requests at most (default 50)' })),
+    systemPrompt: Type.Optional(Type.String({ description: 'replaces the system prompt built from the enabled tools' })),
+  },
+  closed,
+);
+export const AgentPromptResult = Type.Object({
+  runId: Type.String({ description: 'the runId every agent/event of this run carries' }),
+  status: oneOf(RUN_STATUSES, 'done: the model answered; terminated: the tools ended the run; turn_limit, aborted, failed: see reason'),
+  reason: Type.Optional(Type.String({ description: 'why the run did not end with an answer, and what to do' })),
+  finalMessage: Type.Optional(Type.Unknown({ description: 'the last assistant message: { role: "assistant", content: [text, thinking, toolCall blocks], stopReason, provider, model, usage?, timestamp }' })),
+  messages: Type.Array(Type.Unknown(), { description: 'every message of the run in order: the prompt, assistant messages, tool results' }),
+  turns: Type.Integer({ minimum: 0 }),
+  usage: Type.Unknown({ description: 'token usage: { model, tools }' }),
+});
+export const AgentEventNotification = Type.Object({
+  requestId: RequestId,
+  event: Type.Object(
+    { type: Type.String({ description: 'agent_start, turn_start, message_start/update/end, tool_execution_start/update/end, tool_decision, turn_end, agent_end (docs/agent-loop.md)' }), runId: Type.String() },
+    { description: 'one event of the run; message_update carries only its delta (text_delta, thinking_delta, toolcall_*; the whole message comes with message_end); message_update and tool_execution_update are dropped while the client is behind on reading' },
+  ),
+});
+
 // ---- abort, events -------------------------------------------------------------------------------
 
 export const AbortParams = Type.Object({ id: Type.Optional(RequestId) }, { ...closed, description: 'the id of the running request to stop; leave it out to stop every running request' });
@@ -152,6 +188,12 @@ export const METHODS = {
   'tools/call': { summary: 'Run one tool call through the full pipeline; the answer is its ToolResultMessage, whatever the outcome.', params: CallParams, result: ToolResultMessageSchema, example: '{"name":"read","arguments":{"path":"README.md"}}' },
   'tools/batch': { summary: 'Run the tool calls of one assistant message (approval in source order, then concurrently).', params: BatchParams, result: BatchResult, example: '{"calls":[{"name":"ls","arguments":{}},{"name":"read","arguments":{"path":"a.txt"}}]}' },
   'tools/preflight': { summary: 'The kernel\'s dry run: what policy would decide for this call, without running it or asking anyone.', params: PreflightParams, result: PreflightResult, example: '{"name":"bash","arguments":{"command":"rm -rf build"}}' },
+  'agent/prompt': {
+    summary: "Run the agent loop on the server's host: the model's tool calls go through the same pipeline; the loop's events stream as agent/event notifications; the answer is the run's result with the final assistant message.",
+    params: AgentPromptParams,
+    result: AgentPromptResult,
+    example: '{"prompt":"What is in README.md?","model":"openai:gpt-5-mini"}',
+  },
   abort: { summary: 'Stop a running request by its id, or every running request.', params: AbortParams, result: AbortResult, example: '{"id":7}' },
   'events/subscribe': { summary: 'Receive kernel events of every call as events/event notifications.', params: SubscribeParams, result: SubscribeResult, example: '{"types":["tool_execution_update","tool_execution_end"]}' },
   'events/unsubscribe': { summary: 'Stop a subscription.', params: UnsubscribeParams, result: UnsubscribeResult, example: '{"subscription":"s1"}' },
@@ -168,4 +210,5 @@ export const SERVER_MESSAGES = {
   'ui/input': { kind: 'request', summary: 'A line of text (e.g. why a call was denied, for the model).', params: InputParams, result: InputResult },
   'ui/cancel': { kind: 'notification', summary: 'The server stopped waiting for a dialog (timeout or abort): close it; a later answer is ignored.', params: DialogCancelParams },
   'events/event': { kind: 'notification', summary: 'One kernel event, for a subscription.', params: EventNotification },
+  'agent/event': { kind: 'notification', summary: 'One event of a running agent/prompt, named by its request id.', params: AgentEventNotification },
 } as const;

@@ -6,6 +6,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Host } from '@airlock/host';
 import { terminalSafe, type ToolUI } from '@airlock/kernel';
+import type { AgentPromptOptions } from './agent-prompt.js';
 import { createDialogBridge } from './dialogs.js';
 import { EventSubscriptions } from './event-subscriptions.js';
 import { readLines, writeLines } from './json-lines.js';
@@ -17,13 +18,13 @@ import { RunningRequests } from './running-requests.js';
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** How long a dialog that sets no time limit of its own waits for the client's answer before it counts as "no". */
 export const DEFAULT_DIALOG_TIMEOUT_MS = 120_000;
-/** Requests that run tools (call, batch, preflight) at once; more wait in line, in arrival order. */
+/** Requests that run tools (call, batch, preflight, agent/prompt) at once; more wait in line, in arrival order. */
 export const DEFAULT_MAX_RUNNING_CALLS = 64;
 /** Requests waiting in that line; past this the server reads no more input until the line shortens. */
 export const DEFAULT_MAX_WAITING_CALLS = 1024;
 
 /** The methods that take a slot: they run tools (or policy handlers) and may take long. */
-const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight']);
+const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight', 'agent/prompt']);
 
 /** What the server needs of a host (an `openHost` result has all of it). */
 export type ServedHost = Pick<Host, 'kernel' | 'selection' | 'blocked' | 'execute' | 'batch'>;
@@ -45,6 +46,8 @@ export interface RpcServerOptions {
   maxWaitingCalls?: number;
   /** Reported by initialize. */
   version?: string;
+  /** Where agent/prompt gets its model (`airlock serve --model/--base-url`). */
+  agent?: AgentPromptOptions;
 }
 
 export interface RpcServer {
@@ -145,7 +148,14 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       return;
     }
     events = new EventSubscriptions(host.kernel, send, () => out.full);
-    const dispatch = createDispatcher({ host, dialogs, requests, events, info: { version: options.version ?? '1.0.0', maxLineBytes, dialogTimeoutMs } });
+    const dispatch = createDispatcher({
+      host,
+      dialogs,
+      requests,
+      events,
+      agent: { options: options.agent ?? {}, send, backedUp: () => out.full },
+      info: { version: options.version ?? '1.0.0', maxLineBytes, dialogTimeoutMs },
+    });
 
     const onRequest = (request: RpcRequest): void => {
       if (draining) return void fail(request.id, new RpcError(RPC_ERRORS.shuttingDown, 'The server is shutting down and takes no new requests.'));

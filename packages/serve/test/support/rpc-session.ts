@@ -20,7 +20,7 @@ export interface SessionOptions {
   settings?: Record<string, unknown>;
   /** Files to create, relative to the project folder. */
   files?: Record<string, string>;
-  server?: Partial<Pick<RpcServerOptions, 'maxLineBytes' | 'dialogTimeoutMs' | 'maxRunningCalls' | 'maxWaitingCalls'>>;
+  server?: Partial<Pick<RpcServerOptions, 'maxLineBytes' | 'dialogTimeoutMs' | 'maxRunningCalls' | 'maxWaitingCalls' | 'agent'>>;
   /** The output stream's buffer size (small to test backpressure). */
   outputHighWaterMark?: number;
   /** Start without reading the output (a slow client). */

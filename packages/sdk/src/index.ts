@@ -1,0 +1,71 @@
+/**
+ * @airlock/sdk — Airlock from your own program: `createAirlock` opens a host (settings and
+ * extension modules in code), runs calls and agents on it, and the adapters put its tools behind
+ * an OpenAI function-calling loop (here) or the Vercel AI SDK (`@airlock/sdk/ai-sdk`). It
+ * re-exports what a team needs from the kernel, the host and the agent packages, so one
+ * dependency is enough.
+ */
+export { createAirlock, type Airlock, type AirlockAgentOptions, type CreateAirlockOptions } from './create-airlock.js';
+export { splitExtensions, type ExtensionInput } from './extension-inputs.js';
+export { openAITools, runOpenAIToolCalls, type OpenAIAssistantLike, type OpenAIMessageParam, type OpenAIToolCallLike, type OpenAIToolCallsResult } from './openai-tool-calls.js';
+
+// The kernel: the tool and extension contracts, results, provider schemas.
+export {
+  defineExtension,
+  displayText,
+  OUTCOMES,
+  providerToolName,
+  providerToolNames,
+  toProviderTools,
+  PROVIDER_IDS,
+  type AgentTool,
+  type AgentToolResult,
+  type AnyAgentTool,
+  type BatchResult,
+  type Content,
+  type Extension,
+  type ExtensionAPI,
+  type ImageContent,
+  type KernelBatchOptions,
+  type KernelEvent,
+  type Outcome,
+  type PreflightReport,
+  type ProviderId,
+  type TextContent,
+  type ToolCall,
+  type ToolCallEvent,
+  type ToolContext,
+  type ToolResultEvent,
+  type ToolResultMessage,
+  type ToolSelection,
+  type ToolUI,
+} from '@airlock/kernel';
+
+// The host: options and what an open host reports.
+export { openHost, SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+
+// The agent: the loop, providers, messages.
+export {
+  Agent,
+  buildSystemPrompt,
+  createAnthropicProvider,
+  createOpenAIProvider,
+  kernelRunner,
+  resolveModel,
+  runAgentLoop,
+  runnerOf,
+  scriptedProvider,
+  textOf,
+  toolCallsOf,
+  userMessage,
+  type AgentEvent,
+  type AgentListener,
+  type AgentOptions,
+  type AgentRunResult,
+  type AssistantMessage,
+  type Message,
+  type ModelProvider,
+  type RunStatus,
+  type ToolRunner,
+  type UserMessage,
+} from '@airlock/agent';
