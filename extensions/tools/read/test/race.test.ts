@@ -52,12 +52,15 @@ describe.each(NAMING)('read (%s): what is opened is what was judged, under a swa
     writeFileSync(join(ws, 'b.txt'), 'ordinary content\n');
     const swapper = await startSwapper(ws, 'x', 'links', 'b.txt', '.env');
     try {
-      const seen = await readMany(kernel, 'x');
-      // Ordinary work still goes on while the name is being swapped.
-      expect(seen.ok).toBeGreaterThan(0);
+      await readMany(kernel, 'x');
     } finally {
       await swapper.stop();
     }
+    // Ordinary work goes on once the swapping stops (on a starved machine every read made during
+    // it may meet the name mid-swap, so that count says nothing).
+    writeFileSync(join(ws, 'calm.txt'), 'ordinary content\n');
+    const calm = await call(kernel, 'read', { path: 'calm.txt' });
+    expect([calm.outcome, calm.text]).toEqual(['ok', expect.stringContaining('ordinary')]);
   });
 
   it('b.txt itself swapped between the real file and a link to .env: no read returns .env', async () => {

@@ -36,6 +36,8 @@ describe('providers settings', () => {
     expect(loaded.diagnostics).toEqual([
       {
         code: 'AIRLOCK_SETTINGS_USER_ONLY_VALUES',
+        severity: 'warning',
+        details: { ignored: ['providers.openai.baseUrl', 'providers.openai.apiKeyEnv', 'providers.anthropic.apiKey'] },
         file: join(root, 'repo/.airlockrc.json'),
         message: expect.stringMatching(
           /^Ignored providers\.openai\.baseUrl, providers\.openai\.apiKeyEnv, providers\.anthropic\.apiKey in .*\.airlockrc\.json: .*never by a project \(trusted or not\).*Set them in your user settings \(.*\.config\/airlock\/settings\.json\)/,
@@ -58,6 +60,8 @@ describe('providers settings', () => {
     expect(open.diagnostics).toEqual([
       {
         code: 'AIRLOCK_SETTINGS_KEY_READABLE',
+        severity: 'warning',
+        details: {},
         file: join(root, USER),
         message: expect.stringMatching(/^providers\.openai\.apiKey in .*settings\.json may be read by every user \(mode 644\).*chmod 600 /),
       },
