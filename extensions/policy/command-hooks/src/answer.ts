@@ -87,7 +87,8 @@ function jsonReason(output: HookOutput | undefined): string | undefined {
   return output?.hookSpecificOutput?.permissionDecisionReason ?? output?.reason ?? undefined;
 }
 
+/** The problem with stderr's last line: where Python's traceback says what went wrong, and a shell its one-line error. */
 function withStderr(problem: string, stderr: string): string {
-  const first = stderr.trim().split('\n')[0]?.trim();
-  return first === undefined || first === '' ? problem : `${problem}: ${capText(first).slice(0, 500)}`;
+  const last = stderr.trim().split('\n').at(-1)?.trim();
+  return last === undefined || last === '' ? problem : `${problem}: ${last.slice(0, 500)}`;
 }

@@ -54,7 +54,7 @@ const extension = {
           verdicts.set(event.toolCallId, { ...verdict, judgedAt: event.provenance.length });
           return verdict.updatedArgs;
         },
-        { name: 'pre-tool-use', phase: 'transform', timeoutMs },
+        { name: 'pre-tool-use-run', phase: 'transform', timeoutMs },
       );
       api.on(
         'tool_call',
