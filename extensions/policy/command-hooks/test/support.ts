@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { openHost, type Host, type OpenHostOptions } from '@airlock/host';
+
+// Every test opens real hosts and runs real hooks (python3 starts, bubblewrap mounts): on a busy two-core machine that takes seconds.
+vi.setConfig({ testTimeout: 30_000 });
 
 /** Whether bubblewrap can build a sandbox here (checked once, by running it). */
 export const bwrapWorks: boolean = (() => {
