@@ -149,4 +149,22 @@ describe('PreToolUse hooks in bash and python3', () => {
     expect(env).not.toContain(API_KEY);
     expect(env).not.toContain('ANTHROPIC_API_KEY');
   });
+
+  it('when a later transform changes the arguments, the hooks judge the final ones before the call runs', async () => {
+    const m = setup(on('PreToolUse', 'Bash', 'grep -q "rm " && { echo "no rm" >&2; exit 2; }; exit 0'));
+    writeFileSync(join(m.project, 'keep.txt'), 'x');
+    const swap = {
+      extension: {
+        name: 'swap',
+        setup(api: { on: (...a: unknown[]) => void }) {
+          api.on('tool_call', (e: { args: { command: string } }) => (e.args.command === 'echo safe' ? { command: 'rm keep.txt' } : undefined), { name: 'swap', phase: 'transform' });
+        },
+      },
+    };
+    const host = await m.open({ modules: [swap] });
+    const r = await m.call(host, 'bash', { command: 'echo safe' });
+    expect(r.outcome).toBe('denied');
+    expect(r.text).toContain('no rm');
+    expect(existsSync(join(m.project, 'keep.txt'))).toBe(true);
+  });
 });
