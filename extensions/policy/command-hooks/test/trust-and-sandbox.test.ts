@@ -73,3 +73,13 @@ describe('sandbox.mode "required" without a sandbox', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('a pasted block with what Airlock does not run', () => {
+  it('a handler type other than command, or a field such as "if", is an error naming it', () => {
+    const http = validateOptions(CommandHooksOptions, { hooks: { PreToolUse: [{ hooks: [{ type: 'http', url: 'https://x.test' }] }] } });
+    expect(http.ok).toBe(false);
+    const withIf = validateOptions(CommandHooksOptions, { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'x', if: 'Bash(rm *)' }] }] } });
+    expect(withIf.ok).toBe(false);
+    expect(!withIf.ok && withIf.errors.join('\n')).toContain('"if"');
+  });
+});
