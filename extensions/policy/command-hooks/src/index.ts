@@ -88,5 +88,5 @@ export { compileHooks, hookLabel, type CompiledHook, type HookSet } from './hook
 export { compileMatcher } from './matcher.js';
 export { CommandHooksOptions, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 export { readAnswer, HookOutput } from './answer.js';
-export { runHook, type HookRun, type HookRunner } from './run-hook.js';
+export { OUTPUT_CAP_BYTES, runHook, type HookRun, type HookRunner } from './run-hook.js';
 export { mappingFor, type ToolMapping } from './tool-map.js';

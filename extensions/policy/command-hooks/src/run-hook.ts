@@ -4,6 +4,9 @@ import type { SandboxedCommand, SandboxStatus, SandboxWrapOptions } from '@airlo
 /** Each of stdout and stderr is kept up to this many bytes; the rest is read and dropped. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
 
+/** How long the pipes may stay open after the hook process exited. */
+const PIPE_GRACE_MS = 500;
+
 /** Where and how hooks run: the host's sandbox (when it offers one) and the scrubbed environment. */
 export interface HookRunner {
   readonly cwd: string;
@@ -94,12 +97,22 @@ function spawnBounded(line: { file: string; args: readonly string[]; env: Record
     child.stdin.on('error', () => {});
     child.stdin.end(input);
     child.on('error', (error) => finish({ exitCode: null, stdout: '', stderr: '', timedOut: false, sandboxed, problem: `it could not start (${error.message})` }));
-    child.on('close', (code, sig) => {
+    const ended = (code: number | null, sig: NodeJS.Signals | null) => {
       const base = { exitCode: code, stdout: out.text(), stderr: err.text(), timedOut, sandboxed };
       if (timedOut) finish({ ...base, problem: `it did not finish within ${timeoutMs / 1000} s and was stopped` });
       else if (aborted) finish({ ...base, problem: 'the run was aborted' });
       else if (code === null) finish({ ...base, problem: `it was ended by ${sig ?? 'a signal'}` });
       else finish(base);
+    };
+    child.on('close', ended);
+    // A process that left its group (setsid) can hold the pipes open after the hook exited: read
+    // what came within a moment, then answer rather than wait for it.
+    child.on('exit', (code, sig) => {
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        ended(code, sig);
+      }, PIPE_GRACE_MS).unref();
     });
   });
 }

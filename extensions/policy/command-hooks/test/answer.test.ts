@@ -30,3 +30,20 @@ describe('reading a hook\'s exit code and output the way Claude Code does', () =
     expect(readAnswer(run(null, '', '', 'it did not finish within 1 s and was stopped'), 'PreToolUse')).toEqual({ kind: 'failure', problem: 'it did not finish within 1 s and was stopped' });
   });
 });
+
+describe('running a hook process', () => {
+  it('answers soon after the hook exits even when a process that left its group holds its stdout open', async () => {
+    const { runHook } = await import('../src/index.js');
+    const started = Date.now();
+    const run = await runHook({ cwd: process.cwd(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, 'setsid sleep 5 & echo \'{"decision":"block","reason":"r"}\'; exit 0', '{}', 20_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(run).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('"block"'), timedOut: false });
+  });
+
+  it('keeps at most 1 MiB of stdout', async () => {
+    const { runHook, OUTPUT_CAP_BYTES } = await import('../src/index.js');
+    const run = await runHook({ cwd: process.cwd(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, 'head -c 3000000 /dev/zero | tr "\\\\0" a', '{}', 20_000);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.length).toBe(OUTPUT_CAP_BYTES);
+  });
+});
