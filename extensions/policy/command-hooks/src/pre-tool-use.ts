@@ -66,7 +66,7 @@ export async function judgeCall(deps: PreDeps, event: Pick<ToolCallEvent, 'toolN
   const mapping = mappingFor(event.toolName);
   const toolInput = mapping.toCC(event.args, deps.facts.cwd);
   const input = hookInput(deps.facts, 'PreToolUse', { tool_name: mapping.ccName, tool_input: toolInput, tool_use_id: event.toolCallId });
-  const verdicts = await Promise.all(hooks.map((hook) => judgeOne(deps, hook, mapping, input, event.signal, allowRewrite)));
+  const verdicts = await Promise.all(hooks.map((hook) => judgeOne(deps, hook, mapping, toolInput, input, event.signal, allowRewrite)));
   const context = verdicts.flatMap((v) => (v.context === undefined ? [] : [v.context]));
   const voting = verdicts.filter((v) => v.effect !== undefined);
   let updatedArgs: Args | undefined;
@@ -80,7 +80,7 @@ export async function judgeCall(deps: PreDeps, event: Pick<ToolCallEvent, 'toolN
   return { vote, context, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
 }
 
-async function judgeOne(deps: PreDeps, hook: CompiledHook, mapping: ToolMapping, input: string, signal: AbortSignal | undefined, allowRewrite: boolean): Promise<HookVerdict> {
+async function judgeOne(deps: PreDeps, hook: CompiledHook, mapping: ToolMapping, toolInput: Args, input: string, signal: AbortSignal | undefined, allowRewrite: boolean): Promise<HookVerdict> {
   const run = await runHook(deps.runner, hook.command, input, hook.timeoutMs, signal);
   const answer = readAnswer(run, 'PreToolUse');
   if (answer.kind === 'failure') return failed(deps, hook, answer.problem);
@@ -94,7 +94,8 @@ async function judgeOne(deps: PreDeps, hook: CompiledHook, mapping: ToolMapping,
   const decided = decisionOf(out);
   let updatedArgs: Args | undefined;
   const updated = out?.hookSpecificOutput?.updatedInput;
-  if (updated !== undefined && decided.effect !== 'deny') {
+  // Scripts often hand back the input they got (file_path made absolute): that is no rewrite.
+  if (updated !== undefined && decided.effect !== 'deny' && !isDeepStrictEqual(updated, toolInput)) {
     if (!allowRewrite) {
       // The arguments changed after the hooks first saw them; a second rewrite would skip re-validation.
       return failed(deps, hook, 'it gave updatedInput when judging arguments another handler had changed; it may rewrite only in the transform phase');
