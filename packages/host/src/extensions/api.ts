@@ -12,6 +12,7 @@ import type {
   ProtectedPaths,
   RuleStore,
   SandboxProfileProvider,
+  SandboxWrapOptions,
   TextRedactor,
   ToolSource,
   ToolUI,
@@ -167,6 +168,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     return remove;
   }) as HookRegistrar['on'];
 
+  const sandbox = ctx.kernel.sandbox;
   const api: ExtensionAPI = Object.freeze({
     registerTool(tool: AnyAgentTool): void {
       refuseWhenSealed('registerTool');
@@ -291,7 +293,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
-    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status }),
+    ...(sandbox === undefined ? {} : { sandbox: sandbox.status, wrapInSandbox: (argv: readonly string[], options: SandboxWrapOptions) => sandbox.wrap(argv, options) }),
   });
 
   return {

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { AccessCheck, Logger, SandboxProfileProvider, SandboxStatus, ToolUI } from './context.js';
+import type { AccessCheck, Logger, SandboxProfileProvider, SandboxService, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AnyAgentTool } from './tool.js';
 // Types only: a command's run gets the host's kernel (preflight, registry) as its input.
@@ -89,6 +89,17 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly protectedPaths?: ProtectedPaths;
   /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
   readonly sandbox?: SandboxStatus;
+  /**
+   * The command line that runs `argv` inside the OS sandbox, for a process an extension starts
+   * itself outside a tool call (a command hook). The same service tools get as `ctx.sandbox.wrap`,
+   * without any call's granted hosts. Present when the host offers a sandbox; rejects when it is not
+   * active (check `sandbox.active` first, and refuse to run when `sandbox.mode` is `required`).
+   *
+   * @example
+   * const cmd = await api.wrapInSandbox!(['sh', '-c', 'echo hi'], { cwd: api.cwd, env });
+   * spawn(cmd.file, cmd.args, { cwd: api.cwd, env: cmd.env }); // then cmd.release()
+   */
+  readonly wrapInSandbox?: SandboxService['wrap'];
 }
 
 /** Text in, the same text with secrets replaced out (see ExtensionAPI.registerRedactor). */

@@ -1,0 +1,92 @@
+import type { Extension } from '@airlock/kernel';
+import { hookEnv } from './env.js';
+import { compileHooks } from './hook-set.js';
+import { CommandHooksOptions } from './options.js';
+import { postToolUseHandler } from './post-tool-use.js';
+import { changedSince, judgeCall, VerdictStore, type PreDeps } from './pre-tool-use.js';
+import { mappingFor } from './tool-map.js';
+
+/** Room for spawning, the sandbox and reading the answer, beyond the hooks' own time limits. */
+const HANDLER_MARGIN_MS = 5_000;
+
+/**
+ * Runs Claude Code command hooks as Airlock handlers:
+ * - PreToolUse runs once per call, in the tool_call transform phase (its `updatedInput` is a
+ *   transform the kernel re-validates); its decision is kept per call and voted in the authorize
+ *   phase, where it combines with every other policy deny > ask > allow;
+ * - PostToolUse / PostToolUseFailure run in the tool_result transform phase, after redaction.
+ * Hooks run with `sh -c` inside the OS sandbox when it is active, with the scrubbed environment
+ * and a time limit (default 60 s). The `hooks` option is code: an untrusted project cannot set it.
+ */
+const extension = {
+  name: 'command-hooks',
+  options: CommandHooksOptions,
+  setup(api, options) {
+    if (options.disableAllHooks) {
+      api.log.info('disableAllHooks is true: no command hook runs.');
+      return;
+    }
+    const hooks = compileHooks(options);
+    if (hooks.ignoredEvents.length > 0) {
+      api.log.warn(`hooks for ${hooks.ignoredEvents.join(', ')} are not run by Airlock (only PreToolUse, PostToolUse and PostToolUseFailure are); see docs/command-hooks.md.`);
+    }
+    const base = Object.keys(api.env).length > 0 ? api.env : process.env;
+    const deps: PreDeps = {
+      hooks,
+      runner: {
+        cwd: api.cwd,
+        env: hookEnv(base, api.cwd),
+        ...(api.sandbox === undefined ? {} : { sandbox: api.sandbox }),
+        ...(api.wrapInSandbox === undefined ? {} : { wrap: api.wrapInSandbox }),
+      },
+      facts: { sessionId: api.sessionId, cwd: api.cwd },
+      log: api.log,
+    };
+    const verdicts = new VerdictStore();
+    if (hooks.has('PreToolUse')) {
+      const timeoutMs = hooks.longestTimeoutMs('PreToolUse') + HANDLER_MARGIN_MS;
+      api.on(
+        'tool_call',
+        async (event) => {
+          const matching = hooks.matching('PreToolUse', mappingName(event.toolName));
+          if (matching.length === 0) return undefined;
+          const verdict = await judgeCall(deps, event, matching, true);
+          verdicts.set(event.toolCallId, { ...verdict, judgedAt: event.provenance.length });
+          return verdict.updatedArgs;
+        },
+        { name: 'pre-tool-use-run', phase: 'transform', timeoutMs },
+      );
+      api.on(
+        'tool_call',
+        async (event) => {
+          const matching = hooks.matching('PreToolUse', mappingName(event.toolName));
+          if (matching.length === 0) return undefined;
+          const verdict = verdicts.get(event.toolCallId);
+          if (verdict === undefined) {
+            return { effect: 'deny', reason: 'The PreToolUse hooks for this call did not run (the transform phase did not reach them), so the call is not allowed.', rule: 'command-hooks' };
+          }
+          // Another transform changed the arguments after the hooks saw them: they judge the final ones.
+          if (changedSince(event, verdict)) return (await judgeCall(deps, event, matching, false)).vote;
+          return verdict.vote;
+        },
+        { name: 'pre-tool-use', phase: 'authorize', timeoutMs },
+      );
+    }
+    const postTimeout = Math.max(hooks.longestTimeoutMs('PostToolUse'), hooks.longestTimeoutMs('PostToolUseFailure')) + HANDLER_MARGIN_MS;
+    api.on('tool_result', postToolUseHandler(deps, verdicts), { name: 'post-tool-use', phase: 'transform', timeoutMs: postTimeout });
+  },
+} satisfies Extension<typeof CommandHooksOptions>;
+
+function mappingName(toolName: string): string {
+  return mappingFor(toolName).ccName;
+}
+
+
+
+export default extension;
+export { compileHooks, hookLabel, type CompiledHook, type HookSet } from './hook-set.js';
+export { compileMatcher } from './matcher.js';
+export { CommandHooksOptions, DEFAULT_TIMEOUT_SECONDS } from './options.js';
+export { readAnswer, HookOutput } from './answer.js';
+export { OUTPUT_CAP_BYTES, runHook, type HookRun, type HookRunner } from './run-hook.js';
+export { mappingFor, type ToolMapping } from './tool-map.js';

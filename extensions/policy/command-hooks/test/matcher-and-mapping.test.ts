@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { compileMatcher, mappingFor } from '../src/index.js';
+
+describe("matchers as Claude Code reads them", () => {
+  it('empty, "*" and none match every tool', () => {
+    for (const m of [undefined, '', '*']) expect(compileMatcher(m)('mcp__fs__read')).toBe(true);
+  });
+
+  it('names with | or , are an exact list; case matters; Edit does not match MultiEdit', () => {
+    const m = compileMatcher('Edit|Write, Bash');
+    expect(['Edit', 'Write', 'Bash'].map(m)).toEqual([true, true, true]);
+    expect(['MultiEdit', 'edit', 'Bash2'].map(m)).toEqual([false, false, false]);
+    expect(compileMatcher('mcp__memory')('mcp__memory__create')).toBe(false);
+  });
+
+  it('anything else is an unanchored regular expression', () => {
+    expect(compileMatcher('Edit.*')('NotebookEdit')).toBe(true);
+    expect(compileMatcher('^Edit$')('NotebookEdit')).toBe(false);
+    expect(compileMatcher('mcp__memory__.*')('mcp__memory__create')).toBe(true);
+  });
+
+  it('an invalid pattern is an error naming it, not a hook that silently never runs', () => {
+    expect(() => compileMatcher('Bash(')).toThrow(/matcher "Bash\(" is not a valid regular expression/);
+  });
+});
+
+describe('tool names and inputs, both ways', () => {
+  it('maps the built-in tools to Claude Code names and leaves third-party tools alone', () => {
+    expect(['bash', 'read', 'edit', 'write', 'grep', 'find', 'ls', 'acme_deploy'].map((n) => mappingFor(n).ccName)).toEqual(['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'LS', 'acme_deploy']);
+    expect(mappingFor('acme_deploy').fromCC({ target: 'prod' })).toEqual({ target: 'prod' });
+  });
+
+  it('relative paths become absolute file_path; bash seconds become milliseconds and back', () => {
+    expect(mappingFor('write').toCC({ path: 'src/a.ts', content: 'x' }, '/w')).toEqual({ file_path: '/w/src/a.ts', content: 'x' });
+    expect(mappingFor('bash').toCC({ command: 'ls', timeout: 3 }, '/w')).toEqual({ command: 'ls', timeout: 3000 });
+    expect(mappingFor('bash').fromCC({ command: 'ls', timeout: 1500, description: 'list' })).toEqual({ command: 'ls', timeout: 2 });
+  });
+
+  it('one edit is an Edit input, several are an edits list; both come back as Airlock edits', () => {
+    const one = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] }, '/w');
+    expect(one).toEqual({ file_path: '/w/a', old_string: 'a', new_string: 'b', replace_all: false });
+    expect(mappingFor('edit').fromCC(one)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] });
+    const two = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] }, '/w');
+    expect(two).toEqual({ file_path: '/w/a', edits: [{ old_string: 'a', new_string: 'b', replace_all: false }, { old_string: 'c', new_string: 'd', replace_all: false }] });
+    expect(mappingFor('edit').fromCC(two)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] });
+  });
+
+  it('a field the Airlock tool cannot take is refused with the fields it can', () => {
+    expect(() => mappingFor('read').fromCC({ file_path: '/a', pages: '1-2' })).toThrow(/"pages".*file_path, offset, limit/);
+    expect(() => mappingFor('grep').fromCC({ pattern: 'x', output_mode: 'count' })).toThrow(/output_mode "count"/);
+    expect(mappingFor('grep').fromCC({ pattern: 'x', '-i': true, head_limit: 5, output_mode: 'content' })).toEqual({ pattern: 'x', ignoreCase: true, limit: 5 });
+  });
+});
