@@ -73,7 +73,9 @@ function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefine
   const status =
     record === undefined
       ? 'not in the settings (add it with `airlock extensions add`)'
-      : `${record.status}, named by the ${record.layer} settings${record.settingsFile === undefined ? '' : ` (${show(record.settingsFile)})`}`;
+      : record.layer === 'defaults'
+        ? `${record.status}, from Airlock's default set`
+        : `${record.status}, named by the ${record.layer} settings${record.settingsFile === undefined ? '' : ` (${show(record.settingsFile)})`}`;
   const kernel = p.kernel === undefined ? '' : `${p.kernel} (this kernel: ${host.kernel.version}${record?.compatible === false ? ', not in the range' : ''})`;
   const registered = record?.status === 'loaded' ? record.hooks.map((h) => `${h.hook}:${h.phase} (${show(h.name)})`) : [];
   const rows = [
