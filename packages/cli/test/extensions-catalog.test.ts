@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
@@ -32,10 +32,15 @@ function workspace(files: Record<string, string | object>) {
   mkdirSync(join(root, 'docs'), { recursive: true });
   const airlock = async (args: string[]) => {
     const io = testIO(join(root, 'extensions'), home);
+    const code = await run(['--trust', ...args], io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  const untrusted = async (args: string[]) => {
+    const io = testIO(join(root, 'extensions'), home);
     const code = await run(args, io);
     return { code, out: io.out(), err: io.err() };
   };
-  return { root, airlock };
+  return { root, airlock, untrusted };
 }
 
 const manifest = (name: string, airlock: object, extra: object = {}) => ({ name, version: '0.3.0', type: 'module', ...extra, ...(airlock ? { airlock } : {}) });
@@ -102,6 +107,22 @@ export default { name: 'guard', options: Type.Object({ pattern: Type.String({ de
     expect(r.err).toContain('@acme/broken: its module ./src/index.ts could not be imported: cannot start');
     expect(r.out).toContain('- Options could not be read:');
     expect(r.out).toContain('## @acme/fine');
+  });
+
+  it('refuses an untrusted workspace without importing any of its modules', async () => {
+    const w = workspace({
+      'extensions/tools/loud/package.json': manifest('@acme/loud', { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['l'] } }),
+      'extensions/tools/loud/src/index.ts': 'import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../ran", import.meta.url), "");\nexport default { name: "loud", setup() {} };\n',
+    });
+    const r = await w.untrusted(['extensions', 'catalog', '--write']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('is not trusted');
+    expect(r.err).toContain('airlock trust');
+    expect(existsSync(join(w.root, 'extensions/tools/loud/ran'))).toBe(false);
+    expect(existsSync(join(w.root, 'docs/catalog.md'))).toBe(false);
+    // Trusted, the same module is imported (its top level ran: that is how options are read).
+    expect((await w.airlock(['extensions', 'catalog'])).code).toBe(0);
+    expect(existsSync(join(w.root, 'extensions/tools/loud/ran'))).toBe(true);
   });
 
   it('outside a workspace says where to run it', async () => {

@@ -63,6 +63,22 @@ export default { name: 'acme-ext', options: Type.Object({ size: Type.Integer({ d
     expect(existsSync(join(m.base, 'setup-ran'))).toBe(false);
   });
 
+  it("never imports an untrusted project's extension: its manifest only", async () => {
+    const m = machine();
+    const ext = join(m.project, 'ext');
+    mkdirSync(join(ext, 'src'), { recursive: true });
+    writeFileSync(join(ext, 'package.json'), JSON.stringify({ name: 'sneaky', version: '1.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['s'] } } }));
+    writeFileSync(join(ext, 'src/index.ts'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(m.base, 'module-ran'))}, '');\nexport default { name: 'sneaky', setup() {} };\n`);
+    writeFileSync(join(m.project, '.airlockrc.json'), JSON.stringify({ extensions: ['./ext'] }));
+    const r = await m.airlock(['extensions', 'info', './ext']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('sneaky 1.0.0 (tool)');
+    expect(r.out).toMatch(/status:\s+skipped/);
+    expect(r.out).toContain('its options are not read: it belongs to a project that is not trusted');
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(join(m.base, 'module-ran'))).toBe(false);
+  });
+
   it('names what to give for an extension it cannot find', async () => {
     const m = machine();
     const r = await m.airlock(['extensions', 'info', 'no-such-extension']);

@@ -2,8 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { checkKernelRange, defaultTrustFile, readManifest, readSettingsFile, resolveTrust, userConfigDir, userSettingsFile, type TrustMode } from '@airlock/host';
+import { checkKernelRange, readManifest, userConfigDir } from '@airlock/host';
 import { displayText, KERNEL_VERSION } from '@airlock/kernel';
+import { projectTrust } from '../extensions/project-trust.js';
 import { detectPackageManager, packageManagerArgs, runPackageManager } from '../extensions/package-manager.js';
 import { addExtensionEntry, editableSettings, saveSettings } from '../extensions/settings-edit.js';
 import { EXIT, UsageError, type IO } from '../io.js';
@@ -28,7 +29,7 @@ export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions
   });
   const projectDir = settings.dir;
 
-  const trust = await resolveTrust({ projectDir, mode: await userTrustMode(io.env, home), interactive: false, trustFile: defaultTrustFile(io.env, home), ...(g.trust === undefined ? {} : { flag: g.trust }) });
+  const trust = await projectTrust(projectDir, g.trust, io.env, home);
   if (!trust.trusted) {
     throw new UsageError(
       `This project (${projectDir}) is not trusted, so its settings may not load extensions; nothing was installed.`,
@@ -105,16 +106,6 @@ function isLocal(spec: string, cwd: string): boolean {
 function localSpec(projectDir: string, path: string): string {
   const rel = relative(projectDir, path);
   return rel.startsWith('..') ? rel : `./${rel}`;
-}
-
-/** The user's `trust.default` (only the user's own settings may set it). */
-async function userTrustMode(env: NodeJS.ProcessEnv, home: string): Promise<TrustMode> {
-  try {
-    const values = (await readSettingsFile(userSettingsFile(env, home), 'user')).values as { trust?: { default?: TrustMode } } | undefined;
-    return values?.trust?.default ?? 'ask';
-  } catch {
-    return 'ask';
-  }
 }
 
 /** The end of a package manager's output: where it says what went wrong. */

@@ -27,7 +27,8 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
   try {
     const record = host.extensions.extensions.find((r) => r.name === o.name || r.packageName === o.name || r.spec === o.name);
     const dir = record?.source?.realDir ?? locate(o.name, host, g, io);
-    const facts = await describePackage(dir);
+    // An untrusted project's extension is never imported, not even its top level: its manifest only.
+    const facts = await describePackage(dir, { importModule: record?.status !== 'skipped' });
     const commands = record === undefined ? [] : host.extensions.commands.filter((c) => c.extension === record.name).flatMap((c) => commandWords(c.command));
     const loaded = record?.status === 'loaded';
     if (g.json) {
@@ -43,7 +44,8 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
         })}\n`,
       );
     } else io.stdout.write(render(facts, dir, record, commands, host));
-    return facts.problem === undefined ? EXIT.ok : EXIT.usage;
+    // A module that cannot be imported is a broken extension; one not imported on purpose is not.
+    return facts.problem === undefined || record?.status === 'skipped' ? EXIT.ok : EXIT.usage;
   } finally {
     await host.close();
   }

@@ -32,13 +32,14 @@ const KIND_OF_GROUP: Readonly<Record<string, PackageKind>> = { tools: 'tool', po
  * Read a package folder's manifest and, for an extension, its options schema: the entry module is
  * imported through the host's own loader (`createExtensionJiti`, with the host's kernel and
  * typebox), and only its default export's `options` is read. Importing runs the module's top
- * level, never `setup`: no tool is registered, no hook, no command.
+ * level, never `setup`: no tool is registered, no hook, no command. `importModule: false` reads
+ * the manifest only (an untrusted project's package).
  *
  * @example
  * const facts = await describePackage('/repo/extensions/tools/read', { group: 'tools' });
  * facts.kind; // 'tool'    facts.options[0] // { key: 'maxLines', type: 'integer', default: 2000, … }
  */
-export async function describePackage(dir: string, o: { group?: string } = {}): Promise<PackageFacts> {
+export async function describePackage(dir: string, o: { group?: string; importModule?: boolean } = {}): Promise<PackageFacts> {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string; description?: string; airlock?: unknown };
   const name = pkg.name ?? dir;
   const version = pkg.version ?? '0.0.0';
@@ -57,6 +58,7 @@ export async function describePackage(dir: string, o: { group?: string } = {}): 
     hooks,
     options: [],
   };
+  if (o.importModule === false) return { ...facts, problem: 'its options are not read: it belongs to a project that is not trusted, and reading them would run its code' };
   try {
     const jiti = await createExtensionJiti();
     const mod = (await jiti.import(join(dir, m.manifest.extension))) as { default?: { options?: unknown }; options?: unknown };
