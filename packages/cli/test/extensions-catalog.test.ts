@@ -49,7 +49,7 @@ describe('docs/catalog.md', () => {
   it('is what `airlock extensions catalog --write` makes from the manifests today (run it after changing a package)', async () => {
     const fresh = renderCatalog(await buildCatalog(ROOT));
     const committed = readFileSync(join(ROOT, 'docs/catalog.md'), 'utf8');
-    expect(committed, 'docs/catalog.md is stale: run `pnpm airlock extensions catalog --write`').toBe(fresh);
+    expect(committed, 'docs/catalog.md is stale: run `pnpm airlock --trust extensions catalog --write`').toBe(fresh);
     // Every extension package of the workspace is in it, with its options from its schema.
     expect(fresh).toContain('## @airlock/tool-read');
     expect(fresh).toContain('| `timeoutMs` | `integer` | `300000` | A prompt left unanswered this long is a deny. |');
