@@ -24,10 +24,11 @@ import type { GlobalOptions } from '../main.js';
 export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions, io: IO): Promise<number> {
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   const home = io.env.HOME ?? homedir();
-  const settings = await editableSettings(cwd, { homeDir: home, userConfigDir: userConfigDir(io.env, home) }, o.spec).catch((error: Error & { hint?: string }) => {
-    throw new UsageError(error.message, error.hint);
-  });
-  const projectDir = settings.dir;
+  const readSettings = () =>
+    editableSettings(cwd, { homeDir: home, userConfigDir: userConfigDir(io.env, home) }, o.spec).catch((error: Error & { hint?: string }) => {
+      throw new UsageError(error.message, error.hint);
+    });
+  const projectDir = (await readSettings()).dir;
 
   const trust = await projectTrust(projectDir, g.trust, io.env, home);
   if (!trust.trusted) {
@@ -62,6 +63,8 @@ export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions
       throw error;
     }
     const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    // Read again: package.json may be the settings file, and the install has just added a dependency to it.
+    const settings = await readSettings();
     const added = addExtensionEntry(settings, staged.name);
     if (added) await saveSettings(settings);
     if (g.json) io.stdout.write(`${JSON.stringify({ name: staged.name, version, manager, settingsFile: settings.file, added, created: settings.created })}\n`);
