@@ -94,9 +94,13 @@ async function stage(spec: string, staging: string, io: IO): Promise<{ name: str
 /** The package must be an Airlock extension whose kernel range this kernel satisfies. */
 function check(dir: string, spec: string): void {
   const m = readManifest(dir, { extension: spec, layer: 'project' });
-  if (!m.ok) throw new UsageError(`${spec} is not an Airlock extension Airlock can load; nothing was changed: ${m.diagnostic.message}`, m.diagnostic.fix);
+  if (!m.ok) throw new UsageError(`${spec} is not an Airlock extension Airlock can load; nothing was changed: ${m.diagnostic.message.split('\nFix:')[0]}`, m.diagnostic.fix === undefined ? undefined : `Fix: ${m.diagnostic.fix}`);
   const refused = checkKernelRange({ packageName: m.packageName, version: m.version, range: m.manifest.kernel, kernelVersion: KERNEL_VERSION }, { extension: m.packageName, layer: 'project' });
-  if (refused !== undefined) throw new UsageError(`${refused.message} Nothing was changed: the project's packages and settings are as they were.`, refused.fix);
+  if (refused !== undefined) {
+    // The loader's words, minus its own "Fix:" line (given as the hint) and its "not loaded" (this is about adding).
+    const said = refused.message.split('\nFix:')[0]!.replace(/; it was not loaded\.$/, '.');
+    throw new UsageError(`${said} Nothing was changed: the project's packages and settings are as they were.`, refused.fix === undefined ? undefined : `Fix: ${refused.fix}`);
+  }
 }
 
 /** A folder or a tarball on disk, as opposed to a registry name (`@scope/name`, `name@1.2`). */
