@@ -6,6 +6,7 @@ import { callCommand } from './commands/call.js';
 import { runCommand } from './commands/run.js';
 import { runDemo } from './commands/run-demo.js';
 import { extensionsCommand } from './commands/extensions.js';
+import { extensionSubcommands } from './commands/extensions-subcommands.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { replayCommand } from './commands/replay.js';
@@ -176,10 +177,11 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .addOption(new Option('--provider <name>', 'print the tool definitions as this API expects them').choices(['openai', 'anthropic', 'gemini', 'mcp']))
     .action(async (opts: { provider?: 'openai' | 'anthropic' | 'gemini' | 'mcp' }, cmd: Command) => done(await toolsCommand(opts, globals(cmd), io)));
 
-  program
+  const extensions = program
     .command('extensions')
-    .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics')
+    .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics (also: list, info, add, new, catalog)')
     .action(async (_opts: unknown, cmd: Command) => done(await extensionsCommand(globals(cmd), io)));
+  extensionSubcommands(extensions, globals, done, io);
 
   program
     .command('trust')

@@ -1,0 +1,121 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { checkKernelRange, readManifest, userConfigDir } from '@airlock/host';
+import { displayText, KERNEL_VERSION } from '@airlock/kernel';
+import { projectTrust } from '../extensions/project-trust.js';
+import { detectPackageManager, packageManagerArgs, runPackageManager } from '../extensions/package-manager.js';
+import { addExtensionEntry, editableSettings, saveSettings } from '../extensions/settings-edit.js';
+import { EXIT, UsageError, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+/**
+ * `airlock extensions add <npm-name|folder|tarball>`, in this order, so that a refusal changes
+ * nothing in the project:
+ * 1. the project must be trusted (else its settings could not load the extension anyway);
+ * 2. its settings file must be one airlock can rewrite (JSON), or there is none yet;
+ * 3. the package is installed into a staging folder outside the project, with npm and
+ *    `--ignore-scripts` (no code of the package runs), and its manifest and kernel range are checked;
+ * 4. only then is it installed with the project's package manager (from its lockfile; npm when
+ *    there is none), checked again where it landed (removed again when that check fails), and
+ *    added to the settings' `extensions`.
+ */
+export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions, io: IO): Promise<number> {
+  const cwd = resolve(io.cwd, g.cwd ?? '.');
+  const home = io.env.HOME ?? homedir();
+  const readSettings = () =>
+    editableSettings(cwd, { homeDir: home, userConfigDir: userConfigDir(io.env, home) }, o.spec).catch((error: Error & { hint?: string }) => {
+      throw new UsageError(error.message, error.hint);
+    });
+  const projectDir = (await readSettings()).dir;
+
+  const trust = await projectTrust(projectDir, g.trust, io.env, home);
+  if (!trust.trusted) {
+    throw new UsageError(
+      `This project (${projectDir}) is not trusted, so its settings may not load extensions; nothing was installed.`,
+      `Review the project, run \`airlock trust ${projectDir}\`, then \`airlock extensions add ${o.spec}\` again.`,
+    );
+  }
+
+  // A folder or tarball is named as given relative to where the command runs; package managers get it relative to the project.
+  const local = isLocal(o.spec, io.cwd);
+  const stagingSpec = local ? resolve(io.cwd, o.spec) : o.spec;
+  const projectSpec = local ? localSpec(projectDir, stagingSpec) : o.spec;
+
+  const staging = mkdtempSync(join(tmpdir(), 'airlock-add-'));
+  try {
+    const staged = await stage(stagingSpec, staging, io);
+    check(staged.dir, o.spec);
+
+    const { manager, lockfile } = detectPackageManager(projectDir);
+    io.stderr.write(`Installing ${displayText(o.spec)} with ${manager}${lockfile === undefined ? ' (no lockfile found)' : ` (${displayText(lockfile)})`}…\n`);
+    const installed = await runPackageManager(manager, packageManagerArgs(manager, 'add', projectSpec), projectDir, io.env);
+    if (installed.code !== 0) {
+      throw new UsageError(`${manager} could not install ${o.spec} (exit ${installed.code}); the settings are unchanged:\n${tail(installed.output)}`, 'Fix what the package manager says, then run the command again.');
+    }
+    const landed = join(projectDir, 'node_modules', staged.name);
+    try {
+      check(landed, o.spec);
+    } catch (error) {
+      // What the project's manager fetched is not what was checked (a newer version since): take it out again.
+      await runPackageManager(manager, packageManagerArgs(manager, 'remove', staged.name), projectDir, io.env);
+      throw error;
+    }
+    const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    // Read again: package.json may be the settings file, and the install has just added a dependency to it.
+    const settings = await readSettings();
+    const added = addExtensionEntry(settings, staged.name);
+    if (added) await saveSettings(settings);
+    if (g.json) io.stdout.write(`${JSON.stringify({ name: staged.name, version, manager, settingsFile: settings.file, added, created: settings.created })}\n`);
+    else
+      io.stdout.write(
+        added
+          ? `Added ${displayText(staged.name)} ${displayText(version)} to ${displayText(settings.file)}${settings.created ? ' (new)' : ''}. See it with \`airlock extensions info ${displayText(staged.name)}\`.\n`
+          : `${displayText(staged.name)} ${displayText(version)} is installed; ${displayText(settings.file)} already lists it.\n`,
+      );
+    return EXIT.ok;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Install into an empty folder outside the project to read the package before the project gets it. No install script runs. */
+async function stage(spec: string, staging: string, io: IO): Promise<{ name: string; dir: string }> {
+  await writeFile(join(staging, 'package.json'), '{ "name": "airlock-add-staging", "version": "0.0.0", "private": true }\n');
+  const run = await runPackageManager('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--package-lock=false', spec], staging, io.env);
+  if (run.code !== 0) throw new UsageError(`Could not fetch ${spec} to check it; nothing was installed:\n${tail(run.output)}`, 'Check the name, folder or tarball (and the network for a registry name), then run the command again.');
+  const deps = (JSON.parse(readFileSync(join(staging, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+  const name = Object.keys(deps)[0];
+  if (name === undefined) throw new UsageError(`npm installed nothing for ${spec}; nothing was installed.`, 'Give an npm package name, a folder holding a package.json, or a .tgz made by `npm pack`.');
+  return { name, dir: realpathSync(join(staging, 'node_modules', name)) };
+}
+
+/** The package must be an Airlock extension whose kernel range this kernel satisfies. */
+function check(dir: string, spec: string): void {
+  const m = readManifest(dir, { extension: spec, layer: 'project' });
+  if (!m.ok) throw new UsageError(`${spec} is not an Airlock extension Airlock can load; nothing was changed: ${m.diagnostic.message.split('\nFix:')[0]}`, m.diagnostic.fix === undefined ? undefined : `Fix: ${m.diagnostic.fix}`);
+  const refused = checkKernelRange({ packageName: m.packageName, version: m.version, range: m.manifest.kernel, kernelVersion: KERNEL_VERSION }, { extension: m.packageName, layer: 'project' });
+  if (refused !== undefined) {
+    // The loader's words, minus its own "Fix:" line (given as the hint) and its "not loaded" (this is about adding).
+    const said = refused.message.split('\nFix:')[0]!.replace(/; it was not loaded\.$/, '.');
+    throw new UsageError(`${said} Nothing was changed: the project's packages and settings are as they were.`, refused.fix === undefined ? undefined : `Fix: ${refused.fix}`);
+  }
+}
+
+/** A folder or a tarball on disk, as opposed to a registry name (`@scope/name`, `name@1.2`). */
+function isLocal(spec: string, cwd: string): boolean {
+  if (spec.startsWith('.') || isAbsolute(spec)) return true;
+  return /\.(tgz|tar\.gz)$/.test(spec) || existsSync(resolve(cwd, spec));
+}
+
+/** `./x`, `../x` or absolute: package managers read a bare `x` as a registry name. */
+function localSpec(projectDir: string, path: string): string {
+  const rel = relative(projectDir, path);
+  return rel.startsWith('..') ? rel : `./${rel}`;
+}
+
+/** The end of a package manager's output: where it says what went wrong. */
+function tail(output: string): string {
+  return displayText(output.trim().split('\n').slice(-15).join('\n'), { multiline: true, maxChars: 3000 });
+}

@@ -1,0 +1,111 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { defaultExtensionDirs, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
+import { displayText, type ExtensionCommand } from '@airlock/kernel';
+import { describePackage, type PackageFacts } from '../extensions/package-facts.js';
+import { table } from '../format.js';
+import { EXIT, UsageError, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { openSession } from '../session.js';
+
+/** A command an extension brings, with its words: `policy explain`. */
+interface CommandFacts {
+  name: string;
+  summary: string;
+}
+
+/**
+ * `airlock extensions info <name>`: one extension's manifest, options (types, defaults), tools,
+ * hooks and the commands it brings. `name` is the extension's name, its package name, or the
+ * spec the settings give (a path too). One the settings do not load is looked up as the host
+ * would look it up (the project's node_modules only when the project is trusted); its module's
+ * top level is imported to read its options schema, its `setup` never runs, so its commands are
+ * known only once it loads.
+ */
+export async function extensionsInfoCommand(o: { name: string }, g: GlobalOptions, io: IO): Promise<number> {
+  const host = await openSession(g, io);
+  try {
+    const record = host.extensions.extensions.find((r) => r.name === o.name || r.packageName === o.name || r.spec === o.name);
+    const dir = record?.source?.realDir ?? locate(o.name, host, g, io);
+    // An untrusted project's extension is never imported, not even its top level: its manifest only.
+    const facts = await describePackage(dir, { importModule: record?.status !== 'skipped' });
+    const commands = record === undefined ? [] : host.extensions.commands.filter((c) => c.extension === record.name).flatMap((c) => commandWords(c.command));
+    const loaded = record?.status === 'loaded';
+    if (g.json) {
+      io.stdout.write(
+        `${JSON.stringify({
+          ...facts,
+          dir,
+          status: record?.status ?? 'not-in-settings',
+          ...(record === undefined ? {} : { layer: record.layer, settingsFile: record.settingsFile ?? null, compatible: record.compatible ?? null }),
+          registered: loaded ? { tools: record.tools, hooks: record.hooks } : null,
+          commands,
+          kernelVersion: host.kernel.version,
+        })}\n`,
+      );
+    } else io.stdout.write(render(facts, dir, record, commands, host));
+    // A module that cannot be imported is a broken extension; one not imported on purpose is not.
+    return facts.problem === undefined || record?.status === 'skipped' ? EXIT.ok : EXIT.usage;
+  } finally {
+    await host.close();
+  }
+}
+
+/** The folder of an extension the settings do not name, found the way the host finds one. */
+function locate(name: string, host: Host, g: GlobalOptions, io: IO): string {
+  const cwd = resolve(io.cwd, g.cwd ?? '.');
+  const found = resolveExtension(
+    { spec: name, layer: 'cli', baseDir: cwd },
+    { dirs: defaultExtensionDirs(io.env, io.env.HOME ?? homedir()), projectDir: host.settings.projectDir ?? cwd, projectTrusted: host.trust?.trusted === true },
+  );
+  if (found.ok) return found.resolved.realDir;
+  if (found.partial.realDir !== undefined) return found.partial.realDir;
+  throw new UsageError(`No extension "${name}" here: ${found.diagnostic.message}`, "Give an extension's name as `airlock extensions` lists it, a package name installed in this project, or a path to its folder.");
+}
+
+function commandWords(c: ExtensionCommand, prefix = ''): CommandFacts[] {
+  const name = `${prefix}${c.name}`;
+  return [{ name, summary: c.summary }, ...(c.subcommands ?? []).flatMap((s) => commandWords(s, `${name} `))];
+}
+
+function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefined, commands: CommandFacts[], host: Host): string {
+  const lines = [`${show(p.name)} ${show(p.version)} (${p.kind})`];
+  if (p.description !== undefined) lines.push(show(p.description));
+  lines.push('');
+  const status =
+    record === undefined
+      ? 'not in the settings (add it with `airlock extensions add`)'
+      : record.layer === 'defaults'
+        ? `${record.status}, from Airlock's default set`
+        : `${record.status}, named by the ${record.layer} settings${record.settingsFile === undefined ? '' : ` (${show(record.settingsFile)})`}`;
+  const kernel = p.kernel === undefined ? '' : `${p.kernel} (this kernel: ${host.kernel.version}${record?.compatible === false ? ', not in the range' : ''})`;
+  const registered = record?.status === 'loaded' ? record.hooks.map((h) => `${h.hook}:${h.phase} (${show(h.name)})`) : [];
+  const rows = [
+    ['status', status],
+    ['folder', show(dir)],
+    ...(p.entry === undefined ? [] : [['entry', show(p.entry)]]),
+    ...(kernel === '' ? [] : [['kernel', show(kernel)]]),
+    ['tools', p.tools.map(show).join(', ') || 'none'],
+    ['hooks', (registered.length > 0 ? registered : p.hooks.map(show)).join(', ') || 'none'],
+    ['commands', commands.length > 0 ? commands.map((c) => `airlock ${show(c.name)}: ${show(c.summary)}`).join('\n') : record?.status === 'loaded' ? 'none' : 'known once it loads'],
+  ];
+  for (const [key, value] of rows) lines.push(`${`${key}:`.padEnd(10)}${value!.split('\n').join(`\n${' '.repeat(10)}`)}`);
+  lines.push('');
+  if (p.problem !== undefined) lines.push(`options could not be read: ${show(p.problem)}`);
+  else if (p.options.length === 0) lines.push('options: none');
+  else {
+    lines.push('options:');
+    const optionTable = [['OPTION', 'TYPE', 'DEFAULT', 'DESCRIPTION']];
+    for (const r of p.options) {
+      const value = r.default === undefined ? (r.required ? '(required)' : '') : JSON.stringify(r.default);
+      optionTable.push([r.key, r.type, value, `${r.description ?? ''}${r.valueKind === undefined ? '' : ` [${r.valueKind}: trusted settings only]`}`]);
+    }
+    lines.push(table(optionTable).trimEnd()); // table() shows each cell with displayText
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Manifests and schemas are a package author's words: shown, never interpreted. */
+function show(text: string): string {
+  return displayText(text, { maxChars: 500 });
+}

@@ -1,0 +1,65 @@
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { displayText, KERNEL_VERSION } from '@airlock/kernel';
+import { cliPackageDir, namesOf, packageNameProblem, scaffold } from '../extensions/scaffold.js';
+import { EXIT, UsageError, type IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+/**
+ * `airlock extensions new <name> --tool|--policy [--dir DIR]`: a package with a manifest, its
+ * TypeScript source, a test that passes as generated, a README and a tsconfig (templates/ in this
+ * package). `@airlock/kernel`, needed for types and `@airlock/kernel/testing`, is not on a
+ * registry yet: the package points at the kernel of the Airlock that made it, as a `file:` path
+ * (its README says how to switch to a version range once it is published).
+ */
+export async function extensionsNewCommand(o: { name: string; tool?: boolean; policy?: boolean; dir?: string }, g: GlobalOptions, io: IO): Promise<number> {
+  if (o.tool !== true && o.policy !== true) throw new UsageError('Say what to make: --tool (a package that adds a tool) or --policy (one that judges calls).', `Example: airlock extensions new ${o.name} --tool`);
+  const problem = packageNameProblem(o.name);
+  if (problem !== undefined) throw new UsageError(`"${o.name}" is not a package name: ${problem}.`, 'Example: airlock extensions new airlock-word-count --tool');
+  const { extension, tool } = namesOf(o.name);
+  const target = resolve(io.cwd, g.cwd ?? '.', o.dir ?? extension);
+  if (existsSync(target) && readdirSync(target).length > 0) {
+    throw new UsageError(`${target} already exists and is not empty; nothing was written.`, 'Give a new or empty folder with --dir, or another name.');
+  }
+  const kernelDir = kernelPackageDir();
+  const words = {
+    PACKAGE: o.name,
+    EXTENSION: extension,
+    TOOL: tool,
+    KERNEL_RANGE: `^${KERNEL_VERSION.split('.')[0]}.0.0`,
+    KERNEL_DEPENDENCY: `file:${relative(target, kernelDir).split(sep).join('/')}`,
+    TYPEBOX: typeboxVersion(),
+  };
+  const files = await scaffold(o.policy === true ? 'policy' : 'tool', target, words);
+  if (g.json) {
+    io.stdout.write(`${JSON.stringify({ dir: target, package: o.name, kind: o.policy ? 'policy' : 'tool', ...(o.policy ? {} : { tool }), kernel: words.KERNEL_DEPENDENCY, files })}\n`);
+    return EXIT.ok;
+  }
+  const where = relative(io.cwd, target) || '.';
+  io.stdout.write(
+    [
+      `Made ${displayText(o.name)} (${o.policy ? 'a policy' : `a tool: ${tool}`}) in ${displayText(target)}:`,
+      ...files.map((f) => `  ${f}`),
+      '',
+      'Next:',
+      `  cd ${displayText(where)} && npm install && npm test`,
+      `  airlock extensions add ./${displayText(where)}   (from your project), or name the folder in your settings' "extensions"`,
+      '',
+      `@airlock/kernel comes from ${displayText(kernelDir)} (${displayText(words.KERNEL_DEPENDENCY)}), which must be built; see the README.`,
+      '',
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+/** The kernel package this CLI runs: its real folder (the workspace's packages/kernel, or an install's node_modules/@airlock/kernel). */
+function kernelPackageDir(): string {
+  const require = createRequire(join(cliPackageDir(), 'package.json'));
+  return dirname(realpathSync(require.resolve('@airlock/kernel/package.json')));
+}
+
+function typeboxVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(cliPackageDir(), 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return pkg.dependencies?.typebox ?? '1.4.3';
+}

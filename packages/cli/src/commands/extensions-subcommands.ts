@@ -1,0 +1,44 @@
+import { Option, type Command } from 'commander';
+import type { IO } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+import { extensionsCommand } from './extensions.js';
+
+/**
+ * `airlock extensions list | info | add | new | catalog`. Each command's module loads only when
+ * it runs, so `airlock call` never pays for the scaffolder or the package-manager code.
+ */
+export function extensionSubcommands(parent: Command, globals: (cmd: Command) => GlobalOptions, done: (code: number) => void, io: IO): void {
+  parent
+    .command('list')
+    .description('the same as `airlock extensions`: each extension the settings load, and its diagnostics')
+    .action(async (_opts: unknown, cmd: Command) => done(await extensionsCommand(globals(cmd), io)));
+
+  parent
+    .command('info')
+    .description("one extension's manifest, options (types and defaults), tools, hooks and the commands it brings")
+    .argument('<name>', 'its name, package name or path (as `airlock extensions` lists it, or installed in this project)')
+    .action(async (name: string, _opts: unknown, cmd: Command) => done(await (await import('./extensions-info.js')).extensionsInfoCommand({ name }, globals(cmd), io)));
+
+  parent
+    .command('add')
+    .description("install an extension with the project's package manager, check its kernel range, then add it to the project settings")
+    .argument('<package>', 'an npm package name (with an optional @version), a folder, or a .tgz made by `npm pack`')
+    .action(async (spec: string, _opts: unknown, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec }, globals(cmd), io)));
+
+  parent
+    .command('new')
+    .description('make a new extension package: manifest, TypeScript source, a passing test, README and tsconfig')
+    .argument('<name>', 'the package name, e.g. airlock-word-count or @acme/airlock-guard')
+    .addOption(new Option('--tool', 'a package that adds a tool').conflicts('policy'))
+    .addOption(new Option('--policy', 'a package that judges calls (a tool_call:authorize hook)').conflicts('tool'))
+    .option('--dir <dir>', 'the folder to make (default: ./<name without its scope>); it must not exist or must be empty')
+    .action(async (name: string, opts: { tool?: boolean; policy?: boolean; dir?: string }, cmd: Command) =>
+      done(await (await import('./extensions-new.js')).extensionsNewCommand({ name, ...opts }, globals(cmd), io)),
+    );
+
+  parent
+    .command('catalog')
+    .description('the catalog of every extension package in this workspace (docs/catalog.md): kind, kernel range, tools, hooks, options')
+    .option('--write', 'write docs/catalog.md instead of printing it')
+    .action(async (opts: { write?: boolean }, cmd: Command) => done(await (await import('./extensions-catalog.js')).extensionsCatalogCommand(opts, globals(cmd), io)));
+}

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The package managers `airlock extensions add` knows, by the lockfile each writes. */
+export type PackageManager = 'pnpm' | 'npm' | 'yarn' | 'bun';
+
+/** Lockfiles in the order they are looked for in one folder: a folder holding two is taken as the first one's. */
+const LOCKFILES: readonly (readonly [string, PackageManager])[] = [
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['bun.lock', 'bun'],
+  ['bun.lockb', 'bun'],
+  ['yarn.lock', 'yarn'],
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+];
+
+/**
+ * The package manager a project uses: the lockfile in its folder or the nearest folder above it
+ * (a workspace keeps one at its root); npm when there is none.
+ *
+ * @example detectPackageManager('/repo/packages/app') // { manager: 'pnpm', lockfile: '/repo/pnpm-lock.yaml' }
+ */
+export function detectPackageManager(projectDir: string): { manager: PackageManager; lockfile?: string } {
+  for (let dir = projectDir; ; dir = dirname(dir)) {
+    for (const [name, manager] of LOCKFILES) if (existsSync(join(dir, name))) return { manager, lockfile: join(dir, name) };
+    if (dirname(dir) === dir) return { manager: 'npm' };
+  }
+}
+
+/** The command line that adds `spec` to the project's dependencies, or removes package `name` again. */
+export function packageManagerArgs(manager: PackageManager, action: 'add' | 'remove', spec: string): string[] {
+  const quiet = manager === 'npm' ? ['--no-audit', '--no-fund'] : [];
+  if (action === 'add') return manager === 'npm' ? ['install', ...quiet, spec] : ['add', spec];
+  return manager === 'npm' ? ['uninstall', ...quiet, spec] : ['remove', spec];
+}
+
+export interface Spawned {
+  code: number;
+  output: string;
+}
+
+/**
+ * Run a package manager in `cwd`, collecting what it prints (shown to the person when it fails).
+ * A manager that is not installed is a failure saying so, not a crash.
+ */
+export function runPackageManager(manager: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Spawned> {
+  return new Promise((resolve) => {
+    const child = spawn(manager, [...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ code: 127, output: error.code === 'ENOENT' ? `${manager} is not installed (not found on PATH).` : String(error.message) }),
+    );
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}

@@ -1,0 +1,173 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { makeTempDir } from '@airlock/kernel/testing';
+import { run } from '../src/index.js';
+import { detectPackageManager } from '../src/extensions/package-manager.js';
+import { testIO } from './test-io.js';
+
+/**
+ * `airlock extensions add` with real npm, real folders and tarballs (no registry): an untrusted
+ * project and a refused kernel range change nothing; an accepted package is installed, named in
+ * the settings, and its tool runs.
+ */
+
+// npm installs and a host that loads the default set per call (several seconds each on 2 cores).
+vi.setConfig({ testTimeout: 120_000 });
+
+const SHOUT = `export default {
+  name: 'shout',
+  setup(api) {
+    api.registerTool({
+      name: 'shout', label: 'Shout', description: 'Say it loud.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      resources: () => [],
+      async execute(_id, { text }) { return { content: [{ type: 'text', text: text.toUpperCase() + '!' }] }; },
+    });
+  },
+};
+`;
+
+function machine(o: { kernel?: string } = {}) {
+  const base = makeTempDir('airlock-add-');
+  const home = join(base, 'home');
+  const project = join(base, 'project');
+  const ext = join(base, 'airlock-shout');
+  for (const dir of [join(home, '.config', 'airlock'), project, join(ext, 'src')]) mkdirSync(dir, { recursive: true });
+  // A project folder is a repository: settings discovery stops at its root.
+  mkdirSync(join(project, '.git'));
+  writeFileSync(join(project, 'package.json'), '{ "name": "project", "version": "1.0.0", "private": true }\n');
+  writeFileSync(
+    join(ext, 'package.json'),
+    JSON.stringify({ name: 'airlock-shout', version: '0.2.0', type: 'module', airlock: { extension: './src/index.js', kernel: o.kernel ?? '^1.0.0', provides: { tools: ['shout'] } } }),
+  );
+  writeFileSync(join(ext, 'src/index.js'), SHOUT);
+  const airlock = async (args: string[]) => {
+    const io = testIO(project, home);
+    io.env = { ...io.env, PATH: process.env.PATH, npm_config_cache: join(home, '.npm'), npm_config_update_notifier: 'false' };
+    const code = await run(args, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  /** Everything in the project folder a refused add must leave as it was. */
+  const snapshot = () => ({
+    packageJson: readFileSync(join(project, 'package.json'), 'utf8'),
+    settings: existsSync(join(project, '.airlockrc.json')) ? readFileSync(join(project, '.airlockrc.json'), 'utf8') : undefined,
+    nodeModules: existsSync(join(project, 'node_modules')),
+    lockfile: existsSync(join(project, 'package-lock.json')),
+  });
+  return { base, home, project, ext, airlock, snapshot };
+}
+
+describe('airlock extensions add', () => {
+  it('in an untrusted project says to trust it first, and installs nothing', async () => {
+    const m = machine();
+    const before = m.snapshot();
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('is not trusted');
+    expect(r.err).toContain('nothing was installed');
+    expect(r.err).toContain('airlock trust');
+    expect(m.snapshot()).toEqual(before);
+  });
+
+  it('refuses a package whose kernel range this kernel does not satisfy, and changes nothing', async () => {
+    const m = machine({ kernel: '^9.0.0' });
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    writeFileSync(join(m.project, '.airlockrc.json'), '{ "permissions": { "deny": ["bash(rm *)"] } }\n');
+    const before = m.snapshot();
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('^9.0.0');
+    expect(r.err).toContain('Nothing was changed');
+    expect(m.snapshot()).toEqual(before);
+  });
+
+  it('installs a folder with npm (no lockfile), adds it to the existing settings, and its tool runs', async () => {
+    const m = machine();
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    writeFileSync(join(m.project, '.airlockrc.json'), '{ "permissions": { "deny": ["bash(rm *)"] } }\n');
+    const r = await m.airlock(['extensions', 'add', '../airlock-shout']);
+    expect(r.err).toContain('with npm (no lockfile found)');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Added airlock-shout 0.2.0');
+    expect(JSON.parse(readFileSync(join(m.project, '.airlockrc.json'), 'utf8'))).toEqual({ permissions: { deny: ['bash(rm *)'] }, extensions: ['airlock-shout'] });
+    expect(JSON.parse(readFileSync(join(m.project, 'package.json'), 'utf8')).dependencies).toEqual({ 'airlock-shout': 'file:../airlock-shout' });
+    const call = await m.airlock(['call', 'shout', '{"text":"hi"}']);
+    expect(call.out).toContain('HI!');
+    expect(call.code).toBe(0);
+    // Adding it again leaves the settings as they are.
+    const again = await m.airlock(['extensions', 'add', m.ext]);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('already lists it');
+    expect(JSON.parse(readFileSync(join(m.project, '.airlockrc.json'), 'utf8')).extensions).toEqual(['airlock-shout']);
+  });
+
+  it('installs a tarball made by npm pack, making .airlockrc.json when the project has no settings', async () => {
+    const m = machine();
+    execFileSync('npm', ['pack', '--pack-destination', m.base], { cwd: m.ext, env: { ...process.env, npm_config_cache: join(m.home, '.npm') }, stdio: 'ignore' });
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    const r = await m.airlock(['extensions', 'add', join(m.base, 'airlock-shout-0.2.0.tgz')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('(new)');
+    expect(JSON.parse(readFileSync(join(m.project, '.airlockrc.json'), 'utf8'))).toEqual({ extensions: ['airlock-shout'] });
+    expect(readFileSync(join(m.project, 'node_modules/airlock-shout/src/index.js'), 'utf8')).toBe(SHOUT);
+    const info = await m.airlock(['extensions', 'info', 'airlock-shout']);
+    expect(info.out).toContain('airlock-shout 0.2.0 (tool)');
+    expect(info.out).toMatch(/status:\s+loaded, named by the project settings/);
+    const call = await m.airlock(['call', 'shout', '{"text":"packed"}']);
+    expect(call.out).toContain('PACKED!');
+  });
+
+  it("adds it to package.json's airlock field when that is where the settings are, keeping the dependency npm added", async () => {
+    const m = machine();
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    writeFileSync(join(m.project, 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true, airlock: { permissions: { deny: ['bash(rm *)'] } } }));
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(m.project, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; airlock: object };
+    expect(pkg.dependencies['airlock-shout']).toBe('file:../airlock-shout');
+    expect(pkg.airlock).toEqual({ permissions: { deny: ['bash(rm *)'] }, extensions: ['airlock-shout'] });
+    expect(existsSync(join(m.project, '.airlockrc.json'))).toBe(false);
+    const call = await m.airlock(['call', 'shout', '{"text":"field"}']);
+    expect(call.err + call.out).toContain('FIELD!');
+  });
+
+  it('refuses a settings file it cannot rewrite (code) before installing anything', async () => {
+    const m = machine();
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    writeFileSync(join(m.project, 'airlock.config.ts'), 'export default { extensions: [] };\n');
+    const before = m.snapshot();
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('are code, which airlock does not rewrite');
+    expect(r.err).toContain('Nothing was installed');
+    expect(m.snapshot()).toEqual(before);
+  });
+
+  it('refuses a package without an airlock manifest, and changes nothing', async () => {
+    const m = machine();
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    writeFileSync(join(m.ext, 'package.json'), JSON.stringify({ name: 'airlock-shout', version: '0.2.0' }));
+    const before = m.snapshot();
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('is not an Airlock extension');
+    expect(m.snapshot()).toEqual(before);
+  });
+});
+
+describe('the package manager of a project', () => {
+  it('is read from the lockfile in its folder or the nearest above it; npm when there is none', () => {
+    const base = makeTempDir('airlock-pm-');
+    const sub = join(base, 'a', 'b');
+    mkdirSync(sub, { recursive: true });
+    expect(detectPackageManager(sub).manager).toBe('npm');
+    for (const [file, manager] of [['package-lock.json', 'npm'], ['yarn.lock', 'yarn'], ['bun.lockb', 'bun'], ['pnpm-lock.yaml', 'pnpm']] as const) {
+      writeFileSync(join(base, file), '');
+      expect(detectPackageManager(sub)).toEqual({ manager, lockfile: join(base, file) });
+    }
+    writeFileSync(join(base, 'a', 'yarn.lock'), '');
+    expect(detectPackageManager(sub).manager).toBe('yarn');
+  });
+});
