@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { headlessMachine } from './headless-machine.js';
 import { openHost, type Host } from '../src/index.js';
 
 /**
@@ -20,18 +18,7 @@ export function headlessSessions(prefix: string) {
     for (const h of hosts.splice(0)) await h.close();
   });
   return async (o: { allow: string[]; files?: Record<string, string> }) => {
-    const base = makeTempDir(prefix);
-    const home = join(base, 'home');
-    const project = join(base, 'project');
-    const config = join(home, '.config', 'airlock');
-    for (const d of [project, config]) mkdirSync(d, { recursive: true });
-    for (const [path, text] of Object.entries(o.files ?? {})) {
-      mkdirSync(join(base, path, '..'), { recursive: true });
-      writeFileSync(join(base, path), text);
-    }
-    writeFileSync(join(config, 'trust.json'), '{"version":1,"entries":[]}');
-    writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: o.allow }, limits: { spillDir: join(base, 'spill') } }));
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(base, 'state'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    const { base, project, home, env } = headlessMachine(prefix, { settings: { permissions: { allow: o.allow } }, ...(o.files === undefined ? {} : { files: o.files }) });
     const host = await openHost({ cwd: project, interactive: false, env, homeDir: home });
     hosts.push(host);
     let n = 0;

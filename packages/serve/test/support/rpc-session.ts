@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach } from 'vitest';
 import { openHost, type Host } from '@airlock/host';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { headlessMachine } from '../../../host/test/headless-machine.js';
 import { createRpcServer, type RpcServer, type RpcServerOptions } from '../../src/index.js';
 
 export interface Message {
@@ -48,19 +47,7 @@ export function rpcSessions(prefix = 'airlock-rpc-') {
   });
 
   return async (o: SessionOptions = {}) => {
-    const base = makeTempDir(prefix);
-    const home = join(base, 'home');
-    const project = join(base, 'project');
-    const config = join(home, '.config', 'airlock');
-    for (const d of [project, config]) mkdirSync(d, { recursive: true });
-    for (const [path, text] of Object.entries(o.files ?? {})) {
-      mkdirSync(join(project, path, '..'), { recursive: true });
-      writeFileSync(join(project, path), text);
-    }
-    writeFileSync(join(config, 'trust.json'), '{"version":1,"entries":[]}');
-    writeFileSync(join(config, 'settings.json'), JSON.stringify({ ...o.settings, limits: { spillDir: join(base, 'spill') } }));
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(base, 'state'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
+    const { base, project, home, env } = headlessMachine(prefix, { ...(o.settings === undefined ? {} : { settings: o.settings }), files: Object.fromEntries(Object.entries(o.files ?? {}).map(([path, text]) => [join('project', path), text])) });
     const input = new PassThrough();
     const output = new PassThrough({ highWaterMark: o.outputHighWaterMark ?? 16 * 1024 });
     const logs: string[] = [];
