@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { makeTempDir } from '@airlock/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './harness.js';
 import { markdownFiles, runnableBlocks } from './runnable-blocks.js';
@@ -76,46 +77,57 @@ describe('the docs run as written', () => {
   });
 
   it('README.md, then every page under docs/: each block exits 0 and shows what the page says', async () => {
-    const base = makeTempDir('airlock-docs-run-');
-    const clone = join(base, 'clone');
-    const home = join(base, 'home');
-    const tmp = join(base, 'tmp');
-    const npmPrefix = join(base, 'npm-global');
-    for (const dir of [clone, home, tmp, npmPrefix]) mkdirSync(dir, { recursive: true });
-    cloneLike(clone);
-    const env: Record<string, string> = {
-      ...networkSettings(),
-      ...caches(),
-      PATH: `${join(npmPrefix, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_STATE_HOME: join(home, '.local', 'state'),
-      TMPDIR: tmp,
-      npm_config_prefix: npmPrefix,
-      npm_config_update_notifier: 'false',
-      CI: 'true',
-      LANG: 'C.UTF-8',
-      NO_COLOR: '1',
-    };
-
-    const seen: Record<string, string> = {};
-    for (const file of markdownFiles(clone)) {
-      const blocks = runnableBlocks(readFileSync(file, 'utf8'));
-      if (blocks.length === 0) continue;
-      const name = relative(clone, file);
-      const started = Date.now();
-      const pathEnv = name === 'README.md' ? env : { ...env, PATH: `${join(clone, 'bin')}:${env.PATH}` };
-      const run = await bash(blocks.join('\n'), clone, pathEnv);
-      expect(run.code, `${name}'s runnable blocks failed (exit ${run.code}):\n${run.stderr.slice(-4000)}\n${run.stdout.slice(-2000)}`).toBe(0);
-      seen[name] = run.stdout;
-      console.log(`docs-run: ${name} ran in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // Removed below, inside the test's own time limit: a clone with node_modules takes longer to
+    // delete than the 10 s a cleanup hook gets.
+    const base = mkdtempSync(join(tmpdir(), 'airlock-docs-run-'));
+    try {
+      await runDocs(base);
+    } finally {
+      await rm(base, { recursive: true, force: true });
     }
-    // What a reader is told to expect.
-    expect(seen['README.md']).toContain('Hello, Ada!');
-    expect(seen['README.md']).toMatch(/audit verify/);
-    expect(seen['docs/getting-started.md']).toContain('3 words');
-    expect(seen['docs/guides/permissions.md']).toContain('decision: deny (no-force-push)');
-    expect(seen['docs/guides/packaging.md']).toContain('Hello, Grace!');
   }, 600_000);
 });
+
+/** Copies the clone, then runs each page's runnable blocks in it; throws (an expect) on the first that fails. */
+async function runDocs(base: string): Promise<void> {
+  const clone = join(base, 'clone');
+  const home = join(base, 'home');
+  const tmp = join(base, 'tmp');
+  const npmPrefix = join(base, 'npm-global');
+  for (const dir of [clone, home, tmp, npmPrefix]) mkdirSync(dir, { recursive: true });
+  cloneLike(clone);
+  const env: Record<string, string> = {
+    ...networkSettings(),
+    ...caches(),
+    PATH: `${join(npmPrefix, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    TMPDIR: tmp,
+    npm_config_prefix: npmPrefix,
+    npm_config_update_notifier: 'false',
+    CI: 'true',
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+  };
+
+  const seen: Record<string, string> = {};
+  for (const file of markdownFiles(clone)) {
+    const blocks = runnableBlocks(readFileSync(file, 'utf8'));
+    if (blocks.length === 0) continue;
+    const name = relative(clone, file);
+    const started = Date.now();
+    const pathEnv = name === 'README.md' ? env : { ...env, PATH: `${join(clone, 'bin')}:${env.PATH}` };
+    const run = await bash(blocks.join('\n'), clone, pathEnv);
+    expect(run.code, `${name}'s runnable blocks failed (exit ${run.code}):\n${run.stderr.slice(-4000)}\n${run.stdout.slice(-2000)}`).toBe(0);
+    seen[name] = run.stdout;
+    console.log(`docs-run: ${name} ran in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  // What a reader is told to expect.
+  expect(seen['README.md']).toContain('Hello, Ada!');
+  expect(seen['README.md']).toMatch(/audit verify/);
+  expect(seen['docs/getting-started.md']).toContain('3 words');
+  expect(seen['docs/guides/permissions.md']).toContain('decision: deny (no-force-push)');
+  expect(seen['docs/guides/packaging.md']).toContain('Hello, Grace!');
+}
