@@ -60,6 +60,11 @@ describe('examples/deny-rm-rf', () => {
     'bash -c "rm -rf build"',
     "r''m -rf build",
     'busybox rm -rf build',
+    'echo build | xargs rm -rf',
+    'find . -maxdepth 0 -exec rm -rf build {} +',
+    'eval "rm -rf build"',
+    'command rm -rf build',
+    'time nice env rm -rf build',
   ])('denies %s, and the tree stays', async (command) => {
     const { dir, bash } = await project();
     const result = await bash(command);
