@@ -19,6 +19,7 @@ import type {
 import { errorText } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
+import { createToolSet, type HostToolSet } from './tool-set.js';
 import type { RegisteredHandler } from './types.js';
 
 /**
@@ -167,6 +168,9 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     return remove;
   }) as HookRegistrar['on'];
 
+  const log = prefixedLogger(ctx.log, ctx.extension);
+  const toolSets = new Map<string, HostToolSet>();
+
   const api: ExtensionAPI = Object.freeze({
     registerTool(tool: AnyAgentTool): void {
       refuseWhenSealed('registerTool');
@@ -282,8 +286,16 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       policy = true;
       undo.push({ what: 'a sandbox profile provider', run: off });
     },
+    toolSet(name: string) {
+      refuseWhenSealed('toolSet');
+      if (toolSets.has(name)) throw new Error(`api.toolSet("${name}") was already created by this extension; keep the object it returned`);
+      const set = createToolSet({ kernel: ctx.kernel, extension: ctx.extension, origin: ctx.origin, toolSource: ctx.toolSource, log, tools }, name);
+      toolSets.set(name, set);
+      undo.push({ what: `tool set "${name}"`, run: () => set.close() });
+      return set;
+    },
     ui: ctx.ui,
-    log: prefixedLogger(ctx.log, ctx.extension),
+    log,
     settings: ctx.settings,
     kernelVersion: ctx.kernel.version,
     cwd: ctx.cwd,
@@ -291,7 +303,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
-    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status }),
+    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status, processSandbox: ctx.kernel.sandbox }),
   });
 
   return {
