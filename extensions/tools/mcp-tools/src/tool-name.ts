@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
  * @example airlockToolName('GitHub', 'createIssue') // 'github__create_issue'
  */
 export function airlockToolName(server: string, tool: string): string {
-  const name = `${safePart(server)}__${safePart(tool)}`;
+  const name = `${safePart(server, false)}__${safePart(tool, true)}`;
   if (name.length <= MAX) return name;
   const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8);
   return `${name.slice(0, MAX - 9)}_${hash}`;
@@ -17,10 +17,9 @@ export function airlockToolName(server: string, tool: string): string {
 
 const MAX = 64;
 
-/** One part (server or tool) in lowercase snake case, never empty. */
-export function safePart(part: string): string {
-  const snake = part
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+/** One part in lowercase (`camelCase` → `camel_case` when `splitCamel`: tool names are, server names are usually not), never empty. */
+export function safePart(part: string, splitCamel: boolean): string {
+  const snake = (splitCamel ? part.replace(/([a-z0-9])([A-Z])/g, '$1_$2') : part)
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '_')
     .replace(/^_+|_+$/g, '');

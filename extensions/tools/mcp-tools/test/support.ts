@@ -36,13 +36,14 @@ export function stdioServer(m: Machine, extra: Record<string, unknown> = {}) {
 const hosts: Host[] = [];
 
 /** Open a host on the project with these settings in code (a trusted layer) and the user's home; closed by closeHosts. */
-export async function open(m: Machine, settings: Record<string, unknown>, more: { trust?: boolean; lines?: string[] } = {}): Promise<Host> {
+export async function open(m: Machine, settings: Record<string, unknown>, more: { trust?: boolean; lines?: string[]; sandboxProgram?: string } = {}): Promise<Host> {
   const host = await openHost({
     cwd: m.project,
     interactive: false,
     env: { HOME: m.home, XDG_CONFIG_HOME: join(m.home, '.config'), PATH: process.env.PATH },
     homeDir: m.home,
     ...(more.trust === undefined ? {} : { trust: more.trust }),
+    ...(more.sandboxProgram === undefined ? {} : { sandboxProgram: more.sandboxProgram }),
     log: (line) => void more.lines?.push(line),
     settings: settings as never,
   });
