@@ -103,6 +103,8 @@ export interface ExtensionSandbox {
   readonly registrationErrors: readonly RegistrationError[];
   /** Tools that take a path-like parameter but declare no resources(): policy judges them by name only. */
   readonly unjudged: readonly { tool: string; parameters: string[] }[];
+  /** Tools held by its tool sets (api.toolSet) now: their names come from a source at run time, so no manifest can list them. */
+  toolSetTools(): string[];
   /** Stop accepting registrations (call once setup has settled, however it settled). */
   seal(): void;
   /** Remove everything registered, newest first. Returns what was removed, e.g. `tool "echo"`. */
@@ -317,6 +319,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     },
     registrationErrors,
     unjudged,
+    toolSetTools: () => [...toolSets.values()].flatMap((set) => set.names),
     seal() {
       sealed = true;
     },
