@@ -50,3 +50,15 @@ describe('fromMcpResult', () => {
     expect(structured.details).toEqual({ structuredContent: { n: 1 } });
   });
 });
+
+describe('mcpResources', () => {
+  it('maps named arguments to resources: paths resolved against cwd with `written` kept, lists item by item, hosts from URLs', async () => {
+    const { mcpResources } = await import('../src/resources.js');
+    const cwd = '/nonexistent-mcp-root';
+    expect(mcpResources({ path: 'fs.read' }, { path: 'a/b.txt' }, { cwd })).toEqual([{ kind: 'fs.read', path: '/nonexistent-mcp-root/a/b.txt', written: 'a/b.txt' }]);
+    expect(mcpResources({ paths: 'fs.read' }, { paths: ['x', '/y'] }, { cwd }).map((r) => (r as { path: string }).path)).toEqual(['/nonexistent-mcp-root/x', '/y']);
+    expect(mcpResources({ url: 'net' }, { url: 'https://api.example.com:8443/v1' }, { cwd })).toEqual([{ kind: 'net', host: 'api.example.com' }]);
+    expect(mcpResources({ path: 'fs.write' }, {}, { cwd })).toEqual([]);
+    expect(() => mcpResources({ path: 'fs.read' }, { path: 7 }, { cwd })).toThrow(/mapped to fs\.read .* must be a non-empty string/);
+  });
+});
