@@ -73,7 +73,13 @@ export class ServerConnection {
    * saying what happened when the time limit passes or the server goes away mid-call.
    */
   async call(tool: string, args: Record<string, unknown>, { signal }: { signal?: AbortSignal }): Promise<CallToolResult> {
-    const client = await this.client();
+    let client: Client;
+    try {
+      client = await this.client();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new Error(`MCP server "${this.name}" could not be started for this call: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const timeout = this.config.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout, ...(signal === undefined ? {} : { signal }) })) as CallToolResult;

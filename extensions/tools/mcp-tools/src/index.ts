@@ -1,6 +1,6 @@
 import type { AgentTool, Extension, ExtensionAPI } from '@airlock/kernel';
 import { ServerConnection, type McpTool } from './connection.js';
-import { McpToolsOptions, type ServerConfig } from './options.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, McpToolsOptions, type ServerConfig } from './options.js';
 import { serverTools } from './server-tools.js';
 
 export { airlockToolName } from './tool-name.js';
@@ -55,7 +55,7 @@ async function addServer(api: ExtensionAPI, servers: ServerConnection[], name: s
   servers.push(conn);
   let listed: McpTool[];
   try {
-    listed = await conn.listTools();
+    listed = await withDeadline(conn.listTools(), config.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_MS);
   } catch (error) {
     await conn.close();
     api.log.error(
@@ -66,8 +66,15 @@ async function addServer(api: ExtensionAPI, servers: ServerConnection[], name: s
     return;
   }
   const set = api.toolSet?.(name);
+  let last = '';
   const register = (tools: readonly McpTool[]): void => {
+    // A lazy server lists again at each start; the same list again is no change.
+    const key = JSON.stringify(tools.map((t) => [t.name, t.title, t.description, t.inputSchema]));
+    if (key === last) return;
+    const first = last === '';
+    last = key;
     const made = serverTools(conn, tools, config.resources);
+    if (first) adviseMapping(api, name, made.tools, config.resources);
     for (const s of made.skipped) api.log.warn(`MCP server "${name}": tool "${s.tool}" is not registered: ${s.reason}`);
     if (set !== undefined) set.replace(made.tools);
     else for (const tool of made.tools) registerOne(api, name, tool);
@@ -96,3 +103,34 @@ function warnUnexpanded(api: ExtensionAPI, name: string, config: ServerConfig): 
     );
 }
 
+
+/** The server's whole start and listing within one limit, so a slow server cannot hold the host's setup. */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`it did not start and list its tools within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const PATH_LIKE = /^(path|paths|file|files|dir|directory|folder|filename)$|(Path|File|Dir)s?$|_(path|file|dir)s?$/;
+
+/** A tool that takes a path but has no mapping is judged by its name only: say how to change that, once per server. */
+function adviseMapping(api: ExtensionAPI, server: string, tools: readonly AgentTool[], resources: ServerConfig['resources']): void {
+  const mapped = new Set(Object.keys(resources ?? {}));
+  const unjudged = new Set<string>();
+  for (const tool of tools) {
+    const properties = (tool.parameters as { properties?: Record<string, unknown> }).properties ?? {};
+    for (const key of Object.keys(properties)) if (PATH_LIKE.test(key) && !mapped.has(key)) unjudged.add(key);
+  }
+  if (unjudged.size === 0) return;
+  const example = Object.fromEntries([...unjudged].map((k) => [k, 'fs.read']));
+  api.log.info(
+    `MCP server "${server}": arguments ${[...unjudged].join(', ')} look like paths, but its tools are judged by name only. ` +
+      `To judge them by the files they name, add "resources": ${JSON.stringify(example)} (or "fs.write") to mcpServers.${server}.`,
+  );
+}

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, closeHosts, machine, open, stdioServer, text, withServers } from './support.js';
 
@@ -69,6 +71,15 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const token = await call(host, 'demo__token');
     expect(text(token)).toContain('your token is');
     expect(text(token)).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    // Audited like any call: the audit log (default place, under the test's state folder) names both calls.
+    await host.close();
+    const state = join(m.base, 'state');
+    const logs = readdirSync(state, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('audit.jsonl'));
+    expect(logs).toHaveLength(1);
+    const audit = readFileSync(join(state, logs[0]!), 'utf8');
+    expect(audit).toContain('"demo__image"');
+    expect(audit).toContain('"demo__token"');
+    expect(audit).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
   });
 
   it('the server gets a short environment, never Airlock’s own', async () => {
@@ -141,6 +152,19 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     expect(lines.join('\n')).toMatch(/MCP server "broken" did not start: .*Its tools are not registered/);
     expect(host.blocked).toBeUndefined();
     expect(text(await call(host, 'demo__echo', { text: 'ok' }))).toBe('echo: ok');
+    // demo's read_file takes a path and has no mapping: the log says how to have it judged by file.
+    expect(lines.join('\n')).toContain('MCP server "demo": arguments path look like paths');
+  });
+
+  it('a server that never answers is given up after its startupTimeout, without holding the host’s setup', async () => {
+    const m = machine();
+    const lines: string[] = [];
+    const started = Date.now();
+    const host = await open(m, withServers({ mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], startupTimeout: 700 }, demo: stdioServer(m) }), { lines });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(lines.join('\n')).toMatch(/MCP server "mute" did not start: .*within 700 ms/);
+    expect(host.blocked).toBeUndefined();
+    expect(text(await call(host, 'demo__echo', { text: 'still here' }))).toBe('echo: still here');
   });
 
   it('tools/list_changed adds the new tool to the registry, and the policy applies to it', async () => {

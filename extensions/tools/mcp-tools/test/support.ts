@@ -40,7 +40,8 @@ export async function open(m: Machine, settings: Record<string, unknown>, more: 
   const host = await openHost({
     cwd: m.project,
     interactive: false,
-    env: { HOME: m.home, XDG_CONFIG_HOME: join(m.home, '.config'), PATH: process.env.PATH },
+    // XDG_STATE_HOME too: the audit log (a default extension) writes there, and never in the real home.
+    env: { HOME: m.home, XDG_CONFIG_HOME: join(m.home, '.config'), XDG_STATE_HOME: join(m.base, 'state'), PATH: process.env.PATH },
     homeDir: m.home,
     ...(more.trust === undefined ? {} : { trust: more.trust }),
     ...(more.sandboxProgram === undefined ? {} : { sandboxProgram: more.sandboxProgram }),
