@@ -12,10 +12,13 @@ describe('mcp-tools over Streamable HTTP on 127.0.0.1', { timeout: 20_000 }, () 
     const m = machine();
     const server = await httpServer(m.marks);
     servers.push(server);
+    const lines: string[] = [];
     const host = await open(
       m,
       withServers({ web: { type: 'http', url: server.url, headers: { 'X-Test': '1' }, resources: { path: 'fs.read' } } }, { permissions: { deny: ['web__token'] } }),
+      { lines },
     );
+    expect(lines.filter((l) => l.includes('did not start'))).toEqual([]);
     expect(host.selection.has('web__echo')).toBe(true);
     expect(text(await call(host, 'web__echo', { text: 'over http' }))).toBe('echo: over http');
     const image = await call(host, 'web__image');
