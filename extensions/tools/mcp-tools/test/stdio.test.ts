@@ -38,6 +38,14 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     expect((await call(host, 'demo__echo', { text: 'x' })).outcome).toBe('ok');
   });
 
+  it('a glob over tool names (demo__*) covers every tool of a server', async () => {
+    const m = machine();
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { deny: ['demo__*'] } }));
+    expect((await call(host, 'demo__echo', { text: 'x' })).outcome).not.toBe('ok');
+    expect((await call(host, 'demo__read_file', { path: 'notes.txt' })).outcome).not.toBe('ok');
+    expect(m.marked('read-called')).toBe(false);
+  });
+
   it('with {"resources": {"path": "fs.read"}} the default secrets rule denies reading .env, and an ordinary file is read', async () => {
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m, { resources: { path: 'fs.read' } }) }, { permissions: { allow: ['demo__read_file'] } }));
