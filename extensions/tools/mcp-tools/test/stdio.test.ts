@@ -126,6 +126,14 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     await expect.poll(() => m.marked('cancelled'), { timeout: 3_000 }).toBe(true);
   });
 
+  it('the kernel’s own time limit for a call reaches the server as a cancellation too', async () => {
+    const m = machine();
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }));
+    const slow = await call(host, 'demo__slow', {}, { timeoutMs: 300 });
+    expect(slow.outcome).toBe('timeout');
+    await expect.poll(() => m.marked('cancelled'), { timeout: 3_000 }).toBe(true);
+  });
+
   it('aborting a call reaches the server as a cancellation', async () => {
     const m = machine();
     // Eager: the abort must land while the server is working, not while it is starting.
