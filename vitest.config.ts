@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 // workers' native loader, started with --conditions source, cannot load that, so the chain is
 // bundled by vite (which transpiles it) in the projects that use the AI SDK.
 const aiSdkInline = { server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource-parser'] } } };
+// The MCP SDK's HTTP client reaches eventsource-parser the same way; the CLI's tests import every
+// extension's entry (the error catalogue), @airlock/mcp-tools among them.
+const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk/, 'eventsource-parser'] } } };
 
 // Every project extends this, so vitest calls it once per project too; only the first call acts.
 const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));
@@ -25,7 +28,7 @@ export default defineConfig({
       { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...aiSdkInline } },
-      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
+      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...mcpClientInline } },
       { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], ...aiSdkInline } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },

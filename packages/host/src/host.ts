@@ -105,6 +105,7 @@ export interface Host {
   readonly settings: LoadedSettings;
   readonly trust: TrustDecision | undefined;
   readonly extensions: LoadExtensionsResult;
+  /** The enabled set now: recomputed, with the same settings and flags, whenever an extension changes its tool set (api.toolSet). */
   readonly selection: ToolSelection;
   readonly diagnostics: readonly Diagnostic[];
   /** Airlock's own settings, trust and state files, which no tool may write (what extensions get as `api.protectedPaths`). */
@@ -272,15 +273,26 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   // loadExtensions has already made the kernel refuse every call (see there); this is for people.
   const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
 
-  const selection = kernel.registry.select(toSelectOptions(settings.settings.tools));
-  diagnostics.push(...selection.diagnostics.map((d) => ({ ...d, details: { ...d.details } })));
+  const selectOptions = toSelectOptions(settings.settings.tools);
+  const initial = kernel.registry.select(selectOptions);
+  diagnostics.push(...initial.diagnostics.map((d) => ({ ...d, details: { ...d.details } })));
+  // Extensions may change their tool sets after load (an MCP server's list changed): the enabled
+  // set follows the registry, with the same settings and flags, so new tools are selected (or
+  // left out) by the same rules and removed ones are gone.
+  let current = { revision: kernel.registry.revision, selection: initial };
+  const selectionNow = (): ToolSelection => {
+    if (current.revision !== kernel.registry.revision) current = { revision: kernel.registry.revision, selection: kernel.registry.select(selectOptions) };
+    return current.selection;
+  };
 
   return {
     kernel,
     settings,
     trust,
     extensions,
-    selection,
+    get selection() {
+      return selectionNow();
+    },
     diagnostics,
     protectedPaths: guarded,
     blocked,
@@ -290,8 +302,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       return kernel.redactText(text);
     },
     // Extensions' listeners are on the kernel (kernel.onEvent); `o.onEvent` is the caller's own.
-    execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selection }),
-    batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selection }),
+    execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selectionNow() }),
+    batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selectionNow() }),
     close: async () => {
       await sandbox.dispose();
       await kernel.dispose();

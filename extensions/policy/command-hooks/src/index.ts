@@ -37,7 +37,7 @@ const extension = {
         cwd: api.cwd,
         env: hookEnv(base, api.cwd),
         ...(api.sandbox === undefined ? {} : { sandbox: api.sandbox }),
-        ...(api.wrapInSandbox === undefined ? {} : { wrap: api.wrapInSandbox }),
+        ...(api.processSandbox === undefined ? {} : { wrap: (argv: readonly string[], options: Parameters<NonNullable<typeof api.processSandbox>['wrap']>[1]) => api.processSandbox!.wrap(argv, options) }),
       },
       facts: { sessionId: api.sessionId, cwd: api.cwd },
       log: api.log,

@@ -20,6 +20,7 @@ import type {
 import { errorText } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
+import { createToolSet, type HostToolSet } from './tool-set.js';
 import type { RegisteredHandler } from './types.js';
 
 /**
@@ -103,6 +104,8 @@ export interface ExtensionSandbox {
   readonly registrationErrors: readonly RegistrationError[];
   /** Tools that take a path-like parameter but declare no resources(): policy judges them by name only. */
   readonly unjudged: readonly { tool: string; parameters: string[] }[];
+  /** Tools held by its tool sets (api.toolSet) now: their names come from a source at run time, so no manifest can list them. */
+  toolSetTools(): string[];
   /** Stop accepting registrations (call once setup has settled, however it settled). */
   seal(): void;
   /** Remove everything registered, newest first. Returns what was removed, e.g. `tool "echo"`. */
@@ -168,7 +171,9 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     return remove;
   }) as HookRegistrar['on'];
 
-  const sandbox = ctx.kernel.sandbox;
+  const log = prefixedLogger(ctx.log, ctx.extension);
+  const toolSets = new Map<string, HostToolSet>();
+
   const api: ExtensionAPI = Object.freeze({
     registerTool(tool: AnyAgentTool): void {
       refuseWhenSealed('registerTool');
@@ -284,8 +289,16 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       policy = true;
       undo.push({ what: 'a sandbox profile provider', run: off });
     },
+    toolSet(name: string) {
+      refuseWhenSealed('toolSet');
+      if (toolSets.has(name)) throw new Error(`api.toolSet("${name}") was already created by this extension; keep the object it returned`);
+      const set = createToolSet({ kernel: ctx.kernel, extension: ctx.extension, origin: ctx.origin, toolSource: ctx.toolSource, log, tools }, name);
+      toolSets.set(name, set);
+      undo.push({ what: `tool set "${name}"`, run: () => set.close() });
+      return set;
+    },
     ui: ctx.ui,
-    log: prefixedLogger(ctx.log, ctx.extension),
+    log,
     settings: ctx.settings,
     kernelVersion: ctx.kernel.version,
     cwd: ctx.cwd,
@@ -293,7 +306,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     env: ctx.kernel.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
-    ...(sandbox === undefined ? {} : { sandbox: sandbox.status, wrapInSandbox: (argv: readonly string[], options: SandboxWrapOptions) => sandbox.wrap(argv, options) }),
+    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status, processSandbox: ctx.kernel.sandbox }),
   });
 
   return {
@@ -307,6 +320,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     },
     registrationErrors,
     unjudged,
+    toolSetTools: () => [...toolSets.values()].flatMap((set) => set.names),
     seal() {
       sealed = true;
     },

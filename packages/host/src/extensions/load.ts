@@ -341,7 +341,8 @@ function providesDrift(declared: ExtensionRecord['provides'], box: ExtensionSand
     if (policy.length > 0) problems.push(`registers ${policy.join(', ')} handlers, but package.json#airlock has no "provides"`);
     return problems;
   }
-  const extraTools = box.tools.filter((t) => !declared.tools.includes(t));
+  const fromSets = box.toolSetTools();
+  const extraTools = box.tools.filter((t) => !declared.tools.includes(t) && !fromSets.includes(t));
   const extraHooks = registeredHooks.filter((h) => !declared.hooks.includes(h));
   if (extraTools.length > 0) problems.push(`registers tools not listed in provides.tools: ${extraTools.join(', ')}`);
   if (extraHooks.length > 0) problems.push(`registers handlers not listed in provides.hooks: ${extraHooks.join(', ')}`);

@@ -90,16 +90,50 @@ export interface ExtensionAPI extends HookRegistrar {
   /** Whether commands run inside the OS sandbox (a policy asks more when not); undefined when the host offers none. */
   readonly sandbox?: SandboxStatus;
   /**
-   * The command line that runs `argv` inside the OS sandbox, for a process an extension starts
-   * itself outside a tool call (a command hook). The same service tools get as `ctx.sandbox.wrap`,
-   * without any call's granted hosts. Present when the host offers a sandbox; rejects when it is not
-   * active (check `sandbox.active` first, and refuse to run when `sandbox.mode` is `required`).
+   * The OS sandbox for a process the extension starts itself, outside any one call (an MCP
+   * server started at setup, a command hook): `wrap` its command line as a tool wraps its process, spawn
+   * what comes back, and call `release()` when it ends. It runs under the profile the policy
+   * gives every process (writes only in the workspace, secrets hidden, network only to hosts an
+   * allow rule names); no call's approval widens it. Undefined when the host offers no sandbox.
    *
    * @example
-   * const cmd = await api.wrapInSandbox!(['sh', '-c', 'echo hi'], { cwd: api.cwd, env });
-   * spawn(cmd.file, cmd.args, { cwd: api.cwd, env: cmd.env }); // then cmd.release()
+   * const cmd = await api.processSandbox!.wrap(['node', 'server.js'], { cwd: api.cwd, env });
+   * const child = spawn(cmd.file, [...cmd.args], { env: cmd.env });
+   * child.on('exit', () => cmd.release());
    */
-  readonly wrapInSandbox?: SandboxService['wrap'];
+  readonly processSandbox?: SandboxService;
+  /**
+   * A named set of tools this extension may change after setup, when the source of the tools
+   * says they changed (an MCP server's `tools/list_changed`). Create it during setup; its
+   * `replace` works afterwards too, each change is logged with the extension's name, and its
+   * tools go through the same checks as `registerTool` (a refused one is reported, the others
+   * stay). A failed setup removes the set's tools like any other registration. Calls already
+   * under way keep the definition they started with; every call is judged by the policy as usual.
+   *
+   * @example
+   * const set = api.toolSet?.('github');
+   * set?.replace([toolA, toolB]); // later: set.replace([toolA, toolC]) removes toolB, adds toolC
+   */
+  toolSet?(name: string): ToolSet;
+}
+
+/** A set of tools an extension may replace after setup (see ExtensionAPI.toolSet). */
+export interface ToolSet {
+  readonly name: string;
+  /** The names registered now, in order. */
+  readonly names: readonly string[];
+  /** Make the set exactly `tools` (by name: new ones added, missing ones removed, the rest replaced). */
+  replace(tools: readonly AnyAgentTool[]): ToolSetChange;
+}
+
+/** What one ToolSet.replace did. */
+export interface ToolSetChange {
+  added: string[];
+  removed: string[];
+  /** Names kept whose definition was replaced. */
+  replaced: string[];
+  /** Tools the registry refused (a bad definition, a name another extension holds), with why. */
+  refused: { name: string; error: string }[];
 }
 
 /** Text in, the same text with secrets replaced out (see ExtensionAPI.registerRedactor). */

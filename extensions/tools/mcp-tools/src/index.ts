@@ -1,0 +1,136 @@
+import type { AgentTool, Extension, ExtensionAPI } from '@airlock/kernel';
+import { ServerConnection, type McpTool } from './connection.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, McpToolsOptions, type ServerConfig } from './options.js';
+import { serverTools } from './server-tools.js';
+
+export { airlockToolName } from './tool-name.js';
+export { fromMcpResult } from './result.js';
+export { mcpResources } from './resources.js';
+export { McpToolsOptions, ServerConfig } from './options.js';
+export { ServerConnection } from './connection.js';
+
+/** The version sent to servers as the client's. */
+const VERSION = '1.0.0';
+
+/** Each host's servers, found again by `dispose` (one module may serve several hosts). */
+const serversOf = new WeakMap<ExtensionAPI, ServerConnection[]>();
+
+/**
+ * Tools from MCP servers. At load every server is started (in parallel, each within its
+ * `startupTimeout`) and its tools listed and registered as `<server>__<tool>`; a `lazy` server
+ * (the default) is then stopped until its first call, an `eager` one keeps running. A server that
+ * fails to start is logged as an error naming it and what to do; its tools are not registered
+ * and the others load. When a running server says its tool list changed, the set is replaced
+ * (api.toolSet) and the change logged. The servers close when the host closes.
+ *
+ * Why list at load even for a lazy server: the model can only call tools it was shown, and the
+ * tool list goes to the model before the first call. A cached list from an earlier run could show
+ * tools that no longer exist, or with another schema, and would be one more file to guard; so
+ * "lazy" saves the process (memory, sockets, its own children) for a session that never calls it,
+ * not its start-up time.
+ */
+export default {
+  name: 'mcp-tools',
+  options: McpToolsOptions,
+  async setup(api, options) {
+    const servers: ServerConnection[] = [];
+    serversOf.set(api, servers);
+    const entries = Object.entries(options.mcpServers ?? {});
+    await Promise.all(entries.map(([name, config]) => addServer(api, servers, name, config)));
+  },
+  async dispose(api) {
+    const servers = serversOf.get(api) ?? [];
+    await Promise.all(servers.map((s) => s.close()));
+  },
+} satisfies Extension<typeof McpToolsOptions>;
+
+async function addServer(api: ExtensionAPI, servers: ServerConnection[], name: string, config: ServerConfig): Promise<void> {
+  warnUnexpanded(api, name, config);
+  const conn = new ServerConnection(name, config, {
+    cwd: api.cwd,
+    ...(api.processSandbox === undefined ? {} : { sandbox: api.processSandbox }),
+    log: api.log,
+    version: VERSION,
+  });
+  servers.push(conn);
+  let listed: McpTool[];
+  try {
+    listed = await withDeadline(conn.listTools(), config.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_MS);
+  } catch (error) {
+    await conn.close();
+    api.log.error(
+      `MCP server "${name}" did not start: ${error instanceof Error ? error.message : String(error)}. Its tools are not registered; ` +
+        `the other servers still load. Check its ${'command' in config ? 'command, args and env' : 'url and headers'} in settings (mcpServers.${name}), ` +
+        'or raise its startupTimeout.',
+    );
+    return;
+  }
+  const set = api.toolSet?.(name);
+  let last = '';
+  const register = (tools: readonly McpTool[]): void => {
+    // A lazy server lists again at each start; the same list again is no change.
+    const key = JSON.stringify(tools.map((t) => [t.name, t.title, t.description, t.inputSchema]));
+    if (key === last) return;
+    const first = last === '';
+    last = key;
+    const made = serverTools(conn, tools, config.resources);
+    if (first) adviseMapping(api, name, made.tools, config.resources);
+    for (const s of made.skipped) api.log.warn(`MCP server "${name}": tool "${s.tool}" is not registered: ${s.reason}`);
+    if (set !== undefined) set.replace(made.tools);
+    else for (const tool of made.tools) registerOne(api, name, tool);
+  };
+  register(listed);
+  if (set !== undefined) conn.onToolsChanged = register;
+  else conn.onToolsChanged = () => api.log.warn(`MCP server "${name}" changed its tool list, but this host cannot change tools after load; restart to see the new list`);
+  if ((config.startup ?? 'lazy') === 'lazy') await conn.stop();
+}
+
+function registerOne(api: ExtensionAPI, server: string, tool: AgentTool): void {
+  try {
+    api.registerTool(tool);
+  } catch (error) {
+    api.log.warn(`MCP server "${server}": tool "${tool.name}" is not registered: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Claude Code expands `${VAR}` in these fields; Airlock does not, so a pasted `${TOKEN}` would be sent as those characters. */
+function warnUnexpanded(api: ExtensionAPI, name: string, config: ServerConfig): void {
+  const values = 'command' in config ? [config.command, ...(config.args ?? []), ...Object.values(config.env ?? {})] : [config.url, ...Object.values(config.headers ?? {})];
+  if (values.some((v) => /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}/.test(v)))
+    api.log.warn(
+      `MCP server "${name}": a value contains \${…}, which Airlock does not expand (a settings file would otherwise hand your environment's secrets to the server). ` +
+        'Write the value itself in your user settings.',
+    );
+}
+
+
+/** The server's whole start and listing within one limit, so a slow server cannot hold the host's setup. */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`it did not start and list its tools within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const PATH_LIKE = /^(path|paths|file|files|dir|directory|folder|filename)$|(Path|File|Dir)s?$|_(path|file|dir)s?$/;
+
+/** A tool that takes a path but has no mapping is judged by its name only: say how to change that, once per server. */
+function adviseMapping(api: ExtensionAPI, server: string, tools: readonly AgentTool[], resources: ServerConfig['resources']): void {
+  const mapped = new Set(Object.keys(resources ?? {}));
+  const unjudged = new Set<string>();
+  for (const tool of tools) {
+    const properties = (tool.parameters as { properties?: Record<string, unknown> }).properties ?? {};
+    for (const key of Object.keys(properties)) if (PATH_LIKE.test(key) && !mapped.has(key)) unjudged.add(key);
+  }
+  if (unjudged.size === 0) return;
+  const example = Object.fromEntries([...unjudged].map((k) => [k, 'fs.read']));
+  api.log.info(
+    `MCP server "${server}": arguments ${[...unjudged].join(', ')} look like paths, but its tools are judged by name only. ` +
+      `To judge them by the files they name, add "resources": ${JSON.stringify(example)} (or "fs.write") to mcpServers.${server}.`,
+  );
+}

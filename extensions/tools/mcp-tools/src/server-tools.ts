@@ -1,0 +1,76 @@
+import type { AgentTool } from '@airlock/kernel';
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import type { McpTool, ServerConnection } from './connection.js';
+import type { ResourceMap } from './resources.js';
+import { mcpResources } from './resources.js';
+import { fromMcpResult, type McpResultDetails } from './result.js';
+import { airlockToolName } from './tool-name.js';
+
+/** The tools of one server as Airlock tools, and the ones that could not be made (with why). */
+export interface ServerTools {
+  tools: AgentTool[];
+  skipped: { tool: string; reason: string }[];
+}
+
+/**
+ * Airlock tools for a server's tool list. Each is `<server>__<tool>`; its `parameters` is the
+ * server's JSON Schema as it is (TypeBox 1.x compiles plain JSON Schema, so the kernel validates
+ * arguments against it and a bad call is an `invalid` outcome before anything is sent); a schema
+ * that does not compile, or a name two tools share once made safe, is skipped and reported.
+ *
+ * @example
+ * const { tools } = serverTools(conn, await conn.listTools(), { path: 'fs.read' });
+ */
+export function serverTools(conn: ServerConnection, listed: readonly McpTool[], resources: ResourceMap | undefined): ServerTools {
+  const out: ServerTools = { tools: [], skipped: [] };
+  const taken = new Map<string, string>();
+  for (const mcp of listed) {
+    const name = airlockToolName(conn.name, mcp.name);
+    const other = taken.get(name);
+    if (other !== undefined) {
+      out.skipped.push({ tool: mcp.name, reason: `its Airlock name "${name}" is already taken by the server's tool "${other}"` });
+      continue;
+    }
+    const schema = parametersOf(mcp.inputSchema);
+    if (typeof schema === 'string') {
+      out.skipped.push({ tool: mcp.name, reason: schema });
+      continue;
+    }
+    taken.set(name, mcp.name);
+    out.tools.push(toolFor(conn, mcp, name, schema, resources));
+  }
+  return out;
+}
+
+function toolFor(conn: ServerConnection, mcp: McpTool, name: string, parameters: TSchema, resources: ResourceMap | undefined): AgentTool<TSchema, McpResultDetails> {
+  const summary = mcp.description?.trim() || `The tool "${mcp.name}".`;
+  return {
+    name,
+    label: mcp.title ?? mcp.annotations?.title ?? `${conn.name}: ${mcp.name}`,
+    description: `${summary}\n(From the MCP server "${conn.name}".)`,
+    parameters,
+    // Without a mapping nothing is declared: the tool is judged by its name, and the batch treats
+    // it as one that may change files (a server can do anything), never as one that touches nothing.
+    ...(resources === undefined || Object.keys(resources).length === 0
+      ? {}
+      : { resources: (params: Record<string, unknown>, ctx: { cwd: string }) => mcpResources(resources, params, ctx) }),
+    async execute(_id, params, signal) {
+      return fromMcpResult(await conn.call(mcp.name, params as Record<string, unknown>, { ...(signal === undefined ? {} : { signal }) }));
+    },
+  } as AgentTool<TSchema, McpResultDetails>;
+}
+
+/** The tool's input schema as tool parameters, or why it cannot be one. */
+function parametersOf(input: unknown): TSchema | string {
+  if (typeof input !== 'object' || input === null || (input as { type?: unknown }).type !== 'object')
+    return `its input schema is not a JSON Schema object (type "object")`;
+  // `$schema` names a dialect; the kernel's validator needs none, and providers reject it.
+  const { $schema: _dialect, ...schema } = input as Record<string, unknown>;
+  try {
+    Compile(schema as TSchema);
+  } catch (error) {
+    return `its input schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return schema as TSchema;
+}
