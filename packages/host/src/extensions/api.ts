@@ -12,7 +12,6 @@ import type {
   ProtectedPaths,
   RuleStore,
   SandboxProfileProvider,
-  SandboxWrapOptions,
   TextRedactor,
   ToolSource,
   ToolUI,
