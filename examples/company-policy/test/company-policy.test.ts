@@ -42,7 +42,7 @@ function machine(edit: (settings: Settings) => void = () => {}) {
   git(project, 'commit', '-q', '-m', 'feature');
   return { base, home, project, origin, env, git };
 }
-type Settings = { permissions: { ask: { id: string }[] } } & Record<string, unknown>;
+type Settings = { permissions: { ask: { id: string; match: string }[] } } & Record<string, unknown>;
 type Machine = ReturnType<typeof machine>;
 
 const hosts: Host[] = [];
@@ -90,7 +90,8 @@ describe('examples/company-policy', () => {
   it('`airlock policy test` fails when an inline example no longer holds', async () => {
     // The same check CI runs, on a rule someone widened without fixing its examples.
     const m = machine((s) => {
-      const rule = s.permissions.ask.find((r) => r.id === 'publishing-needs-a-person') as { match: string };
+      const rule = s.permissions.ask.find((r) => r.id === 'publishing-needs-a-person');
+      if (rule === undefined) throw new Error('the pack lost its publishing rule');
       rule.match = 'bash(npm *)';
     });
     const cli = io(m);
