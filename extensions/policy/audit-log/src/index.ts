@@ -41,7 +41,9 @@ export function installAuditLog(api: ExtensionAPI, input: AuditOptionsInput, dep
   if (!resolved.ok) throw new Error(resolved.message);
   const options = resolved.value;
   const env = deps.env ?? api.env;
-  const where = { env, home: deps.home ?? homedir() };
+  // The home the host was opened with (its env), as `airlock audit verify|tail` read it: a host
+  // embedded with another HOME than the process's must not log to one place and verify another.
+  const where = { env, home: deps.home ?? (env.HOME || homedir()) };
   const logger = createAuditLogger({
     ...options,
     path: resolveAuditPath(options.path, api.cwd, where),

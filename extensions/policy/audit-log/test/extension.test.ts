@@ -71,6 +71,16 @@ describe('where the log goes', () => {
     expect(resolveAuditPath('~/a.jsonl', '/p', where)).toBe('/home/ada/a.jsonl');
     expect(resolveAuditPath('/abs/a.jsonl', '/p', where)).toBe('/abs/a.jsonl');
   });
+
+  it('~/ is the HOME of the host\'s environment (where `audit verify` looks), not the process\'s', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    const kernel = createKernel({ cwd: project, env: { HOME: home, XDG_STATE_HOME: join(home, 'state') }, spill: { dir: join(home, 'spill') } });
+    kernel.registry.register(echo, { source: 'sdk' });
+    track(installAuditLog(apiFor(kernel, project, []), { path: '~/logs/a.jsonl', fsync: 'never' }));
+    await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } });
+    expect(readRecords(join(home, 'logs', 'a.jsonl'))).toHaveLength(2);
+  });
 });
 
 function resolvedDefaults() {
