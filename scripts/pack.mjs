@@ -12,7 +12,8 @@
 //    TypeScript: the host still loads those through jiti.
 // 3. @airlock/cli is packed once more as the one package a user installs: the @airlock packages it
 //    needs (the kernel, host, agent, serve and the default extensions with their libraries) travel
-//    inside it as bundled dependencies, so `npm i -g airlock-cli-<v>.tgz` works on its own, before
+//    inside it as bundled dependencies, and the tour (examples/tour, for `airlock run --demo`)
+//    with them, so `npm i -g airlock-cli-<v>.tgz` works on its own, before
 //    any @airlock package is on a registry and with no pnpm and no build. Only third-party packages
 //    come from the registry. (pnpm's own bundling copies workspace package.json files with their
 //    `workspace:*` ranges, which npm cannot install: hence this step.)
@@ -208,6 +209,9 @@ function packInstallableCli(tarballs, dest) {
     const dependencies = { ...Object.fromEntries([...thirdParty].map(([name, { range }]) => [name, range])), ...Object.fromEntries(bundled) };
     cli.dependencies = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
     cli.bundleDependencies = [...bundled.keys()].sort();
+    // `airlock run --demo` finds the tour in examples/tour above its own module, as in a checkout.
+    cpSync(join(ROOT, 'examples/tour'), join(pkgDir, 'examples/tour'), { recursive: true });
+    cli.files = [...new Set([...(cli.files ?? []), 'examples'])];
     delete cli.devDependencies;
     delete cli.scripts;
     writeFileSync(join(pkgDir, 'package.json'), `${JSON.stringify(cli, null, 2)}\n`);

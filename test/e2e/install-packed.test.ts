@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,15 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     // bash loads the shell parser (web-tree-sitter and its .wasm) from the install too.
     const bash = await airlock(['call', 'bash', '{"command":"echo packed | tr a-z A-Z"}'], project);
     expect(bash).toMatchObject({ code: 0, stdout: 'PACKED\n' });
+  });
+
+  it('plays the tour (the quick start\'s next step) from the install', { timeout: 120_000 }, async () => {
+    const tour = join(base, 'tour');
+    const r = await airlock(['run', '--demo', '--demo-dir', tour], base);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`The project: +${tour}`));
+    // The scripted model fixed the bug with an edit: the project's file changed on disk.
+    expect(readFileSync(join(tour, 'src/cart.js'), 'utf8')).toContain('return sub - off;');
   });
 
   it('loads a third-party extension that depends on @airlock/kernel through a file: tarball', async () => {
