@@ -29,9 +29,11 @@ import { publishedPackages } from './workspace-packages.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = '@airlock/cli';
 
+/** Stops the packing; thrown (not exit) so every temp folder is removed on the way out. */
+class PackError extends Error {}
+
 function fail(message) {
-  process.stderr.write(`pack: ${message}\n`);
-  process.exit(1);
+  throw new PackError(message);
 }
 
 function run(command, args, cwd) {
@@ -241,4 +243,12 @@ function main() {
   process.stderr.write(`pack: ${tarballs.size} tarballs in ${dest}; install the CLI with: npm i -g ${tarballs.get(CLI)}\n`);
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (error) {
+    const output = error instanceof PackError ? '' : `${error.stdout ?? ''}${error.stderr ?? ''}`;
+    process.stderr.write(`pack: ${error.message}\n${output}`);
+    process.exitCode = 1;
+  }
+}
