@@ -548,6 +548,7 @@ describe('the default set', () => {
       '@airlock/path-policy',
       '@airlock/approval',
       '@airlock/redact-secrets',
+      '@airlock/telemetry',
     ]);
     expect(result.extensions.every((e) => e.status === 'not-installed')).toBe(true);
     expect(result.blocked).toBeUndefined();
