@@ -1,11 +1,15 @@
+import type { Context } from '@opentelemetry/api';
 import type { Extension, ExtensionAPI } from '@airlock/kernel';
 import { createRedactor, createSecretScanner } from '@airlock/secrets';
 import { resolveTelemetry, type TelemetryConfig } from './config.js';
 import { createRecorder, type Recorder } from './recorder.js';
+import { createAuditExport } from './audit-export.js';
+import { auditLogPath } from './audit-location.js';
 import type { TelemetryPipeline } from './pipeline.js';
 
 interface Running {
   pipeline: TelemetryPipeline;
+  drainAudit: () => void;
   recorder: Recorder;
   flushTimeoutMs: number;
 }
@@ -44,18 +48,22 @@ export function installTelemetry(
   pipeline: TelemetryPipeline,
   config: Pick<TelemetryConfig, 'exportContent' | 'flushTimeoutMs'>,
   version: string,
+  options: { auditPath?: string } = {},
 ): Recorder {
   // Content export sends arguments and results through the same secret scanner as the audit log.
   const redactor = config.exportContent ? createRedactor(createSecretScanner({ env: api.env, allow: [] })) : undefined;
+  const auditPath = pipeline.logger === undefined ? undefined : (options.auditPath ?? auditLogPath(api));
+  const audit = auditPath === undefined || pipeline.logger === undefined ? undefined : createAuditExport(auditPath, pipeline.logger, config.exportContent);
   const recorder = createRecorder(pipeline, {
     sessionId: api.sessionId,
     kernelVersion: api.kernelVersion,
     version,
     exportContent: config.exportContent,
     redact: (value) => (redactor === undefined ? value : redactor.value(value)),
+    ...(audit === undefined ? {} : { afterCall: (context: Context) => audit.drain(context) }),
   });
   api.onEvent(recorder.onEvent);
-  running.set(api, { pipeline, recorder, flushTimeoutMs: config.flushTimeoutMs });
+  running.set(api, { pipeline, recorder, flushTimeoutMs: config.flushTimeoutMs, drainAudit: () => audit?.drain() });
   return recorder;
 }
 
@@ -65,10 +73,13 @@ export async function stopTelemetry(api: ExtensionAPI): Promise<void> {
   if (state === undefined) return;
   running.delete(api);
   state.recorder.endOpen();
+  state.drainAudit();
   await state.pipeline.shutdown(state.flushTimeoutMs);
 }
 
 export default extension;
 export { resolveTelemetry, parseKeyValueList, TelemetrySettings, DEFAULT_FLUSH_TIMEOUT_MS, type TelemetryConfig, type ResolvedTelemetry } from './config.js';
+export { createAuditExport, exportedBody } from './audit-export.js';
+export { auditLogPath } from './audit-location.js';
 export { createRecorder, type Recorder, type RecorderOptions } from './recorder.js';
 export type { TelemetryPipeline, TelemetrySinks } from './pipeline.js';

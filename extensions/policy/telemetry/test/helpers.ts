@@ -3,6 +3,8 @@ import Type from 'typebox';
 import * as otel from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { installAuditLog } from '@airlock/audit-log';
 import { createKernel, defineTool, type ExtensionAPI, type Kernel } from '@airlock/kernel';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { installTelemetry, stopTelemetry } from '../src/index.js';
@@ -52,7 +54,7 @@ export const wait = defineTool({
 });
 
 /** A kernel with echo and wait, telemetry installed over in-memory exporters. */
-export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string> } = {}) {
+export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string>; audit?: boolean } = {}) {
   const dir = makeTempDir('airlock-telemetry-');
   const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
   kernel.registry.register(echo, { source: 'sdk' });
@@ -63,13 +65,17 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
   const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 60_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
   const api = apiFor(kernel, dir, options.env);
+  const auditPath = join(dir, 'audit', 'audit.jsonl');
+  const auditLogger = options.audit === true ? installAuditLog(apiFor(kernel, dir, options.env), { path: auditPath, fsync: 'never' }, { env: {}, home: dir }) : undefined;
+  const logs = new InMemoryLogRecordExporter();
+  const loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logs })] });
   installTelemetry(
     api,
     {
       api: otel,
       tracer: tracerProvider.getTracer('test'),
       meter: meterProvider.getMeter('test'),
-      logger: undefined,
+      logger: options.audit === true ? loggerProvider.getLogger('airlock.audit') : undefined,
       shutdown: async () => {
         await reader.forceFlush();
         await tracerProvider.shutdown();
@@ -77,8 +83,12 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
     },
     { exportContent: options.exportContent ?? false, flushTimeoutMs: 2000 },
     '1.0.0',
+    { auditPath },
   );
   return {
+    auditPath,
+    logs: () => logs.getFinishedLogRecords(),
+    closeAudit: () => auditLogger?.close(),
     kernel,
     spans: (): ReadableSpan[] => spans.getFinishedSpans(),
     /** Flush the metrics and return every data point by metric name. */

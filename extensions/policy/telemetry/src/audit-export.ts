@@ -1,0 +1,114 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { Context } from '@opentelemetry/api';
+import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
+import { lineHash, sha256Hex, canonicalJson } from '@airlock/audit-log';
+
+/** Fields of an audit record that carry what the model sent or a tool returned. */
+const CONTENT_FIELDS = ['args', 'provenance', 'resources', 'reason', 'content', 'votes'] as const;
+/** OTel severity numbers (logs data model): INFO and WARN. */
+const SEVERITY_INFO = 9;
+const SEVERITY_WARN = 13;
+/** Read at most this much of the log per call: a huge backlog is not a reason to stall a call. */
+const MAX_READ = 4 * 1024 * 1024;
+
+/**
+ * The record as exported: every field of the JSONL record; without content export, the fields
+ * that may hold arguments, results or reasons are replaced by the SHA-256 of their canonical
+ * JSON (`{"sha256": …}`), so a SIEM can still match them against the local log.
+ */
+export function exportedBody(record: Record<string, unknown>, exportContent: boolean): Record<string, unknown> {
+  if (exportContent) return record;
+  const out: Record<string, unknown> = { ...record };
+  for (const field of CONTENT_FIELDS) {
+    if (field in out) out[field] = { sha256: sha256Hex(canonicalJson(out[field])) };
+  }
+  return out;
+}
+
+/**
+ * Audit records as OpenTelemetry log records, read from the hash-chained JSONL log itself (the
+ * source of truth): after each call, the lines the audit log appended are emitted with the call's
+ * trace context. Each carries the record's fields, its `seq` and `prev`, and the SHA-256 of its own
+ * line (`airlock.audit.line_sha256`, what the next record's `prev` holds), so a collector's copy
+ * can be checked against the chain.
+ *
+ * @example
+ * const audit = createAuditExport('/home/u/.local/state/airlock/audit/p/audit.jsonl', logger, false);
+ * audit.drain(spanContext); // after a call
+ */
+export function createAuditExport(path: string, logger: OtelLogger, exportContent: boolean) {
+  // Only what this run appends: the log's earlier lines were exported by the runs that wrote them.
+  let offset = sizeOf(path);
+
+  function emit(line: string, context: Context | undefined): void {
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return; // a torn line: the audit log writes a recovery record for it, exported in turn
+    }
+    const type = String(record['type'] ?? 'unknown');
+    const attributes: Record<string, string | number | boolean> = {
+      'airlock.audit.type': type,
+      'airlock.audit.line_sha256': lineHash(line),
+    };
+    const copy: Array<[string, string]> = [
+      ['seq', 'airlock.audit.seq'],
+      ['prev', 'airlock.audit.prev'],
+      ['session', 'airlock.session.id'],
+      ['tool', 'gen_ai.tool.name'],
+      ['toolCallId', 'gen_ai.tool.call.id'],
+      ['decision', 'airlock.decision'],
+      ['outcome', 'airlock.outcome'],
+    ];
+    for (const [field, name] of copy) {
+      const value = record[field];
+      if (typeof value === 'string' || typeof value === 'number') attributes[name] = value;
+    }
+    const source = record['decision_source'] as Record<string, unknown> | undefined;
+    if (typeof source?.['rule'] === 'string') attributes['airlock.decision.rule'] = source['rule'];
+    if (typeof source?.['handler'] === 'string') attributes['airlock.decision.handler'] = source['handler'];
+    logger.emit({
+      eventName: `airlock.audit.${type}`,
+      severityNumber: record['decision'] === 'deny' ? SEVERITY_WARN : SEVERITY_INFO,
+      severityText: record['decision'] === 'deny' ? 'WARN' : 'INFO',
+      body: JSON.stringify(exportedBody(record, exportContent)),
+      attributes,
+      ...(context === undefined ? {} : { context }),
+    });
+  }
+
+  return {
+    /** Emit the complete lines appended since the last drain. Never throws. */
+    drain(context?: Context): void {
+      try {
+        const size = sizeOf(path);
+        // A smaller file is a new one (rotated): start at its beginning.
+        if (size < offset) offset = 0;
+        if (size === offset) return;
+        const length = Math.min(size - offset, MAX_READ);
+        const bytes = Buffer.alloc(length);
+        const fd = openSync(path, 'r');
+        try {
+          readSync(fd, bytes, 0, length, offset);
+        } finally {
+          closeSync(fd);
+        }
+        const end = bytes.lastIndexOf(0x0a);
+        if (end === -1) return; // a line still being written
+        offset += end + 1;
+        for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line !== '') emit(line, context);
+      } catch {
+        // The log is the audit log's to keep; a read that fails here loses an export, not a record.
+      }
+    },
+  };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
