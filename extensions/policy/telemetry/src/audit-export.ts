@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Context } from '@opentelemetry/api';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { lineHash, sha256Hex, canonicalJson } from '@airlock/audit-log';
@@ -27,20 +27,26 @@ export function exportedBody(record: Record<string, unknown>, exportContent: boo
 
 /**
  * Audit records as OpenTelemetry log records, read from the hash-chained JSONL log itself (the
- * source of truth): after each call, the lines the audit log appended are emitted with the call's
- * trace context. Each carries the record's fields, its `seq` and `prev`, and the SHA-256 of its own
+ * source of truth): shortly after calls end (batched, off the calls' path), the lines the audit
+ * log appended are emitted, each joined to its call's trace by toolCallId. Each carries the record's fields, its `seq` and `prev`, and the SHA-256 of its own
  * line (`airlock.audit.line_sha256`, what the next record's `prev` holds), so a collector's copy
  * can be checked against the chain.
  *
  * @example
  * const audit = createAuditExport('/home/u/.local/state/airlock/audit/p/audit.jsonl', logger, false);
- * audit.drain(spanContext); // after a call
+ * audit.afterCall('call-1', spanContext); // read ~200 ms later
+ * audit.close();                          // at shutdown: everything left
  */
-export function createAuditExport(path: string, logger: OtelLogger, exportContent: boolean) {
+export function createAuditExport(path: string, logger: OtelLogger, exportContent: boolean, options: { delayMs?: number } = {}) {
+  const delayMs = options.delayMs ?? 200;
   // Only what this run appends: the log's earlier lines were exported by the runs that wrote them.
-  let offset = sizeOf(path);
+  let file = openLog(path);
+  let offset = file === undefined ? 0 : sizeOfFd(file.fd);
+  /** Ended calls' trace contexts, until their records are read. */
+  const contexts = new Map<string, Context>();
+  let timer: NodeJS.Timeout | undefined;
 
-  function emit(line: string, context: Context | undefined): void {
+  function emit(line: string): void {
     let record: Record<string, unknown>;
     try {
       record = JSON.parse(line) as Record<string, unknown>;
@@ -68,6 +74,8 @@ export function createAuditExport(path: string, logger: OtelLogger, exportConten
     const source = record['decision_source'] as Record<string, unknown> | undefined;
     if (typeof source?.['rule'] === 'string') attributes['airlock.decision.rule'] = source['rule'];
     if (typeof source?.['handler'] === 'string') attributes['airlock.decision.handler'] = source['handler'];
+    const context = typeof record['toolCallId'] === 'string' ? contexts.get(record['toolCallId']) : undefined;
+    if (type === 'result' && typeof record['toolCallId'] === 'string') contexts.delete(record['toolCallId']);
     logger.emit({
       eventName: `airlock.audit.${type}`,
       severityNumber: record['decision'] === 'deny' ? SEVERITY_WARN : SEVERITY_INFO,
@@ -78,37 +86,83 @@ export function createAuditExport(path: string, logger: OtelLogger, exportConten
     });
   }
 
-  return {
-    /** Emit the complete lines appended since the last drain. Never throws. */
-    drain(context?: Context): void {
-      try {
-        const size = sizeOf(path);
-        // A smaller file is a new one (rotated): start at its beginning.
-        if (size < offset) offset = 0;
-        if (size === offset) return;
-        const length = Math.min(size - offset, MAX_READ);
-        const bytes = Buffer.alloc(length);
-        const fd = openSync(path, 'r');
-        try {
-          readSync(fd, bytes, 0, length, offset);
-        } finally {
-          closeSync(fd);
-        }
-        const end = bytes.lastIndexOf(0x0a);
-        if (end === -1) return; // a line still being written
-        offset += end + 1;
-        for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line !== '') emit(line, context);
-      } catch {
-        // The log is the audit log's to keep; a read that fails here loses an export, not a record.
+  /** Emit the complete lines of the open file from `offset` to its end. */
+  function readOpen(): void {
+    if (file === undefined) return;
+    const size = sizeOfFd(file.fd);
+    if (size < offset) offset = 0; // emptied in place
+    while (offset < size) {
+      const length = Math.min(size - offset, MAX_READ);
+      const bytes = Buffer.alloc(length);
+      const got = readSync(file.fd, bytes, 0, length, offset);
+      const end = bytes.subarray(0, got).lastIndexOf(0x0a);
+      if (end === -1) return; // a line still being written
+      offset += end + 1;
+      for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line !== '') emit(line);
+    }
+  }
+
+  function drainNow(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    try {
+      readOpen();
+      // Rotated or replaced: the old file was read to its end above (the descriptor still holds
+      // it); go on with the new one from its start.
+      const now = statIno(path);
+      if (now !== undefined && now !== file?.ino) {
+        if (file !== undefined) closeSync(file.fd);
+        file = openLog(path);
+        offset = 0;
+        readOpen();
       }
+    } catch {
+      // The log is the audit log's to keep; a read that fails here loses an export, not a record.
+    }
+  }
+
+  return {
+    /**
+     * A call ended: its records are read a little later, off the call's path, and joined to
+     * `context` (the call's span) by their toolCallId.
+     */
+    afterCall(toolCallId: string, context: Context): void {
+      contexts.set(toolCallId, context);
+      if (timer === undefined) {
+        timer = setTimeout(drainNow, delayMs);
+        timer.unref();
+      }
+    },
+    /** Emit everything appended so far (at shutdown). Never throws. */
+    drain(): void {
+      drainNow();
+    },
+    close(): void {
+      drainNow();
+      if (file !== undefined) closeSync(file.fd);
+      file = undefined;
+      contexts.clear();
     },
   };
 }
 
-function sizeOf(path: string): number {
+function openLog(path: string): { fd: number; ino: number } | undefined {
   try {
-    return statSync(path).size;
+    const fd = openSync(path, 'r');
+    return { fd, ino: fstatSync(fd).ino };
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+function statIno(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeOfFd(fd: number): number {
+  return fstatSync(fd).size;
 }

@@ -60,10 +60,10 @@ export function installTelemetry(
     version,
     exportContent: config.exportContent,
     redact: (value) => (redactor === undefined ? value : redactor.value(value)),
-    ...(audit === undefined ? {} : { afterCall: (context: Context) => audit.drain(context) }),
+    ...(audit === undefined ? {} : { afterCall: (toolCallId: string, context: Context) => audit.afterCall(toolCallId, context) }),
   });
   api.onEvent(recorder.onEvent);
-  running.set(api, { pipeline, recorder, flushTimeoutMs: config.flushTimeoutMs, drainAudit: () => audit?.drain() });
+  running.set(api, { pipeline, recorder, flushTimeoutMs: config.flushTimeoutMs, drainAudit: () => audit?.close() });
   return recorder;
 }
 

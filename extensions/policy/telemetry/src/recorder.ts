@@ -19,7 +19,7 @@ export interface RecorderOptions {
   /** Makes content safe to send (the secret scanner); applied to everything content export sends. */
   redact: (value: unknown) => unknown;
   /** Called when a call has ended, inside its span's context (audit records are emitted here). */
-  afterCall?: (context: Context) => void;
+  afterCall?: (toolCallId: string, context: Context) => void;
   now?: () => number;
 }
 
@@ -162,7 +162,7 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
       instruments.executionLatency.record((at - (state.decidedAt ?? state.startedAt)) / 1000, { 'gen_ai.tool.name': event.toolName, 'airlock.outcome': result.outcome });
     }
     instruments.calls.add(1, { 'gen_ai.tool.name': event.toolName, 'airlock.outcome': result.outcome });
-    options.afterCall?.(state.context);
+    options.afterCall?.(event.toolCallId, state.context);
     state.span.end();
   }
 
