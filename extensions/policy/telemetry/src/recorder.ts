@@ -28,7 +28,8 @@ interface CallState {
   context: Context;
   startedAt: number;
   decidedAt?: number;
-  execute?: Span;
+  /** The call was allowed and went on to run. */
+  executed?: boolean;
 }
 
 interface Instruments {
@@ -63,7 +64,7 @@ function clip(text: string): string {
 
 /**
  * Turns the kernel's events into OpenTelemetry: one `execute_tool <name>` span per call (GenAI
- * conventions), its phases as span events and an `airlock.execute` child span, and the call
+ * conventions), its phases as span events (transform, each vote, approve, execute, redact), and the call
  * metrics. Only names, ids, rules, outcomes and hashes are recorded unless content export is on.
  *
  * @example
@@ -134,8 +135,11 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
       const source = decision.source;
       const rule = source.kind === 'vote' ? (source.rule ?? source.handler) : source.kind === 'handler-failure' ? source.handler : source.kind;
       instruments.denials.add(1, { 'gen_ai.tool.name': event.toolName, 'airlock.rule': rule, 'airlock.outcome': decision.outcome });
-    } else if (state.execute === undefined) {
-      state.execute = tracer.startSpan('airlock.execute', { kind: SPAN_KIND_INTERNAL, attributes: { 'gen_ai.tool.name': event.toolName } }, state.context);
+    } else if (state.executed !== true) {
+      // An event, not a child span: a span per phase would double what each call costs to record
+      // and to export; the execution's duration is from this event to the span's end.
+      state.executed = true;
+      state.span.addEvent('airlock.execute');
     }
   }
 
@@ -155,10 +159,7 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
       state.span.setAttribute('error.type', result.outcome === 'error' ? 'tool_error' : result.outcome);
       state.span.setStatus({ code: STATUS_ERROR });
     }
-    if (state.execute !== undefined) {
-      if (result.outcome !== 'ok') state.execute.setStatus({ code: STATUS_ERROR });
-      state.execute.setAttribute('airlock.outcome', result.outcome);
-      state.execute.end();
+    if (state.executed === true) {
       instruments.executionLatency.record((at - (state.decidedAt ?? state.startedAt)) / 1000, { 'gen_ai.tool.name': event.toolName, 'airlock.outcome': result.outcome });
     }
     instruments.calls.add(1, { 'gen_ai.tool.name': event.toolName, 'airlock.outcome': result.outcome });
@@ -197,7 +198,6 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
     /** End what is still open (a host closing mid-call), so nothing is lost at shutdown. */
     endOpen(): void {
       for (const state of calls.values()) {
-        state.execute?.end();
         state.span.setAttribute('airlock.outcome', 'unfinished');
         state.span.end();
       }
