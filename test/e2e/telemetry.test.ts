@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
@@ -86,6 +86,26 @@ describe('OpenTelemetry export from airlock call', () => {
     expect(run.stdout).toContain('zebra-content-7');
     expect(run.stderr).not.toMatch(/error|telemetry|opentelemetry/i);
     expect(r.received.some((x) => x.path === '/v1/traces')).toBe(true);
+  });
+
+  it('the telemetry section of the user settings turns it on too, with its service name and resource attributes', async () => {
+    const r = await receiver();
+    const m = machine();
+    mkdirSync(join(m.box.home, '.config', 'airlock'), { recursive: true });
+    writeFileSync(
+      join(m.box.home, '.config', 'airlock', 'settings.json'),
+      JSON.stringify({ telemetry: { endpoint: r.url, protocol: 'http/json', serviceName: 'laptop-7', resourceAttributes: { team: 'sec' } } }),
+    );
+    const run = await m.call({});
+    expect(run.code).toBe(0);
+    const body = r.received.filter((x) => x.path === '/v1/traces').map((t) => t.body.toString('utf8')).join('\n');
+    expect(body).toContain('"execute_tool read"');
+    expect(body).toContain('"laptop-7"');
+    expect(body).toContain('"team"');
+    // The audit log's records arrive as log records, with their chain fields.
+    const logs = r.received.filter((x) => x.path === '/v1/logs').map((t) => t.body.toString('utf8')).join('\n');
+    expect(logs).toContain('"airlock.audit.decision"');
+    expect(logs).toContain('"airlock.audit.line_sha256"');
   });
 
   it('OTEL_SDK_DISABLED=true turns it off even with an endpoint', async () => {
