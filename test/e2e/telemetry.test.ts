@@ -86,6 +86,10 @@ describe('OpenTelemetry export from airlock call', () => {
     expect(run.stdout).toContain('zebra-content-7');
     expect(run.stderr).not.toMatch(/error|telemetry|opentelemetry/i);
     expect(r.received.some((x) => x.path === '/v1/traces')).toBe(true);
+    // The command's own exit code survives the wait: a call that fails still exits 1.
+    const failed = await m.box.airlock(['call', 'read', '{"path":"missing.txt"}'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url } });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout + failed.stderr).toContain('missing.txt');
   });
 
   it('the telemetry section of the user settings turns it on too, with its service name and resource attributes', async () => {

@@ -105,6 +105,9 @@ export function createAuditExport(path: string, logger: OtelLogger, exportConten
   function drainNow(): void {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+    // Calls that ended before this read have their records on disk by now (the audit log writes
+    // them in the observe phases, before the call ends): their contexts are not needed after it.
+    const ended = [...contexts.keys()];
     try {
       readOpen();
       // Rotated or replaced: the old file was read to its end above (the descriptor still holds
@@ -119,6 +122,7 @@ export function createAuditExport(path: string, logger: OtelLogger, exportConten
     } catch {
       // The log is the audit log's to keep; a read that fails here loses an export, not a record.
     }
+    for (const id of ended) contexts.delete(id);
   }
 
   return {

@@ -119,12 +119,15 @@ export function startPipeline(config: TelemetryConfig, version: string): Telemet
   };
 }
 
-/** `work`, or nothing once `ms` have passed; the timer does not keep the process alive. */
+/**
+ * `work`, or nothing once `ms` have passed. The timer is deliberately not unref'd: with the SDK's
+ * own timers unref'd, an unref'd wait could let the process run out of work mid-await and exit
+ * without the command's exit code.
+ */
 export function settleWithin(work: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
-    timer.unref();
   });
   return Promise.race([work.catch(() => undefined), expiry]).finally(() => clearTimeout(timer));
 }
