@@ -1,5 +1,5 @@
 import { defaultServerConditions } from 'vite';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 // `ai` reaches eventsource-parser, which also exports a "source" condition (its src/*.ts): the
@@ -29,7 +29,13 @@ export default defineConfig({
       { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...aiSdkInline } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...mcpClientInline } },
-      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'policy/telemetry/**'] } },
+      // The OpenTelemetry packages' ESM builds (picked by the `module` condition the workers get)
+      // have extension-less imports Node refuses: telemetry's tests run without that condition.
+      {
+        ssr: { resolve: { conditions: ['source', 'node'] } },
+        test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck] },
+      },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], ...aiSdkInline } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
     ],

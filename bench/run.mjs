@@ -20,6 +20,7 @@ const BENCHES = {
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },
   redact: { module: './redact/main.mjs', needs: { build: false, peer: false } },
+  telemetry: { module: './telemetry/main.mjs', needs: { build: true, peer: false } },
   mcp: { module: './serve/mcp.mjs', needs: { build: true, peer: false } },
   'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
 };

@@ -70,7 +70,7 @@ describe('airlock call', () => {
     expect(r.code).toBe(0);
     const report = json(r.stdout) as { extensions: { spec: string; status: string }[] };
     expect(report.extensions.map((e) => e.spec).sort()).toEqual(
-      ['approval', 'audit-log', 'path-policy', 'redact-secrets', 'tool-bash', 'tool-edit', 'tool-find', 'tool-grep', 'tool-ls', 'tool-read', 'tool-write'].map((n) => `@airlock/${n}`),
+      ['approval', 'audit-log', 'path-policy', 'redact-secrets', 'telemetry', 'tool-bash', 'tool-edit', 'tool-find', 'tool-grep', 'tool-ls', 'tool-read', 'tool-write'].map((n) => `@airlock/${n}`),
     );
     const missing = report.extensions.filter((e) => e.status === 'not-installed');
     const call = await s.airlock(['call', 'no_such_tool', '{}']);

@@ -15,6 +15,7 @@ import approvalPackage from '@airlock/approval/package.json' with { type: 'json'
 import auditPackage from '@airlock/audit-log/package.json' with { type: 'json' };
 import pathPolicyPackage from '@airlock/path-policy/package.json' with { type: 'json' };
 import redactPackage from '@airlock/redact-secrets/package.json' with { type: 'json' };
+import telemetryPackage from '@airlock/telemetry/package.json' with { type: 'json' };
 
 const bundled = {
   [bashPackage.name]: { version: bashPackage.version, load: () => import('@airlock/tool-bash') },
@@ -28,6 +29,8 @@ const bundled = {
   [auditPackage.name]: { version: auditPackage.version, load: () => import('@airlock/audit-log') },
   [pathPolicyPackage.name]: { version: pathPolicyPackage.version, load: () => import('@airlock/path-policy') },
   [redactPackage.name]: { version: redactPackage.version, load: () => import('@airlock/redact-secrets') },
+  // Its OpenTelemetry SDK is not bundled: loaded with require from the package, only when telemetry is on.
+  [telemetryPackage.name]: { version: telemetryPackage.version, load: () => import('@airlock/telemetry') },
 };
 
 /** `airlock …` with the compiled-in extensions. */

@@ -17,6 +17,23 @@ export function secretDigest(secret: string): string {
 const PLACEHOLDER = /\[REDACTED:[^\]\s#]+#\d+\]/g;
 
 /**
+ * How many placeholders each detector wrote into `text`: the rule id up to its first `:`
+ * (`env:DEPLOY_TOKEN` counts as `env`, `file:~/.aws/credentials:key` as `file`), so a count never
+ * carries a variable or file name. For metrics (redactions by detector).
+ *
+ * @example placeholderCounts('a [REDACTED:github-token#1] b [REDACTED:env:X#2]') // Map { 'github-token' => 1, 'env' => 1 }
+ */
+export function placeholderCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    const rule = m[0].slice('[REDACTED:'.length, m[0].lastIndexOf('#'));
+    const detector = rule.split(':')[0]!;
+    counts.set(detector, (counts.get(detector) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
  * Every placeholder in the strings of `value` (keys included) that `digestOf` knows, with its
  * digest: the map an audit record keeps beside the placeholders it holds.
  *

@@ -9,6 +9,6 @@ export { looksSecretName } from './names.js';
 export { shannonEntropy } from './entropy.js';
 export { ENTROPY_THRESHOLD, LETTERS_ENTROPY_THRESHOLD, plausibleSecretValue } from './assignments.js';
 export { FORMAT_RULES, SCAN_RULES } from './formats.js';
-export { placeholderDigests, secretDigest } from './digest.js';
+export { placeholderCounts, placeholderDigests, secretDigest } from './digest.js';
 export { FILE_VALUE_LIMITS, HOME_SECRET_FILES, loadFileSecrets, secretFileCandidates, valuesIn, type FileSecret } from './file-values.js';
 export { withFileSecrets } from './known-values.js';

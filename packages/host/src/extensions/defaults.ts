@@ -28,7 +28,13 @@ export const DEFAULT_GUARDS: Readonly<Record<string, string>> = Object.freeze({
   '@airlock/redact-secrets': 'secrets in tool output reach the model unredacted',
 });
 
-export const DEFAULT_EXTENSIONS: readonly string[] = Object.freeze([...BUILTIN_TOOL_PACKAGES, ...Object.keys(DEFAULT_GUARDS)]);
+/**
+ * Default observers: no tool, no vote. Telemetry is here so the standard OTEL_* variables turn it
+ * on; its setup returns before loading the OpenTelemetry SDK unless an endpoint is configured.
+ */
+export const DEFAULT_OBSERVERS: readonly string[] = Object.freeze(['@airlock/telemetry']);
+
+export const DEFAULT_EXTENSIONS: readonly string[] = Object.freeze([...BUILTIN_TOOL_PACKAGES, ...Object.keys(DEFAULT_GUARDS), ...DEFAULT_OBSERVERS]);
 
 /**
  * The default set as settings entries of the `defaults` layer. A missing one is reported as

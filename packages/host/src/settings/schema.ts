@@ -261,6 +261,14 @@ const sections = {
     'The OS sandbox commands run in (see docs/security.md).',
   ),
 
+  telemetry: Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      'OpenTelemetry export (the @airlock/telemetry extension checks the fields: enabled, endpoint, protocol, serviceName, resourceAttributes, headers, flushTimeoutMs, exportContent; see docs/fleet.md). ' +
+      'The OTEL_* environment variables win over it. Only your user settings or a trusted project may set it: it decides where call data is sent.',
+    default: {},
+    ...valueKind('guard'),
+  }),
+
   providers: section(
     {
       openai: providerSettings('OpenAI (and OpenAI-compatible servers: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)', 'OPENAI_API_KEY'),
@@ -344,6 +352,7 @@ export interface Settings {
   images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
   trust: { default: 'ask' | 'always' | 'never' };
   sandbox: { mode: 'auto' | 'required' | 'off' };
+  telemetry: Record<string, unknown>;
   providers: { openai?: ProviderSettings; anthropic?: ProviderSettings };
 }
 

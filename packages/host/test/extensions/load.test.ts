@@ -530,10 +530,10 @@ describe('fail closed for policy extensions', () => {
 });
 
 describe('the default set', () => {
-  it('reports the 11 default extensions as not installed and carries on', async () => {
+  it('reports the 12 default extensions as not installed and carries on', async () => {
     const root = tempDir();
     const { kernel, result } = await load(root, undefined);
-    expect(result.diagnostics).toHaveLength(11);
+    expect(result.diagnostics).toHaveLength(12);
     expect(new Set(codes(result))).toEqual(new Set(['AIRLOCK_EXTENSION_NOT_INSTALLED']));
     expect(result.diagnostics.every((d) => d.severity === 'warning')).toBe(true);
     expect(result.diagnostics.map((d) => d.extension)).toEqual([
@@ -548,6 +548,7 @@ describe('the default set', () => {
       '@airlock/path-policy',
       '@airlock/approval',
       '@airlock/redact-secrets',
+      '@airlock/telemetry',
     ]);
     expect(result.extensions.every((e) => e.status === 'not-installed')).toBe(true);
     expect(result.blocked).toBeUndefined();
@@ -561,7 +562,7 @@ describe('the default set', () => {
     expect(result.loaded.map((e) => e.packageName)).toEqual(['@airlock/tool-read']);
     expect(result.loaded[0]!.source.foundIn).toBe('builtin');
     expect(kernel.registry.get('read')?.source).toBe('builtin');
-    expect(result.diagnostics).toHaveLength(10);
+    expect(result.diagnostics).toHaveLength(11);
   });
 
   it('a compiled-in (bundled) module replaces jiti only for Airlock’s own package at the same version', async () => {

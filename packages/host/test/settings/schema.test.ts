@@ -49,6 +49,7 @@ describe('the schema documents every option where it is declared', () => {
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
       sandbox: { mode: 'auto' },
       trust: { default: 'ask' },
+      telemetry: {},
       providers: {},
     });
     // A fresh copy each time: nobody can change the defaults by mutating a result.

@@ -1,0 +1,114 @@
+import { join } from 'node:path';
+import Type from 'typebox';
+import * as otel from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { installAuditLog } from '@airlock/audit-log';
+import { createKernel, defineTool, type ExtensionAPI, type Kernel } from '@airlock/kernel';
+import { makeTempDir } from '@airlock/kernel/testing';
+import { installTelemetry, stopTelemetry } from '../src/index.js';
+
+/** The ExtensionAPI the host would give, built straight on a kernel. */
+export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}): ExtensionAPI {
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  return {
+    registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
+    on: kernel.on,
+    onEvent: (listener) => void kernel.onEvent(listener),
+    registerCommand: () => {},
+    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
+    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
+    log: silent,
+    settings: {},
+    kernelVersion: kernel.version,
+    cwd,
+    sessionId: kernel.sessionId,
+    env,
+  };
+}
+
+export const echo = defineTool({
+  name: 'echo',
+  label: 'Echo',
+  description: 'Repeat the text back.',
+  parameters: Type.Object({ text: Type.String() }, { additionalProperties: false }),
+  async execute(_id, { text }) {
+    return { content: [{ type: 'text', text }] };
+  },
+});
+
+/** Waits until the run is aborted. */
+export const wait = defineTool({
+  name: 'wait',
+  label: 'Wait',
+  description: 'Wait until aborted.',
+  parameters: Type.Object({}, { additionalProperties: false }),
+  async execute(_id, _args, signal) {
+    await new Promise<void>((resolve) => {
+      if (signal?.aborted) resolve();
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+    throw new Error('aborted');
+  },
+});
+
+/** A kernel with echo and wait, telemetry installed over in-memory exporters. */
+export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string>; audit?: boolean } = {}) {
+  const dir = makeTempDir('airlock-telemetry-');
+  const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
+  kernel.registry.register(echo, { source: 'sdk' });
+  kernel.registry.register(wait, { source: 'sdk' });
+  const spans = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 60_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  const api = apiFor(kernel, dir, options.env);
+  const auditPath = join(dir, 'audit', 'audit.jsonl');
+  const auditLogger = options.audit === true ? installAuditLog(apiFor(kernel, dir, options.env), { path: auditPath, fsync: 'never' }, { env: {}, home: dir }) : undefined;
+  const logs = new InMemoryLogRecordExporter();
+  const loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logs })] });
+  installTelemetry(
+    api,
+    {
+      api: otel,
+      tracer: tracerProvider.getTracer('test'),
+      meter: meterProvider.getMeter('test'),
+      logger: options.audit === true ? loggerProvider.getLogger('airlock.audit') : undefined,
+      shutdown: async () => {
+        await reader.forceFlush();
+        await tracerProvider.shutdown();
+      },
+    },
+    { exportContent: options.exportContent ?? false, flushTimeoutMs: 2000 },
+    '1.0.0',
+    { auditPath },
+  );
+  return {
+    auditPath,
+    logs: () => logs.getFinishedLogRecords(),
+    closeAudit: () => auditLogger?.close(),
+    kernel,
+    spans: (): ReadableSpan[] => spans.getFinishedSpans(),
+    /** Flush the metrics and return every data point by metric name. */
+    async metrics(): Promise<Map<string, { attributes: Record<string, unknown>; value: unknown }[]>> {
+      await stopTelemetry(api);
+      const out = new Map<string, { attributes: Record<string, unknown>; value: unknown }[]>();
+      for (const rm of metrics.getMetrics()) {
+        for (const sm of rm.scopeMetrics) {
+          for (const m of sm.metrics) {
+            out.set(m.descriptor.name, m.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value })));
+          }
+        }
+      }
+      return out;
+    },
+    stop: () => stopTelemetry(api),
+  };
+}
+
+/** A span's events by name. */
+export function eventsNamed(span: ReadableSpan, name: string) {
+  return span.events.filter((e) => e.name === name);
+}
