@@ -12,3 +12,4 @@ export { FORMAT_RULES, SCAN_RULES } from './formats.js';
 export { placeholderCounts, placeholderDigests, secretDigest } from './digest.js';
 export { FILE_VALUE_LIMITS, HOME_SECRET_FILES, loadFileSecrets, secretFileCandidates, valuesIn, type FileSecret } from './file-values.js';
 export { withFileSecrets } from './known-values.js';
+export { buildEnv, looksSecret, looksSecretValue, nameMatcher, type EnvPolicy } from './child-env.js';

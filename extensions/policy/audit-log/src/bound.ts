@@ -1,5 +1,5 @@
 import { ECHO_KEEP_CHARS } from '@airlock/kernel/util';
-import { sha256Hex } from './canonical.js';
+import { sha256Hex } from '@airlock/audit-format';
 
 /**
  * A record keeps at most this many characters of any one string (a file's content in write's

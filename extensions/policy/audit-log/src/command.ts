@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Type } from 'typebox';
 import type { CommandInput, ExtensionCommand } from '@airlock/kernel';
 import { countOf, displayText } from '@airlock/kernel/display';
-import { headsDir, resolveAuditPath } from './location.js';
+import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { followAuditLog, formatRecord, tailAuditLog } from './tail.js';
 import { verifyAuditLog, type VerifyReport } from './verify.js';
 

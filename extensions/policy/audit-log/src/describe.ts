@@ -1,6 +1,6 @@
 import type { ArgsChange, ToolCallEvent, ToolResultEvent, Vote } from '@airlock/kernel';
 import { boundedCopy, finishCuts } from './bound.js';
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '@airlock/audit-format';
 import { toAuditSource } from './decision-source.js';
 import type { AuditRedactor } from './redact.js';
 import type { DecisionRecord, ResultRecord } from './record.js';

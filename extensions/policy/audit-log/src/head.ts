@@ -2,8 +2,8 @@ import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, mkdirSync, 
 import { basename, dirname, join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { sha256Hex } from './canonical.js';
-import { HASH_PATTERN } from './chain.js';
+import { sha256Hex } from '@airlock/audit-format';
+import { HASH_PATTERN } from '@airlock/audit-format';
 
 /**
  * The chain's head, kept outside the log: the `seq` and line hash of the last record written,

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { Extension, ExtensionAPI } from '@airlock/kernel';
-import { headsDir, resolveAuditPath } from './location.js';
+import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { createAuditLogger, type AuditLogger } from './logger.js';
 import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
 import { createAuditRedactor } from './redact.js';
@@ -67,6 +67,6 @@ export { AuditWriter, type FsyncPolicy, type WriterOptions, type WriterStats } f
 export { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
 export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, HeadMismatchRecord, DecisionSource, FORMAT_VERSION } from './record.js';
 export { lockLog, type LockHold, type LockOptions } from './lock.js';
-export { canonicalJson, sha256Hex } from './canonical.js';
+export { canonicalJson, sha256Hex } from '@airlock/audit-format';
 export * from './cli.js';
 export { auditCommand, auditTailCommand, auditVerifyCommand, type AuditCommandIO, type AuditGlobals } from './command.js';

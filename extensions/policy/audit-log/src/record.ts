@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { HASH_PATTERN } from './chain.js';
+import { HASH_PATTERN } from '@airlock/audit-format';
 
 /**
  * The record format (version 1): one JSON object per line. The schemas are the types; verify

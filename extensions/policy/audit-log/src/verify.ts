@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { schemaProblemLines } from '@airlock/kernel/util';
 import { Compile } from 'typebox/compile';
-import { GENESIS, lineHash } from './chain.js';
+import { GENESIS, lineHash } from '@airlock/audit-format';
 import { headPathFor, headsInFolder, readHead, realLogPath } from './head.js';
 import { AuditRecord } from './record.js';
 import { checkHead, mismatchMessage, type HeadCheck } from './verify-head.js';

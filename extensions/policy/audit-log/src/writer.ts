@@ -1,12 +1,12 @@
 import { chmod, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { constants, statSync, writeSync } from 'node:fs';
-import { GENESIS, lineHash } from './chain.js';
+import { GENESIS, lineHash } from '@airlock/audit-format';
 import { readTail } from './file-tail.js';
 import { HeadFile, headPathFor, HEAD_VERSION, readHead, realLogPath } from './head.js';
 import { FORMAT_VERSION, type AuditRecord, type HeadMismatchRecord, type RecordBody } from './record.js';
 import { lockLog } from './lock.js';
 import { listSet, rotatedPath } from './rotation.js';
-import { sha256Hex } from './canonical.js';
+import { sha256Hex } from '@airlock/audit-format';
 
 export type FsyncPolicy = 'always' | 'interval' | 'never';
 

@@ -1,4 +1,4 @@
-import { buildEnv } from '@airlock/tool-bash';
+import { buildEnv } from '@airlock/secrets';
 
 /**
  * The environment a hook runs with: the host's, scrubbed exactly as bash scrubs a command's

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Context } from '@opentelemetry/api';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
-import { lineHash, sha256Hex, canonicalJson } from '@airlock/audit-log';
+import { lineHash, sha256Hex, canonicalJson } from '@airlock/audit-format';
 
 /** Fields of an audit record that carry what the model sent or a tool returned. */
 const CONTENT_FIELDS = ['args', 'provenance', 'resources', 'reason', 'content', 'votes'] as const;

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { ExtensionAPI } from '@airlock/kernel';
-import { resolveAuditPath } from '@airlock/audit-log';
+import { resolveAuditPath } from '@airlock/audit-format';
 
 const AUDIT_PACKAGE = '@airlock/audit-log';
 

@@ -1,6 +1,6 @@
 import type { Attributes, Context, Counter, Histogram, Span } from '@opentelemetry/api';
 import type { Content, DecisionSource, KernelEvent } from '@airlock/kernel';
-import { canonicalJson, sha256Hex } from '@airlock/audit-log';
+import { canonicalJson, sha256Hex } from '@airlock/audit-format';
 import type { TelemetrySinks } from './pipeline.js';
 import { placeholderCounts } from '@airlock/secrets';
 

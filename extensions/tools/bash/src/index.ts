@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
 import { appendNotice, closestNames, tailNotice } from '@airlock/kernel/util';
-import { buildEnv } from './env.js';
+import { buildEnv } from '@airlock/secrets';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
 import { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
@@ -10,7 +10,7 @@ import { sanitize } from './sanitize.js';
 import { analyzeBash, commandTouches } from './touches.js';
 import { createShellResolver } from './shell.js';
 
-export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from './env.js';
+export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from '@airlock/secrets';
 export { BackgroundJobs, type JobInfo } from './jobs.js';
 export { createJobsTool } from './jobs-tool.js';
 export { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';

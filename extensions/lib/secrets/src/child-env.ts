@@ -1,7 +1,9 @@
-import { createSecretScanner, looksSecretName } from '@airlock/secrets';
+import { looksSecretName } from './names.js';
+import { createSecretScanner } from './scanner.js';
 
 /**
- * The environment a command sees. Secrets stay out unless settings allow them by name:
+ * The environment a child process sees (bash's commands, command hooks: one scrub for every
+ * process Airlock starts, so what one withholds the other does too). Secrets stay out unless settings allow them by name:
  *
  * 1. a name matching a `deny` pattern is dropped (deny wins);
  * 2. a name matching an `allow` pattern is kept;
