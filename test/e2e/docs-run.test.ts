@@ -135,6 +135,7 @@ async function runDocs(base: string): Promise<void> {
   expect(seen['docs/getting-started.md']).toContain('1 lines, 3 words, 13 characters');
   expect(seen['docs/getting-started.md']).toMatch(/tools:\s+text_stats/);
   expect(seen['docs/getting-started.md']).toMatch(/Tests\s+2 passed/);
+  expect(seen['docs/getting-started.md']).toContain('the kernel of this airlock');
   // The scaffold's kernel is the installed CLI's, not the clone's packages/kernel.
   const scaffold = join(home, 'airlock-text-stats');
   const kernel = (JSON.parse(readFileSync(join(scaffold, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['@airlock/kernel']!;
