@@ -1,8 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './harness.js';
 import { markdownFiles, runnableBlocks } from './runnable-blocks.js';
@@ -12,9 +12,13 @@ import { markdownFiles, runnableBlocks } from './runnable-blocks.js';
  * newcomer would: in a copy of the clone (the files git would have: tracked and not ignored, so
  * no node_modules and no build), with a new HOME, npm's global folder inside it and a TMPDIR of its
  * own. Only the download caches are the machine's (npm's cache and pnpm's store), so nothing is
- * fetched twice; `pnpm install --frozen-lockfile` and `pnpm build` run in full. README.md runs
- * first; a page under docs/ starts at the clone's root with `airlock` on PATH (what the README's
- * quick start leaves a reader with).
+ * fetched twice, and npm prefers what is cached (`--prefer-offline`: the npm registry is the only
+ * network they may need); `pnpm install --frozen-lockfile` and `pnpm pack:all` run in full.
+ * README.md runs first; a page under docs/ starts at the clone's root with only what the README's
+ * quick start leaves a reader with: the `airlock` that `npm i -g` installed, not the clone's bin/.
+ * That makes README → getting-started the newcomer's whole path, pinned: install the CLI, the
+ * tour, a first tool, then a package scaffolded by the installed CLI (its kernel), tested, packed
+ * and loaded with `extensions add`.
  */
 
 interface Run {
@@ -107,6 +111,7 @@ async function runDocs(base: string): Promise<void> {
     TMPDIR: tmp,
     npm_config_prefix: npmPrefix,
     npm_config_update_notifier: 'false',
+    npm_config_prefer_offline: 'true',
     CI: 'true',
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
@@ -118,8 +123,7 @@ async function runDocs(base: string): Promise<void> {
     if (blocks.length === 0) continue;
     const name = relative(clone, file);
     const started = Date.now();
-    const pathEnv = name === 'README.md' ? env : { ...env, PATH: `${join(clone, 'bin')}:${env.PATH}` };
-    const run = await bash(blocks.join('\n'), clone, pathEnv);
+    const run = await bash(blocks.join('\n'), clone, env);
     expect(run.code, `${name}'s runnable blocks failed (exit ${run.code}):\n${run.stderr.slice(-4000)}\n${run.stdout.slice(-2000)}`).toBe(0);
     seen[name] = run.stdout;
     console.log(`docs-run: ${name} ran in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -128,6 +132,16 @@ async function runDocs(base: string): Promise<void> {
   expect(seen['README.md']).toContain('Hello, Ada!');
   expect(seen['README.md']).toMatch(/audit verify/);
   expect(seen['docs/getting-started.md']).toContain('3 words');
+  expect(seen['docs/getting-started.md']).toContain('1 lines, 3 words, 13 characters');
+  expect(seen['docs/getting-started.md']).toMatch(/tools:\s+text_stats/);
+  expect(seen['docs/getting-started.md']).toMatch(/Tests\s+2 passed/);
+  expect(seen['docs/getting-started.md']).toContain('the kernel of this airlock');
+  // The scaffold's kernel is the installed CLI's, not the clone's packages/kernel.
+  const scaffold = join(home, 'airlock-text-stats');
+  const kernel = (JSON.parse(readFileSync(join(scaffold, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['@airlock/kernel']!;
+  expect(kernel).toMatch(/^file:/);
+  expect(resolve(scaffold, kernel.slice('file:'.length))).toBe(join(npmPrefix, 'lib', 'node_modules', '@airlock', 'cli', 'node_modules', '@airlock', 'kernel'));
+  expect(existsSync(join(home, 'my-project', 'node_modules', 'airlock-text-stats', 'src', 'index.ts'))).toBe(true);
   expect(seen['docs/guides/permissions.md']).toContain('decision: deny (no-force-push)');
   expect(seen['docs/guides/packaging.md']).toContain('Hello, Grace!');
 }

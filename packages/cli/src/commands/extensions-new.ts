@@ -46,11 +46,22 @@ export async function extensionsNewCommand(o: { name: string; tool?: boolean; po
       `  cd ${displayText(where)} && npm install && npm test`,
       `  airlock extensions add ./${displayText(where)}   (from your project), or name the folder in your settings' "extensions"`,
       '',
-      `@airlock/kernel comes from ${displayText(kernelDir)} (${displayText(words.KERNEL_DEPENDENCY)}), which must be built; see the README.`,
+      kernelNote(kernelDir, words.KERNEL_DEPENDENCY),
       '',
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+/**
+ * Where the scaffold's kernel comes from. An installed CLI carries a built kernel; a clone's
+ * packages/kernel has no dist/ until `pnpm build`, and `npm test` in the new package would then
+ * fail on a missing module, so say so now.
+ */
+function kernelNote(kernelDir: string, dependency: string): string {
+  const where = `@airlock/kernel comes from ${displayText(kernelDir)} (${displayText(dependency)})`;
+  if (existsSync(join(kernelDir, 'dist', 'index.js'))) return `${where}, the kernel of this airlock.`;
+  return `${where}, which is not built: run \`pnpm build\` in that Airlock clone before \`npm install\`.`;
 }
 
 /** The kernel package this CLI runs: its real folder (the workspace's packages/kernel, or an install's node_modules/@airlock/kernel). */
