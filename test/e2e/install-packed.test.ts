@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EXTENSIONS } from '@airlock/host';
 import { publishedPackages } from '../../scripts/workspace-packages.mjs';
 import { ROOT } from './harness.js';
 
@@ -103,7 +104,7 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     // Every default extension loads from the install itself, none from the workspace.
     const listed = await airlock(['--json', 'extensions'], project);
     const extensions = (JSON.parse(listed.stdout) as { extensions: { name: string; status: string; packageDir?: string; source?: string }[] }).extensions;
-    expect(extensions.map((e) => e.name).sort()).toEqual(['approval', 'audit-log', 'path-policy', 'redact-secrets', 'tool-bash', 'tool-edit', 'tool-find', 'tool-grep', 'tool-ls', 'tool-read', 'tool-write']);
+    expect(extensions.map((e) => e.name).sort()).toEqual(DEFAULT_EXTENSIONS.map((name) => name.replace(/^@airlock\//, '')).sort());
     expect(extensions.filter((e) => e.status !== 'loaded')).toEqual([]);
     expect(listed.stdout).not.toContain(ROOT);
 
