@@ -20,6 +20,10 @@ export default defineConfig({
   test: {
     // TMPDIR -> a folder this run owns; the run fails if tests leave anything in it.
     globalSetup: [tempFolderCheck],
+    // Three test files at a time on a 2-core machine: most end-to-end tests wait on child
+    // processes (the CLI, bash, servers), so a third file fills the idle time. CI must stay under
+    // 10 minutes: with two it took 9, with three 5.5. VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
     projects: [
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a

