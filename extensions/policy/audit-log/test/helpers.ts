@@ -1,3 +1,4 @@
+import { createTestApi } from '@airlock/kernel/testing';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,23 +20,9 @@ export function removeTempDirs(): void {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** The ExtensionAPI the host would give, built straight on a kernel (what load-extensions does, minus bookkeeping). */
+/** The ExtensionAPI the host would give, on a kernel; listeners are kept in `listeners` (the tests fire them by hand). */
 export function apiFor(kernel: Kernel, cwd: string, listeners: EventSink[]): ExtensionAPI {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  return {
-    registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
-    on: kernel.on,
-    onEvent: (listener) => void listeners.push(listener),
-    registerCommand: () => {},
-    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
-    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
-    log: silent,
-    settings: {},
-    kernelVersion: kernel.version,
-    cwd,
-    sessionId: kernel.sessionId,
-    env: kernel.env,
-  };
+  return createTestApi(kernel, { cwd, onEvent: (listener) => void listeners.push(listener) });
 }
 
 export const echo = defineTool({

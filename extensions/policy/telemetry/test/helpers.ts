@@ -6,26 +6,12 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { installAuditLog } from '@airlock/audit-log';
 import { createKernel, defineTool, type ExtensionAPI, type Kernel } from '@airlock/kernel';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { createTestApi, makeTempDir } from '@airlock/kernel/testing';
 import { installTelemetry, stopTelemetry } from '../src/index.js';
 
-/** The ExtensionAPI the host would give, built straight on a kernel. */
+/** The ExtensionAPI the host would give, on a kernel, with this cwd and environment. */
 export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}): ExtensionAPI {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  return {
-    registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
-    on: kernel.on,
-    onEvent: (listener) => void kernel.onEvent(listener),
-    registerCommand: () => {},
-    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
-    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
-    log: silent,
-    settings: {},
-    kernelVersion: kernel.version,
-    cwd,
-    sessionId: kernel.sessionId,
-    env,
-  };
+  return createTestApi(kernel, { cwd, env });
 }
 
 export const echo = defineTool({

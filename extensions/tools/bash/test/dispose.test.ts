@@ -1,28 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createKernel, type ExtensionAPI, type Kernel } from '@airlock/kernel';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { createTestApi, makeTempDir } from '@airlock/kernel/testing';
 import extension from '../src/index.js';
 import { gone, running } from './support/processes.js';
-
-/** The API a host gives, on a real kernel (only what tool-bash's setup uses needs to work). */
-function apiFor(kernel: Kernel): ExtensionAPI {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  return {
-    registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
-    on: kernel.on,
-    onEvent: (listener) => void kernel.onEvent(listener),
-    registerCommand: () => {},
-    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
-    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
-    log: silent,
-    settings: {},
-    kernelVersion: kernel.version,
-    cwd: kernel.cwd,
-    sessionId: kernel.sessionId,
-    env: kernel.env,
-  };
-}
 
 describe('tool-bash dispose', () => {
   it('ends the background jobs of the host being closed, and only those', async () => {
@@ -30,7 +11,7 @@ describe('tool-bash dispose', () => {
       const dir = makeTempDir('airlock-bash-dispose-');
       return createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') }, env: { PATH: process.env.PATH } });
     });
-    const apis = kernels.map(apiFor);
+    const apis = kernels.map((k) => createTestApi(k));
     const pids: number[] = [];
     try {
       for (const [i, kernel] of kernels.entries()) {

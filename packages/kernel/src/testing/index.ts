@@ -7,3 +7,4 @@
 export { createTestContext, type TestContext, type TestContextOptions } from './fake-context.js';
 export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
 export { makeTempDir, removeTree } from './temp-dir.js';
+export { createTestApi } from './test-api.js';
