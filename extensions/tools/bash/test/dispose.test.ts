@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKernel, type ExtensionAPI, type Kernel } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
 import { createTestApi, makeTempDir } from '@airlock/kernel/testing';
 import extension from '../src/index.js';
 import { gone, running } from './support/processes.js';
