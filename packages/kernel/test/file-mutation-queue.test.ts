@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileMutationKeyError, FileMutationQueue } from '../src/file-mutation-queue.js';
 
 interface Deferred<T = void> {
@@ -484,6 +484,9 @@ describe('FileMutationQueue: failures and aborts', () => {
     const file = join(dir, 'f.txt');
     const hold = deferred();
     const held = one.run(file, () => hold.promise);
+    // `run` resolves the real path before it takes the key: under load that can come after the
+    // second queue's whole run, which would prove nothing. Wait until the first queue holds it.
+    await vi.waitFor(() => expect(one.activeKeyCount).toBe(1));
     await expect(two.run(file, async () => 'ran')).resolves.toBe('ran');
     expect(one.activeKeyCount).toBe(1);
     expect(two.activeKeyCount).toBe(0);
