@@ -24,6 +24,9 @@ export default defineConfig({
     // processes (the CLI, bash, servers), so a third file fills the idle time. CI must stay under
     // 10 minutes: with two it took 9, with three 5.5. VITEST_MAX_WORKERS overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
+    // Hooks remove whole installs and stop servers: on a loaded 2-core machine removing an npm
+    // install took longer than vitest's default 10 s, and a timed-out afterAll fails its file.
+    hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
@@ -38,7 +41,7 @@ export default defineConfig({
       // have extension-less imports Node refuses: telemetry's tests run without that condition.
       {
         ssr: { resolve: { conditions: ['source', 'node'] } },
-        test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck] },
+        test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: 60_000 },
       },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], ...aiSdkInline } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,9 +60,10 @@ beforeAll(async () => {
   if (packed.code !== 0) throw new Error(`scripts/pack.mjs failed:\n${packed.stderr}`);
 }, 300_000);
 
-afterAll(() => {
-  if (base !== '') rmSync(base, { recursive: true, force: true });
-});
+// Several npm installs live under base: removing them is slow under load, so it gets its own limit.
+afterAll(async () => {
+  if (base !== '') await rm(base, { recursive: true, force: true, maxRetries: 3 });
+}, 180_000);
 
 describe('the packed tarballs', () => {
   it('one per published package, with exact versions instead of workspace ranges', async () => {
