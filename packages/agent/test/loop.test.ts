@@ -1,8 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ToolResultMessage } from '@airlock/kernel';
-import { MessageQueue, runAgentLoop, textOf, userMessage, type AgentEvent, type Message, type ModelProvider } from '../src/index.js';
+import type { AgentActivity, ToolResultMessage } from '@airlock/kernel';
+import { kernelRunner, MessageQueue, runAgentLoop, textOf, userMessage, type AgentEvent, type Message, type ModelProvider, type ToolRunner } from '../src/index.js';
 import { call, collector, fixture, recording } from './support/fixture.js';
 
 const results = (messages: readonly Message[]) => messages.filter((m): m is ToolResultMessage => m.role === 'toolResult');
@@ -331,5 +331,63 @@ describe('usage and listeners', () => {
     expect(c.types()[0]).toBe('agent_start');
     expect(c.types().at(-1)).toBe('agent_end');
     expect(errors.length).toBe(2 * c.events.length);
+  });
+});
+
+describe('activity for observers (the kernel’s agent-activity listeners)', () => {
+  it('reports the run, each turn and each model request with its usage, and the ids of the calls the kernel then runs', async () => {
+    const f = fixture();
+    writeFileSync(join(f.dir, 'a.txt'), 'x');
+    const activity: AgentActivity[] = [];
+    const kernelEvents: string[] = [];
+    f.kernel.onAgentActivity((a) => void activity.push(a));
+    f.kernel.onEvent((e) => {
+      if (e.type === 'tool_execution_start') kernelEvents.push(`${e.type}:${e.toolCallId}:after-request-end=${activity.some((a) => a.type === 'model_request_end' && a.toolCallIds.includes(e.toolCallId))}`);
+    });
+    const provider = recording([
+      { content: [call('cat', { path: 'a.txt' }, 'k1'), call('cat', { path: 'a.txt' }, 'k2')], usage: { input: 120, output: 30, cacheRead: 10 } },
+      { content: [{ type: 'text', text: 'Done.' }], usage: { input: 200, output: 5 } },
+    ]);
+    const result = await runAgentLoop([userMessage('go')], { provider, model: 'm1', runner: kernelRunner(f.kernel) });
+    expect(result.status).toBe('done');
+    const runId = result.runId;
+    expect(activity.map((a) => a.type)).toEqual([
+      'agent_start',
+      'turn_start',
+      'model_request_start',
+      'model_request_end',
+      'turn_end',
+      'turn_start',
+      'model_request_start',
+      'model_request_end',
+      'turn_end',
+      'agent_end',
+    ]);
+    expect(activity[0]).toEqual({ type: 'agent_start', runId, provider: 'scripted', model: 'm1' });
+    expect(activity[3]).toMatchObject({ type: 'model_request_end', runId, turnId: `${runId}:1`, stopReason: 'toolUse', toolCallIds: ['k1', 'k2'], usage: { input: 120, output: 30, cacheRead: 10 } });
+    expect(activity[4]).toEqual({ type: 'turn_end', runId, turnId: `${runId}:1`, turn: 1, toolCalls: 2 });
+    expect(activity[7]).toMatchObject({ stopReason: 'stop', toolCallIds: [] });
+    expect(activity[9]).toMatchObject({ type: 'agent_end', runId, status: 'done', turns: 2, requests: 2, usage: { input: 320, output: 35, cacheRead: 10 } });
+    // The kernel ran each call after the request that asked for it was reported, under the same id.
+    expect(kernelEvents).toEqual(['tool_execution_start:k1:after-request-end=true', 'tool_execution_start:k2:after-request-end=true']);
+    // No content: nothing the model or a tool said is in the activity.
+    expect(JSON.stringify(activity)).not.toContain('a.txt');
+  });
+
+  it('an observer that throws breaks nothing: the run and the other listeners go on, and the error is reported', async () => {
+    const f = fixture();
+    const errors: unknown[] = [];
+    const heard: string[] = [];
+    const runner: ToolRunner = {
+      ...kernelRunner(f.kernel),
+      activity: (a) => {
+        heard.push(a.type);
+        if (a.type === 'turn_start') throw new Error('observer broke');
+      },
+    };
+    const result = await runAgentLoop([userMessage('hi')], { provider: recording(['Hello.']), model: 'm', runner, onListenerError: (e) => void errors.push(e) });
+    expect(result.status).toBe('done');
+    expect(heard).toEqual(['agent_start', 'turn_start', 'model_request_start', 'model_request_end', 'turn_end', 'agent_end']);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['observer broke']);
   });
 });

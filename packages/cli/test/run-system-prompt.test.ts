@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { buildSystemPrompt } from '@airlock/agent';
+import { buildSystemPrompt, hostRunner } from '@airlock/agent';
 import { providerToolName, toProviderTools } from '@airlock/kernel';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { hostRunner } from '../src/host-runner.js';
 import type { GlobalOptions } from '../src/main.js';
 import { openSession } from '../src/session.js';
 import { testIO } from './test-io.js';

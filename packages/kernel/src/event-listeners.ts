@@ -1,27 +1,34 @@
-import type { EventSink, KernelEvent } from './contract/hooks.js';
 import type { Logger } from './contract/context.js';
 
-/**
- * The kernel's persistent event listeners (`kernel.onEvent`). Every run's events reach them, next
- * to the run's own `onEvent` sink. A listener is called synchronously and never awaited; one that
- * throws or rejects is logged and skipped, so a broken observer cannot break the call it watches
- * nor keep the other listeners from hearing of it.
- */
-export class EventListeners {
-  readonly #listeners = new Set<EventSink>();
-  readonly #log: Logger;
-  /** The listeners as an array, rebuilt on change: no Set iterator per event on the hot path. */
-  #snapshot: readonly EventSink[] = [];
+type Listener<E> = (event: E) => void;
 
-  constructor(log: Logger) {
+/**
+ * The kernel's persistent listeners of one kind of event (`kernel.onEvent`,
+ * `kernel.onAgentActivity`). Every run's events reach them, next to the run's own `onEvent` sink.
+ * A listener is called synchronously and never awaited; one that throws or rejects is logged and
+ * skipped, so a broken observer cannot break the call it watches nor keep the other listeners
+ * from hearing of it.
+ */
+export class EventListeners<E extends { type: string }> {
+  readonly #listeners = new Set<Listener<E>>();
+  readonly #log: Logger;
+  /** How the kernel method that adds them is called, and what a listener is called, for messages. */
+  readonly #method: string;
+  readonly #what: string;
+  /** The listeners as an array, rebuilt on change: no Set iterator per event on the hot path. */
+  #snapshot: readonly Listener<E>[] = [];
+
+  constructor(log: Logger, method = 'kernel.onEvent', what = 'event listener') {
     this.#log = log;
+    this.#method = method;
+    this.#what = what;
   }
 
   /** Add a listener; returns the function that removes it (calling it twice is harmless). */
-  add(listener: EventSink): () => void {
-    if (typeof listener !== 'function') throw new TypeError(`kernel.onEvent needs a function, got ${typeof listener}`);
+  add(listener: Listener<E>): () => void {
+    if (typeof listener !== 'function') throw new TypeError(`${this.#method} needs a function, got ${typeof listener}`);
     // The same function added twice is two subscriptions; a wrapper keeps them apart.
-    const entry: EventSink = (event) => listener(event);
+    const entry: Listener<E> = (event) => listener(event);
     this.#listeners.add(entry);
     this.#snapshot = [...this.#listeners];
     return () => {
@@ -33,7 +40,7 @@ export class EventListeners {
    * The sink a run emits to: its own `sink` and every listener. Without listeners it is `sink`
    * itself, so a kernel nobody listens to pays nothing per event.
    */
-  sinkWith(sink: EventSink | undefined): EventSink | undefined {
+  sinkWith(sink: Listener<E> | undefined): Listener<E> | undefined {
     if (this.#listeners.size === 0) return sink;
     return (event) => {
       // Listeners added or removed while this event is delivered take effect from the next one.
@@ -42,9 +49,14 @@ export class EventListeners {
     };
   }
 
-  #deliver(listener: EventSink, event: KernelEvent): void {
+  /** Deliver one event to every listener now. */
+  emit(event: E): void {
+    for (const listener of this.#snapshot) this.#deliver(listener, event);
+  }
+
+  #deliver(listener: Listener<E>, event: E): void {
     const report = (error: unknown): void =>
-      this.#log.warn(`An event listener failed on ${event.type}: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn(`An ${this.#what} failed on ${event.type}: ${error instanceof Error ? error.message : String(error)}`);
     try {
       const returned = listener(event) as unknown;
       if (returned instanceof Promise) returned.catch(report);

@@ -3,7 +3,8 @@ import { AccessChecks } from './access-checks.js';
 import { SandboxProfiles } from './sandbox-profiles.js';
 import { callSandbox } from './call/call-sandbox.js';
 import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
-import type { EventSink, HookRegistrar } from './contract/hooks.js';
+import type { EventSink, HookRegistrar, KernelEvent } from './contract/hooks.js';
+import type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
@@ -125,6 +126,7 @@ export class Kernel {
     };
     this.#log = options.log ?? SILENT;
     this.#listeners = new EventListeners(this.#log);
+    this.#activity = new EventListeners(this.#log, 'kernel.onAgentActivity', 'agent activity listener');
     const truncate = createTruncationService(this.limits);
     const ui = options.ui ?? NO_UI;
     const env = Object.freeze({ ...(options.env ?? {}) });
@@ -186,7 +188,8 @@ export class Kernel {
   }
 
   readonly #log: Logger;
-  readonly #listeners: EventListeners;
+  readonly #listeners: EventListeners<KernelEvent>;
+  readonly #activity: EventListeners<AgentActivity>;
 
   /**
    * Listen to every call's events (tool_execution_start/update/end, decisions, hook failures),
@@ -202,6 +205,30 @@ export class Kernel {
    */
   onEvent(listener: EventSink): () => void {
     return this.#listeners.add(listener);
+  }
+
+  /**
+   * Listen to what agent loops driving this kernel report: runs, turns and model requests with
+   * token usage, never message content (see AgentActivity). Called synchronously, never awaited; a
+   * throw or rejection is logged and the run goes on. Returns the function that removes it.
+   *
+   * @example
+   * kernel.onAgentActivity((a) => { if (a.type === 'model_request_end') console.log(a.model, a.usage?.output); });
+   */
+  onAgentActivity(listener: AgentActivityListener): () => void {
+    return this.#activity.add(listener);
+  }
+
+  /**
+   * Tell the agent-activity listeners what a loop did. `@airlock/agent` calls it through its tool
+   * runner; call it from a loop of your own so telemetry sees your turns and model requests too.
+   * Never throws for a listener's failure.
+   *
+   * @example
+   * kernel.reportAgentActivity({ type: 'turn_start', runId, turnId: `${runId}:1`, turn: 1 });
+   */
+  reportAgentActivity(activity: AgentActivity): void {
+    this.#activity.emit(activity);
   }
 
   /**

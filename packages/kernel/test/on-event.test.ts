@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KernelEvent, Logger, ToolResultEvent } from '../src/index.js';
+import type { AgentActivity, KernelEvent, Logger, ToolResultEvent } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 /** A logger that keeps its warnings, to see what a failing listener left behind. */
@@ -79,6 +79,24 @@ describe('kernel.onEvent: persistent listeners', () => {
   it('refuses a listener that is not a function, saying what it needs', () => {
     const k = testKernel();
     expect(() => k.onEvent('nope' as never)).toThrow(/kernel.onEvent needs a function, got string/);
+  });
+});
+
+describe('kernel.onAgentActivity: what agent loops report', () => {
+  it('every listener hears each report until it unsubscribes; one that throws is logged and the others still hear it', () => {
+    const log = memoryLog();
+    const k = testKernel({ log });
+    const heard: AgentActivity[] = [];
+    k.onAgentActivity(() => {
+      throw new Error('observer broke');
+    });
+    const off = k.onAgentActivity((a) => void heard.push(a));
+    k.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
+    off();
+    k.reportAgentActivity({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
+    expect(heard).toEqual([{ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 }]);
+    expect(log.warnings).toEqual([expect.stringMatching(/agent activity listener failed on turn_start.*observer broke/), expect.stringMatching(/failed on turn_end.*observer broke/)]);
+    expect(() => k.onAgentActivity(1 as never)).toThrow(/kernel.onAgentActivity needs a function, got number/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Agent, buildSystemPrompt, runnerOf, type AgentOptions, type ModelProvider, type ToolRunner } from '@airlock/agent';
+import { Agent, buildSystemPrompt, hostRunner, type AgentOptions, type ModelProvider, type ToolRunner } from '@airlock/agent';
 import { openHost, type Host, type HostBlocked, type Diagnostic, type HostFlags, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
 import type { AnyAgentTool, BatchResult, KernelBatchOptions, PreflightReport, ToolCall, ToolResultMessage, ToolSelection, ToolUI } from '@airlock/kernel';
 import { splitExtensions, type ExtensionInput } from './extension-inputs.js';
@@ -109,7 +109,7 @@ function withNames(settings: SettingsLayer | undefined, names: readonly string[]
 }
 
 function wrapHost(host: Host): Airlock {
-  const runner = runnerOf(host.selection, (calls, o) => host.batch(calls, o));
+  const runner = hostRunner(host);
   const agents = new Set<Agent>();
   let closed: Promise<void> | undefined;
   const systemPrompt = (provider?: Pick<ModelProvider, 'toolName'>): string =>

@@ -50,6 +50,7 @@ export {
   buildSystemPrompt,
   createAnthropicProvider,
   createOpenAIProvider,
+  hostRunner,
   kernelRunner,
   resolveModel,
   runAgentLoop,

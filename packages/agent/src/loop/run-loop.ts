@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { AgentActivity, BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
 import { toolCallsOf, type AssistantMessage, type AssistantToolCall, type Message, type UserMessage } from '../messages.js';
 import type { ModelProvider } from '../provider.js';
 import { buildSystemPrompt } from '../system-prompt.js';
@@ -57,6 +57,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
   const { provider, runner, signal } = options;
   const listeners = options.onEvent === undefined ? [] : Array.isArray(options.onEvent) ? options.onEvent : [options.onEvent as AgentListener];
   const emit = safeEmitter(listeners, options.onListenerError ?? (() => {}));
+  const report = activityReporter(runner, options.onListenerError);
   const steering = options.steering ?? NO_QUEUE;
   const followUp = options.followUp ?? NO_QUEUE;
   const systemPrompt = options.systemPrompt ?? buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: provider.toolName }) });
@@ -71,6 +72,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
   let status: RunStatus = 'done';
   let reason: string | undefined;
   emit({ type: 'agent_start', runId, prompts: pending });
+  report?.({ type: 'agent_start', runId, provider: provider.id, model: options.model });
   // One per run: the kernel's events get the ids of the turn in progress.
   let currentTurn = '';
   const onKernelEvent = (e: KernelEvent): void => emit(withIds(e, runId, currentTurn));
@@ -95,10 +97,12 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
       emit({ type: 'message_end', runId, turnId, messageId: id, message });
     };
     emit({ type: 'turn_start', runId, turnId, turn });
+    report?.({ type: 'turn_start', runId, turnId, turn });
     for (const message of pending) append(message);
     pending = [];
 
     const replyId = messageId();
+    report?.({ type: 'model_request_start', runId, turnId, provider: provider.id, model: options.model });
     const message = await streamReply(
       provider,
       {
@@ -123,6 +127,17 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     emit({ type: 'message_end', runId, turnId, messageId: replyId, message });
 
     const calls = toolCallsOf(message);
+    // Before the batch: an observer links the kernel's events for these calls to this request.
+    report?.({
+      type: 'model_request_end',
+      runId,
+      turnId,
+      provider: message.provider,
+      model: message.model,
+      stopReason: message.stopReason,
+      ...(message.usage === undefined ? {} : { usage: message.usage }),
+      toolCallIds: calls.map((call) => call.id),
+    });
     currentTurn = turnId;
     const batch: { results: ToolResultMessage[]; terminate: boolean; failed?: string } = calls.length === 0 ? { results: [], terminate: false } : await runCalls(calls, message, runner, batchOptions);
     for (const result of batch.results) {
@@ -130,6 +145,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
       append(result);
     }
     emit({ type: 'turn_end', runId, turnId, turn, message, toolResults: batch.results });
+    report?.({ type: 'turn_end', runId, turnId, turn, toolCalls: calls.length });
 
     if (batch.failed !== undefined) {
       status = 'failed';
@@ -178,7 +194,28 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     usage,
   };
   emit({ type: 'agent_end', runId, result });
+  report?.({ type: 'agent_end', runId, status, turns: turn, requests: usage.requests, usage: { ...usage.model } });
   return result;
+}
+
+/**
+ * The runner's activity sink, made safe like a listener: an observer's failure goes to
+ * `onListenerError` and never breaks the run. Undefined when the runner takes no activity.
+ */
+function activityReporter(runner: ToolRunner, onError: ((error: unknown) => void) | undefined): ((activity: AgentActivity) => void) | undefined {
+  const sink = runner.activity?.bind(runner);
+  if (sink === undefined) return undefined;
+  return (activity) => {
+    try {
+      sink(activity);
+    } catch (error) {
+      try {
+        onError?.(error);
+      } catch {
+        // The error reporter itself failed: nothing left to tell.
+      }
+    }
+  };
 }
 
 /**

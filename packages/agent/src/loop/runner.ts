@@ -1,4 +1,4 @@
-import type { AnyAgentTool, BatchResult, EventSink, Kernel, ToolCall, ToolSelection } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, BatchResult, EventSink, Kernel, ToolCall, ToolSelection } from '@airlock/kernel';
 
 /** What the loop passes with each batch. */
 export interface RunnerBatchOptions {
@@ -15,20 +15,44 @@ export interface RunnerBatchOptions {
  *
  * @example
  * const runner = kernelRunner(kernel, kernel.selectTools({ excludeTools: ['bash'] }));
- * const host = await openHost({ cwd, interactive: false });
- * const fromHost = runnerOf(host.selection, (calls, o) => host.batch(calls, o));
+ * const fromHost = hostRunner(await openHost({ cwd, interactive: false }));
  */
 export interface ToolRunner {
   readonly tools: readonly AnyAgentTool[];
   batch(calls: readonly ToolCall[], options: RunnerBatchOptions): Promise<BatchResult>;
+  /**
+   * Where the loop reports its runs, turns and model requests (ids, models, token usage, never
+   * content): over a kernel or host, its extensions' `api.onAgentActivity` listeners (telemetry).
+   */
+  activity?(activity: AgentActivity): void;
 }
 
 /**
- * A runner over a selection and a batch function (the one-line adapter for a host:
- * `runnerOf(host.selection, (calls, o) => host.batch(calls, o))`).
+ * A runner over a selection, a batch function and, optionally, where to report the run's activity.
  */
-export function runnerOf(selection: ToolSelection, batch: ToolRunner['batch']): ToolRunner {
-  return { tools: selection.enabled.map((entry) => entry.tool), batch };
+export function runnerOf(selection: ToolSelection, batch: ToolRunner['batch'], activity?: ToolRunner['activity']): ToolRunner {
+  const tools = selection.enabled.map((entry) => entry.tool);
+  return activity === undefined ? { tools, batch } : { tools, batch, activity };
+}
+
+/** What `hostRunner` needs of an open host (`@airlock/host`'s Host fits). */
+export interface RunnerHost {
+  readonly selection: ToolSelection;
+  batch: ToolRunner['batch'];
+  readonly kernel: Pick<Kernel, 'reportAgentActivity'>;
+}
+
+/**
+ * The runner over an open host: the host's enabled set (settings, flags, bare deny rules) is what
+ * the model is offered, every batch goes through `host.batch` (policy, approval, redaction,
+ * audit), and the run's activity reaches the host's extensions.
+ *
+ * @example
+ * const host = await openHost({ cwd, interactive: false });
+ * const result = await runAgentLoop([userMessage('List the files')], { provider, model, runner: hostRunner(host) });
+ */
+export function hostRunner(host: RunnerHost): ToolRunner {
+  return runnerOf(host.selection, (calls, options) => host.batch(calls, options), (activity) => host.kernel.reportAgentActivity(activity));
 }
 
 /**
@@ -39,6 +63,10 @@ export function runnerOf(selection: ToolSelection, batch: ToolRunner['batch']): 
  * @example
  * const result = await runAgentLoop([userMessage('List the files')], { provider, model, runner: kernelRunner(kernel) });
  */
-export function kernelRunner(kernel: Pick<Kernel, 'executeBatch' | 'selectTools'>, selection: ToolSelection = kernel.selectTools()): ToolRunner {
-  return runnerOf(selection, (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }));
+export function kernelRunner(kernel: Pick<Kernel, 'executeBatch' | 'selectTools' | 'reportAgentActivity'>, selection: ToolSelection = kernel.selectTools()): ToolRunner {
+  return runnerOf(
+    selection,
+    (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }),
+    (activity) => kernel.reportAgentActivity(activity),
+  );
 }

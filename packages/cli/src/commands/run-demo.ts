@@ -1,13 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSystemPrompt, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, hostRunner, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/kernel';
 import { projectStateDir, shellQuote } from '@airlock/kernel/util';
 import { tourDisplay } from '../demo/tour-display.js';
 import { findTour, makeTourProject } from '../demo/tour-project.js';
 import { tourProvider } from '../demo/tour-provider.js';
-import { hostRunner } from '../host-runner.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';

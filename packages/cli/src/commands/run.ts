@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
-import { buildSystemPrompt, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, hostRunner, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/kernel';
-import { hostRunner } from '../host-runner.js';
 import { runInteractive } from '../interactive/session.js';
 import { createLineEditor, type LineEditor } from '../interactive/line-editor.js';
 import { pausingUI } from '../interactive/pausing-ui.js';

@@ -1,5 +1,6 @@
 import type {
   AccessCheck,
+  AgentActivityListener,
   AnyAgentTool,
   EventSink,
   ExtensionAPI,
@@ -8,6 +9,7 @@ import type {
   HookName,
   HookRegistrar,
   Kernel,
+  LoadedExtensionInfo,
   Logger,
   ProtectedPaths,
   RuleStore,
@@ -54,6 +56,8 @@ export interface ApiContext {
   protectedPaths?: ProtectedPaths;
   /** Command names taken so far by earlier extensions → that extension's name (shared by all of one load). */
   commandOwners?: Map<string, string>;
+  /** The extensions loaded so far in this load (complete once it ends): what `api.loadedExtensions()` returns. */
+  loadedExtensions?: () => readonly LoadedExtensionInfo[];
 }
 
 /**
@@ -138,6 +142,19 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     throw new Error(message);
   };
 
+  // Caught here too (the kernel catches as well), so the warning names the extension whose listener failed.
+  const guarded =
+    <E extends { type: string }>(what: string, listener: (event: E) => unknown) =>
+    (event: E): void => {
+      const report = (error: unknown): void => ctx.log.warn(`[${ctx.extension}] ${what} failed on ${event.type}: ${errorText(error)}`);
+      try {
+        const returned = listener(event);
+        if (returned instanceof Promise) returned.catch(report);
+      } catch (error) {
+        report(error);
+      }
+    };
+
   const namespaced = (name: unknown): unknown =>
     typeof name === 'string' && name.trim() !== '' && !name.startsWith(`${ctx.extension}/`) ? `${ctx.extension}/${name}` : name;
 
@@ -203,17 +220,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       refuseWhenSealed('onEvent');
       if (typeof listener !== 'function') throw new TypeError(`api.onEvent needs a function, got ${typeof listener}`);
       // The kernel's own listener list: every entry point's calls reach it, whoever runs them.
-      // Caught here too, so the warning names the extension whose listener failed.
-      const report = (type: string, error: unknown): void =>
-        ctx.log.warn(`[${ctx.extension}] event listener failed on ${type}: ${errorText(error)}`);
-      const off = ctx.kernel.onEvent((event) => {
-        try {
-          const returned = listener(event) as unknown;
-          if (returned instanceof Promise) returned.catch((error: unknown) => report(event.type, error));
-        } catch (error) {
-          report(event.type, error);
-        }
-      });
+      const off = ctx.kernel.onEvent(guarded('event listener', listener));
       listeners.push(listener);
       undo.push({
         what: 'an event listener',
@@ -224,6 +231,13 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
         },
       });
     },
+    onAgentActivity(listener: AgentActivityListener): void {
+      refuseWhenSealed('onAgentActivity');
+      if (typeof listener !== 'function') throw new TypeError(`api.onAgentActivity needs a function, got ${typeof listener}`);
+      const off = ctx.kernel.onAgentActivity(guarded('agent activity listener', listener));
+      undo.push({ what: 'an agent activity listener', run: off });
+    },
+    loadedExtensions: () => ctx.loadedExtensions?.() ?? [],
     registerCommand(command: ExtensionCommand): void {
       refuseWhenSealed('registerCommand');
       const name = typeof (command as { name?: unknown } | null)?.name === 'string' ? (command as { name: string }).name : '?';

@@ -209,6 +209,9 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     names: new Map(),
     origins: new Map(),
     commandOwners: new Map(),
+    // Read from `records` when asked: by then (a call, not a setup) every extension has loaded.
+    loadedExtensions: () =>
+      records.filter((r): r is LoadedExtension => r.status === 'loaded').map((r) => Object.freeze({ name: r.name, packageName: r.packageName, version: r.version })),
   };
   const listeners: ExtensionListener[] = [];
   const commands: ExtensionCommandEntry[] = [];

@@ -3,7 +3,7 @@ import type { Jiti } from 'jiti';
 import * as kernelModule from '@airlock/kernel';
 import * as kernelDisplay from '@airlock/kernel/display';
 import * as kernelUtil from '@airlock/kernel/util';
-import { isAirlockError, type EventSink, type ExtensionCommand, type Kernel, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { isAirlockError, type EventSink, type ExtensionCommand, type Kernel, type LoadedExtensionInfo, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
@@ -95,6 +95,8 @@ export interface LoadContext {
   origins: Map<string, string>;
   /** CLI command names already registered → the extension that brought each. */
   commandOwners: Map<string, string>;
+  /** The extensions loaded so far (every one, once the load ends). */
+  loadedExtensions: () => readonly LoadedExtensionInfo[];
 }
 
 export interface LoadOutcome {
@@ -212,6 +214,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
     commandOwners: ctx.commandOwners,
+    loadedExtensions: ctx.loadedExtensions,
   });
   try {
     const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);

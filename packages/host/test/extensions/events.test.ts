@@ -46,3 +46,47 @@ export default { name: 'watch', setup(api: any) {
     expect(new Set(mine.map((e) => e.toolCallId))).toEqual(new Set(['execute']));
   });
 });
+
+describe('api.onAgentActivity and api.loadedExtensions through a real host', () => {
+  it('an extension hears what a loop reports through the host’s runner, and can name every loaded extension with its version', async () => {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const project = join(root, 'project');
+    mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+    mkdirSync(project, { recursive: true });
+    const heard = join(root, 'heard.log');
+    const watch = writePackage(join(root, 'exts', 'watch'), {
+      name: 'watch',
+      files: {
+        'src/index.ts': `import { appendFileSync } from 'node:fs';
+export default { name: 'watch', setup(api: any) {
+  const during = api.loadedExtensions().map((e: any) => e.name).join(',');
+  api.onAgentActivity((a: any) => {
+    appendFileSync(${JSON.stringify(heard)}, a.type + ' ' + a.turnId + ' [' + api.loadedExtensions().map((e: any) => e.name + '@' + e.packageName + '@' + e.version).join(',') + '] during-setup=' + during + '\\n');
+    if (a.type === 'turn_end') throw new Error('watch broke');
+  });
+} };
+`,
+      },
+    });
+    const tool = toolPackage(join(root, 'exts', 'tool'), 'tool', 'ping');
+    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: watch }, { path: tool }] }));
+    const warnings: string[] = [];
+    const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, homeDir: home, log: (m) => void warnings.push(m) });
+    hosts.push(host);
+    expect(host.blocked).toBeUndefined();
+
+    host.kernel.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
+    host.kernel.reportAgentActivity({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
+
+    const lines = readFileSync(heard, 'utf8').trim().split('\n');
+    const versions = host.extensions.loaded.filter((e) => e.name === 'watch' || e.name === 'tool').map((e) => `${e.name}@${e.packageName}@${e.version}`);
+    expect(versions).toHaveLength(2);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^turn_start r:1 \[/);
+    for (const v of versions) expect(lines[0]).toContain(v);
+    // During its own setup the list held only what had loaded before it.
+    expect(lines[0]).not.toMatch(/during-setup=.*watch/);
+    expect(warnings.some((w) => w.includes('[watch] agent activity listener failed on turn_end') && w.includes('watch broke'))).toBe(true);
+  });
+});

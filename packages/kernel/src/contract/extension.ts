@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { AccessCheck, Logger, SandboxProfileProvider, SandboxService, SandboxStatus, ToolUI } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
+import type { AgentActivityListener } from './agent-activity.js';
 import type { AnyAgentTool } from './tool.js';
 // Types only: a command's run gets the host's kernel (preflight, registry) as its input.
 import type { PreflightReport } from './preflight.js';
@@ -23,6 +24,26 @@ export interface ExtensionAPI extends HookRegistrar {
    * api.onEvent((e) => { if (e.type === 'hook_failure') api.log.warn(`${e.handler} failed: ${e.error}`); });
    */
   onEvent(listener: EventSink): void;
+  /**
+   * Observe what agent loops driving this host report (`airlock run`, `agent/prompt` over RPC, an
+   * SDK agent): runs, turns and model requests with models, stop reasons and token usage, never
+   * message content. Tool calls a model request asked for are named by the same ids the kernel's
+   * events carry. Called synchronously, never awaited; a throw is logged with the extension's name.
+   * Undefined on hosts older than this API.
+   *
+   * @example
+   * api.onAgentActivity?.((a) => { if (a.type === 'model_request_end') api.log.info(`${a.model}: ${a.usage?.output ?? 0} tokens out`); });
+   */
+  onAgentActivity?(listener: AgentActivityListener): void;
+  /**
+   * The extensions this host loaded, with their packages and versions (for telemetry and audit
+   * records). The list is complete once every extension's setup has finished: read it when a call
+   * arrives, not during setup.
+   *
+   * @example
+   * const versions = api.loadedExtensions?.().map((e) => `${e.name}@${e.version}`);
+   */
+  loadedExtensions?(): readonly LoadedExtensionInfo[];
   /**
    * Add a per-file check that tools consult through `ctx.access` (grep judging every file of a
    * tree it searches). Synchronous and cheap: it runs once per file. Several checks combine
@@ -115,6 +136,14 @@ export interface ExtensionAPI extends HookRegistrar {
    * set?.replace([toolA, toolB]); // later: set.replace([toolA, toolC]) removes toolB, adds toolC
    */
   toolSet?(name: string): ToolSet;
+}
+
+/** One loaded extension as `api.loadedExtensions()` lists it. */
+export interface LoadedExtensionInfo {
+  /** The extension's name: the prefix of its handler names (`path-policy/deny-rules`). */
+  readonly name: string;
+  readonly packageName: string;
+  readonly version: string;
 }
 
 /** A set of tools an extension may replace after setup (see ExtensionAPI.toolSet). */

@@ -18,6 +18,8 @@ export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> =
     registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
     on: kernel.on,
     onEvent: (listener) => void kernel.onEvent(listener),
+    onAgentActivity: (listener) => void kernel.onAgentActivity(listener),
+    loadedExtensions: () => [],
     registerCommand: () => {},
     registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
     ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },

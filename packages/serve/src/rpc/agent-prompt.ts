@@ -3,7 +3,7 @@
  * keys, its base URL), the tools are the host's enabled set and run through `host.batch`, and
  * the loop's events go to the client as `agent/event` notifications while the run goes on.
  */
-import { buildSystemPrompt, ModelSpecError, ProviderSetupError, resolveModel, runAgentLoop, runnerOf, ScriptError, userMessage, type AgentEvent, type ModelProvider } from '@airlock/agent';
+import { buildSystemPrompt, ModelSpecError, ProviderSetupError, hostRunner, resolveModel, runAgentLoop, ScriptError, userMessage, type AgentEvent, type ModelProvider } from '@airlock/agent';
 import { RPC_ERRORS, RpcError, type RpcId } from './protocol.js';
 import type { ParamsOf, ResultOf } from './schemas.js';
 import type { ServedHost } from './server.js';
@@ -43,7 +43,7 @@ export async function runAgentPrompt(params: ParamsOf<'agent/prompt'>, requestId
     throw new RpcError(RPC_ERRORS.blocked, `No agent runs: every tool call would be refused. ${host.blocked.message}`, { fix: host.blocked.fix });
   }
   const { provider, model } = await openModel(params.model, options, host.kernel.cwd);
-  const runner = runnerOf(host.selection, (calls, o) => host.batch(calls, o));
+  const runner = hostRunner(host);
   const systemPrompt =
     params.systemPrompt ?? buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
   const onEvent = (event: AgentEvent): void => {
