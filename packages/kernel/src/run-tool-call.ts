@@ -79,7 +79,7 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
   try {
     // Checked here, where every call of every entry point passes, so no caller can forget it.
     if (kernel.refusal !== undefined) stop(state, 'denied', refusedAll(call.name, kernel.refusal), { kind: 'kernel', reason: 'refused' });
-    if (state.abort.aborted) stop(state, 'aborted', abortedBeforeStart(call.name));
+    if (state.abort.current()) stop(state, 'aborted', abortedBeforeStart(call.name));
     if (!isStopped(state)) findTool(state, run.selection);
     if (tooDeep) stop(state, 'invalid', argumentsTooDeep(call.name, MAX_VALUE_DEPTH));
     if (isStopped(state)) return state;
@@ -103,7 +103,8 @@ export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunC
 /** Stages 5–6: run the tool and make its result safe for the model. */
 export async function runPrepared(kernel: KernelRuntime, state: CallState, run: RunContext): Promise<void> {
   try {
-    if (state.abort.aborted) {
+    // Aborted while it was being decided (a handler, an approval): the tool never starts.
+    if (state.abort.current()) {
       state.result = failure('aborted', abortedBeforeStart(state.call.name));
       return;
     }

@@ -282,6 +282,37 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(ran).toBe(false);
   });
 
+  it('aborted while the call is being decided (at its start event, in a transform, in an authorize vote): the tool never runs, whoever started it', async () => {
+    type Entry = (kernel: ReturnType<typeof testKernel>, signal: AbortSignal) => Promise<string[]>;
+    const entries: Record<string, Entry> = {
+      executeToolCall: async (k, signal) => [(await k.executeToolCall({ id: 'c', name: 't', arguments: {} }, { signal })).outcome],
+      'a batch of one': async (k, signal) => (await k.executeBatch([{ id: 'c', name: 't', arguments: {} }], { signal })).messages.map((m) => m.outcome),
+      'a batch of two': async (k, signal) =>
+        (await k.executeBatch([{ id: 'c', name: 't', arguments: {} }, { id: 'd', name: 't', arguments: {} }], { signal })).messages.map((m) => m.outcome),
+    };
+    const moments = ['start event', 'transform', 'authorize'] as const;
+    const seen: string[] = [];
+    for (const [entry, run] of Object.entries(entries)) {
+      for (const moment of moments) {
+        const kernel = testKernel();
+        let ran = 0;
+        kernel.registry.register(
+          defineTool({ name: 't', label: 'T', description: 'd', parameters: Type.Object({}), execute: async () => { ran++; return { content: [{ type: 'text', text: 'side effect' }] }; } }),
+          { source: 'sdk' },
+        );
+        const controller = new AbortController();
+        // After the abort each handler awaits, as a real one would (a prompt, a file read).
+        if (moment === 'start event') kernel.onEvent((e) => void (e.type === 'tool_execution_start' && controller.abort()));
+        if (moment === 'transform') kernel.on('tool_call', async () => { controller.abort(); await Promise.resolve(); return undefined; }, { name: 'x/t', phase: 'transform' });
+        if (moment === 'authorize') kernel.on('tool_call', async () => { controller.abort(); await Promise.resolve(); return { effect: 'allow' }; }, { name: 'x/a', phase: 'authorize' });
+        const outcomes = await run(kernel, controller.signal);
+        seen.push(`${entry} / ${moment}: ${outcomes.join(',')} ran=${ran}`);
+      }
+    }
+    const calls: Record<string, string> = { executeToolCall: 'aborted', 'a batch of one': 'aborted', 'a batch of two': 'aborted,aborted' };
+    expect(seen).toEqual(Object.entries(calls).flatMap(([entry, outcomes]) => moments.map((moment) => `${entry} / ${moment}: ${outcomes} ran=0`)));
+  });
+
   it('hands tools a context with cwd, limits, spill, the mutation queue and truncation helpers', async () => {
     const kernel = testKernel({ sessionId: 'sess-1' });
     let ctx: ToolContext | undefined;

@@ -50,7 +50,7 @@ export function policeHandler(handler: ResolvedHandler, deadlines: DeadlineQueue
 
   return (state, done) => {
     if (skip(state)) return done();
-    if (mayAbort && state.abort.aborted) {
+    if (mayAbort && state.abort.current()) {
       stop(state, 'aborted', abortedText(state));
       return done();
     }
@@ -153,7 +153,7 @@ function awaitHandler(
   const deadline = handler.timeoutMs > 0 ? deadlines.after(handler.timeoutMs, () => end({ kind: 'timeout' })) : undefined;
   // A pending approval prompt must give way to an abort at once, not at its time limit.
   const unwatch = mayAbort ? state.abort.watch(() => end({ kind: 'aborted' })) : undefined;
-  if (mayAbort && state.abort.aborted) end({ kind: 'aborted' });
+  if (mayAbort && state.abort.current()) end({ kind: 'aborted' });
   pending.then(
     (value) => end({ kind: 'value', value }),
     (error: unknown) => end({ kind: 'error', error }),

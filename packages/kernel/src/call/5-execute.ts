@@ -77,7 +77,7 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
 
   // Read the kernel's own flags, not the signal: touching a per-run AbortSignal on every call makes
   // V8 embed it in optimized code, which is then thrown away at each major GC ("weak objects").
-  const aborted = limit === undefined ? state.abort.aborted : limit.aborted();
+  const aborted = limit === undefined ? state.abort.current() : limit.aborted();
   const reason = aborted ? signal!.reason : undefined;
   const timedOut = reason instanceof CallTimeoutError;
   if (settled === undefined) {
@@ -132,7 +132,7 @@ function callTimeLimit(state: CallState, ms: number) {
   const controller = new AbortController();
   const abort = (reason: unknown): void => controller.abort(reason);
   const unwatchRun = state.abort.watch(() => abort(state.abort.reason));
-  if (state.abort.aborted) abort(state.abort.reason);
+  if (state.abort.current()) abort(state.abort.reason);
   const timer = setTimeout(() => abort(new CallTimeoutError(ms)), ms);
   return {
     signal: controller.signal,

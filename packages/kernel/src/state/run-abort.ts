@@ -47,6 +47,16 @@ export class RunAbort {
     return () => this.#watchers.delete(fn);
   }
 
+  /**
+   * Whether the run is aborted, up to date. `aborted` alone lags for a single call that nobody has
+   * watched yet (its listener is added lazily): a caller that aborted while the call was still
+   * being decided would otherwise see its tool run anyway. Reads the caller's signal only then.
+   */
+  current(): boolean {
+    if (!this.aborted && !this.#listening && this.#external?.aborted === true) this.abort(this.#external.reason);
+    return this.aborted;
+  }
+
   /** The reason the run was aborted with, if it was. */
   get reason(): unknown {
     return this.signal?.reason;
