@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
 
-/** Issue 17 through the real binary: a one-shot `airlock call` delivers its spans to an OTLP/HTTP receiver before it exits. */
+/** Issue 17 through the real binary: a one-shot `airlock call` or `airlock run` delivers its spans to an OTLP/HTTP receiver before it exits. */
 
 interface Received {
   path: string;
@@ -110,6 +110,53 @@ describe('OpenTelemetry export from airlock call', () => {
     const logs = r.received.filter((x) => x.path === '/v1/logs').map((t) => t.body.toString('utf8')).join('\n');
     expect(logs).toContain('"airlock.audit.decision"');
     expect(logs).toContain('"airlock.audit.line_sha256"');
+  });
+
+  it('airlock run: the run, its turns and its model requests arrive as invoke_agent, turn and chat spans with token usage, the tool call under its turn', async () => {
+    const r = await receiver();
+    const m = machine();
+    m.box.write(
+      'project/play.jsonl',
+      [
+        JSON.stringify({ content: [{ type: 'toolCall', name: 'read', arguments: { path: 'notes.txt' } }], stopReason: 'toolUse', usage: { input: 1200, output: 40, cacheRead: 300 } }),
+        JSON.stringify({ content: [{ type: 'text', text: 'The note is about a zebra.' }], usage: { input: 1500, output: 9 } }),
+      ].join('\n'),
+    );
+    const run = await m.box.airlock(['run', '-p', 'what is in notes.txt?', '--model', 'scripted:play.jsonl'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', XDG_STATE_HOME: join(m.box.home, '.local', 'state') },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The note is about a zebra.');
+    type OtlpSpan = { name: string; spanId: string; parentSpanId?: string; attributes: { key: string; value: Record<string, unknown> }[] };
+    const spans: OtlpSpan[] = r.received
+      .filter((x) => x.path === '/v1/traces')
+      .flatMap((t) => (JSON.parse(t.body.toString('utf8')) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans)
+      .flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
+    const attr = (span: OtlpSpan, key: string): unknown => {
+      const value = span.attributes.find((a) => a.key === key)?.value;
+      return value === undefined ? undefined : (value['stringValue'] ?? (value['intValue'] === undefined ? undefined : Number(value['intValue'])));
+    };
+    const named = (name: string) => spans.filter((s) => s.name === name);
+    expect(named('invoke_agent airlock')).toHaveLength(1);
+    expect(named('turn')).toHaveLength(2);
+    const chats = named('chat play.jsonl');
+    expect(chats).toHaveLength(2);
+    const run1 = named('invoke_agent airlock')[0]!;
+    const [tool] = named('execute_tool read');
+    const turnOf = (span: OtlpSpan) => spans.find((s) => s.spanId === span.parentSpanId)!;
+    // chat and execute_tool under a turn, each turn under the run.
+    for (const span of [...chats, tool!]) expect(turnOf(span).name).toBe('turn');
+    for (const turn of named('turn')) expect(turn.parentSpanId).toBe(run1.spanId);
+    expect(turnOf(tool!).spanId).toBe(turnOf(chats.find((c) => attr(c, 'airlock.tool_calls') === 1)!).spanId);
+    expect(chats.map((c) => [attr(c, 'gen_ai.usage.input_tokens'), attr(c, 'gen_ai.usage.output_tokens')]).sort()).toEqual([
+      [1500, 40],
+      [1500, 9],
+    ]);
+    expect(attr(run1, 'gen_ai.usage.input_tokens')).toBe(3000);
+    expect(attr(run1, 'airlock.agent.status')).toBe('done');
+    // Token usage as a metric too; nothing from the conversation or the file leaves the machine.
+    expect(r.received.filter((x) => x.path === '/v1/metrics').map((x) => x.body.toString('utf8')).join('')).toContain('gen_ai.client.token.usage');
+    for (const x of r.received) expect(x.body.toString('utf8')).not.toMatch(/zebra|notes\.txt\?/);
   });
 
   it('OTEL_SDK_DISABLED=true turns it off even with an endpoint', async () => {

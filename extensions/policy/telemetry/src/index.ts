@@ -3,6 +3,7 @@ import type { Extension, ExtensionAPI } from '@airlock/kernel';
 import { createRedactor, createSecretScanner } from '@airlock/secrets';
 import { resolveTelemetry, type TelemetryConfig } from './config.js';
 import { createRecorder, type Recorder } from './recorder.js';
+import { createAgentSpans, type AgentSpans } from './agent-spans.js';
 import { createAuditExport } from './audit-export.js';
 import { auditLogPath } from './audit-location.js';
 import type { TelemetryPipeline } from './pipeline.js';
@@ -11,15 +12,17 @@ interface Running {
   pipeline: TelemetryPipeline;
   drainAudit: () => void;
   recorder: Recorder;
+  agent: AgentSpans;
   flushTimeoutMs: number;
 }
 
 const running = new WeakMap<ExtensionAPI, Running>();
 
 /**
- * OpenTelemetry export as an extension: an observer of the kernel's events. In the default set and
- * free when off: unless an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or the
- * `telemetry` settings section), setup returns before the SDK is loaded.
+ * OpenTelemetry export as an extension: an observer of the kernel's events and of the agent's
+ * activity (runs, turns, model requests). In the default set and free when off: unless an OTLP
+ * endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or the `telemetry` settings section), setup
+ * returns before the SDK is loaded.
  */
 const extension = {
   name: 'telemetry',
@@ -54,8 +57,11 @@ export function installTelemetry(
   const redactor = config.exportContent ? createRedactor(createSecretScanner({ env: api.env, allow: [] })) : undefined;
   const auditPath = pipeline.logger === undefined ? undefined : (options.auditPath ?? auditLogPath(api));
   const audit = auditPath === undefined || pipeline.logger === undefined ? undefined : createAuditExport(auditPath, pipeline.logger, config.exportContent);
+  const agent = createAgentSpans(pipeline, { sessionId: api.sessionId });
   const recorder = createRecorder(pipeline, {
     sessionId: api.sessionId,
+    parentOf: agent.parentOf,
+    ...(api.loadedExtensions === undefined ? {} : { extensions: () => api.loadedExtensions!() }),
     kernelVersion: api.kernelVersion,
     version,
     exportContent: config.exportContent,
@@ -63,7 +69,9 @@ export function installTelemetry(
     ...(audit === undefined ? {} : { afterCall: (toolCallId: string, context: Context) => audit.afterCall(toolCallId, context) }),
   });
   api.onEvent(recorder.onEvent);
-  running.set(api, { pipeline, recorder, flushTimeoutMs: config.flushTimeoutMs, drainAudit: () => audit?.close() });
+  // Runs, turns and model requests, from whichever agent drives this host (older hosts have no such channel).
+  api.onAgentActivity?.(agent.onActivity);
+  running.set(api, { pipeline, recorder, agent, flushTimeoutMs: config.flushTimeoutMs, drainAudit: () => audit?.close() });
   return recorder;
 }
 
@@ -73,6 +81,7 @@ export async function stopTelemetry(api: ExtensionAPI): Promise<void> {
   if (state === undefined) return;
   running.delete(api);
   state.recorder.endOpen();
+  state.agent.endOpen();
   state.drainAudit();
   await state.pipeline.shutdown(state.flushTimeoutMs);
 }
@@ -82,4 +91,5 @@ export { resolveTelemetry, parseKeyValueList, TelemetrySettings, DEFAULT_FLUSH_T
 export { createAuditExport, exportedBody } from './audit-export.js';
 export { auditLogPath } from './audit-location.js';
 export { createRecorder, type Recorder, type RecorderOptions } from './recorder.js';
+export { createAgentSpans, type AgentSpans, type AgentSpansOptions } from './agent-spans.js';
 export type { TelemetryPipeline, TelemetrySinks } from './pipeline.js';

@@ -1,5 +1,5 @@
 import type { Attributes, Context, Counter, Histogram, Span } from '@opentelemetry/api';
-import type { Content, DecisionSource, KernelEvent } from '@airlock/kernel';
+import type { Content, DecisionSource, KernelEvent, LoadedExtensionInfo } from '@airlock/kernel';
 import { canonicalJson, sha256Hex } from '@airlock/audit-format';
 import type { TelemetrySinks } from './pipeline.js';
 import { placeholderCounts } from '@airlock/secrets';
@@ -20,6 +20,10 @@ export interface RecorderOptions {
   redact: (value: unknown) => unknown;
   /** Called when a call has ended, inside its span's context (audit records are emitted here). */
   afterCall?: (toolCallId: string, context: Context) => void;
+  /** The span a call's span goes under (the agent turn that asked for it); default: the active context. */
+  parentOf?: (toolCallId: string) => Context | undefined;
+  /** The host's loaded extensions (`api.loadedExtensions`), read at the first call: their versions go on every span. */
+  extensions?: () => readonly LoadedExtensionInfo[];
   now?: () => number;
 }
 
@@ -83,8 +87,23 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
     redactions: meter.createCounter('airlock.redactions', { description: 'Secrets replaced in tool results, by detector.', unit: '{secret}' }),
   };
   const common: Attributes = { 'airlock.session.id': options.sessionId };
+  // Read once, at the first call: by then every extension has loaded, and the set never changes.
+  let versions: { list: string[]; byName: Map<string, string> } | undefined;
+  const extensionVersions = (): NonNullable<typeof versions> => {
+    if (versions !== undefined) return versions;
+    let loaded: readonly LoadedExtensionInfo[] = [];
+    try {
+      loaded = options.extensions?.() ?? [];
+    } catch {
+      // An older host: spans go without the versions.
+    }
+    versions = { list: loaded.map((e) => `${e.name}@${e.version}`), byName: new Map(loaded.map((e) => [e.name, e.version])) };
+    return versions;
+  };
 
   function begin(toolCallId: string, toolName: string, args: unknown): CallState {
+    const parent = options.parentOf?.(toolCallId) ?? api.context.active();
+    const { list } = extensionVersions();
     const span = tracer.startSpan(`execute_tool ${toolName}`, {
       kind: SPAN_KIND_INTERNAL,
       attributes: {
@@ -96,10 +115,11 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
         ...common,
         'airlock.kernel.version': options.kernelVersion,
         'airlock.telemetry.version': options.version,
+        ...(list.length === 0 ? {} : { 'airlock.extensions': list }),
       },
-    });
+    }, parent);
     if (options.exportContent) span.setAttribute('gen_ai.tool.call.arguments', clip(JSON.stringify(options.redact(args)) ?? 'null'));
-    const state: CallState = { span, context: api.trace.setSpan(api.context.active(), span), startedAt: now() };
+    const state: CallState = { span, context: api.trace.setSpan(parent, span), startedAt: now() };
     calls.set(toolCallId, state);
     return state;
   }
@@ -130,6 +150,11 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
       state.span.addEvent('airlock.approve', { ...sourceAttributes(decision.source), 'airlock.decision': decision.effect });
     }
     state.span.setAttributes({ 'airlock.decision': decision.effect, ...sourceAttributes(decision.source) });
+    // The deciding handler's extension version: which release of a policy made the call.
+    if ('handler' in decision.source) {
+      const version = extensionVersions().byName.get(decision.source.handler.split('/')[0]!);
+      if (version !== undefined) state.span.setAttribute('airlock.decision.handler.version', version);
+    }
     if (options.exportContent && decision.reason !== undefined) state.span.setAttribute('airlock.decision.reason', clip(String(options.redact(decision.reason))));
     if (decision.effect === 'deny') {
       const source = decision.source;

@@ -5,13 +5,13 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { installAuditLog } from '@airlock/audit-log';
-import { createKernel, defineTool, type ExtensionAPI, type Kernel } from '@airlock/kernel';
+import { createKernel, defineTool, type ExtensionAPI, type Kernel, type LoadedExtensionInfo } from '@airlock/kernel';
 import { createTestApi, makeTempDir } from '@airlock/kernel/testing';
 import { installTelemetry, stopTelemetry } from '../src/index.js';
 
 /** The ExtensionAPI the host would give, on a kernel, with this cwd and environment. */
-export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}): ExtensionAPI {
-  return createTestApi(kernel, { cwd, env });
+export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}, overrides: Partial<ExtensionAPI> = {}): ExtensionAPI {
+  return createTestApi(kernel, { cwd, env, ...overrides });
 }
 
 export const echo = defineTool({
@@ -40,7 +40,7 @@ export const wait = defineTool({
 });
 
 /** A kernel with echo and wait, telemetry installed over in-memory exporters. */
-export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string>; audit?: boolean } = {}) {
+export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string>; audit?: boolean; extensions?: readonly LoadedExtensionInfo[] } = {}) {
   const dir = makeTempDir('airlock-telemetry-');
   const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
   kernel.registry.register(echo, { source: 'sdk' });
@@ -50,10 +50,11 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
   const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 60_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const api = apiFor(kernel, dir, options.env);
+  const api = apiFor(kernel, dir, options.env, options.extensions === undefined ? {} : { loadedExtensions: () => options.extensions! });
   const auditPath = join(dir, 'audit', 'audit.jsonl');
   const auditLogger = options.audit === true ? installAuditLog(apiFor(kernel, dir, options.env), { path: auditPath, fsync: 'never' }, { env: {}, home: dir }) : undefined;
   const logs = new InMemoryLogRecordExporter();
+  let kept: ReadableSpan[] | undefined;
   const loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logs })] });
   installTelemetry(
     api,
@@ -64,6 +65,9 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
       logger: options.audit === true ? loggerProvider.getLogger('airlock.audit') : undefined,
       shutdown: async () => {
         await reader.forceFlush();
+        await tracerProvider.forceFlush();
+        // Shutting the exporter down empties it: keep what it holds for the test to read.
+        kept = spans.getFinishedSpans().slice();
         await tracerProvider.shutdown();
       },
     },
@@ -76,7 +80,7 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
     logs: () => logs.getFinishedLogRecords(),
     closeAudit: () => auditLogger?.close(),
     kernel,
-    spans: (): ReadableSpan[] => spans.getFinishedSpans(),
+    spans: (): ReadableSpan[] => kept ?? spans.getFinishedSpans(),
     /** Flush the metrics and return every data point by metric name. */
     async metrics(): Promise<Map<string, { attributes: Record<string, unknown>; value: unknown }[]>> {
       await stopTelemetry(api);
