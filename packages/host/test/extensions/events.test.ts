@@ -11,28 +11,34 @@ afterEach(async () => {
   removeTempDirs();
 });
 
+/**
+ * A machine with a user settings file that loads a `watch` extension (its `setup` body given; it
+ * may append to `heard`) and a `tool` extension with a `ping` tool, and a host opened on it.
+ */
+async function hostWithWatcher(setupBody: (heard: string) => string) {
+  const root = tempDir();
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(project, { recursive: true });
+  const heard = join(root, 'heard.log');
+  const watch = writePackage(join(root, 'exts', 'watch'), {
+    name: 'watch',
+    files: { 'src/index.ts': `import { appendFileSync } from 'node:fs';\nexport default { name: 'watch', setup(api: any) {\n${setupBody(JSON.stringify(heard))}\n} };\n` },
+  });
+  const tool = toolPackage(join(root, 'exts', 'tool'), 'tool', 'ping');
+  writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: watch }, { path: tool }] }));
+  const warnings: string[] = [];
+  const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, homeDir: home, log: (m) => void warnings.push(m) });
+  hosts.push(host);
+  return { host, heard, warnings };
+}
+
 describe('api.onEvent through a real host', () => {
   it('an extension hears each call once, from host.execute, host.batch and host.kernel alike; the caller’s own sink still gets its run', async () => {
-    const root = tempDir();
-    const home = join(root, 'home');
-    const project = join(root, 'project');
-    mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
-    mkdirSync(project, { recursive: true });
-    const heard = join(root, 'heard.log');
-    const watch = writePackage(join(root, 'exts', 'watch'), {
-      name: 'watch',
-      files: {
-        'src/index.ts': `import { appendFileSync } from 'node:fs';
-export default { name: 'watch', setup(api: any) {
-  api.onEvent((e: any) => { if (e.type === 'tool_execution_end') appendFileSync(${JSON.stringify(heard)}, e.toolCallId + ' ' + e.result.outcome + '\\n'); });
-} };
-`,
-      },
-    });
-    const tool = toolPackage(join(root, 'exts', 'tool'), 'tool', 'ping');
-    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: watch }, { path: tool }] }));
-    const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, homeDir: home });
-    hosts.push(host);
+    const { host, heard } = await hostWithWatcher(
+      (heard) => `  api.onEvent((e: any) => { if (e.type === 'tool_execution_end') appendFileSync(${heard}, e.toolCallId + ' ' + e.result.outcome + '\\n'); });`,
+    );
     expect(host.blocked).toBeUndefined();
 
     const mine: KernelEvent[] = [];
@@ -48,32 +54,14 @@ export default { name: 'watch', setup(api: any) {
 });
 
 describe('api.onAgentActivity and api.loadedExtensions through a real host', () => {
-  it('an extension hears what a loop reports through the host’s runner, and can name every loaded extension with its version', async () => {
-    const root = tempDir();
-    const home = join(root, 'home');
-    const project = join(root, 'project');
-    mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
-    mkdirSync(project, { recursive: true });
-    const heard = join(root, 'heard.log');
-    const watch = writePackage(join(root, 'exts', 'watch'), {
-      name: 'watch',
-      files: {
-        'src/index.ts': `import { appendFileSync } from 'node:fs';
-export default { name: 'watch', setup(api: any) {
-  const during = api.loadedExtensions().map((e: any) => e.name).join(',');
+  it('an extension hears what a loop reports to the host’s kernel, and can name every loaded extension with its version', async () => {
+    const { host, heard, warnings } = await hostWithWatcher(
+      (heard) => `  const during = api.loadedExtensions().map((e: any) => e.name).join(',');
   api.onAgentActivity((a: any) => {
-    appendFileSync(${JSON.stringify(heard)}, a.type + ' ' + a.turnId + ' [' + api.loadedExtensions().map((e: any) => e.name + '@' + e.packageName + '@' + e.version).join(',') + '] during-setup=' + during + '\\n');
+    appendFileSync(${heard}, a.type + ' ' + a.turnId + ' [' + api.loadedExtensions().map((e: any) => e.name + '@' + e.packageName + '@' + e.version).join(',') + '] during-setup=' + during + '\\n');
     if (a.type === 'turn_end') throw new Error('watch broke');
-  });
-} };
-`,
-      },
-    });
-    const tool = toolPackage(join(root, 'exts', 'tool'), 'tool', 'ping');
-    writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [{ path: watch }, { path: tool }] }));
-    const warnings: string[] = [];
-    const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, homeDir: home, log: (m) => void warnings.push(m) });
-    hosts.push(host);
+  });`,
+    );
     expect(host.blocked).toBeUndefined();
 
     host.kernel.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
