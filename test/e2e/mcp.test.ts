@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
-import { extensionPackage, HELLO, sandbox } from './harness.js';
+import { extensionPackage, HELLO, ROOT, sandbox } from './harness.js';
 import { connect, textOf } from './mcp-harness.js';
 
 /** Issue 14: `airlock mcp` driven by the MCP SDK's own client over stdio, spawning the real binary. */
@@ -117,6 +117,22 @@ describe('airlock mcp: tools/call through the kernel', () => {
     expect(edit.isError, textOf(edit)).toBe(false);
     const read = await client.callTool({ name: 'read', arguments: { path: 'out/a.txt' } });
     expect(read.content).toEqual([{ type: 'text', text: 'beta\n' }]);
+  });
+
+  it('an MCP server behind mcp-tools that adds a tool: the client is told (tools/list_changed), lists it and calls it', async () => {
+    const s = sandbox();
+    const server = join(ROOT, 'extensions/tools/mcp-tools/test/fixtures/mcp-server.mjs');
+    s.write('home/.config/airlock/settings.json', {
+      extensions: [{ name: '@airlock/mcp-tools', options: { mcpServers: { demo: { command: process.execPath, args: [server], startup: 'eager' } } } }],
+    });
+    const { client } = await connect(s);
+    let told = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void told++);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('demo__late');
+    expect(textOf(await client.callTool({ name: 'demo__add_tool', arguments: {} }))).toBe('added');
+    await expect.poll(() => told, { timeout: 5_000 }).toBe(1);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('demo__late');
+    expect(textOf(await client.callTool({ name: 'demo__late', arguments: { n: 21 } }))).toBe('late 42');
   });
 
   it("an extension writing to stdout cannot break the protocol: its lines go to stderr", async () => {

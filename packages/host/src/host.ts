@@ -130,6 +130,16 @@ export interface Host {
   redact(text: string): string;
   execute(call: ToolCall, options?: { signal?: AbortSignal; onEvent?: EventSink; timeoutMs?: number }): Promise<ToolResultMessage>;
   batch(calls: readonly ToolCall[], options?: KernelBatchOptions): Promise<{ messages: ToolResultMessage[]; terminate: boolean }>;
+  /**
+   * Be told when the enabled set changed after the host opened (an extension replaced its tool
+   * set: an MCP server's tools changed), with the new selection; once per change, not per tool.
+   * Returns the function that stops listening. `airlock mcp` tells its client with
+   * `notifications/tools/list_changed`.
+   *
+   * @example
+   * host.onToolsChanged((selection) => console.log(selection.enabled.map((e) => e.tool.name)));
+   */
+  onToolsChanged(listener: (selection: ToolSelection) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -301,6 +311,21 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       if (blocked !== undefined) throw redactionError(`the policy extension "${blocked.extension}" failed to load (${blocked.reason}), so nothing is written in clear`);
       return kernel.redactText(text);
     },
+    onToolsChanged: (listener) => {
+      let seen = enabledNames(selectionNow());
+      return kernel.registry.onChange(() => {
+        const selection = selectionNow();
+        const names = enabledNames(selection);
+        // A change among tools the settings leave out is no change of the enabled set.
+        if (names === seen) return;
+        seen = names;
+        try {
+          listener(selection);
+        } catch (error) {
+          log.warn(`A tools-changed listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      });
+    },
     // Extensions' listeners are on the kernel (kernel.onEvent); `o.onEvent` is the caller's own.
     execute: (call, o = {}) => kernel.executeToolCall(call, { ...o, tools: selectionNow() }),
     batch: (calls, o = {}) => kernel.executeBatch(calls, { ...o, tools: o.tools ?? selectionNow() }),
@@ -309,6 +334,20 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       await kernel.dispose();
     },
   };
+}
+
+/** The enabled set as one comparable string: names and the identity of each definition. */
+function enabledNames(selection: ToolSelection): string {
+  return selection.enabled.map((entry) => `${entry.tool.name}@${definitionId(entry.tool)}`).join('\n');
+}
+
+const definitionIds = new WeakMap<object, number>();
+let nextDefinitionId = 0;
+/** A replaced definition under the same name is a change too (its schema or description may differ). */
+function definitionId(tool: object): number {
+  let id = definitionIds.get(tool);
+  if (id === undefined) definitionIds.set(tool, (id = ++nextDefinitionId));
+  return id;
 }
 
 /** A module passed in code as an entry of the `code` layer: it loads (and fails closed) like a listed package. */

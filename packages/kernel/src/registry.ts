@@ -190,10 +190,44 @@ export class ToolRegistry {
   /** Map order is registration order; an override keeps the slot of the tool it replaces. */
   readonly #slots = new Map<string, Slot>();
   #revision = 0;
+  readonly #changeListeners = new Set<() => void>();
+  #changeQueued = false;
 
   /** Changes whenever a registration is added or removed: a cheap key for caching selections. */
   get revision(): number {
     return this.#revision;
+  }
+
+  /**
+   * Be told when registrations were added or removed. Changes made together (an extension
+   * replacing its tool set: several adds and removes in one go) are told once, on the next
+   * microtask. A listener that throws is skipped; the others still hear it. Returns the function
+   * that stops listening.
+   *
+   * @example
+   * const off = kernel.registry.onChange(() => console.log('tools now:', kernel.registry.list().map((t) => t.tool.name)));
+   */
+  onChange(listener: () => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError(`registry.onChange needs a function, got ${typeof listener}`);
+    const entry = (): void => listener();
+    this.#changeListeners.add(entry);
+    return () => void this.#changeListeners.delete(entry);
+  }
+
+  #changed(): void {
+    this.#revision++;
+    if (this.#changeQueued || this.#changeListeners.size === 0) return;
+    this.#changeQueued = true;
+    queueMicrotask(() => {
+      this.#changeQueued = false;
+      for (const listener of [...this.#changeListeners]) {
+        try {
+          listener();
+        } catch {
+          // An observer's failure is its own: the registration stands and the others still hear it.
+        }
+      }
+    });
   }
 
   /**
@@ -226,7 +260,7 @@ export class ToolRegistry {
     } else {
       this.#slots.set(tool.name, { stack: [layer], active: build([layer]) });
     }
-    this.#revision++;
+    this.#changed();
 
     let done = false;
     return () => {
@@ -239,7 +273,7 @@ export class ToolRegistry {
       current.stack.splice(index, 1);
       if (current.stack.length === 0) this.#slots.delete(tool.name);
       else current.active = build(current.stack);
-      this.#revision++;
+      this.#changed();
     };
   }
 

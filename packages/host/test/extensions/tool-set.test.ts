@@ -101,3 +101,44 @@ describe('api.toolSet', () => {
     expect(() => api.toolSet!('later')).toThrow(/after its setup finished/);
   });
 });
+
+describe('host.onToolsChanged', () => {
+  it('tells once per replace of the enabled set, with the new selection; a change the settings leave out, or none at all, is not told', async () => {
+    const { host, set } = await hostWithSet({ tools: { exclude: ['dyn__hidden'] } });
+    const told: string[][] = [];
+    const off = host.onToolsChanged((selection) => void told.push(selection.enabled.map((e) => e.tool.name).filter((n) => n.startsWith('dyn__'))));
+    const settle = () => new Promise((r) => setTimeout(r, 0));
+
+    const two = tool('dyn__two', 'two');
+    const three = tool('dyn__three', '3');
+    set.replace([two, three]); // one remove, two adds: one change
+    await settle();
+    expect(told).toEqual([['dyn__two', 'dyn__three']]);
+
+    set.replace([two, three, tool('dyn__hidden', 'h')]); // only an excluded tool added
+    await settle();
+    expect(told).toHaveLength(1);
+
+    set.replace([tool('dyn__two', 'two again'), three, tool('dyn__hidden', 'h')]); // a definition replaced under its name
+    await settle();
+    expect(told).toHaveLength(2);
+
+    off();
+    set.replace([]);
+    await settle();
+    expect(told).toHaveLength(2);
+  });
+
+  it('a listener that throws is logged; the others still hear of the change', async () => {
+    const { host, set, lines } = await hostWithSet();
+    let heard = 0;
+    host.onToolsChanged(() => {
+      throw new Error('listener broke');
+    });
+    host.onToolsChanged(() => void heard++);
+    set.replace([tool('dyn__two', 'two')]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(heard).toBe(1);
+    expect(lines.join('\n')).toContain('tools-changed listener failed: listener broke');
+  });
+});

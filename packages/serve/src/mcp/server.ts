@@ -42,6 +42,7 @@ export interface AirlockMcpServer {
    * Offer only these tools (undefined: the host's whole enabled set) and tell the client with
    * `notifications/tools/list_changed` when the list changed. Only tools the host enabled can be
    * chosen: settings, flags and bare-tool deny rules still apply. Throws naming any other name.
+   * The host's own changes (`host.onToolsChanged`) are offered the same way, within this choice.
    */
   setTools(names?: readonly string[]): void;
   close(): Promise<void>;
@@ -70,7 +71,20 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
   options.ui?.attach(server);
 
   let offered = offer(host.selection);
+  /** What setTools last chose (undefined: the host's whole enabled set). */
+  let chosen: readonly string[] | undefined;
   let sequence = 0;
+  const reoffer = (next: Offered): void => {
+    const changed = JSON.stringify(next.tools) !== JSON.stringify(offered.tools);
+    offered = next;
+    if (changed && server.transport !== undefined) void server.sendToolListChanged().catch((error: Error) => log(`mcp: could not send tools/list_changed: ${error.message}`));
+  };
+  // The host's enabled set changed (an extension's tool set: an MCP server behind mcp-tools added
+  // or dropped tools): offer the new set, still narrowed to what setTools chose.
+  const stopWatching = host.onToolsChanged((selection) => {
+    const names = chosen?.filter((name) => selection.has(name));
+    reoffer(offer(names === undefined ? selection : host.kernel.registry.select({ tools: [...names] })));
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.tools }));
 
@@ -113,13 +127,15 @@ export function createMcpServer(host: Host, options: McpServerOptions = {}): Air
           .catch((error: Error) => log(`mcp: could not answer a request with invalid params: ${error.message}`));
       };
     },
-    setTools(chosen) {
-      const next = offer(chosen === undefined ? host.selection : narrowed(host, chosen));
-      const changed = JSON.stringify(next.tools) !== JSON.stringify(offered.tools);
-      offered = next;
-      if (changed && server.transport !== undefined) void server.sendToolListChanged().catch((error: Error) => log(`mcp: could not send tools/list_changed: ${error.message}`));
+    setTools(names) {
+      const next = offer(names === undefined ? host.selection : narrowed(host, names));
+      chosen = names === undefined ? undefined : [...names];
+      reoffer(next);
     },
-    close: () => server.close(),
+    close: async () => {
+      stopWatching();
+      await server.close();
+    },
   };
 }
 
