@@ -391,3 +391,32 @@ describe('activity for observers (the kernel’s agent-activity listeners)', () 
     expect(errors.map((e) => (e as Error).message)).toEqual(['observer broke']);
   });
 });
+
+describe('the offered tools, request by request', () => {
+  it('reads the runner’s tools at each request; a prompt function is asked again only when they changed, a string prompt never changes', async () => {
+    const f = fixture();
+    const all = f.runner.tools;
+    let tools = all.filter((t) => t.name === 'cat');
+    const runner: ToolRunner = { get tools() { return tools; }, batch: (calls, o) => f.runner.batch(calls, o) };
+    writeFileSync(join(f.dir, 'a.txt'), 'x');
+    const asked: string[][] = [];
+    const provider = recording([
+      { content: [call('cat', { path: 'a.txt' }, 'r1')] },
+      { content: [call('cat', { path: 'a.txt' }, 'r2')] },
+      'Done.',
+    ]);
+    const seenTools: string[][] = [];
+    const watching: ModelProvider = { id: provider.id, stream: (request, signal) => (seenTools.push(request.tools.map((t) => t.name)), provider.stream(request, signal)) };
+    // After the first batch the set grows (as when an MCP server behind the host adds a tool).
+    f.kernel.onEvent((e) => void (e.type === 'tool_execution_end' && e.toolCallId === 'r1' && (tools = all.filter((t) => t.name === 'cat' || t.name === 'put'))));
+    const result = await runAgentLoop([userMessage('go')], { provider: watching, model: 'm', runner, systemPrompt: (t) => (asked.push(t.map((x) => x.name)), `tools: ${t.map((x) => x.name).join(',')}`) });
+    expect(result.status).toBe('done');
+    expect(seenTools).toEqual([['cat'], ['cat', 'put'], ['cat', 'put']]);
+    expect(asked).toEqual([['cat'], ['cat', 'put']]);
+
+    const fixed: string[] = [];
+    const again = recording(['Hi.']);
+    await runAgentLoop([userMessage('hi')], { provider: { id: again.id, stream: (r, s) => (fixed.push(r.systemPrompt), again.stream(r, s)) }, model: 'm', runner, systemPrompt: 'mine' });
+    expect(fixed).toEqual(['mine']);
+  });
+});

@@ -112,8 +112,9 @@ function wrapHost(host: Host): Airlock {
   const runner = hostRunner(host);
   const agents = new Set<Agent>();
   let closed: Promise<void> | undefined;
-  const systemPrompt = (provider?: Pick<ModelProvider, 'toolName'>): string =>
-    buildSystemPrompt({ tools: runner.tools, ...(provider?.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
+  const promptFor = (tools: readonly AnyAgentTool[], provider?: Pick<ModelProvider, 'toolName'>): string =>
+    buildSystemPrompt({ tools, ...(provider?.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
+  const systemPrompt = (provider?: Pick<ModelProvider, 'toolName'>): string => promptFor(runner.tools, provider);
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       for (const agent of agents) agent.abort(new Error('Airlock was closed'));
@@ -121,8 +122,13 @@ function wrapHost(host: Host): Airlock {
     })());
   return {
     host,
-    tools: runner.tools,
-    selection: host.selection,
+    // Getters: the host's enabled set follows extensions' tool sets after it opened.
+    get tools() {
+      return runner.tools;
+    },
+    get selection() {
+      return host.selection;
+    },
     blocked: host.blocked,
     diagnostics: host.diagnostics,
     runner,
@@ -132,7 +138,7 @@ function wrapHost(host: Host): Airlock {
     systemPrompt,
     agent: (o) => {
       if (closed !== undefined) throw new Error('This Airlock is closed: open a new one with createAirlock().');
-      const agent = new Agent({ ...o, runner, systemPrompt: o.systemPrompt ?? systemPrompt(o.provider) });
+      const agent = new Agent({ ...o, runner, systemPrompt: o.systemPrompt ?? ((tools) => promptFor(tools, o.provider)) });
       agents.add(agent);
       return agent;
     },

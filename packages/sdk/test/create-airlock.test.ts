@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAirlock, defineExtension, scriptedProvider, textOf as assistantText, type Airlock } from '../src/index.js';
+import Type from 'typebox';
+import { defineTool } from '@airlock/kernel';
+import { createAirlock, defineExtension, scriptedProvider, textOf as assistantText, type Airlock, type ModelProvider } from '../src/index.js';
 import { guard, noSecrets, project, textOf } from './support/project.js';
 
 const open: Airlock[] = [];
@@ -100,6 +102,41 @@ describe('createAirlock', () => {
     expect(JSON.stringify(result.messages)).not.toContain('TOP-SECRET-VALUE');
     // The system prompt lists exactly the enabled tools.
     expect(airlock.systemPrompt()).toContain('- read:');
+  });
+
+  it('an agent follows the enabled set between requests: a tool added mid-run is offered and listed in the system prompt of the next request', async () => {
+    const p = project();
+    const installer = defineExtension({
+      name: 'plugins',
+      setup(api) {
+        const set = api.toolSet!('plugins');
+        const fresh = defineTool({ name: 'fresh', label: 'Fresh', description: 'Says it is new.', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: 'brand new' }] }) });
+        api.registerTool(
+          defineTool({
+            name: 'install',
+            label: 'Install',
+            description: 'Adds the fresh tool.',
+            parameters: Type.Object({}),
+            execute: async () => {
+              set.replace([fresh]);
+              return { content: [{ type: 'text', text: 'installed' }] };
+            },
+          }),
+        );
+      },
+    });
+    const airlock = await airlockFor({ ...p.base, extensions: [installer] });
+    expect(airlock.tools.map((t) => t.name)).not.toContain('fresh');
+    const inner = scriptedProvider([{ content: [{ type: 'toolCall', name: 'install', arguments: {} }] }, { content: [{ type: 'toolCall', name: 'fresh', arguments: {} }] }, 'Done.']);
+    const seen: { tools: string[]; prompt: string }[] = [];
+    const provider: ModelProvider = { id: inner.id, stream: (request, signal) => (seen.push({ tools: request.tools.map((t) => t.name), prompt: request.systemPrompt }), inner.stream(request, signal)) };
+    const result = await airlock.agent({ provider, model: 'demo' }).prompt('install it and use it');
+    expect(result.status).toBe('done');
+    expect(result.messages.filter((m) => m.role === 'toolResult').map((m) => textOf(m as never))).toEqual(['installed', 'brand new']);
+    expect(seen.map((s) => s.tools.includes('fresh'))).toEqual([false, true, true]);
+    expect(seen[0]!.prompt).not.toContain('- fresh:');
+    expect(seen[1]!.prompt).toContain('- fresh: Says it is new.');
+    expect(airlock.tools.map((t) => t.name)).toContain('fresh');
   });
 
   it('close() aborts a running agent and is what Symbol.asyncDispose does', async () => {

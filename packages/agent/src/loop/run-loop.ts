@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentActivity, BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
 import { toolCallsOf, type AssistantMessage, type AssistantToolCall, type Message, type UserMessage } from '../messages.js';
 import type { ModelProvider } from '../provider.js';
 import { buildSystemPrompt } from '../system-prompt.js';
@@ -20,8 +20,13 @@ export interface AgentLoopOptions {
   model: string;
   /** Runs each turn's tool calls; its `tools` are what the model is offered. */
   runner: ToolRunner;
-  /** Default: `buildSystemPrompt({ tools: runner.tools, toolName: provider.toolName })`. */
-  systemPrompt?: string;
+  /**
+   * Default: `buildSystemPrompt({ tools, toolName: provider.toolName })`. A function is called
+   * with the tools of a request whenever they differ from the last request's (an MCP server behind
+   * the host added one), so the prompt keeps listing exactly what the model is offered; a string
+   * is used as it is.
+   */
+  systemPrompt?: string | ((tools: readonly AnyAgentTool[]) => string);
   /** The conversation so far (a resumed session); the run appends to a copy. */
   history?: readonly Message[];
   /** Model requests at most (default 50). */
@@ -60,7 +65,12 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
   const report = activityReporter(runner, options.onListenerError);
   const steering = options.steering ?? NO_QUEUE;
   const followUp = options.followUp ?? NO_QUEUE;
-  const systemPrompt = options.systemPrompt ?? buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: provider.toolName }) });
+  const promptFor =
+    typeof options.systemPrompt === 'string'
+      ? () => options.systemPrompt as string
+      : (options.systemPrompt ?? ((tools: readonly AnyAgentTool[]) => buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: provider.toolName }) })));
+  let offered: readonly AnyAgentTool[] | undefined;
+  let systemPrompt = '';
 
   const runId = randomUUID();
   const context: Message[] = options.history === undefined ? [] : [...options.history];
@@ -101,6 +111,12 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     for (const message of pending) append(message);
     pending = [];
 
+    // The runner's tools are read each turn: the host's enabled set can change between requests.
+    const tools = runner.tools;
+    if (tools !== offered) {
+      offered = tools;
+      systemPrompt = promptFor(tools);
+    }
     const replyId = messageId();
     report?.({ type: 'model_request_start', runId, turnId, provider: provider.id, model: options.model });
     const message = await streamReply(
@@ -109,7 +125,7 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
         model: options.model,
         systemPrompt,
         messages: context,
-        tools: runner.tools,
+        tools,
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       },

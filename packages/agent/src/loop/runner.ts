@@ -18,6 +18,7 @@ export interface RunnerBatchOptions {
  * const fromHost = hostRunner(await openHost({ cwd, interactive: false }));
  */
 export interface ToolRunner {
+  /** Read at each model request: a runner over a host follows its enabled set as it changes. */
   readonly tools: readonly AnyAgentTool[];
   batch(calls: readonly ToolCall[], options: RunnerBatchOptions): Promise<BatchResult>;
   /**
@@ -52,7 +53,17 @@ export interface RunnerHost {
  * const result = await runAgentLoop([userMessage('List the files')], { provider, model, runner: hostRunner(host) });
  */
 export function hostRunner(host: RunnerHost): ToolRunner {
-  return runnerOf(host.selection, (calls, options) => host.batch(calls, options), (activity) => host.kernel.reportAgentActivity(activity));
+  // Read from the host each time: its enabled set follows extensions' tool sets after it opened.
+  let seen: { selection: ToolSelection; tools: readonly AnyAgentTool[] } | undefined;
+  return {
+    get tools() {
+      const selection = host.selection;
+      if (seen?.selection !== selection) seen = { selection, tools: selection.enabled.map((entry) => entry.tool) };
+      return seen.tools;
+    },
+    batch: (calls, options) => host.batch(calls, options),
+    activity: (activity) => host.kernel.reportAgentActivity(activity),
+  };
 }
 
 /**

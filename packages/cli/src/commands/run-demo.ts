@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSystemPrompt, hostRunner, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
-import { displayText } from '@airlock/kernel';
+import { displayText, type AnyAgentTool } from '@airlock/kernel';
 import { projectStateDir, shellQuote } from '@airlock/kernel/util';
 import { tourDisplay } from '../demo/tour-display.js';
 import { findTour, makeTourProject } from '../demo/tour-project.js';
@@ -57,7 +57,7 @@ export async function runDemo(a: DemoArgs, g: GlobalOptions, io: IO): Promise<nu
     const transcript = openTourTranscript(project, host, where);
     const runner = hostRunner(host);
     const provider = tourProvider(script);
-    const systemPrompt = buildSystemPrompt({ tools: runner.tools, cwd: host.kernel.cwd });
+    const systemPrompt = (tools: readonly AnyAgentTool[]): string => buildSystemPrompt({ tools, cwd: host.kernel.cwd });
     const show = g.json ? jsonLines(io) : tourDisplay(io);
     const record = transcriptListener(transcript);
     const onEvent = (event: AgentEvent): void => {

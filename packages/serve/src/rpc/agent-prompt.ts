@@ -3,10 +3,11 @@
  * keys, its base URL), the tools are the host's enabled set and run through `host.batch`, and
  * the loop's events go to the client as `agent/event` notifications while the run goes on.
  */
-import { buildSystemPrompt, ModelSpecError, ProviderSetupError, hostRunner, resolveModel, runAgentLoop, ScriptError, userMessage, type AgentEvent, type ModelProvider } from '@airlock/agent';
+import { buildSystemPrompt, ModelSpecError, hostRunner, ProviderSetupError, resolveModel, runAgentLoop, ScriptError, userMessage, type AgentEvent, type ModelProvider } from '@airlock/agent';
 import { RPC_ERRORS, RpcError, type RpcId } from './protocol.js';
 import type { ParamsOf, ResultOf } from './schemas.js';
 import type { ServedHost } from './server.js';
+import type { AnyAgentTool } from '@airlock/kernel';
 
 /** Where models come from for `agent/prompt`: what `airlock serve --model/--base-url` set. */
 export interface AgentPromptOptions {
@@ -45,7 +46,8 @@ export async function runAgentPrompt(params: ParamsOf<'agent/prompt'>, requestId
   const { provider, model } = await openModel(params.model, options, host.kernel.cwd);
   const runner = hostRunner(host);
   const systemPrompt =
-    params.systemPrompt ?? buildSystemPrompt({ tools: runner.tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
+    params.systemPrompt ??
+    ((tools: readonly AnyAgentTool[]) => buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd }));
   const onEvent = (event: AgentEvent): void => {
     if (DROPPABLE.has(event.type) && ctx.backedUp()) return;
     ctx.send({ jsonrpc: '2.0', method: 'agent/event', params: { requestId, event: onTheWire(event) } });
