@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { defineExtension, defineTool } from '@airlock/kernel';
 import { rpcSessions, textOf } from './support/rpc-session.js';
 
 const session = rpcSessions('airlock-rpc-methods-');
@@ -127,6 +129,29 @@ describe('airlock serve: the methods, through a real host', () => {
     const over = await s.request('events/subscribe', {});
     expect(over.error).toMatchObject({ code: -32600 });
     expect(over.error!.message).toMatch(/At most 16 subscriptions.*events\/unsubscribe/);
+  });
+
+  it('tools/changed tells the client when the enabled set changes (a tool added mid-session), once, and tools/list then offers it', async () => {
+    const installer = defineExtension({
+      name: 'plugins',
+      setup(api) {
+        const set = api.toolSet!('plugins');
+        const fresh = defineTool({ name: 'fresh', label: 'Fresh', description: 'Says it is new.', parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: 'brand new' }] }) });
+        api.registerTool(defineTool({ name: 'install', label: 'Install', description: 'Adds fresh.', parameters: Type.Object({}), execute: async () => (set.replace([fresh]), { content: [{ type: 'text', text: 'installed' }] }) }));
+      },
+    });
+    const s = await session({ modules: [{ extension: installer }] });
+    expect((await s.request('tools/list')).result.enabled).not.toContain('fresh');
+    const changed = s.waitFor((m) => m.method === 'tools/changed');
+    expect((await s.request('tools/call', { name: 'install', arguments: {} })).result.outcome).toBe('ok');
+    const note = await changed;
+    expect(note.params.enabled).toEqual(expect.arrayContaining(['fresh', 'install', 'read']));
+    expect((await s.request('tools/list')).result.enabled).toContain('fresh');
+    expect(textOf((await s.request('tools/call', { name: 'fresh', arguments: {} })).result)).toBe('brand new');
+    // Installing again changes nothing: no second notification.
+    await s.request('tools/call', { name: 'install', arguments: {} });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.received.filter((m) => m.method === 'tools/changed')).toHaveLength(1);
   });
 
   it('100 concurrent tools/call requests all get their answers, ids matched', async () => {

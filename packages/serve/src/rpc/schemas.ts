@@ -160,6 +160,10 @@ export const EventNotification = Type.Object({
   event: Type.Object({ type: oneOf(EVENT_TYPES), toolCallId: Type.String() }, { description: 'a kernel event (see docs/kernel.md); tool_execution_update partials are redacted like results' }),
 });
 
+export const ToolsChangedParams = Type.Object({
+  enabled: Type.Array(Type.String(), { description: 'the enabled tools now, as tools/list names them (read tools/list again for their schemas)' }),
+});
+
 // ---- dialogs: requests from the server to the client ---------------------------------------------
 
 const DialogTimeout = Type.Integer({ minimum: 0, description: 'ms left before the dialog counts as "no" (for a countdown)' });
@@ -211,4 +215,9 @@ export const SERVER_MESSAGES = {
   'ui/cancel': { kind: 'notification', summary: 'The server stopped waiting for a dialog (timeout or abort): close it; a later answer is ignored.', params: DialogCancelParams },
   'events/event': { kind: 'notification', summary: 'One kernel event, for a subscription.', params: EventNotification },
   'agent/event': { kind: 'notification', summary: 'One event of a running agent/prompt, named by its request id.', params: AgentEventNotification },
+  'tools/changed': {
+    kind: 'notification',
+    summary: "The enabled set changed while the server runs (an extension's tool set: an MCP server behind mcp-tools added or dropped a tool); sent once per change.",
+    params: ToolsChangedParams,
+  },
 } as const;

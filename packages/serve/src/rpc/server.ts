@@ -27,7 +27,7 @@ export const DEFAULT_MAX_WAITING_CALLS = 1024;
 const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight', 'agent/prompt']);
 
 /** What the server needs of a host (an `openHost` result has all of it). */
-export type ServedHost = Pick<Host, 'kernel' | 'selection' | 'blocked' | 'execute' | 'batch'>;
+export type ServedHost = Pick<Host, 'kernel' | 'selection' | 'blocked' | 'execute' | 'batch'> & Partial<Pick<Host, 'onToolsChanged'>>;
 
 export interface RpcServerOptions {
   /** Requests (and answers to the server's dialogs) arrive here, one JSON object per line. */
@@ -73,6 +73,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
   const dialogTimeoutMs = options.dialogTimeoutMs ?? DEFAULT_DIALOG_TIMEOUT_MS;
   let reader: ReturnType<typeof readLines> | undefined;
   let events: EventSubscriptions | undefined;
+  let stopWatchingTools: (() => void) | undefined;
   let draining = false;
   let finished: (() => void) | undefined;
 
@@ -111,6 +112,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
   function maybeFinish(): void {
     if (!draining || requests.size > 0 || finished === undefined) return;
     events?.clear();
+    stopWatchingTools?.();
     out.detach();
     const done = finished;
     finished = undefined;
@@ -148,6 +150,9 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       return;
     }
     events = new EventSubscriptions(host.kernel, send, () => out.full);
+    stopWatchingTools = host.onToolsChanged?.((selection) => {
+      send({ jsonrpc: '2.0', method: 'tools/changed', params: { enabled: selection.enabled.map((entry) => entry.tool.name) } });
+    });
     const dispatch = createDispatcher({
       host,
       dialogs,

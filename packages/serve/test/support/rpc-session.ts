@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach } from 'vitest';
-import { openHost, type Host } from '@airlock/host';
+import { openHost, type Host, type OpenHostOptions } from '@airlock/host';
 import { headlessMachine } from '../../../host/test/headless-machine.js';
 import { createRpcServer, type RpcServer, type RpcServerOptions } from '../../src/index.js';
 
@@ -24,6 +24,8 @@ export interface SessionOptions {
   outputHighWaterMark?: number;
   /** Start without reading the output (a slow client). */
   paused?: boolean;
+  /** Extension modules in code (openHost's `modules`). */
+  modules?: OpenHostOptions['modules'];
 }
 
 /**
@@ -52,7 +54,7 @@ export function rpcSessions(prefix = 'airlock-rpc-') {
     const output = new PassThrough({ highWaterMark: o.outputHighWaterMark ?? 16 * 1024 });
     const logs: string[] = [];
     const server = createRpcServer({ input, output, log: (line) => logs.push(line), ...o.server });
-    const host = await openHost({ cwd: project, interactive: false, env, homeDir: home, ui: server.ui });
+    const host = await openHost({ cwd: project, interactive: false, env, homeDir: home, ui: server.ui, ...(o.modules === undefined ? {} : { modules: o.modules }) });
     const served = server.serve(host);
     open.push({ host, server, input, served });
 
