@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
-import { detectPackageManager } from '../src/extensions/package-manager.js';
+import { detectPackageManager, packageManagerArgs } from '../src/extensions/package-manager.js';
 import { testIO } from './test-io.js';
 
 /**
@@ -158,6 +158,23 @@ describe('airlock extensions add', () => {
 });
 
 describe('the package manager of a project', () => {
+  it('at the root of a pnpm workspace, installs with pnpm add -w (older pnpm refuses without it); the tool runs', async () => {
+    const m = machine();
+    writeFileSync(join(m.project, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
+    execFileSync('pnpm', ['install', '--offline'], { cwd: m.project, env: { ...process.env, HOME: m.home }, stdio: 'ignore' });
+    expect(existsSync(join(m.project, 'pnpm-lock.yaml'))).toBe(true);
+    expect(packageManagerArgs('pnpm', 'add', 'airlock-shout', m.project)).toEqual(['add', '-w', 'airlock-shout']);
+    expect(packageManagerArgs('pnpm', 'add', 'airlock-shout', m.base)).toEqual(['add', 'airlock-shout']);
+    expect((await m.airlock(['trust'])).code).toBe(0);
+    const r = await m.airlock(['extensions', 'add', m.ext]);
+    expect(r.err).toContain('with pnpm');
+    expect(r.code).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(join(m.project, 'package.json'), 'utf8')).dependencies)).toEqual(['airlock-shout']);
+    const call = await m.airlock(['call', 'shout', '{"text":"workspace"}']);
+    expect(call.out).toContain('WORKSPACE!');
+  });
+
+
   it('is read from the lockfile in its folder or the nearest above it; npm when there is none', () => {
     const base = makeTempDir('airlock-pm-');
     const sub = join(base, 'a', 'b');

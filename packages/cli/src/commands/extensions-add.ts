@@ -50,7 +50,7 @@ export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions
 
     const { manager, lockfile } = detectPackageManager(projectDir);
     io.stderr.write(`Installing ${displayText(o.spec)} with ${manager}${lockfile === undefined ? ' (no lockfile found)' : ` (${displayText(lockfile)})`}…\n`);
-    const installed = await runPackageManager(manager, packageManagerArgs(manager, 'add', projectSpec), projectDir, io.env);
+    const installed = await runPackageManager(manager, packageManagerArgs(manager, 'add', projectSpec, projectDir), projectDir, io.env);
     if (installed.code !== 0) {
       throw new UsageError(`${manager} could not install ${o.spec} (exit ${installed.code}); the settings are unchanged:\n${tail(installed.output)}`, 'Fix what the package manager says, then run the command again.');
     }
@@ -59,7 +59,7 @@ export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions
       check(landed, o.spec);
     } catch (error) {
       // What the project's manager fetched is not what was checked (a newer version since): take it out again.
-      await runPackageManager(manager, packageManagerArgs(manager, 'remove', staged.name), projectDir, io.env);
+      await runPackageManager(manager, packageManagerArgs(manager, 'remove', staged.name, projectDir), projectDir, io.env);
       throw error;
     }
     const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';

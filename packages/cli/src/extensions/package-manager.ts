@@ -28,11 +28,18 @@ export function detectPackageManager(projectDir: string): { manager: PackageMana
   }
 }
 
-/** The command line that adds `spec` to the project's dependencies, or removes package `name` again. */
-export function packageManagerArgs(manager: PackageManager, action: 'add' | 'remove', spec: string): string[] {
+/**
+ * The command line that adds `spec` to the project's dependencies, or removes package `name` again.
+ * At the root of a pnpm workspace (`pnpm-workspace.yaml` in the project folder) older pnpm
+ * versions refuse to add without `-w` (ERR_PNPM_ADDING_TO_ROOT); pnpm 12 accepts either.
+ *
+ * @example packageManagerArgs('pnpm', 'add', 'airlock-shout', '/repo') // ['add', '-w', 'airlock-shout'] when /repo/pnpm-workspace.yaml exists
+ */
+export function packageManagerArgs(manager: PackageManager, action: 'add' | 'remove', spec: string, projectDir?: string): string[] {
   const quiet = manager === 'npm' ? ['--no-audit', '--no-fund'] : [];
-  if (action === 'add') return manager === 'npm' ? ['install', ...quiet, spec] : ['add', spec];
-  return manager === 'npm' ? ['uninstall', ...quiet, spec] : ['remove', spec];
+  const root = manager === 'pnpm' && projectDir !== undefined && existsSync(join(projectDir, 'pnpm-workspace.yaml')) ? ['-w'] : [];
+  if (action === 'add') return manager === 'npm' ? ['install', ...quiet, spec] : ['add', ...root, spec];
+  return manager === 'npm' ? ['uninstall', ...quiet, spec] : ['remove', ...root, spec];
 }
 
 export interface Spawned {
