@@ -5,6 +5,7 @@ import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
 import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
 import { schemaProblems } from '@airlock/kernel/util';
+import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, type IO } from './io.js';
 import { readJsonArgument } from './json-input.js';
@@ -45,8 +46,12 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
   for (const sub of c.subcommands ?? []) add(cmd, sub, sub.summary, ctx);
   const run = c.run;
   if (run === undefined) return;
+  // Runs on its own and has subcommands, with no words of its own: a stray word names a subcommand that is not there.
+  const wordsAreSubcommands = (c.subcommands ?? []).length > 0 && (c.arguments ?? []).length === 0;
+  if (wordsAreSubcommands) cmd.allowExcessArguments(true);
   cmd.action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command;
+    if (wordsAreSubcommands) refuseUnknownSubcommand(self);
     const globals = self.optsWithGlobals() as GlobalOptions;
     const options = checkedOptions(schema, self.opts(), c.name);
     const args = (self.processedArgs as unknown[]).flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? (v as string[]) : [v as string]));

@@ -7,6 +7,7 @@ import { runCommand } from './commands/run.js';
 import { runDemo } from './commands/run-demo.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { extensionSubcommands } from './commands/extensions-subcommands.js';
+import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { toolsCommand } from './commands/tools.js';
 import { trustCommand } from './commands/trust.js';
 import { replayCommand } from './commands/replay.js';
@@ -180,7 +181,11 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
   const extensions = program
     .command('extensions')
     .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics (also: list, info, add, new, catalog)')
-    .action(async (_opts: unknown, cmd: Command) => done(await extensionsCommand(globals(cmd), io)));
+    .allowExcessArguments(true)
+    .action(async (_opts: unknown, cmd: Command) => {
+      refuseUnknownSubcommand(cmd);
+      done(await extensionsCommand(globals(cmd), io));
+    });
   extensionSubcommands(extensions, globals, done, io);
 
   program

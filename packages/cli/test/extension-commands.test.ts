@@ -112,6 +112,37 @@ describe.sequential('extension commands', () => {
     expect(typo.err).toMatch(/Did you mean greet\?/);
   });
 
+  it('a command that runs on its own and has subcommands: a word that is none of them is named as such, with the close ones (built-in extensions too)', async () => {
+    const reports = `
+export default {
+  name: 'reports',
+  setup(api) {
+    api.registerCommand({
+      name: 'report',
+      summary: 'the latest report',
+      run({ stdout }) { stdout.write('latest\\n'); return 0; },
+      subcommands: [
+        { name: 'weekly', summary: 'the weekly one', run({ stdout }) { stdout.write('weekly\\n'); return 0; } },
+        { name: 'monthly', summary: 'the monthly one', run({ stdout }) { stdout.write('monthly\\n'); return 0; } },
+      ],
+    });
+  },
+};
+`;
+    const m = machine({ 'reports.mjs': reports });
+    expect(await m.airlock(['report'])).toMatchObject({ code: 0, out: 'latest\n' });
+    expect(await m.airlock(['report', 'weekly'])).toMatchObject({ code: 0, out: 'weekly\n' });
+    const typo = await m.airlock(['report', 'weekyl']);
+    expect(typo.code).toBe(2);
+    expect(typo.out).toBe('');
+    expect(typo.err).toContain('report: no subcommand "weekyl". Did you mean "weekly"?');
+    expect(typo.err).toContain('Its subcommands: weekly, monthly');
+    const builtin = await m.airlock(['extensions', 'ad', 'x']);
+    expect(builtin.code).toBe(2);
+    expect(builtin.err).toContain('extensions: no subcommand "ad". Did you mean "add"?');
+    expect(builtin.err).not.toContain('too many arguments');
+  });
+
   it('an extension cannot take a built-in command, nor one another extension brings: a load diagnostic says which', async () => {
     const m = machine({
       'greeter.mjs': greeter('greeter', 'greet'),
