@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { rm } from 'node:fs/promises';
@@ -113,6 +113,42 @@ describe('airlock call', () => {
     child.stdout.once('data', () => child.stdout.destroy());
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+
+  it('a reader that leaves before the call ends never costs its record or its exit code (`airlock call … 2>&1 >/dev/null | head -1`)', async () => {
+    const s = sandbox();
+    s.write('project/notes.txt', 'hello\n');
+    s.write('project/.git/HEAD', 'ref: refs/heads/main\n');
+    // A policy extension the settings name is missing: the call is refused, after several lines on stderr.
+    s.write('project/.airlockrc.json', { extensions: ['airlock-not-installed'] });
+    expect((await s.airlock(['trust'])).code).toBe(0);
+    const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), XDG_STATE_HOME: join(s.home, '.local/state') };
+    for (let run = 1; run <= 3; run++) {
+      const child = spawn(process.execPath, [BIN, 'call', 'read', '{"path":"notes.txt"}'], { cwd: s.project, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      // The reader takes the first chunk and goes, as `head -1` does.
+      child.stderr.once('data', () => child.stderr.destroy());
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+    }
+    const verify = await s.airlock(['audit', 'verify'], { env: { XDG_STATE_HOME: join(s.home, '.local/state') } });
+    expect(verify.stdout + verify.stderr).toMatch(/intact/);
+    const logs = readdirSync(join(s.home, '.local/state/airlock/audit'));
+    const records = readFileSync(join(s.home, '.local/state/airlock/audit', logs[0]!, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { tool?: string; outcome?: string });
+    expect(records.filter((r) => r.tool === 'read' && r.outcome === 'denied')).toHaveLength(3);
+    expect(readdirSync(join(s.home, '.local/state/airlock/audit', logs[0]!))).not.toContain('audit.jsonl.lock');
+  });
+
+  it('`airlock audit tail -f | head -1`: the follower ends when its reader leaves', async () => {
+    const s = sandbox();
+    s.write('project/notes.txt', 'hello\n');
+    const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), XDG_STATE_HOME: join(s.home, '.local/state') };
+    expect((await s.airlock(['call', 'read', '{"path":"notes.txt"}'], { env: { XDG_STATE_HOME: env.XDG_STATE_HOME } })).code).toBe(0);
+    const child = spawn(process.execPath, [BIN, 'audit', 'tail', '-f'], { cwd: s.project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.once('data', () => child.stdout.destroy());
+    // A record written after the reader left makes the follower write again (and meet the closed pipe).
+    setTimeout(() => void s.airlock(['call', 'read', '{"path":"notes.txt"}'], { env: { XDG_STATE_HOME: env.XDG_STATE_HOME } }), 500);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
   });
 

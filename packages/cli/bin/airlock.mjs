@@ -4,19 +4,20 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const candidates = ['../dist/airlock.mjs', '../dist/main.js'].map((p) => new URL(p, import.meta.url));
+const candidates = ['../dist/airlock.mjs', '../dist/index.js'].map((p) => new URL(p, import.meta.url));
 const entry = candidates.find((url) => existsSync(fileURLToPath(url)));
 if (entry === undefined) {
   process.stderr.write('airlock: the CLI is not built yet. Run `pnpm build` in the Airlock workspace (or use `pnpm airlock …`, which builds first).\n');
   process.exit(2);
 }
-// `airlock … | head` closes the pipe early: that is the reader saying "enough", not a failure.
-// Without this, Node throws EPIPE from the stream and prints a stack trace.
+const { run, noteReaderGone } = await import(entry.href);
+// `airlock … | head` closes the pipe early: the reader saying "enough", not a failure. What runs
+// stops as on Ctrl-C and still writes its records (audit log, transcript); the exit code stays
+// the command's own. Leaving at once here once lost the record of a call and exited 0.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return noteReaderGone();
     throw error;
   });
 }
-const { run } = await import(entry.href);
 process.exitCode = await run(process.argv.slice(2));

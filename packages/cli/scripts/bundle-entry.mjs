@@ -33,6 +33,9 @@ const bundled = {
   [telemetryPackage.name]: { version: telemetryPackage.version, load: () => import('@airlock/telemetry') },
 };
 
+// The binary tells the CLI when a reader closed stdout or stderr (EPIPE).
+export { noteReaderGone } from '../dist/index.js';
+
 /** `airlock …` with the compiled-in extensions. */
 export function run(argv) {
   return runCli(argv, processIO(bundled));

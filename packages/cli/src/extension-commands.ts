@@ -7,7 +7,7 @@ import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
 import { schemaProblems } from '@airlock/kernel/util';
 import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
-import { EXIT, UsageError, type IO } from './io.js';
+import { EXIT, UsageError, whenOutputClosed, type IO } from './io.js';
 import { readJsonArgument } from './json-input.js';
 import type { GlobalOptions } from './main.js';
 
@@ -58,6 +58,7 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
     const stop = new AbortController();
     const onInterrupt = () => stop.abort();
     process.once('SIGINT', onInterrupt);
+    const unwatch = whenOutputClosed(onInterrupt);
     try {
       const code = await run({
         args,
@@ -86,6 +87,7 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
       throw new UsageError(e.message ?? String(error), e.hint ?? e.fix);
     } finally {
       process.off('SIGINT', onInterrupt);
+      unwatch();
     }
   });
 }

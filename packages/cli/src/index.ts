@@ -1,3 +1,3 @@
 /** @airlock/cli — the `airlock` command, also callable in-process: `run(argv, io)` returns the exit code. */
 export { run, type GlobalOptions } from './main.js';
-export { EXIT, processIO, type IO } from './io.js';
+export { EXIT, noteReaderGone, processIO, type IO } from './io.js';

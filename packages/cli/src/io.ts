@@ -83,3 +83,28 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+const readerGone = new AbortController();
+
+/**
+ * Aborted when the reader of standard output or error went away (`airlock … | head`): what runs
+ * stops as on Ctrl-C (a call ends `aborted`, `audit tail -f` ends), its records are still written,
+ * later output is dropped, and the exit code is the command's own. The `airlock` binary calls
+ * `noteReaderGone` on EPIPE.
+ */
+export const outputClosed: AbortSignal = readerGone.signal;
+
+/** Say that stdout or stderr lost its reader (see `outputClosed`). Calling it again does nothing. */
+export function noteReaderGone(): void {
+  if (!readerGone.signal.aborted) readerGone.abort(new Error('the output was closed by its reader'));
+}
+
+/** Run `onGone` when the output is closed, at once if it already is; returns the function that stops watching. */
+export function whenOutputClosed(onGone: () => void): () => void {
+  if (outputClosed.aborted) {
+    onGone();
+    return () => {};
+  }
+  outputClosed.addEventListener('abort', onGone, { once: true });
+  return () => outputClosed.removeEventListener('abort', onGone);
+}
