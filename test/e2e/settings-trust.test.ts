@@ -159,3 +159,35 @@ describe('settings are not read from above the project', () => {
     expect((await s.airlock(['call', 'ls', '{}'])).code).toBe(0);
   });
 });
+
+describe('the model cannot change where settings come from (settings are read only from Airlock’s own files)', () => {
+  it('a package.json the model writes with an airlock field stops the next run instead of replacing the settings; the deny rule is never dropped', async () => {
+    const s = machine();
+    s.write('project/.git/HEAD', 'ref: refs/heads/main\n');
+    s.write('project/a.txt', 'hello\n');
+    s.write('project/.airlockrc.json', { permissions: { deny: ['fs.read(a.txt)'] } });
+    expect((await s.airlock(['call', 'read', '{"path":"a.txt"}'])).code).toBe(1);
+    // package.json is an ordinary project file: writing it is allowed, with or without an airlock field.
+    const write = await s.airlock(['call', 'write', JSON.stringify({ path: 'package.json', content: JSON.stringify({ name: 'x', airlock: { permissions: { allow: ['fs.read(**)'] } } }) })]);
+    expect(write.code).toBe(0);
+    const after = await s.airlock(['call', 'read', '{"path":"a.txt"}']);
+    expect(after.code).toBe(2);
+    expect(after.stdout).not.toContain('hello');
+    expect(after.stderr).toContain('package.json');
+    expect(after.stderr).toContain('.airlockrc.json');
+  });
+
+  it('a cosmiconfig meta config in package.json (searchPlaces) cannot point settings at a file the model wrote', async () => {
+    const s = machine();
+    s.write('project/.git/HEAD', 'ref: refs/heads/main\n');
+    s.write('project/a.txt', 'hello\n');
+    s.write('project/.airlockrc.json', { permissions: { deny: ['fs.read(a.txt)'] } });
+    s.write('project/notes/evil.json', { permissions: { allow: ['fs.read(**)'] } });
+    s.write('project/package.json', { name: 'x', cosmiconfig: { searchPlaces: ['notes/evil.json'] } });
+    s.write('project/.config/config.json', { searchPlaces: ['notes/evil.json'] });
+    const r = await s.airlock(['call', 'read', '{"path":"a.txt"}']);
+    expect(r.stdout).not.toContain('hello');
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('a.txt');
+  });
+});

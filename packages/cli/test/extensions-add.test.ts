@@ -119,18 +119,16 @@ describe('airlock extensions add', () => {
     expect(call.out).toContain('PACKED!');
   });
 
-  it("adds it to package.json's airlock field when that is where the settings are, keeping the dependency npm added", async () => {
+  it("refuses a project whose package.json holds settings (an airlock field) before installing anything, saying to move them", async () => {
     const m = machine();
     expect((await m.airlock(['trust'])).code).toBe(0);
     writeFileSync(join(m.project, 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true, airlock: { permissions: { deny: ['bash(rm *)'] } } }));
+    const before = m.snapshot();
     const r = await m.airlock(['extensions', 'add', m.ext]);
-    expect(r.code).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(m.project, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; airlock: object };
-    expect(pkg.dependencies['airlock-shout']).toBe('file:../airlock-shout');
-    expect(pkg.airlock).toEqual({ permissions: { deny: ['bash(rm *)'] }, extensions: ['airlock-shout'] });
-    expect(existsSync(join(m.project, '.airlockrc.json'))).toBe(false);
-    const call = await m.airlock(['call', 'shout', '{"text":"field"}']);
-    expect(call.err + call.out).toContain('FIELD!');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('package.json');
+    expect(r.err).toContain('.airlockrc.json');
+    expect(m.snapshot()).toEqual(before);
   });
 
   it('refuses a settings file it cannot rewrite (code) before installing anything', async () => {

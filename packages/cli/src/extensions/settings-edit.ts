@@ -7,10 +7,8 @@ export interface EditableSettings {
   file: string;
   /** The project folder: the settings file's folder, or the current one when there is none yet. */
   dir: string;
-  /** The whole file's JSON (package.json: all of it), to write back. */
+  /** The whole file's JSON, to write back. */
   document: Record<string, unknown>;
-  /** Where the settings are in `document`: package.json keeps them under `airlock`. */
-  field?: string;
   /** No settings file yet: `.airlockrc.json` is made. */
   created: boolean;
 }
@@ -40,7 +38,7 @@ export async function editableSettings(cwd: string, boundaries: SearchBoundaries
     if (json && (await readFile(found.file, 'utf8')).trim() === '') return { file: found.file, dir: found.dir, document: {}, created: false };
     throw Object.assign(new Error(`The project settings ${found.file} are not a JSON object, which is all airlock rewrites.`), { hint: `Nothing was installed. Install the package, then ${by}.` });
   }
-  return { file: found.file, dir: found.dir, document: document as Record<string, unknown>, ...(found.field === undefined ? {} : { field: found.field }), created: false };
+  return { file: found.file, dir: found.dir, document: document as Record<string, unknown>, created: false };
 }
 
 /**
@@ -49,7 +47,7 @@ export async function editableSettings(cwd: string, boundaries: SearchBoundaries
  * package left out) is replaced: adding it means wanting it.
  */
 export function addExtensionEntry(s: EditableSettings, name: string): boolean {
-  const settings = (s.field === undefined ? s.document : ((s.document[s.field] ??= {}) as Record<string, unknown>)) as { extensions?: unknown };
+  const settings = s.document as { extensions?: unknown };
   const list = Array.isArray(settings.extensions) ? settings.extensions : [];
   const named = (e: unknown) => e === name || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === name);
   if (list.some(named)) return false;

@@ -11,15 +11,18 @@
  *   the same process sees edits (jiti's module cache is shared by every jiti instance).
  * - Finding runs no code: TS/JS files are only located, and run later by readSettingsFile, so the
  *   host can ask about project trust first (a config file is code, like an extension).
- * - A package.json whose `airlock` field is an extension manifest (`extension`, `kernel`,
- *   `provides`) belongs to an extension package, not to settings: it is passed over.
+ * - Project settings come only from Airlock's own files (.airlockrc*, airlock.config.*), which no
+ *   tool may write. A package.json whose `airlock` field is settings is refused (an agent edits
+ *   package.json routinely); one whose field is an extension manifest (`extension`, `kernel`,
+ *   `provides`) belongs to an extension package and is passed over.
+ * - The search is ours, not cosmiconfig's: cosmiconfig's search reads a meta config
+ *   (package.json#cosmiconfig, .config/config.*) that can add search places. We only `load`.
  * - An empty settings file counts as found (empty settings), so it stops the walk up.
  * Inherited from cosmiconfig, kept: `$import` (a file may import base files, merged by
- * cosmiconfig; paths in the result resolve against the importing file), and its meta config
- * (`.config/config.*` or package.json#cosmiconfig in the process's cwd may add search places).
+ * cosmiconfig; paths in the result resolve against the importing file).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
@@ -28,6 +31,7 @@ import {
   invalidSettings,
   settingsFileNotFound,
   settingsLoadFailed,
+  settingsInPackageJson,
   settingsSyntaxError,
   SettingsError,
   unreadableSettings,
@@ -39,9 +43,12 @@ import { settingsFileSafety } from './file-safety.js';
 
 export const MODULE_NAME = 'airlock';
 
-/** Where project settings are looked for in each folder, first match wins. */
+/**
+ * Where project settings are looked for in each folder, first match wins. Only Airlock's own
+ * files: no tool may write them (protected paths). package.json's `airlock` field is refused
+ * (refuseSettingsInPackageJson): an agent edits package.json routinely.
+ */
 export const SEARCH_PLACES = [
-  'package.json', // the `airlock` field
   '.airlockrc', // JSON or YAML
   '.airlockrc.json',
   '.airlockrc.yaml',
@@ -124,25 +131,61 @@ export async function findProjectSettings(cwd: string, boundaries: SearchBoundar
     sawCode = true;
     return deferred;
   };
-  const everywhere = createExplorer(SEARCH_PLACES, defer, 'project');
-  const notPackageJson = createExplorer(SEARCH_PLACES.slice(1), defer, 'project');
+  const explorer = createExplorer(SEARCH_PLACES, defer, 'project');
 
   for (const dir of projectSearchDirs(cwd, boundaries)) {
+    await refuseSettingsInPackageJson(dir);
+    // Our own search, one name after another, never cosmiconfig's: its search first reads a
+    // "meta config" (package.json#cosmiconfig, .config/config.*) from the process's folder, which
+    // could add search places, and so let a project file an agent may write decide where settings come from.
+    const file = SEARCH_PLACES.map((name) => join(dir, name)).find(isFile);
+    if (file === undefined) continue;
     sawCode = false;
-    let found = await searchFolder(everywhere, dir);
-    if (found && basename(found.filepath) === 'package.json' && (found.isEmpty || isExtensionManifest(found.config))) {
-      sawCode = false;
-      found = await searchFolder(notPackageJson, dir);
+    let found: CosmiconfigResult;
+    try {
+      found = await explorer.load(file);
+    } catch (error) {
+      throw await toSettingsError(error, { layer: 'project', file });
     }
-    if (!found) continue;
-    const field = basename(found.filepath) === 'package.json' ? MODULE_NAME : undefined;
     // An empty file never reaches a loader, but it still stops the walk up: it is settings too.
-    if (found.isEmpty) await refuseUnsafe({ layer: 'project', file: found.filepath });
-    const base = { file: found.filepath, dir, ...(field ? { field } : {}) };
-    if (sawCode) return { ...base, kind: 'code' };
-    return { ...base, kind: 'data', values: found.isEmpty ? {} : found.config };
+    if (found === null || found.isEmpty) {
+      await refuseUnsafe({ layer: 'project', file });
+      return { file, dir, kind: 'data', values: {} };
+    }
+    if (sawCode) return { file, dir, kind: 'code' };
+    return { file, dir, kind: 'data', values: found.config };
   }
   return undefined;
+}
+
+/** A regular file (or a link to one) is there; a folder of that name is not settings. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A package.json whose `airlock` field is settings (not an extension's manifest) is refused:
+ * settings are read only from Airlock's own files, which no tool may write.
+ */
+async function refuseSettingsInPackageJson(dir: string): Promise<void> {
+  const file = join(dir, 'package.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return; // none, or unreadable: not settings either way
+  }
+  let field: unknown;
+  try {
+    field = (JSON.parse(text) as Record<string, unknown> | null)?.[MODULE_NAME];
+  } catch {
+    return; // not JSON: npm's problem, not settings
+  }
+  if (field !== undefined && !isExtensionManifest(field)) throw settingsInPackageJson(file);
 }
 
 /**

@@ -21,7 +21,9 @@ export type SettingsErrorCode =
   /** A TypeScript/JavaScript settings module threw, or one of its imports failed. */
   | 'AIRLOCK_SETTINGS_LOAD_FAILED'
   /** Someone else could have written the file (group/other-writable, or a stranger's file in a world-writable folder). */
-  | 'AIRLOCK_SETTINGS_UNSAFE_FILE';
+  | 'AIRLOCK_SETTINGS_UNSAFE_FILE'
+  /** A project's package.json holds settings (an `airlock` field): not read, since any tool that edits package.json could change them. */
+  | 'AIRLOCK_SETTINGS_IN_PACKAGE_JSON';
 
 const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
   AIRLOCK_SETTINGS_INVALID: {
@@ -53,6 +55,12 @@ const SETTINGS_ERROR_CODES: Record<SettingsErrorCode, ErrorCodeSpec> = {
     severity: 'error',
     message: 'Refusing {file}: {reason} (someone else could have written it). Nothing was run.',
     action: 'Do what the message says (chmod go-w, or move the file out of a shared folder), and run again.',
+  },
+  AIRLOCK_SETTINGS_IN_PACKAGE_JSON: {
+    severity: 'error',
+    message:
+      "Refusing {file}: its \"airlock\" field holds settings, and Airlock reads project settings only from its own files (.airlockrc*, airlock.config.*), which no tool may write. An agent edits package.json routinely, so settings there could be changed by the model they govern. Nothing was run.",
+    action: 'Move the field\'s value into .airlockrc.json in the same folder and delete the field from package.json, then run again.',
   },
 };
 registerErrorCodes('host (settings)', SETTINGS_ERROR_CODES);
@@ -204,6 +212,21 @@ export function unsafeSettingsFile(source: SettingsSource & { file: string }, un
     'AIRLOCK_SETTINGS_UNSAFE_FILE',
     `Refusing ${describeSource(source)}: ${unsafe.reason}.\n${unsafe.fix} Nothing was run.`,
     details(source, [{ path: '', message: unsafe.reason }]),
+  );
+}
+
+/**
+ * Project settings found in package.json's `airlock` field: refused, not skipped, so deny rules
+ * kept there are never dropped without a word (and a field the model added stops the run instead
+ * of changing the policy).
+ */
+export function settingsInPackageJson(file: string): SettingsError {
+  const source = { layer: 'project' as const, file, field: 'airlock' };
+  return new SettingsError(
+    'AIRLOCK_SETTINGS_IN_PACKAGE_JSON',
+    `Refusing ${describeSource(source)}: Airlock reads project settings only from its own files (.airlockrc*, airlock.config.*), which no tool may write; package.json is edited routinely, so settings there could be changed by the model they govern.\n` +
+      'Move the field\'s value into .airlockrc.json in the same folder and delete the field from package.json. Nothing was run.',
+    details(source, [{ path: 'airlock', message: 'settings in package.json are not read; move them to .airlockrc.json' }]),
   );
 }
 

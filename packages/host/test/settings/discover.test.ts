@@ -20,13 +20,12 @@ async function failure(promise: Promise<unknown>): Promise<SettingsError> {
 }
 
 const CONTENT: Record<(typeof SEARCH_PLACES)[number], string | object> = {
-  'package.json': { name: 'repo', airlock: { execution: { maxConcurrency: 1 } } },
-  '.airlockrc': 'execution:\n  maxConcurrency: 2\n',
-  '.airlockrc.json': { execution: { maxConcurrency: 3 } },
-  '.airlockrc.yaml': 'execution:\n  maxConcurrency: 4\n',
-  'airlock.config.ts': "import type { SettingsLayer } from '@airlock/host';\nconst n: number = 5;\nexport default { execution: { maxConcurrency: n } } satisfies SettingsLayer;\n",
-  'airlock.config.js': 'export default { execution: { maxConcurrency: 6 } };\n',
-  'airlock.config.mjs': 'export default { execution: { maxConcurrency: 7 } };\n',
+  '.airlockrc': 'execution:\n  maxConcurrency: 1\n',
+  '.airlockrc.json': { execution: { maxConcurrency: 2 } },
+  '.airlockrc.yaml': 'execution:\n  maxConcurrency: 3\n',
+  'airlock.config.ts': "import type { SettingsLayer } from '@airlock/host';\nconst n: number = 4;\nexport default { execution: { maxConcurrency: n } } satisfies SettingsLayer;\n",
+  'airlock.config.js': 'export default { execution: { maxConcurrency: 5 } };\n',
+  'airlock.config.mjs': 'export default { execution: { maxConcurrency: 6 } };\n',
 };
 
 describe('search places', () => {
@@ -37,15 +36,25 @@ describe('search places', () => {
     const values = found?.kind === 'data' ? found.values : (await readSettingsFile(found!.file, 'project')).values;
     expect(values).toEqual({ execution: { maxConcurrency: n } });
     expect(found?.kind).toBe(place.startsWith('airlock.config') ? 'code' : 'data');
-    if (place === 'package.json') expect(found?.field).toBe('airlock');
   });
 
   it('takes the first place in order when a folder has several', async () => {
     const all = Object.fromEntries(SEARCH_PLACES.map((place) => [`repo/${place}`, CONTENT[place]]));
-    const root = await tree(all);
-    expect((await find(root, join(root, 'repo')))?.file).toBe(join(root, 'repo/package.json'));
-    await write(root, { 'repo/package.json': { name: 'repo' } }); // no `airlock` field: not a settings file
+    const root = await tree({ ...all, 'repo/package.json': { name: 'repo' } });
     expect((await find(root, join(root, 'repo')))?.file).toBe(join(root, 'repo/.airlockrc'));
+  });
+
+  it("refuses settings in package.json's airlock field, naming the file and the move to make; a folder named like a settings file is passed over", async () => {
+    const root = await tree({ 'repo/package.json': { name: 'repo', airlock: { permissions: { allow: ['bash(*)'] } } }, 'repo/.airlockrc.json': { permissions: { deny: ['fs.read(a.txt)'] } } });
+    const error = await failure(find(root, join(root, 'repo')));
+    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_IN_PACKAGE_JSON', file: join(root, 'repo/package.json') });
+    expect(error.message).toContain('Move the field');
+    expect(error.message).toContain('.airlockrc.json');
+    // Also in a folder on the way up, and for an empty field: deny rules there are never dropped without a word.
+    await write(root, { 'repo/package.json': { name: 'repo', airlock: {} }, 'repo/sub/x.txt': '' });
+    expect((await failure(find(root, join(root, 'repo/sub')))).code).toBe('AIRLOCK_SETTINGS_IN_PACKAGE_JSON');
+    await write(root, { 'repo/package.json': { name: 'repo' }, 'repo/sub/.airlockrc/x': '' });
+    expect((await find(root, join(root, 'repo/sub')))?.file).toBe(join(root, 'repo/.airlockrc.json'));
   });
 
   it('takes the nearest folder that has settings', async () => {
@@ -188,9 +197,9 @@ describe('syntax errors name the file and the line', () => {
     expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/airlock.config.ts'), line: 2, column: 23 });
   });
 
-  it('a broken package.json', async () => {
-    const root = await tree({ 'repo/package.json': '{ "name": "x", }' });
-    expect(await failure(find(root, join(root, 'repo')))).toMatchObject({ code: 'AIRLOCK_SETTINGS_SYNTAX', file: join(root, 'repo/package.json'), line: 1 });
+  it('a broken package.json is not settings (npm will say what is wrong with it): the search goes on', async () => {
+    const root = await tree({ 'repo/package.json': '{ "name": "x", }', 'repo/.airlockrc.json': { tools: { none: true } } });
+    expect((await find(root, join(root, 'repo')))?.file).toBe(join(root, 'repo/.airlockrc.json'));
   });
 });
 

@@ -202,12 +202,13 @@ describe('the user file', () => {
 describe('the project layer', () => {
   it('finds a root config from a nested package and validates it, naming file, path and expectation', async () => {
     const root = await tree({
-      'repo/package.json': { name: 'repo', airlock: { execution: { maxConcurrency: 'lots' } } },
+      'repo/package.json': { name: 'repo' },
+      'repo/.airlockrc.json': { execution: { maxConcurrency: 'lots' } },
       'repo/packages/app/package.json': { name: 'app' },
     });
     const error = await failure(load(root, 'repo/packages/app'));
-    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_INVALID', file: join(root, 'repo/package.json') });
-    expect(error.problems).toEqual([{ path: 'airlock.execution.maxConcurrency', message: 'expected an integer ≥ 1, got "lots"' }]);
+    expect(error).toMatchObject({ code: 'AIRLOCK_SETTINGS_INVALID', file: join(root, 'repo/.airlockrc.json') });
+    expect(error.problems).toEqual([{ path: 'execution.maxConcurrency', message: 'expected an integer ≥ 1, got "lots"' }]);
   });
 
   it('an unknown key in a project file suggests the right one', async () => {
