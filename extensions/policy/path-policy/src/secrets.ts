@@ -44,6 +44,9 @@ export const SECRET_PATTERNS: readonly string[] = Object.freeze([
   '~/.password-store/**',
   '~/.bash_history',
   '~/.zsh_history',
+  // A process's environment: Airlock's own holds every secret variable bash is not given.
+  '/proc/*/environ',
+  '/proc/*/task/*/environ',
 ]);
 
 /**
