@@ -113,18 +113,22 @@ describe('replay', () => {
     for (const f of ['made.txt', 'guarded.txt', 'was-denied.txt']) expect(existsSync(join(w.dir, f)), f).toBe(false);
   });
 
-  it('a safe tool that now fails is different by outcome; a call without a recorded result is judged; redaction numbers do not count', async () => {
+  it('a safe tool that now fails is different by outcome; a call without a recorded result is judged; redaction numbers and detectors do not count', async () => {
     const w = world();
     writeFileSync(join(w.dir, 'token.txt'), 'key [REDACTED:github-token#1]\n');
+    writeFileSync(join(w.dir, 'env-token.txt'), 'key [REDACTED:github-token#1]\n');
     const messages = turn(
       { name: 'peek', file: 'deleted.txt', outcome: 'ok', text: 'was here\n' },
       { name: 'peek', file: 'token.txt', outcome: 'ok', text: 'key [REDACTED:github-token#4]\n' },
+      // Recorded while the token was also a secret variable's value; replayed without that variable.
+      { name: 'peek', file: 'env-token.txt', outcome: 'ok', text: 'key [REDACTED:env:DEPLOY_TOKEN#2]\n' },
       { name: 'touch', file: 'pending.txt', outcome: 'none' },
     );
     w.rules.set('touch:pending.txt', 'deny');
     const report = await replay({ messages }, kernelReplayRunner(w.kernel));
     expect(report.rows.map((r) => [r.recorded, r.now, r.outcomeNow, r.changed])).toEqual([
       ['ok', 'different', 'error', true],
+      ['ok', 'same', 'ok', false],
       ['ok', 'same', 'ok', false],
       ['none', 'deny', 'denied', true],
     ]);

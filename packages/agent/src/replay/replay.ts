@@ -121,14 +121,16 @@ function decider(report: PreflightReport): { handler?: string; rule?: string; re
 }
 
 /**
- * A result's content as compared: text as the model read it, images by their bytes. Numbered
- * redaction placeholders (`[REDACTED:github-token#2]`) count by kind only: the number is the
- * order a run first met each secret in, which a replay of a part of a session does not repeat.
+ * A result's content as compared: text as the model read it, images by their bytes. A redaction
+ * placeholder (`[REDACTED:github-token#2]`, `[REDACTED:env:DEPLOY_TOKEN#1]`) counts as "a secret
+ * was withheld here", whatever found it: the number is the order a run first met each secret in,
+ * which a replay of part of a session does not repeat, and the detector depends on the environment
+ * (a token that was also the value of a secret variable then is named by its format now).
  */
 function comparable(content: readonly Content[], normalize: (text: string) => string): string {
   return JSON.stringify(
     content.map((block) =>
-      block.type === 'text' ? { text: normalize(block.text).replace(/\[REDACTED:([^\]#\s]+)#\d+\]/g, '[REDACTED:$1]') } : { image: block.mimeType, data: block.data },
+      block.type === 'text' ? { text: normalize(block.text).replace(/\[REDACTED:[^\]\s]+#\d+\]/g, '[REDACTED]') } : { image: block.mimeType, data: block.data },
     ),
   );
 }
