@@ -135,7 +135,9 @@ const CATALOGUE = {
           `npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec}`,
       );
     }
-    const install = `install it in the project (pnpm add -D ${d.spec}) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} ${d.spec})`;
+    // `extensions add` takes a name, a folder or a tarball and uses the project's own package
+    // manager; naming one manager here sent npm users to pnpm, and a local folder to the registry.
+    const install = `install it in the project (airlock extensions add <its npm name, folder or .tgz>) or in your user folder (npm i --prefix ${d.userExtensions ?? '~/.config/airlock/extensions'} <the same>)`;
     const meant = d.suggestions?.[0];
     return withFix(
       `Extension ${who(s)} was not found.${close} ${looked}`,

@@ -128,7 +128,8 @@ function locatePackage(spec: string, entry: ExtensionToLoad, ctx: ResolveContext
     if (dir !== undefined) return { ok: true, packageDir: dir, foundIn: 'builtin' };
   }
 
-  const searched = [...places.map((p) => p.dir), ...ctx.dirs.builtinPackageDirs.map((d) => `${d}${sep}* (package.json named ${spec})`)];
+  // Once each: the project's and Airlock's own search lists meet above the project (/tmp/node_modules, /node_modules).
+  const searched = [...new Set([...places.map((p) => p.dir), ...ctx.dirs.builtinPackageDirs.map((d) => `${d}${sep}* (package.json named ${spec})`)])];
   if (entry.layer === 'defaults') return fail(diagnostic('AIRLOCK_EXTENSION_NOT_INSTALLED', subject, { spec, searched }));
   const inUntrustedProject = ctx.projectTrusted ? undefined : projectCandidates.find((dir) => isFile(join(dir, 'package.json')));
   const suggestions = closestNames(spec, knownPackageNames(ctx));

@@ -73,7 +73,13 @@ describe('bare names', () => {
     expect(r.diagnostic.message).toContain(join(root, 'project', 'node_modules', '@acme/nowhere'));
     expect(r.diagnostic.message).toContain(join(root, 'user', 'node_modules', '@acme/nowhere'));
     expect(r.diagnostic.message).toContain(join(root, 'settings.json'));
-    expect(r.diagnostic.fix).toContain(`npm i --prefix ${join(root, 'user')} @acme/nowhere`);
+    expect(r.diagnostic.fix).toContain(`npm i --prefix ${join(root, 'user')}`);
+    // No one package manager named for the project: `extensions add` uses the project's own, and takes a folder too.
+    expect(r.diagnostic.fix).toContain('airlock extensions add');
+    expect(r.diagnostic.fix).not.toContain('pnpm add');
+    // Each place once.
+    const places = r.diagnostic.message.split('\n').filter((line) => line.trimStart().startsWith('- '));
+    expect(new Set(places).size).toBe(places.length);
   });
 
   it('refuse names that are neither a package nor a path', () => {
