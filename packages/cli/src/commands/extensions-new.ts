@@ -44,7 +44,7 @@ export async function extensionsNewCommand(o: { name: string; tool?: boolean; po
       '',
       'Next:',
       `  cd ${displayText(where)} && npm install && npm test`,
-      `  airlock extensions add ./${displayText(where)}   (from your project), or name the folder in your settings' "extensions"`,
+      `  airlock extensions add ${displayText(target)}   (run in your project), or name that folder in your settings' "extensions"`,
       '',
       kernelNote(kernelDir, words.KERNEL_DEPENDENCY),
       '',
