@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@airlock/agent';
-import { displayText, type Content, type ToolResultMessage } from '@airlock/kernel';
+import { displayText, displayValue, type Content, type ToolResultMessage } from '@airlock/kernel';
 import { formatStatus } from '../format.js';
 import type { IO } from '../io.js';
 import { liveOutput } from '../live-output.js';
@@ -27,7 +27,7 @@ export function tourDisplay(io: IO): (event: AgentEvent) => void {
     } else if (event.type === 'message_end' && event.message.role === 'assistant') {
       for (const block of event.message.content) {
         if (block.type === 'text' && block.text.trim() !== '') out(`\nmodel › ${show(block.text)}\n`);
-        else if (block.type === 'toolCall') out(`  → ${displayText(block.name, { maxChars: 80 })} ${displayText(JSON.stringify(block.arguments ?? block.argumentsText ?? {}), { maxChars: 200 })}\n`);
+        else if (block.type === 'toolCall') out(`  → ${displayText(block.name, { maxChars: 80 })} ${displayValue(block.arguments ?? block.argumentsText ?? {}, { maxChars: 200 })}\n`);
       }
       if (event.message.stopReason === 'error' && event.message.errorMessage !== undefined) out(`\nmodel › (failed) ${show(event.message.errorMessage)}\n`);
     } else if (event.type === 'tool_execution_update' && watching) {
