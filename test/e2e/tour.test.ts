@@ -57,6 +57,8 @@ describe('airlock run --demo', { timeout: 90_000 }, () => {
     const r = await s.airlock(['run', '--demo', '--demo-dir', project]);
     expect(r.code, r.stderr).toBe(0);
     expect(named(r.stdout, 'The project:')).toBe(project);
+    // A call's arguments read as JSON once: a line break in them is \n, not \\n.
+    expect(r.stdout).toContain('→ write {"path":"CHANGELOG.md","content":"# Changelog\\n\\n## Unreleased');
     const transcript = named(r.stdout, 'The transcript:');
     const audit = named(r.stdout, 'The audit log:');
     expect(transcript.startsWith(join(s.home, '.local/state/airlock/sessions/'))).toBe(true);
