@@ -147,8 +147,10 @@ describe('airlock call', () => {
     const child = spawn(process.execPath, [BIN, 'audit', 'tail', '-f'], { cwd: s.project, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.once('data', () => child.stdout.destroy());
     // A record written after the reader left makes the follower write again (and meet the closed pipe).
-    setTimeout(() => void s.airlock(['call', 'read', '{"path":"notes.txt"}'], { env: { XDG_STATE_HOME: env.XDG_STATE_HOME } }), 500);
+    const later = new Promise<unknown>((resolve) => setTimeout(() => resolve(s.airlock(['call', 'read', '{"path":"notes.txt"}'], { env: { XDG_STATE_HOME: env.XDG_STATE_HOME } })), 500));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    // That call ends before the test does: it writes into the sandbox, which is removed afterwards.
+    await later;
     expect(code).toBe(0);
   });
 

@@ -47,6 +47,9 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
     if (p.anchor === 'anywhere') continue; // found by the walk of the roots (classify)
     for (const glob of p.globs) {
       const literal = literalPrefix(glob);
+      // The sandbox mounts a /proc of its own (a new pid namespace): it shows only the sandbox's
+      // processes, whose environments are already scrubbed. Hiding /proc would break /dev/stdin.
+      if (literal === '/proc' || literal?.startsWith('/proc/')) continue;
       if (literal !== undefined && literal !== '/' && existsSync(literal)) hidden.add(literal);
     }
   }
