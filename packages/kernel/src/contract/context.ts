@@ -243,6 +243,12 @@ export interface SandboxProfile {
   /** Places whose content the process may not read (secret files and folders), where they exist. */
   readonly hidden: readonly string[];
   /**
+   * True for a provider that only adds read-only, hidden or guarded places (command-hooks' hook
+   * scripts): combined with others, its `writable`, `allowedHosts` and `allowsHost` narrow
+   * nothing; alone, its `writable` is used.
+   */
+  readonly addsOnly?: boolean;
+  /**
    * For each entry found under a writable folder: whether it is secret (`hidden`), one of
    * Airlock's own files (`read-only`), a settings file only a person may create (`guarded`: kept
    * read-only, and if one appears while a command runs — a mount cannot cover what does not exist
