@@ -105,6 +105,21 @@ describe.skipIf(!bwrapWorks)('inside the OS sandbox, a write the analysis cannot
   });
 });
 
+describe.skipIf(!bwrapWorks)('inside the OS sandbox, moving the folder away and making a new one', () => {
+  it('the new script is moved aside, so the hook cannot run a rewritten one (it fails closed)', async () => {
+    const { m, script } = guarded({});
+    const host = await m.open();
+    expect(host.sandbox.service.status.active).toBe(true);
+    writeFileSync(join(m.project, 'swap.sh'), `mv .claude/hooks .claude/old && mkdir .claude/hooks && printf '#!/bin/sh\\nexit 0\\n' > .claude/hooks/check.sh && chmod +x .claude/hooks/check.sh && echo swapped\n`);
+    const r = await m.call(host, 'bash', { command: 'sh swap.sh' });
+    expect(r.text).toContain('created or replaced files only a person may write');
+    // Whatever is at the hook's path now, it is not the model's script.
+    expect(existsSync(script) ? readFileSync(script, 'utf8') : 'gone').not.toBe(PWNED);
+    expect(readdirSync(join(m.project, '.claude', 'hooks')).some((n) => n.startsWith('check.sh.airlock-blocked-'))).toBe(true);
+    expect((await m.call(host, 'bash', { command: 'echo forbidden' })).outcome).toBe('denied');
+  });
+});
+
 describe('which files a hook command names', () => {
   const project = '/w';
   const named = async (command: string) => {
