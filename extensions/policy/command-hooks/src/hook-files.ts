@@ -14,19 +14,30 @@ export interface HookFile {
 export interface NamedPaths {
   files: HookFile[];
   folders: string[];
+  /** Words that look like paths but are only known when the hook runs (`"$SOME_DIR"/x.sh`): not protected. */
+  unknown: string[];
 }
 
 /** Words that are files even before they exist: a script's usual endings. */
 const SCRIPT_ENDING = /\.(sh|bash|zsh|ksh|fish|py|pyw|rb|pl|pm|php|lua|tcl|js|mjs|cjs|ts|mts|cts|jsx|tsx|jar|ps1|awk|sed|jq|r|R|exe|bin|cmd|bat)$/;
 
-/** Replaces `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PROJECT_DIR}` (the only variable command-hooks sets) by the folder itself. */
-export function expandProjectDir(command: string, projectDir: string): string {
-  return command.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, () => projectDir);
+/**
+ * Puts the values of the hook's environment (`$CLAUDE_PROJECT_DIR`, `${HOME}` …) into its command
+ * line, as `sh` will when it runs it, so the analysis sees the paths. Names the environment does
+ * not hold are left as they are (the analysis then treats those words as unknown).
+ *
+ * @example expandVariables('"$CLAUDE_PROJECT_DIR"/h.sh ${HOME}/x', { CLAUDE_PROJECT_DIR: '/w', HOME: '/home/u' }) // '"/w"/h.sh /home/u/x'
+ */
+export function expandVariables(command: string, env: Readonly<Record<string, string>>): string {
+  return command.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced: string | undefined, bare: string | undefined) => {
+    const value = env[(braced ?? bare)!];
+    return value === undefined ? whole : value;
+  });
 }
 
 /**
  * The files a hook command runs or names, found from the shell analysis of the command with
- * `$CLAUDE_PROJECT_DIR` put in: a program given by path (`./check.sh`, `"$CLAUDE_PROJECT_DIR"/x.sh`),
+ * its environment's values put in (`$CLAUDE_PROJECT_DIR`, `$HOME`): a program given by path (`./check.sh`, `"$CLAUDE_PROJECT_DIR"/x.sh`),
  * every operand that names a file (`python3 x.py`, `node ./hooks/y.mjs`, `sh < z.sh`), in nested
  * scripts too (`bash -c '…'`), resolved against the folder the command runs in (after a `cd`).
  * A word counts as a file when it contains a `/`, ends like a script, or names an existing file;
@@ -40,6 +51,7 @@ export function expandProjectDir(command: string, projectDir: string): string {
 export function namedPaths(analysis: ShellAnalysis, expanded: string, command: string, projectDir: string, home: string): NamedPaths {
   const files = new Set<string>();
   const folders = new Set<string>();
+  const unknown = new Set<string>();
   const consider = (word: string, dir: string, program: boolean) => {
     if (word === '' || word.startsWith('-') || word.includes('\0')) return;
     const path = absolute(word, dir, home);
@@ -55,7 +67,11 @@ export function namedPaths(analysis: ShellAnalysis, expanded: string, command: s
       const dir = c.cwd === undefined ? projectDir : absolute(c.cwd, projectDir, home);
       const written = new Set(c.writes);
       c.argv.forEach((word, i) => {
-        if (c.dynamicArgs.includes(i) || written.has(word)) return;
+        if (c.dynamicArgs.includes(i)) {
+          if (word.includes('/') || SCRIPT_ENDING.test(word)) unknown.add(word);
+          return;
+        }
+        if (written.has(word)) return;
         // A bare program name is looked up on PATH, not in the folder.
         if (i === 0 && !word.includes('/')) return;
         consider(word, dir, i === 0);
@@ -63,9 +79,12 @@ export function namedPaths(analysis: ShellAnalysis, expanded: string, command: s
       for (const r of readsOf(c)) consider(r, dir, false);
     }
   } else {
-    for (const word of roughWords(expanded)) consider(word, projectDir, false);
+    for (const word of roughWords(expanded)) {
+      if (/[$`]/.test(word)) unknown.add(word);
+      else consider(word, projectDir, false);
+    }
   }
-  return { files: [...files].map((path) => ({ path, command })), folders: [...folders] };
+  return { files: [...files].map((path) => ({ path, command })), folders: [...folders], unknown: [...unknown] };
 }
 
 function readsOf(c: ShellCommand): string[] {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeShell } from '@airlock/shell-analysis';
-import { expandProjectDir, namedPaths } from '../src/index.js';
+import { expandVariables, namedPaths } from '../src/index.js';
 import { bwrapWorks, machinesClosedAfterEach, on, type Machine } from './support.js';
 
 const setup = machinesClosedAfterEach();
@@ -123,7 +123,7 @@ describe.skipIf(!bwrapWorks)('inside the OS sandbox, moving the folder away and 
 describe('which files a hook command names', () => {
   const project = '/w';
   const named = async (command: string) => {
-    const expanded = expandProjectDir(command, project);
+    const expanded = expandVariables(command, { CLAUDE_PROJECT_DIR: project, HOME: '/home/u' });
     return namedPaths(await analyzeShell(expanded), expanded, command, project, '/home/u').files.map((f) => f.path).sort();
   };
 
@@ -134,11 +134,15 @@ describe('which files a hook command names', () => {
     expect(await named(`bash -c '$CLAUDE_PROJECT_DIR/z.sh'`)).toEqual(['/w/z.sh']);
     expect(await named('cd hooks && ./check.sh')).toEqual(['/w/hooks/check.sh']);
     expect(await named('~/bin/guard.py')).toEqual(['/home/u/bin/guard.py']);
+    expect(await named('"$HOME"/.claude/hooks/user.sh')).toEqual(['/home/u/.claude/hooks/user.sh']);
     expect(await named('sh < hooks/w.sh')).toEqual(['/w/hooks/w.sh']);
   });
 
   it('what a hook only writes, and programs found on PATH, are not protected', async () => {
     expect(await named(`jq -r '.tool_input.file_path' >> "$CLAUDE_PROJECT_DIR"/edited.log`)).toEqual([]);
     expect(await named('python3 -c "print(1)"')).toEqual([]);
+    // Only known when the hook runs: reported (a warning at start-up), not guessed.
+    const later = expandVariables('"$HOOKS_DIR"/x.sh', { CLAUDE_PROJECT_DIR: project });
+    expect(namedPaths(await analyzeShell(later), later, later, project, '/home/u')).toMatchObject({ files: [], unknown: ['$HOOKS_DIR/x.sh'] });
   });
 });
