@@ -28,6 +28,9 @@ export interface ElicitationUIOptions {
 /** setTimeout's ceiling: the SDK's request timeout must be a timer value. */
 const NO_DEADLINE_MS = 2 ** 31 - 1;
 
+/** How much later than the dialog's deadline the SDK's own request timeout fires. */
+const SDK_MARGIN_MS = 1000;
+
 /** Form fields: flat, primitive, one per dialog kind. */
 const FIELD = { confirm: 'approve', select: 'choice', input: 'text' } as const;
 
@@ -58,7 +61,9 @@ export function createElicitationUI(options: ElicitationUIOptions = {}): Elicita
       ...(dialog.timeoutMs === undefined ? {} : { timeoutMs: dialog.timeoutMs }),
       ...(dialog.onNoAnswer === undefined ? {} : { onNoAnswer: dialog.onNoAnswer }),
       show: async ({ signal, deadline, noAnswer }) => {
-        const timeout = deadline === undefined ? NO_DEADLINE_MS : Math.min(NO_DEADLINE_MS, Math.max(1, deadline - Date.now()));
+        // The queue's own timer ends the dialog (and says "no answer within N s"); the SDK's limit is
+        // a second later, so it never wins the race and reads as a failed dialog.
+        const timeout = deadline === undefined ? NO_DEADLINE_MS : Math.min(NO_DEADLINE_MS, Math.max(1, deadline - Date.now()) + SDK_MARGIN_MS);
         let result: Awaited<ReturnType<Elicitor['elicitInput']>>;
         try {
           result = await target.elicitInput(
