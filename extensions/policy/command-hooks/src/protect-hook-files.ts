@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxProfile, ToolCallEvent, VoteInput } from '@airlock/kernel';
 import { absolute, type HookFile } from './hook-files.js';
@@ -27,16 +27,31 @@ function spellings(files: readonly HookFile[]): { file: HookFile; paths: string[
   return files.map((file) => ({ file, paths: [...new Set([file.path, realTarget(file.path)])] }));
 }
 
-/** The hook file `path` (real) is, or — when `whole` (a removal, a move) — lies inside, if any. */
+/**
+ * The hook file `path` is (by real path, or as the same file under another name: a hard link), or
+ * — when `whole` (a removal, a move) — lies inside, if any.
+ */
 function hit(files: readonly HookFile[], path: string, whole: boolean): HookFile | undefined {
   const real = realTarget(path);
+  const id = identity(real);
   for (const { file, paths } of spellings(files)) {
     for (const p of paths) {
       if (p === real || p === path) return file;
       if (whole && (p.startsWith(`${real}/`) || p.startsWith(`${path}/`))) return file;
+      if (id !== undefined && identity(p) === id) return file;
     }
   }
   return undefined;
+}
+
+/** Device and inode of an existing file (not a folder), else undefined. */
+function identity(path: string): string | undefined {
+  try {
+    const st = statSync(path, { bigint: true });
+    return st.isDirectory() ? undefined : `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function deny(file: HookFile, path: string): VoteInput {
@@ -77,6 +92,8 @@ export function protectHookFiles(files: readonly HookFile[], home: string, cwd: 
           ...c.writes.map((w): [string, boolean] => [w, false]),
           ...c.removes.map((w): [string, boolean] => [w, true]),
           ...c.links.filter((l) => !l.dynamic).map((l): [string, boolean] => [l.path, false]),
+          // A hard link to a hook file is the same file under a name the guard does not list.
+          ...c.links.filter((l) => !l.dynamic && l.kind === 'hardlink').map((l): [string, boolean] => [l.target, false]),
         ];
         for (const [word, whole] of targets) {
           const path = absolute(word, dir, home);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeShell } from '@airlock/shell-analysis';
@@ -51,6 +51,16 @@ describe('the agent cannot rewrite the scripts its hooks run', () => {
     await hookStillRuns(m, host);
   });
 
+  it('a hard link made outside the agent is the same file: writing through it is denied', async () => {
+    const { m, script } = guarded();
+    linkSync(script, join(m.project, 'innocent.txt'));
+    const host = await m.open();
+    const r = await m.call(host, 'write', { path: 'innocent.txt', content: PWNED });
+    expect(r.outcome).toBe('denied');
+    expect(readFileSync(script, 'utf8')).toBe(CHECK);
+    await hookStillRuns(m, host);
+  });
+
   it('bash writing, moving or removing the script is denied before it runs (no sandbox)', async () => {
     const { m, script } = guarded();
     const host = await m.open();
@@ -60,6 +70,7 @@ describe('the agent cannot rewrite the scripts its hooks run', () => {
       'rm -rf .claude',
       'mv .claude/hooks .claude/old && mkdir .claude/hooks',
       'cd .claude && cp /bin/true hooks/check.sh',
+      'ln .claude/hooks/check.sh other-name',
     ]) {
       const r = await m.call(host, 'bash', { command });
       expect(r.outcome, command).toBe('denied');
