@@ -31,6 +31,9 @@ describe('approval in a real terminal', { timeout: 60_000 }, () => {
       { expect: 'Denied' },
     ]);
     expect(exitCode, transcript).toBe(1);
+    // What happened, not a time-out.
+    expect(transcript).toContain('the dialog was cancelled (Ctrl-C)');
+    expect(transcript).not.toContain('no answer within');
     expect(existsSync(join(s.project, 'ran.txt'))).toBe(false);
   });
 

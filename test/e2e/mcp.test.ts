@@ -290,6 +290,8 @@ describe('airlock mcp: approval', () => {
     expect(asked).toBe(1);
     expect(result.isError).toBe(true);
     expect(result._meta).toEqual({ 'airlock/outcome': 'denied' });
+    expect(textOf(result)).toContain('the person declined the dialog');
+    expect(textOf(result)).not.toContain('no answer within');
     expect(existsSync(join(s.project, 'declined.txt'))).toBe(false);
   });
 
@@ -299,6 +301,8 @@ describe('airlock mcp: approval', () => {
     const { client } = await connect(s, { elicit: () => ({ action: 'accept', content: { choice: 'Allow forever and ever' } }) });
     const result = await client.callTool({ name: 'bash', arguments: { command: 'touch forged.txt' } });
     expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('the answer was not one of the choices, so it counts as no');
+    expect(textOf(result)).not.toContain('no answer within');
     expect(existsSync(join(s.project, 'forged.txt'))).toBe(false);
   });
 

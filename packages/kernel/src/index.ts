@@ -15,6 +15,7 @@ export type {
   AccessService,
   AccessVerdict,
   DialogOptions,
+  NoAnswer,
   FileLedger,
   FileStamp,
   Logger,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AccessChecks } from './access-checks.js';
 import { SandboxProfiles } from './sandbox-profiles.js';
 import { callSandbox } from './call/call-sandbox.js';
-import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import type { AccessCheck, DialogOptions, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { EventSink, HookRegistrar, KernelEvent } from './contract/hooks.js';
 import type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
@@ -441,7 +441,12 @@ const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 /** Nobody to ask: every dialog answers no. */
 export const NO_UI: ToolUI = Object.freeze({
   interactive: false,
-  confirm: async () => false,
-  select: async () => undefined,
-  input: async () => undefined,
+  confirm: async (_title: string, _message?: string, options?: DialogOptions) => noOne(options, false),
+  select: async (_title: string, _choices: readonly string[], options?: DialogOptions) => noOne(options, undefined),
+  input: async (_title: string, options?: DialogOptions) => noOne(options, undefined),
 });
+
+function noOne<T>(options: DialogOptions | undefined, answer: T): T {
+  options?.onNoAnswer?.({ kind: 'unavailable', detail: 'no terminal and no dialog to show it in' });
+  return answer;
+}

@@ -29,7 +29,9 @@ export class SandboxProfiles {
     if (this.#providers.length === 0) return undefined;
     const all = this.#providers.map((p) => p({ cwd }));
     if (all.length === 1) return all[0];
-    const writable = all[0]!.writable.filter((w) => all.every((p) => p.writable.includes(w)));
+    // A provider that only adds places (addsOnly) does not narrow the roots or the hosts.
+    const narrowing = all.some((p) => p.addsOnly !== true) ? all.filter((p) => p.addsOnly !== true) : all;
+    const writable = narrowing[0]!.writable.filter((w) => narrowing.every((p) => p.writable.includes(w)));
     return {
       writable,
       readOnly: [...new Set(all.flatMap((p) => p.readOnly))],
@@ -44,9 +46,9 @@ export class SandboxProfiles {
         }
         return answer;
       },
-      allowedHosts: all[0]!.allowedHosts?.filter((h) => all.every((p) => p.allowedHosts?.includes(h))) ?? [],
+      allowedHosts: narrowing[0]!.allowedHosts?.filter((h) => narrowing.every((p) => p.allowedHosts?.includes(h))) ?? [],
       // Reachable only when every provider lets it through.
-      allowsHost: (host) => all.every((p) => hostAllowed(p, host)),
+      allowsHost: (host) => narrowing.every((p) => hostAllowed(p, host)),
     };
   }
 }

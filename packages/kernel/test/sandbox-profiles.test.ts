@@ -23,6 +23,23 @@ describe('sandbox profile providers', () => {
     expect(kernel.sandboxProfile('/w')?.writable).toEqual(['/w']);
   });
 
+  it('a provider that only adds places (addsOnly) narrows neither the roots nor the hosts, and still adds its places', () => {
+    const kernel = createKernel({ cwd: '/w' });
+    kernel.registerSandboxProfile(() => ({ writable: ['/w', '/x'], readOnly: [], hidden: [], classify: () => undefined, allowedHosts: ['a.com'] }));
+    kernel.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: ['/w/hooks/check.sh'], hidden: [], addsOnly: true, classify: (p) => (p === '/w/hooks/check.sh' ? 'guarded' : undefined) }));
+    const both = kernel.sandboxProfile('/w')!;
+    expect(both.writable).toEqual(['/w', '/x']);
+    expect(both.readOnly).toEqual(['/w/hooks/check.sh']);
+    expect(both.classify('/w/hooks/check.sh')).toBe('guarded');
+    expect(both.allowedHosts).toEqual(['a.com']);
+    expect(both.allowsHost!('a.com')).toBe(true);
+    // Alone, its own folder is what is writable (as with no provider at all).
+    const alone = createKernel({ cwd: '/w' });
+    alone.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], addsOnly: true, classify: () => undefined }));
+    alone.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: ['/w/b.sh'], hidden: [], addsOnly: true, classify: () => undefined }));
+    expect(alone.sandboxProfile('/w')!.writable).toEqual(['/w']);
+  });
+
   it('a provider that is not a function is refused at registration', () => {
     const kernel = createKernel({ cwd: '/w' });
     expect(() => kernel.registerSandboxProfile('nope' as never)).toThrow(/must be a function/);

@@ -37,15 +37,24 @@ describe('airlock serve: approval prompts go to the client as ui/* requests', ()
   it('"Deny", a dismissed dialog, an error answer and a malformed answer all deny', async () => {
     const s = await session(askRead);
     await s.request('initialize', { dialogs: true });
-    const answers = [{ result: { value: 'Deny' } }, { result: { cancelled: true } }, { error: { code: 1, message: 'no UI' } }, { result: { value: 'Allow for ever' } }, { result: true }];
+    // Each ends with its own true reason, never "no answer within …" (nobody timed out).
+    const answers: [object, string][] = [
+      [{ result: { value: 'Deny' } }, 'Denied by the user.'],
+      [{ result: { cancelled: true } }, 'the dialog was cancelled'],
+      [{ error: { code: 1, message: 'no UI' } }, 'nobody could answer (the client answered with an error: "no UI")'],
+      [{ result: { value: 'Allow for ever' } }, 'the answer was not one of the choices, so it counts as no (the client answered {"value":"Allow for ever"})'],
+      [{ result: true }, 'the answer was not one of the choices, so it counts as no'],
+    ];
     const asked = new Set<unknown>();
-    for (const [i, body] of answers.entries()) {
+    for (const [i, [body, reason]] of answers.entries()) {
       s.send('tools/call', { name: 'read', arguments: { path: 'a.txt' } }, `d${i}`);
       const prompt = await s.waitFor((m) => m.method === 'ui/select' && !asked.has(m.id));
       asked.add(prompt.id);
       s.respond(prompt.id!, body);
       const answer = await s.answerTo(`d${i}`);
       expect(answer.result.outcome, JSON.stringify(body)).toBe('denied');
+      expect(textOf(answer.result), JSON.stringify(body)).toContain(reason);
+      expect(textOf(answer.result), JSON.stringify(body)).not.toMatch(/no answer within|did not say why/);
     }
     expect(JSON.stringify(s.received)).not.toContain('APPROVED CONTENT');
     expect(s.logs.join('\n')).toMatch(/malformed answer to ui\/select/);
@@ -80,6 +89,7 @@ describe('airlock serve: approval prompts go to the client as ui/* requests', ()
     s.input.end();
     await s.served;
     expect(s.received.find((m) => m.id === 'e')?.result.outcome).toBe('denied');
+    expect(textOf(s.received.find((m) => m.id === 'e')?.result)).toContain('nobody could answer (the client stopped answering');
   });
 });
 

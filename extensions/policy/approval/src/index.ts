@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import type { ApprovalInput, Extension, ExtensionAPI, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/kernel';
+import type { ApprovalInput, Extension, ExtensionAPI, NoAnswer, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/kernel';
+import { noAnswerText } from '@airlock/kernel/util';
 import { literalRules } from './literal-rule.js';
 import { name, promptText } from './prompt.js';
 
@@ -8,7 +9,8 @@ import { name, promptText } from './prompt.js';
  *
  * - Choices: allow once, allow for this session, always allow (saved as a literal rule in the
  *   project's local rules or the user's settings), deny, deny with a message for the model.
- * - No answer within `timeoutMs`, Ctrl-C or an abort: deny.
+ * - No answer within `timeoutMs`, a decline, an answer that is not a choice, Ctrl-C or an abort:
+ *   deny, saying which (as the UI reports it through `onNoAnswer`).
  * - Nobody to ask (no terminal, no dialog): deny, naming the rule that would allow it.
  * - An "ask" from an explicit rule is asked every time: a session or saved allow only answers
  *   asks that come from defaults (`default:…` rules). A saved allow never outweighs an explicit
@@ -86,8 +88,9 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
 
     const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
     const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking })}${scopeNote}`;
+    let why: NoAnswer | undefined;
     const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
-    const answer = await api.ui.select(title, choices, dialog);
+    const answer = await api.ui.select(title, choices, { ...dialog, onNoAnswer: (w: NoAnswer) => (why ??= w) });
 
     switch (answer) {
       case CHOICES.once:
@@ -118,12 +121,13 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
       case CHOICES.deny:
         return { effect: 'deny', by: 'user', scope: 'once', reason: 'Denied by the user.' };
       default:
-        // undefined: the dialog timed out, was cancelled (Ctrl-C) or aborted.
+        // No answer: the UI says why (declined, not a choice, timed out, cancelled …); one that
+        // does not say gets a neutral wording, never a guess.
         return {
           effect: 'deny',
-          by: 'user',
+          by: why?.kind === 'declined' || why?.kind === 'cancelled' || why?.kind === 'invalid' ? 'user' : 'approval',
           scope: 'once',
-          reason: event.signal?.aborted ? 'Denied: the run was aborted while waiting for approval.' : `Denied: no answer within ${Math.round(options.timeoutMs / 1000)} s, or the prompt was cancelled.`,
+          reason: event.signal?.aborted || why?.kind === 'aborted' ? 'Denied: the run was aborted while waiting for approval.' : `Denied: ${noAnswerText(why)}.`,
         };
     }
   };

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
-import type { AgentTool, RuleStore, ToolUI, Vote } from '@airlock/kernel';
+import type { AgentTool, NoAnswer, RuleStore, ToolUI, Vote } from '@airlock/kernel';
 import { CHOICES, createApprover, type ApprovalOptions } from '../src/index.js';
 import { literalRules } from '../src/literal-rule.js';
 import { promptText } from '../src/prompt.js';
@@ -210,12 +210,30 @@ describe('approval', () => {
     expect(h.ran).toEqual([]);
   });
 
-  it('no answer (timeout, Ctrl-C) is a deny that says so', async () => {
+  it('no answer from a UI that does not say why: a deny in neutral words, not a guess', async () => {
     const { ui } = scriptedUI([undefined]);
     const h = setup(ui);
     const result = await h.call({ command: 'npm test' });
     expect(result.outcome).toBe('denied');
-    expect(h.text(result)).toContain('no answer within 60 s');
+    expect(h.text(result)).toContain('the dialog ended without an answer (the UI did not say why)');
+    expect(h.text(result)).not.toMatch(/no answer within|cancelled/);
+  });
+
+  it('no answer from a UI that says why: each end has its own reason', async () => {
+    const ends: [NoAnswer, string][] = [
+      [{ kind: 'declined' }, 'Denied: the person declined the dialog.'],
+      [{ kind: 'invalid', detail: 'got "Maybe"' }, 'Denied: the answer was not one of the choices, so it counts as no (got "Maybe").'],
+      [{ kind: 'timeout', timeoutMs: 60_000 }, 'Denied: no answer within 60 s.'],
+      [{ kind: 'cancelled', detail: 'Ctrl-C' }, 'Denied: the dialog was cancelled (Ctrl-C).'],
+      [{ kind: 'unavailable', detail: 'the client went away' }, 'Denied: nobody could answer (the client went away).'],
+    ];
+    for (const [why, reason] of ends) {
+      const ui: ToolUI = { interactive: true, confirm: async () => false, input: async () => undefined, select: async (_t, _c, o) => (o?.onNoAnswer?.(why), undefined) };
+      const h = setup(ui);
+      const result = await h.call({ command: 'npm test' });
+      expect(result.outcome).toBe('denied');
+      expect(h.text(result)).toContain(reason);
+    }
   });
 
   it('nobody to ask: deny, naming the rule that would allow the call', async () => {

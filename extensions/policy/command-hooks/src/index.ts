@@ -1,7 +1,11 @@
 import type { Extension } from '@airlock/kernel';
+import { homedir } from 'node:os';
+import { analyzeShell } from '@airlock/shell-analysis';
 import { hookEnv } from './env.js';
+import { expandVariables, namedPaths, type HookFile } from './hook-files.js';
+import { hookFilesProfile, protectHookFiles } from './protect-hook-files.js';
 import { compileHooks } from './hook-set.js';
-import { CommandHooksOptions } from './options.js';
+import { CommandHooksOptions, TOOL_EVENTS } from './options.js';
 import { postToolUseHandler } from './post-tool-use.js';
 import { changedSince, judgeCall, VerdictStore, type PreDeps } from './pre-tool-use.js';
 import { mappingFor } from './tool-map.js';
@@ -21,7 +25,7 @@ const HANDLER_MARGIN_MS = 5_000;
 const extension = {
   name: 'command-hooks',
   options: CommandHooksOptions,
-  setup(api, options) {
+  async setup(api, options) {
     if (options.disableAllHooks) {
       api.log.info('disableAllHooks is true: no command hook runs.');
       return;
@@ -31,11 +35,13 @@ const extension = {
       api.log.warn(`hooks for ${hooks.ignoredEvents.join(', ')} are not run by Airlock (only PreToolUse, PostToolUse and PostToolUseFailure are); see docs/command-hooks.md.`);
     }
     const base = Object.keys(api.env).length > 0 ? api.env : process.env;
+    const env = hookEnv(base, api.cwd);
+    await guardHookFiles(api, options, env, base.HOME ?? homedir());
     const deps: PreDeps = {
       hooks,
       runner: {
         cwd: api.cwd,
-        env: hookEnv(base, api.cwd),
+        env,
         ...(api.sandbox === undefined ? {} : { sandbox: api.sandbox }),
         ...(api.processSandbox === undefined ? {} : { wrap: (argv: readonly string[], options: Parameters<NonNullable<typeof api.processSandbox>['wrap']>[1]) => api.processSandbox!.wrap(argv, options) }),
       },
@@ -77,6 +83,33 @@ const extension = {
   },
 } satisfies Extension<typeof CommandHooksOptions>;
 
+/**
+ * The files the hook commands run are policy code: the agent must not be able to rewrite them.
+ * Every call that writes one is denied (authorize), and the OS sandbox keeps them read-only.
+ */
+async function guardHookFiles(api: Parameters<typeof extension.setup>[0], options: CommandHooksOptions, env: Readonly<Record<string, string>>, home: string): Promise<void> {
+  const commands = [...new Set(TOOL_EVENTS.flatMap((e) => (options.hooks[e] ?? []).flatMap((g) => g.hooks.map((h) => h.command))))];
+  if (commands.length === 0) return;
+  const files: HookFile[] = [];
+  const folders = new Set<string>();
+  const unknown = new Set<string>();
+  for (const command of commands) {
+    const expanded = expandVariables(command, env);
+    const named = namedPaths(await analyzeShell(expanded), expanded, command, api.cwd, home);
+    files.push(...named.files);
+    for (const f of named.folders) folders.add(f);
+    for (const w of named.unknown) unknown.add(w);
+  }
+  if (unknown.size > 0) {
+    api.log.warn(`hook commands name ${[...unknown].join(', ')}, whose path is only known when the hook runs: those files are not kept from the agent. Write the path out, or use $CLAUDE_PROJECT_DIR or $HOME (see docs/command-hooks.md).`);
+  }
+  if (folders.size > 0) {
+    api.log.warn(`hook commands name the folder${folders.size === 1 ? '' : 's'} ${[...folders].join(', ')}: only the files they name are kept from the agent, not what else such a folder holds (see docs/command-hooks.md).`);
+  }
+  api.on('tool_call', protectHookFiles(files, home, api.cwd), { name: 'protect-hook-scripts', phase: 'authorize' });
+  api.registerSandboxProfile?.(({ cwd }) => hookFilesProfile(files, cwd));
+}
+
 function mappingName(toolName: string): string {
   return mappingFor(toolName).ccName;
 }
@@ -90,3 +123,5 @@ export { CommandHooksOptions, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 export { readAnswer, HookOutput } from './answer.js';
 export { OUTPUT_CAP_BYTES, runHook, type HookRun, type HookRunner } from './run-hook.js';
 export { mappingFor, type ToolMapping } from './tool-map.js';
+export { expandVariables, namedPaths, type HookFile, type NamedPaths } from './hook-files.js';
+export { hookFilesProfile, protectHookFiles, PROTECT_RULE } from './protect-hook-files.js';

@@ -141,6 +141,32 @@ export function appeared(before: readonly string[], after: readonly string[]): s
   return after.filter((p) => !known.has(p) && !before.some((b) => p.startsWith(`${b}/`)));
 }
 
+/** Which file or folder each path is now (device and inode), for `replaced`; missing paths are left out. */
+export function identities(paths: readonly string[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const path of paths) {
+    try {
+      const st = lstatSync(path, { bigint: true });
+      ids.set(path, `${st.dev}:${st.ino}`);
+    } catch {
+      // gone: nothing to compare
+    }
+  }
+  return ids;
+}
+
+/**
+ * The guarded entries of `after` that were there before but are another file or folder now: a
+ * read-only mount cannot be written, but the folder holding it can be moved away and a new one
+ * made at the same name (`mv hooks old; mkdir hooks; echo … > hooks/check.sh`).
+ *
+ * @example replaced(new Map([['/w/.airlockrc.json', '1:10']]), ['/w/.airlockrc.json']) // ['/w/.airlockrc.json'] once its inode is not 10
+ */
+export function replaced(before: ReadonlyMap<string, string>, after: readonly string[]): string[] {
+  const now = identities(after.filter((p) => before.has(p)));
+  return [...now].filter(([path, id]) => before.get(path) !== id).map(([path]) => path);
+}
+
 function kindOf(path: string): 'dir' | 'file' | undefined {
   try {
     const st = lstatSync(path);

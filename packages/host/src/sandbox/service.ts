@@ -6,7 +6,7 @@ import { hostAllowed, type SandboxedCommand, type SandboxMode, type SandboxProfi
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
-import { appeared, planMounts, WalkCache, type MountPlan } from './mounts.js';
+import { appeared, identities, planMounts, replaced, WalkCache, type MountPlan } from './mounts.js';
 import { startProxy, TOKEN_USER } from './proxy.js';
 import { findProgram } from './detect.js';
 
@@ -106,6 +106,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       if (!detection.ok) throw new Error(`${detection.problem} ${detection.fix}`);
       const startedAt = Date.now();
       const mounts = plan(cwd);
+      const guardedIds = identities(mounts.guarded);
       const { tmp, deny } = privateDir();
       let released = false;
       const own = [...new Set((hosts ?? []).map((h) => h.toLowerCase()))];
@@ -132,7 +133,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
           if (released) return undefined;
           released = true;
           if (token !== undefined) grants.delete(token);
-          return takeBack(mounts.profile, mounts.guarded, startedAt);
+          return takeBack(mounts.profile, mounts.guarded, guardedIds, startedAt);
         },
       };
     },
@@ -143,7 +144,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   // and what appeared is renamed out of the way — kept, so nothing is lost, under a name no
   // settings discovery reads.
   const expected = new Map<string, number>();
-  const takeBack = (profile: SandboxProfile, before: readonly string[], startedAt: number): string | undefined => {
+  const takeBack = (profile: SandboxProfile, before: readonly string[], beforeIds: ReadonlyMap<string, string>, startedAt: number): string | undefined => {
     let after: string[];
     try {
       // No temp folder needed to look: a command that ends after dispose must not make a new one.
@@ -154,7 +155,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     }
     const moved: string[] = [];
     const failed: string[] = [];
-    for (const path of appeared(before, after)) {
+    for (const path of [...appeared(before, after), ...replaced(beforeIds, after)]) {
       if (hostWrote(path, startedAt)) continue;
       const aside = `${path}.airlock-blocked-${Date.now()}`;
       try {
@@ -166,10 +167,10 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     }
     if (moved.length === 0 && failed.length === 0) return undefined;
     return [
-      "[sandbox] The command created Airlock settings, which only a person may create (they could change the rules of later sessions). ",
+      "[sandbox] The command created or replaced files only a person may write (Airlock settings, or scripts a command hook runs: they could change the rules of later calls and sessions). ",
       moved.length > 0 ? `Moved aside, not deleted: ${moved.join('; ')}. ` : '',
       failed.length > 0 ? `Could not move: ${failed.join('; ')}; tell the user to check them before the next run. ` : '',
-      'If the task needs settings, tell the user what to add and where.',
+      'If the task needs such a change, tell the user what to change and where.',
     ].join('');
   };
   const hostWrote = (path: string, since: number): boolean => {

@@ -1,3 +1,5 @@
+import type { NoAnswer } from '@airlock/kernel';
+
 /**
  * One dialog on screen at a time, first come first served, whoever asks.
  *
@@ -26,6 +28,11 @@ export interface DialogShowContext {
   signal: AbortSignal;
   /** When the dialog times out (epoch ms), for a countdown; undefined without a timeout. */
   deadline: number | undefined;
+  /**
+   * Say why the dialog is ending without an answer (declined, an answer that was not a choice,
+   * cancelled …) before settling with the fallback. Only the first report of a dialog counts.
+   */
+  noAnswer(why: NoAnswer): void;
 }
 
 export interface DialogRequest<T> {
@@ -34,6 +41,8 @@ export interface DialogRequest<T> {
   /** The answer when nobody answers (timeout, abort, backend failure). */
   fallback: T;
   signal?: AbortSignal | undefined;
+  /** Told why, when the dialog ends with its fallback: timeout, abort, a backend failure, or what the backend reported. */
+  onNoAnswer?: ((why: NoAnswer) => void) | undefined;
   /** Gives up this long after the call. undefined, Infinity or over ~24.8 days: never; 0, less or NaN: at once. */
   timeoutMs?: number | undefined;
 }
@@ -100,7 +109,24 @@ export class DialogQueue {
   /** Queue a dialog; resolves with its answer, or with `fallback` on timeout, abort or failure. */
   run<T>(request: DialogRequest<T>): Promise<T> {
     const { signal, timeoutMs, fallback } = request;
-    if (signal?.aborted || (timeoutMs !== undefined && !(timeoutMs > 0))) return Promise.resolve(fallback);
+    let reported = false;
+    const noAnswer = (why: NoAnswer): void => {
+      if (reported) return;
+      reported = true;
+      try {
+        request.onNoAnswer?.(why);
+      } catch (error) {
+        this.#onError(error);
+      }
+    };
+    if (signal?.aborted) {
+      noAnswer({ kind: 'aborted' });
+      return Promise.resolve(fallback);
+    }
+    if (timeoutMs !== undefined && !(timeoutMs > 0)) {
+      noAnswer({ kind: 'timeout', timeoutMs: Number.isNaN(timeoutMs) ? 0 : Math.max(0, timeoutMs) });
+      return Promise.resolve(fallback);
+    }
 
     return new Promise<T>((resolve) => {
       const close = new AbortController();
@@ -117,6 +143,7 @@ export class DialogQueue {
         resolve(value);
       };
       const cancel = (reason: unknown): void => {
+        if (state === 'waiting' || state === 'showing') noAnswer(reason instanceof DialogTimeoutError ? { kind: 'timeout', timeoutMs: timeoutMs! } : { kind: 'aborted' });
         if (state === 'waiting') {
           // Never shown: drop it from the line so it cannot block anyone.
           const index = this.#waiting.indexOf(entry);
@@ -135,7 +162,7 @@ export class DialogQueue {
           state = 'showing';
           let shown: Promise<T>;
           try {
-            shown = Promise.resolve(request.show({ signal: close.signal, deadline }));
+            shown = Promise.resolve(request.show({ signal: close.signal, deadline, noAnswer }));
           } catch (error) {
             shown = Promise.reject(error);
           }
@@ -144,7 +171,10 @@ export class DialogQueue {
             (value) => settle(state === 'closing' ? fallback : value),
             (error: unknown) => {
               // A backend rejecting because we closed it is the expected way out, not a failure.
-              if (!close.signal.aborted) this.#onError(error);
+              if (!close.signal.aborted) {
+                this.#onError(error);
+                noAnswer({ kind: 'unavailable', detail: `the dialog failed: ${error instanceof Error ? error.message : String(error)}` });
+              }
               settle(fallback);
             },
           );

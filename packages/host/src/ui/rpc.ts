@@ -12,7 +12,7 @@
  * Answers when nobody answers are those of the dialog queue: confirm → false, select/input → undefined.
  */
 import { randomUUID } from 'node:crypto';
-import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
+import type { DialogOptions, Logger, NoAnswer, ToolUI } from '@airlock/kernel';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
 import { terminalSafe } from '@airlock/kernel/display';
 
@@ -38,6 +38,14 @@ export interface UIResponseMessage {
   value?: string | boolean;
   /** The person dismissed the dialog: the answer is "no". */
   cancelled?: boolean;
+  /**
+   * With `cancelled`, why there is no answer (default `cancelled`): `declined` (the person said
+   * no to the dialog), `invalid` (an answer that was not one of the choices), `unavailable`
+   * (nobody can answer). Shown to the model as the reason of the denial.
+   */
+  reason?: 'cancelled' | 'declined' | 'invalid' | 'unavailable';
+  /** Words for people with `reason` (the value that came, the error). */
+  detail?: string;
 }
 
 export interface UICancelMessage {
@@ -104,14 +112,20 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
         if ('cancelled' in message && typeof message['cancelled'] !== 'boolean') {
           return log.warn(`ignored a malformed ui_response to ${request.method} ${id}: cancelled must be a boolean: ${preview(message)}`);
         }
-        if (message['cancelled'] === true) return finish(fallback);
+        if (message['cancelled'] === true) {
+          shown.noAnswer(noAnswerOf(message));
+          return finish(fallback);
+        }
         const answer = parse(message);
         if (!answer.ok) return log.warn(`ignored a malformed ui_response to ${request.method} ${id}: ${answer.reason}: ${preview(message)}`);
         finish(answer.value);
       });
       const left = shown.deadline === undefined ? undefined : Math.max(0, shown.deadline - Date.now());
       const sent = trySend({ type: 'ui_request', id, ...request, ...(left === undefined ? {} : { timeoutMs: left }) } satisfies UIRequestMessage);
-      if (!sent) return finish(fallback);
+      if (!sent) {
+        shown.noAnswer({ kind: 'unavailable', detail: 'the dialog could not be sent to the client' });
+        return finish(fallback);
+      }
       shown.signal.addEventListener('abort', onCancel, { once: true });
     });
   }
@@ -134,6 +148,7 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
         fallback: false,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           ask(shown, { method: 'confirm', title, ...(message === undefined ? {} : { message }) }, false, (response) => {
             const answer = response['confirmed'] ?? response['value'];
@@ -144,11 +159,15 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
 
     select(title: string, choices: readonly string[], dialog: DialogOptions = {}): Promise<string | undefined> {
       // Nothing to choose from: no dialog could produce an answer.
-      if (choices.length === 0) return Promise.resolve(undefined);
+      if (choices.length === 0) {
+        dialog.onNoAnswer?.({ kind: 'unavailable', detail: 'there are no choices to show' });
+        return Promise.resolve(undefined);
+      }
       return queue.run<string | undefined>({
         fallback: undefined,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           ask<string | undefined>(shown, { method: 'select', title, choices: [...choices] }, undefined, (response) => {
             const answer = response['value'];
@@ -166,6 +185,7 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
         fallback: undefined,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           ask<string | undefined>(shown, { method: 'input', title, ...(placeholder === undefined ? {} : { placeholder }) }, undefined, (response) => {
             const answer = response['value'];
@@ -174,6 +194,15 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
       });
     },
   };
+}
+
+const REASONS = new Set(['cancelled', 'declined', 'invalid', 'unavailable']);
+
+/** Why a `cancelled` response gives no answer: its `reason` when it is one we know, else a cancel. */
+function noAnswerOf(message: Record<string, unknown>): NoAnswer {
+  const kind = typeof message['reason'] === 'string' && REASONS.has(message['reason']) ? (message['reason'] as 'cancelled' | 'declined' | 'invalid' | 'unavailable') : 'cancelled';
+  const detail = typeof message['detail'] === 'string' && message['detail'] !== '' ? message['detail'].slice(0, 300) : undefined;
+  return detail === undefined ? { kind } : { kind, detail };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -84,9 +84,15 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     const stop = new AbortController();
     const forward = (): void => stop.abort(shown.signal.reason);
     const onKey = (_: unknown, key?: { ctrl?: boolean; name?: string }): void => {
-      if (key?.ctrl === true && key.name === 'd') stop.abort(new Error('Ctrl-D'));
+      if (key?.ctrl === true && key.name === 'd') {
+        shown.noAnswer({ kind: 'cancelled', detail: 'Ctrl-D' });
+        stop.abort(new Error('Ctrl-D'));
+      }
     };
-    const onEnd = (): void => stop.abort(new Error('end of input'));
+    const onEnd = (): void => {
+      shown.noAnswer({ kind: 'unavailable', detail: 'the terminal input ended' });
+      stop.abort(new Error('end of input'));
+    };
     shown.signal.addEventListener('abort', forward, { once: true });
     // The prompt creates its readline (which starts keypress decoding) synchronously, so listen after.
     const answer = run({ input, output: keepOpen(output), signal: stop.signal });
@@ -95,8 +101,13 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     try {
       return await answer;
     } catch (error) {
-      if (error instanceof Error && UNANSWERED.has(error.name)) return fallback;
+      if (error instanceof Error && UNANSWERED.has(error.name)) {
+        // Ctrl-C (the library's ExitPromptError); an abort was reported by whoever aborted.
+        shown.noAnswer({ kind: 'cancelled', detail: 'Ctrl-C' });
+        return fallback;
+      }
       log.warn(`dialog failed: ${describe(error)}`);
+      shown.noAnswer({ kind: 'unavailable', detail: `the dialog failed: ${describe(error)}` });
       return fallback;
     } finally {
       shown.signal.removeEventListener('abort', forward);
@@ -118,11 +129,12 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     interactive,
 
     confirm(title: string, message?: string, dialog: DialogOptions = {}): Promise<boolean> {
-      if (!interactive) return Promise.resolve(false);
+      if (!interactive) return Promise.resolve(nobody(dialog, false));
       return queue.run({
         fallback: false,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           prompt(false, shown, (context) =>
             prompts!.confirm(
@@ -140,11 +152,12 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
 
     select(title: string, choices: readonly string[], dialog: DialogOptions = {}): Promise<string | undefined> {
       // Nothing to choose from: the library would throw; there is no answer to give either.
-      if (!interactive || choices.length === 0) return Promise.resolve(undefined);
+      if (!interactive || choices.length === 0) return Promise.resolve(nobody(dialog, undefined, interactive ? 'there are no choices to show' : undefined));
       return queue.run<string | undefined>({
         fallback: undefined,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.select(
@@ -160,12 +173,13 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     },
 
     input(title: string, dialog: DialogOptions & { placeholder?: string } = {}): Promise<string | undefined> {
-      if (!interactive) return Promise.resolve(undefined);
+      if (!interactive) return Promise.resolve(nobody(dialog, undefined));
       const { placeholder } = dialog;
       return queue.run<string | undefined>({
         fallback: undefined,
         signal: dialog.signal,
         timeoutMs: dialog.timeoutMs,
+        onNoAnswer: dialog.onNoAnswer,
         show: (shown) =>
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.input(
@@ -215,4 +229,10 @@ function painter(output: NodeJS.WritableStream): { bold(text: string): string; d
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** No terminal to ask in (or nothing to choose from): the answer is no, and the caller is told why. */
+function nobody<T>(dialog: DialogOptions, answer: T, detail = 'no terminal to show it in'): T {
+  dialog.onNoAnswer?.({ kind: 'unavailable', detail });
+  return answer;
 }

@@ -25,7 +25,7 @@ describe.skipIf(!bwrapWorks)('settings a command creates are taken back when it 
     expect(aside.map((n) => n.replace(/-\d+$/, '')).sort()).toEqual(['.airlock.airlock-blocked', '.airlockrc.json.airlock-blocked']);
     expect(readFileSync(join(m.project, aside.find((n) => n.startsWith('.airlockrc'))!), 'utf8')).toContain('"off"');
     expect(readdirSync(join(m.project, 'sub')).some((n) => n.startsWith('.airlock.airlock-blocked-'))).toBe(true);
-    expect(r.text).toContain('[sandbox] The command created Airlock settings');
+    expect(r.text).toContain('[sandbox] The command created or replaced files only a person may write');
     expect(r.text).toContain(join(m.project, '.airlockrc.json'));
 
     // The next session reads no settings from them: the sandbox is still on.

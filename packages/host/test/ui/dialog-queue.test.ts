@@ -191,6 +191,37 @@ describe('DialogQueue: failures never block the line', () => {
     expect(await b).toBe(true);
   });
 
+  it('tells the caller why there is no answer, once: timeout, abort, a failing backend, or what the backend reports', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const queue = new DialogQueue({ onError: () => {} });
+    const ui = fakeBackend();
+    const seen: unknown[] = [];
+    const onNoAnswer = (why: unknown) => void seen.push(why);
+    const timedOut = queue.run({ fallback: false, timeoutMs: 5000, onNoAnswer, show: ui.show<boolean>('A') });
+    await flush();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await timedOut).toBe(false);
+    const controller = new AbortController();
+    const aborted = queue.run({ fallback: false, signal: controller.signal, onNoAnswer, show: ui.show<boolean>('B') });
+    await flush();
+    controller.abort();
+    expect(await aborted).toBe(false);
+    const failed = queue.run({ fallback: false, onNoAnswer, show: ui.show<boolean>('C') });
+    await flush();
+    ui.current().fail(new Error('terminal exploded'));
+    expect(await failed).toBe(false);
+    const declined = queue.run({ fallback: false, onNoAnswer, show: (context) => (context.noAnswer({ kind: 'declined' }), context.noAnswer({ kind: 'cancelled' }), Promise.resolve(false)) });
+    expect(await declined).toBe(false);
+    expect(await queue.run({ fallback: false, signal: AbortSignal.abort(), onNoAnswer, show: ui.show<boolean>('E') })).toBe(false);
+    expect(seen).toEqual([
+      { kind: 'timeout', timeoutMs: 5000 },
+      { kind: 'aborted' },
+      { kind: 'unavailable', detail: 'the dialog failed: terminal exploded' },
+      { kind: 'declined' },
+      { kind: 'aborted' },
+    ]);
+  });
+
   it('a backend that throws synchronously answers the fallback', async () => {
     const onError = vi.fn();
     const queue = new DialogQueue({ onError });

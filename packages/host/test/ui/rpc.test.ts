@@ -103,6 +103,25 @@ describe('createRpcUI: round trips', () => {
     expect(await Promise.all(answers)).toEqual([false, undefined, undefined]);
   });
 
+  it('a cancelled answer says why: the reason a client gives (declined, invalid …), else "cancelled"; an unknown reason is a cancel', async () => {
+    const { wire, ui } = setup();
+    const seen: unknown[] = [];
+    const bodies = [{ reason: 'declined' }, { reason: 'invalid', detail: 'got "Maybe"' }, {}, { reason: 'yes-please' }];
+    for (const body of bodies) {
+      const answer = ui.select('B?', ['x'], { onNoAnswer: (why) => seen.push(why) });
+      await flush();
+      wire.reply({ type: 'ui_response', id: wire.lastRequest().id, cancelled: true, ...body });
+      expect(await answer).toBeUndefined();
+    }
+    expect(seen).toEqual([{ kind: 'declined' }, { kind: 'invalid', detail: 'got "Maybe"' }, { kind: 'cancelled' }, { kind: 'cancelled' }]);
+    // An answer is not a no-answer: nothing reported.
+    const chosen = ui.select('B?', ['x'], { onNoAnswer: (why) => seen.push(why) });
+    await flush();
+    wire.reply({ type: 'ui_response', id: wire.lastRequest().id, value: 'x' });
+    expect(await chosen).toBe('x');
+    expect(seen).toHaveLength(4);
+  });
+
   it('handles a client that answers inside send()', async () => {
     const handlers: ((m: unknown) => void)[] = [];
     const transport: RpcTransport = {

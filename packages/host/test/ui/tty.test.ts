@@ -30,7 +30,7 @@ interface Outcome {
   signal: number | null;
   transcript: string;
   error: string | null;
-  result: { interactive: boolean; steps: { name: string; answer: unknown; terminal: Terminal }[] };
+  result: { interactive: boolean; steps: { name: string; answer: unknown; why: unknown; terminal: Terminal }[] };
 }
 
 /**
@@ -139,6 +139,14 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
       ['input-ctrl-d', null],
       ['confirm-after', true],
     ]);
+    // Each says why there was no answer: a person dismissed it (not a time-out).
+    expect(result.steps.map((s) => s.why)).toEqual([
+      { kind: 'cancelled', detail: 'Ctrl-C' },
+      { kind: 'cancelled', detail: 'Ctrl-C' },
+      { kind: 'cancelled', detail: 'Ctrl-C' },
+      { kind: 'cancelled', detail: 'Ctrl-D' },
+      null,
+    ]);
     for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
   });
 
@@ -158,6 +166,7 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
       ['select-abort', null],
       ['input-after', 'ok'],
     ]);
+    expect(result.steps.map((s) => s.why)).toEqual([{ kind: 'timeout', timeoutMs: 1500 }, { kind: 'aborted' }, null]);
     // Checked the moment the caller got its "no": a cancelled prompt has already restored the terminal.
     for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
     expect(transcript).not.toContain('✔ Approve slowly');
@@ -200,6 +209,7 @@ describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
     const result = JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome['result'];
     expect(result.interactive).toBe(false);
     expect(result.steps.map((s) => s.answer)).toEqual([false, null, null]);
+    expect(result.steps.map((s) => (s.why as { kind?: string } | null)?.kind)).toEqual(['unavailable', 'unavailable', 'unavailable']);
     expect(stderr).not.toContain('Nobody');
   });
 

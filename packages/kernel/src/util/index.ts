@@ -53,3 +53,6 @@ export { errnoCode, errnoWords, isPermissionDenied } from './errno.js';
 export { airlockStateHome, projectKey, projectRoot, projectStateDir, stateHome, type StateLocation } from './project-state.js';
 // The error catalogue: an extension that raises its own codes registers them, so docs/errors.md lists them.
 export { registerErrorCodes, type ErrorCodeSpec } from '../error-catalogue.js';
+
+// Why a dialog ended without an answer, in words (see DialogOptions.onNoAnswer).
+export { noAnswerText } from './no-answer.js';

@@ -86,9 +86,9 @@ export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
     get interactive() {
       return open();
     },
-    confirm: (title, message, dialog) => (open() ? rpcUI.confirm(title, message, limited(dialog)) : Promise.resolve(false)),
-    select: (title, choices, dialog) => (open() ? rpcUI.select(title, choices, limited(dialog)) : Promise.resolve(undefined)),
-    input: (title, dialog) => (open() ? rpcUI.input(title, limited(dialog)) : Promise.resolve(undefined)),
+    confirm: (title, message, dialog) => (open() ? rpcUI.confirm(title, message, limited(dialog)) : Promise.resolve(nobody(dialog, false))),
+    select: (title, choices, dialog) => (open() ? rpcUI.select(title, choices, limited(dialog)) : Promise.resolve(nobody(dialog, undefined))),
+    input: (title, dialog) => (open() ? rpcUI.input(title, limited(dialog)) : Promise.resolve(nobody(dialog, undefined))),
   };
 
   return {
@@ -106,14 +106,14 @@ export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
       pending.delete(id);
       if (response.error !== undefined) {
         options.log(`the client answered ui/${dialog.method} ${id} with an error (${String(response.error?.message)}): taken as "no"`);
-        deliver({ type: 'ui_response', id, cancelled: true });
+        deliver({ type: 'ui_response', id, cancelled: true, reason: 'unavailable', detail: `the client answered with an error: ${preview(response.error?.message)}` });
         return true;
       }
       const result = response.result;
       const valid = RESULT_CHECKS[dialog.method].Check(result) && (dialog.method !== 'select' || isChoice(result, dialog.choices));
       if (!valid) {
         options.log(`ignored a malformed answer to ui/${dialog.method} ${id} (${preview(result)}); expected ${EXPECTED[dialog.method]}: taken as "no"`);
-        deliver({ type: 'ui_response', id, cancelled: true });
+        deliver({ type: 'ui_response', id, cancelled: true, reason: 'invalid', detail: `the client answered ${preview(result)}` });
         return true;
       }
       deliver({ type: 'ui_response', id, ...(result as object) });
@@ -123,7 +123,7 @@ export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
       closed = true;
       for (const id of [...pending.keys()]) {
         pending.delete(id);
-        deliver({ type: 'ui_response', id, cancelled: true });
+        deliver({ type: 'ui_response', id, cancelled: true, reason: 'unavailable', detail: 'the client stopped answering (its input ended)' });
       }
     },
   };
@@ -134,6 +134,12 @@ const EXPECTED: Record<UIMethod, string> = {
   select: '{"value": <one of the choices>} or {"cancelled": true}',
   input: '{"value": "<text>"} or {"cancelled": true}',
 };
+
+/** No client to ask (dialogs not enabled, or the client is gone): no, and the caller is told why. */
+function nobody<T>(dialog: DialogOptions | undefined, answer: T): T {
+  dialog?.onNoAnswer?.({ kind: 'unavailable', detail: 'the RPC client does not answer dialogs' });
+  return answer;
+}
 
 function isChoice(result: unknown, choices: readonly string[] | undefined): boolean {
   const value = (result as { value?: unknown }).value;
