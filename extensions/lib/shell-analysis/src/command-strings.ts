@@ -173,17 +173,24 @@ function parallel(name: string, words: Word[], out: CommandRuns): void {
   for (const input of inputs) out.scripts.push(literal(name, input));
 }
 
-/** What a program in this module runs; undefined for any other program. */
+const RUNNERS: Readonly<Record<string, (name: string, words: Word[], out: CommandRuns) => void>> = {
+  su,
+  runuser: su,
+  sg: (_name, words, out) => sg(words, out),
+  script: (_name, words, out) => script(words, out),
+  trap: (_name, words, out) => trap(words, out),
+  flock: (_name, words, out) => flock(words, out),
+  parallel,
+  sem: parallel,
+};
+
+/** What a program in this module runs; undefined for any other program (one map lookup per command). */
 export function commandStringRuns(name: string, words: Word[]): CommandRuns | undefined {
+  const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
+  if (!runner) return undefined;
   const out: CommandRuns = { scripts: [], commands: [], writes: [] };
-  if (name === 'su' || name === 'runuser') su(name, words, out);
-  else if (name === 'sg') sg(words, out);
-  else if (name === 'script') script(words, out);
-  else if (name === 'trap') trap(words, out);
-  else if (name === 'flock') flock(words, out);
-  else if (name === 'parallel' || name === 'sem') parallel(name, words, out);
-  else return undefined;
+  runner(name, words, out);
   return out;
 }
 
-export const COMMAND_STRING_PROGRAMS: readonly string[] = ['su', 'runuser', 'sg', 'script', 'trap', 'flock', 'parallel', 'sem'];
+export const COMMAND_STRING_PROGRAMS: readonly string[] = Object.keys(RUNNERS);

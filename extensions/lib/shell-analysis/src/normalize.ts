@@ -60,13 +60,14 @@ function startsCompound(node: Node | undefined): boolean {
   return node !== undefined && (node.type === 'subshell' || COMPOUND_START.has(node.text));
 }
 
-/** `coproc` in command position (its name written plainly: a quoted `'coproc'` is no keyword). */
+/** `coproc` where bash reads it as a keyword: first in a command, written plainly (a quoted `'coproc'` is no keyword). */
 function coprocEdits(root: Node): Edit[] {
   const edits: Edit[] = [];
   const visit = (node: Node): void => {
     if (node.type === 'command') {
       const name = node.childForFieldName('name');
-      if (name?.text === 'coproc') {
+      // After an assignment or a redirection `coproc` is no keyword but a program's name (`A=1 coproc x`).
+      if (name?.text === 'coproc' && node.firstChild?.id === name.id) {
         const after = node.children.filter((c): c is Node => c !== null && c.id !== name.id && c.startIndex >= name.endIndex);
         edits.push(blank(name));
         // coproc NAME { …; }: NAME names the coprocess. Before a simple command there is no NAME.

@@ -58,7 +58,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       longFlags: ['askpass', 'background', 'bell', 'preserve-env', 'edit', 'set-home', 'login', 'remove-timestamp', 'reset-timestamp', 'list', 'non-interactive', 'preserve-groups', 'stdin', 'shell', 'validate', 'no-update', ...HELP],
     },
     assignments: true,
-    noCommandWith: ['-l', '--list', '-v', '--validate', '-k', '--reset-timestamp', '-K', '--remove-timestamp', '-V', '--version'],
+    // `sudo -k CMD` still runs CMD (it only forgets the cached credentials first).
+    noCommandWith: ['-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-V', '--version'],
   },
   doas: { options: { short: 'uC', flags: 'Lns' }, noCommandWith: ['-C', '-L'] },
   pkexec: { options: { short: 'u', flags: '', long: ['user'], longFlags: ['disable-internal-agent', 'keep-cwd', ...HELP] } },
@@ -180,7 +181,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     },
   },
   'xvfb-run': { options: { short: 'efnpsw', flags: 'adhl', long: ['error-file', 'auth-file', 'server-num', 'xauth-protocol', 'server-args', 'wait'], longFlags: ['auto-servernum', 'auto-display', 'listen-tcp', 'help'] } },
-  caffeinate: { options: { short: 'tw', flags: 'dimsu' }, noCommandWith: ['-w'] },
+  caffeinate: { options: { short: 'tw', flags: 'dimsu' } },
   catchsegv: { options: { flags: '' } },
   sshpass: { options: { short: 'fdpP', attached: 'e', flags: 'hVv' } },
   'dbus-run-session': { options: { flags: '', long: ['config-file', 'dbus-daemon'], longFlags: HELP } },
@@ -301,7 +302,7 @@ export function unwrap(initial: Word[]): Unwrapped {
       out.words = words.slice(at);
       continue;
     }
-    const spec = WRAPPERS[name];
+    const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) return out;
     const before = [out.assignments.length, out.writes.length] as const;
     const restore = () => {

@@ -57,6 +57,9 @@ const COPROC: Case[] = [
   ['echo a; coproc NAME { curl x; } > f; echo b', { names: ['echo', 'curl', 'echo'], argv: ['curl', 'x'] }],
   ['ls | coproc curl -s', { names: ['ls', 'curl'], argv: ['curl', '-s'] }],
   ['echo coproc curl', { names: ['echo'] }],
+  // Not first in the command, coproc is a program's name, as bash runs it.
+  ['A=1 coproc curl', { names: ['coproc'] }],
+  ["'coproc' curl", { names: ['coproc'] }],
 ];
 
 const TRAP: Case[] = [
@@ -133,6 +136,7 @@ const WRAPPED: Case[] = [
   ['cgexec -g cpu:grp curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['env - curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['sudo taskset -c 0 nice strace -f unshare -r curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['sudo -k curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['xargs --replace curl -s {}', { names: ['curl'], argv: ['curl', '-s', '{}'] }],
 ];
 
@@ -163,6 +167,9 @@ const ORDINARY: Case[] = [
   ['schedtool 1234', { names: ['schedtool'] }],
   // A program the analysis does not know stays the command (docs/security.md, "What is not covered").
   ['mywrap curl -s', { names: ['mywrap'] }],
+  // Names of Object.prototype's members are programs like any other, not table entries.
+  ['toString curl -s', { names: ['toString'] }],
+  ['constructor curl -s', { names: ['constructor'] }],
 ];
 
 function firstNetwork(commands: SimpleCommand[]): SimpleCommand | undefined {
