@@ -173,6 +173,21 @@ function parallel(name: string, words: Word[], out: CommandRuns): void {
   for (const input of inputs) out.scripts.push(literal(name, input));
 }
 
+/** entr -s UTILITY: the utility is a string $SHELL runs (the argv form is a wrapper, wrappers.ts). */
+function entr(words: Word[], out: CommandRuns): void {
+  const parsed = exactArgs('entr', words, { flags: 'acdnprsz' });
+  if (!hasOption(parsed, '-s')) return;
+  const utility = words[parsed.stop];
+  if (utility) out.scripts.push(literal('entr', utility));
+}
+
+/** hyperfine's operands and its -p/-c/-s values are command strings, with parameters substituted at run time. */
+function hyperfine(words: Word[]): void {
+  if (words.length > 1 && !words.slice(1).every((w) => w.static && /^(?:-h|--help|-V|--version)$/.test(w.text))) {
+    unsure('hyperfine runs command strings with parameters filled in at run time; not analysed');
+  }
+}
+
 const RUNNERS: Readonly<Record<string, (name: string, words: Word[], out: CommandRuns) => void>> = {
   su,
   runuser: su,
@@ -182,6 +197,8 @@ const RUNNERS: Readonly<Record<string, (name: string, words: Word[], out: Comman
   flock: (_name, words, out) => flock(words, out),
   parallel,
   sem: parallel,
+  entr: (_name, words, out) => entr(words, out),
+  hyperfine: (_name, words) => hyperfine(words),
 };
 
 /** What a program in this module runs; undefined for any other program (one map lookup per command). */

@@ -198,13 +198,29 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   schedtool: { options: { short: 'panM', flags: 'NFRBID0123456789rv', commandAfter: ['-e'] }, needs: ['-e'] },
   cgexec: { options: { short: 'g', flags: 'h', longFlags: ['sticky'] } },
   busybox: { options: { flags: '', longFlags: ['list', 'list-full', 'install', 'help'] }, noCommandWith: ['--list', '--list-full', '--install', '--help'] },
+  eatmydata: { options: { flags: '', longFlags: HELP } },
+  nocache: { options: { short: 'n', flags: '' } },
+  gosu: { options: { flags: '', longFlags: HELP }, positionals: 1 },
+  'su-exec': { options: { flags: '' }, positionals: 1 },
+  setuidgid: { options: { flags: '' }, positionals: 1 },
+  envuidgid: { options: { flags: '' }, positionals: 1 },
+  envdir: { options: { flags: '' }, positionals: 1 },
+  softlimit: { options: { short: 'mdsltaofcr', flags: '' } },
+  chpst: { options: { short: 'uUbe/CnlLmdopfcrt', flags: 'Pv012' } },
+  'ssh-agent': { options: { short: 'aEOPt', flags: 'csDdk' }, noCommandWith: ['-k'] },
+  tini: { options: { short: 'pe', flags: 'hsvwgl' } },
+  'dumb-init': { options: { short: 'r', flags: 'cvVh', long: ['rewrite'], longFlags: ['single-child', 'verbose', ...HELP] } },
+  'systemd-inhibit': { options: { flags: '', long: ['what', 'who', 'why', 'mode'], longFlags: ['list', 'no-pager', 'no-legend', 'no-ask-password', ...HELP] }, noCommandWith: ['--list'] },
+  trickle: { options: { short: 'wtlndu', flags: 'hvVs' } },
+  // entr -s runs its utility as a shell string (command-strings.ts).
+  entr: { options: { flags: 'acdnprsz' }, noCommandWith: ['-s'] },
   perf: { options: { flags: '', longFlags: [] }, subcommands: { stat: PERF_RUN, record: PERF_RUN, trace: PERF_RUN } },
 };
 
 // setarch's other names: the architecture is the name itself.
 for (const name of ['linux32', 'linux64', 'i386', 'x86_64']) WRAPPERS[name] = { ...WRAPPERS.setarch!, leading: 0 };
 
-export const WRAPPER_NAMES: readonly string[] = [...Object.keys(WRAPPERS), 'gdb'];
+export const WRAPPER_NAMES: readonly string[] = [...Object.keys(WRAPPERS), 'gdb', 'ip'];
 
 export interface Unwrapped {
   /** The words from the real command on. */
@@ -251,6 +267,16 @@ function gdbStart(words: Word[]): number | undefined {
   return at + 1;
 }
 
+/** `ip netns exec NAME CMD…` runs CMD; another spelling of it (global options, `-all`) is not analysed. */
+function ipNetnsExec(words: Word[]): number | undefined {
+  const netns = words.findIndex((w, i) => i > 0 && w.static && w.text === 'netns');
+  if (netns === -1 || !(words[netns + 1]?.static && words[netns + 1]!.text === 'exec')) return undefined;
+  if (netns !== 1) unsure('ip netns exec with options before it is not analysed');
+  if (!words[3] || !words[4]) return undefined;
+  if (!words[4].static) unsure(`dynamic command after ip netns exec: ${words[4].source}`);
+  return 4;
+}
+
 /** Where the command after a wrapper starts, or undefined when the wrapper runs none. */
 function commandStart(name: string, spec: WrapperSpec, words: Word[], first: number, out: Unwrapped): { at: number; parsed: ParsedArgs; spec: WrapperSpec } | undefined {
   const parsed = parseArgs(words, first + (spec.leading ?? 0), spec.options);
@@ -294,6 +320,13 @@ export function unwrap(initial: Word[]): Unwrapped {
     const head = words[0];
     if (!head?.static) return out;
     const name = basename(head.text);
+    if (name === 'ip') {
+      const at = ipNetnsExec(words);
+      if (at === undefined) return out;
+      out.wrappers.push(words.slice(0, at).map((w) => w.source).join(' '));
+      out.words = words.slice(at);
+      continue;
+    }
     if (name === 'gdb') {
       const at = gdbStart(words);
       if (at === undefined || at >= words.length) return out;

@@ -136,6 +136,18 @@ const WRAPPED: Case[] = [
   ['cgexec -g cpu:grp curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['env - curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['sudo taskset -c 0 nice strace -f unshare -r curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['eatmydata curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['gosu nobody curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['su-exec nobody curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['chpst -u nobody curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['ssh-agent curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['tini -- curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['dumb-init --single-child curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ["systemd-inhibit --why='x y' curl -s", { names: ['curl'], argv: ['curl', '-s'] }],
+  ['trickle -d 100 curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['ip netns exec blue curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['ls | entr curl -s', { names: ['ls', 'curl'], argv: ['curl', '-s'] }],
+  ["ls | entr -s 'curl -s'", { names: ['ls', 'entr', 'curl'], argv: ['curl', '-s'] }],
   ['sudo -k curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['xargs --replace curl -s {}', { names: ['curl'], argv: ['curl', '-s', '{}'] }],
 ];
@@ -150,6 +162,8 @@ const UNSURE: Case[] = [
   ['parallel < jobs.txt', { reason: 'parallel without a command' }],
   ['parallel --arg-sep ,, curl ,, a', { reason: 'changed separator' }],
   ['sudo --bogus curl', { reason: 'sudo: option --bogus' }],
+  ['ip -4 netns exec blue curl -s', { reason: 'ip netns exec with options' }],
+  ["hyperfine 'curl -s x'", { reason: 'hyperfine runs command strings' }],
 ];
 
 /** Ordinary uses of these programs that run no other command. */
@@ -165,6 +179,9 @@ const ORDINARY: Case[] = [
   ['su', { names: ['su'] }],
   ['busybox --list', { names: ['busybox'] }],
   ['schedtool 1234', { names: ['schedtool'] }],
+  ['ip addr show', { names: ['ip'] }],
+  ['ip netns list', { names: ['ip'] }],
+  ['ssh-agent -k', { names: ['ssh-agent'] }],
   // A program the analysis does not know stays the command (docs/security.md, "What is not covered").
   ['mywrap curl -s', { names: ['mywrap'] }],
   // Names of Object.prototype's members are programs like any other, not table entries.
