@@ -188,6 +188,37 @@ function hyperfine(words: Word[]): void {
   }
 }
 
+/** tmux subcommands that start no command of their own; the rest (new-session, send-keys, run-shell, …) take command strings. */
+const TMUX_QUIET = new Set(['ls', 'list-sessions', 'attach', 'a', 'at', 'attach-session', 'detach', 'detach-client', 'kill-session', 'kill-server', 'kill-window', 'kill-pane', 'has-session', 'has', 'list-windows', 'lsw', 'list-panes', 'lsp', 'list-clients', 'lsc', 'capture-pane', 'capturep', 'show-options', 'show', 'show-window-options', 'showw', 'display-message', 'display', 'info', 'list-keys', 'lsk', 'list-buffers', 'lsb', 'rename-session', 'rename', 'rename-window', 'renamew', 'select-window', 'selectw', 'select-pane', 'selectp', 'switch-client', 'switchc', 'resize-pane', 'resizep']);
+
+/** tmux [options] [COMMAND [flags]]: -c and most commands run shell strings, which this analysis does not follow. */
+function tmux(words: Word[], out: CommandRuns): void {
+  const parsed = exactArgs('tmux', words, { short: 'cfLST', flags: '2CDlNuvV' });
+  const command = optionValues(parsed, '-c')[0];
+  if (command) out.scripts.push(literal('tmux', command));
+  const sub = words[parsed.stop];
+  if (!sub) return;
+  const chained = words.some((w) => w.text === ';' || w.text.endsWith(';'));
+  if (!sub.static || !TMUX_QUIET.has(sub.text) || chained) {
+    unsure(`tmux ${sub.source} may run command strings (new-session, send-keys, run-shell …); not analysed`);
+  }
+}
+
+/** screen: only listing, attaching to and detaching sessions is analysed; anything else may start a command. */
+function screen(words: Word[]): void {
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const text = w.static ? w.text : '';
+    if (['-ls', '-list', '-wipe', '-v', '-version', '-q'].includes(text)) continue;
+    if (['-r', '-x', '-d', '-D', '-S'].includes(text)) {
+      const next = words[i + 1];
+      if (next?.static && !next.text.startsWith('-')) i++;
+      continue;
+    }
+    unsure(`screen ${w.source} may start a command in a new window; not analysed`);
+  }
+}
+
 const RUNNERS: Readonly<Record<string, (name: string, words: Word[], out: CommandRuns) => void>> = {
   su,
   runuser: su,
@@ -199,6 +230,8 @@ const RUNNERS: Readonly<Record<string, (name: string, words: Word[], out: Comman
   sem: parallel,
   entr: (_name, words, out) => entr(words, out),
   hyperfine: (_name, words) => hyperfine(words),
+  tmux: (_name, words, out) => tmux(words, out),
+  screen: (_name, words) => screen(words),
 };
 
 /** What a program in this module runs; undefined for any other program (one map lookup per command). */

@@ -214,13 +214,14 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   trickle: { options: { short: 'wtlndu', flags: 'hvVs' } },
   // entr -s runs its utility as a shell string (command-strings.ts).
   entr: { options: { flags: 'acdnprsz' }, noCommandWith: ['-s'] },
+  'sandbox-exec': { options: { short: 'fnpD', flags: '' } },
   perf: { options: { flags: '', longFlags: [] }, subcommands: { stat: PERF_RUN, record: PERF_RUN, trace: PERF_RUN } },
 };
 
 // setarch's other names: the architecture is the name itself.
 for (const name of ['linux32', 'linux64', 'i386', 'x86_64']) WRAPPERS[name] = { ...WRAPPERS.setarch!, leading: 0 };
 
-export const WRAPPER_NAMES: readonly string[] = [...Object.keys(WRAPPERS), 'gdb', 'ip'];
+export const WRAPPER_NAMES: readonly string[] = [...Object.keys(WRAPPERS), 'gdb', 'ip', 'arch'];
 
 export interface Unwrapped {
   /** The words from the real command on. */
@@ -265,6 +266,21 @@ function gdbStart(words: Word[]): number | undefined {
   const commands = own.find((w) => !w.static || GDB_COMMANDS.test(w.text));
   if (commands) unsure(`gdb ${commands.source} runs gdb commands, which may start other programs; not analysed`);
   return at + 1;
+}
+
+/** macOS `arch [-ARCH | -arch ARCH | -c | -d NAME | -e NAME=VALUE]… PROG ARGS…`; plain `arch` prints the architecture. */
+function archStart(words: Word[]): number | undefined {
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.static || !w.text.startsWith('-')) break;
+    if (w.text === '--') return i + 1 < words.length ? i + 1 : undefined;
+    if (w.text === '-arch' || w.text === '-d' || w.text === '-e') i++;
+    else if (!/^-(?:c|h|i386|x86_64h?|arm64e?|ppc(?:64)?)$/.test(w.text)) unsure(`arch: option ${w.text} is not known to the analysis, so where its command starts is not known`);
+  }
+  if (i >= words.length) return undefined;
+  if (!words[i]!.static) unsure(`dynamic command after arch: ${words[i]!.source}`);
+  return i;
 }
 
 /** `ip netns exec NAME CMD…` runs CMD; another spelling of it (global options, `-all`) is not analysed. */
@@ -322,6 +338,13 @@ export function unwrap(initial: Word[]): Unwrapped {
     const name = basename(head.text);
     if (name === 'ip') {
       const at = ipNetnsExec(words);
+      if (at === undefined) return out;
+      out.wrappers.push(words.slice(0, at).map((w) => w.source).join(' '));
+      out.words = words.slice(at);
+      continue;
+    }
+    if (name === 'arch') {
+      const at = archStart(words);
       if (at === undefined) return out;
       out.wrappers.push(words.slice(0, at).map((w) => w.source).join(' '));
       out.words = words.slice(at);

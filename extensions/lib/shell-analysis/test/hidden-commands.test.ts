@@ -148,6 +148,10 @@ const WRAPPED: Case[] = [
   ['ip netns exec blue curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['ls | entr curl -s', { names: ['ls', 'curl'], argv: ['curl', '-s'] }],
   ["ls | entr -s 'curl -s'", { names: ['ls', 'entr', 'curl'], argv: ['curl', '-s'] }],
+  ["sandbox-exec -p '(version 1)' curl -s", { names: ['curl'], argv: ['curl', '-s'] }],
+  ['arch -x86_64 curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ['arch -arch arm64 -e A=1 curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
+  ["tmux -c 'curl -s'", { names: ['tmux', 'curl'], argv: ['curl', '-s'] }],
   ['sudo -k curl -s', { names: ['curl'], argv: ['curl', '-s'] }],
   ['xargs --replace curl -s {}', { names: ['curl'], argv: ['curl', '-s', '{}'] }],
 ];
@@ -164,6 +168,12 @@ const UNSURE: Case[] = [
   ['sudo --bogus curl', { reason: 'sudo: option --bogus' }],
   ['ip -4 netns exec blue curl -s', { reason: 'ip netns exec with options' }],
   ["hyperfine 'curl -s x'", { reason: 'hyperfine runs command strings' }],
+  ["tmux new-session -d 'curl -s x'", { reason: 'tmux new-session may run command strings' }],
+  ["tmux send-keys -t s 'curl -s x' Enter", { reason: 'tmux send-keys' }],
+  ['tmux ls \\; new -d curl', { reason: 'may run command strings' }],
+  ['screen -dmS s curl -s x', { reason: 'screen -dmS may start a command' }],
+  ['screen -S s -X stuff "curl x"', { reason: 'screen -X' }],
+  ['arch -foo curl', { reason: 'arch: option -foo' }],
 ];
 
 /** Ordinary uses of these programs that run no other command. */
@@ -182,6 +192,11 @@ const ORDINARY: Case[] = [
   ['ip addr show', { names: ['ip'] }],
   ['ip netns list', { names: ['ip'] }],
   ['ssh-agent -k', { names: ['ssh-agent'] }],
+  ['arch', { names: ['arch'] }],
+  ['tmux ls', { names: ['tmux'] }],
+  ['tmux attach -t work', { names: ['tmux'] }],
+  ['screen -ls', { names: ['screen'] }],
+  ['screen -r work', { names: ['screen'] }],
   // A program the analysis does not know stays the command (docs/security.md, "What is not covered").
   ['mywrap curl -s', { names: ['mywrap'] }],
   // Names of Object.prototype's members are programs like any other, not table entries.
