@@ -40,7 +40,6 @@ const PERF_RUN: WrapperSpec = {
     flags: 'aAdgnqRsvBiTWYD',
     long: ['event', 'cpu', 'cgroup', 'pid', 'tid', 'uid', 'field-separator', 'interval-print', 'output', 'metrics', 'repeat', 'count', 'freq', 'mmap-pages', 'branch-filter', 'call-graph', 'filter', 'delay', 'topdown', 'post', 'pre', 'append', 'exclude', 'duration', 'expr', 'switch-output', 'max-size', 'affinity', 'clockid'],
     longFlags: ['all-cpus', 'no-inherit', 'scale', 'verbose', 'quiet', 'per-socket', 'per-core', 'per-thread', 'per-node', 'per-die', 'no-aggr', 'detailed', 'null', 'sync', 'big-num', 'no-big-num', 'raw-samples', 'stat', 'data', 'timestamp', 'period', 'no-buildid', 'no-buildid-cache', 'no-samples', 'all-user', 'all-kernel', 'sample-cpu', 'weight', 'transaction', 'running-time', 'realtime', 'summary', 'help', 'version'],
-    commandAfter: ['--'],
   },
   writes: ['-o', '--output'],
 };
