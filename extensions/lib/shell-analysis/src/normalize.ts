@@ -1,4 +1,5 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
+import { heredocDelimiterQuoted } from './redirects.js';
 import { unsure } from './unsure.js';
 
 /**
@@ -31,9 +32,7 @@ function continuationIsLiteral(root: Node, at: number): boolean {
   for (let node: Node | null = root.descendantForIndex(at, at + 1); node; node = node.parent) {
     if (LITERAL.has(node.type)) return true;
     if (node.type === 'heredoc_body') {
-      const start = node.parent?.children.find((c) => c?.type === 'heredoc_start');
-      // Same rule as redirects.ts: any quoting in the delimiter makes the body literal.
-      return start !== undefined && start !== null && /['"\\]/.test(start.text);
+      return heredocDelimiterQuoted(node.parent?.children.find((c) => c?.type === 'heredoc_start'));
     }
   }
   return false;
