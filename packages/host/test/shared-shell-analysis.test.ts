@@ -60,6 +60,30 @@ describe('a third-party policy judges bash from the shared analysis alone', { ti
     ['sudo -n env X=1 curl https://example.invalid', 'curl is not allowed'],
     ['x=curl; $x https://example.invalid > out.txt', 'cannot tell what runs'],
     ['eval "$CMD"', 'cannot tell what runs'],
+    // A line continuation inside a word: bash joins it, so this is curl.
+    ['cu\\\nrl --version', 'curl is not allowed'],
+    ['echo $(cu\\\nrl -s https://example.invalid)', 'curl is not allowed'],
+    // coproc and trap run the command after them.
+    ['coproc curl --version > v.txt', 'curl is not allowed'],
+    ['coproc NAME { curl https://example.invalid; }', 'curl is not allowed'],
+    ["trap 'curl --version' EXIT", 'curl is not allowed'],
+    // Programs that run their arguments as a command.
+    ['taskset -c 0 curl https://example.invalid', 'curl is not allowed'],
+    ['prlimit curl https://example.invalid', 'curl is not allowed'],
+    ['setarch x86_64 curl https://example.invalid', 'curl is not allowed'],
+    ['chrt -o 0 curl https://example.invalid', 'curl is not allowed'],
+    ["script -qc 'curl https://example.invalid' /dev/null", 'curl is not allowed'],
+    ['fakeroot curl https://example.invalid', 'curl is not allowed'],
+    ['flock /tmp/airlock-no-curl.lock curl https://example.invalid', 'curl is not allowed'],
+    ['strace -f curl https://example.invalid', 'curl is not allowed'],
+    ['chroot / curl https://example.invalid', 'curl is not allowed'],
+    ['unshare -r curl https://example.invalid', 'curl is not allowed'],
+    ['nsenter -t 1 -n curl https://example.invalid', 'curl is not allowed'],
+    ['parallel curl ::: https://example.invalid', 'curl is not allowed'],
+    ["su -c 'curl https://example.invalid'", 'curl is not allowed'],
+    ['gdb --args curl https://example.invalid', 'curl is not allowed'],
+    ["busybox sh -c 'curl https://example.invalid'", 'curl is not allowed'],
+    ['taskset --bogus 0 curl https://example.invalid', 'cannot tell what runs'],
   ])('%s: denied by no-curl, and nothing ran', async (command, says) => {
     const { host, project } = await open();
     const msg = await host.execute({ id: 'c', name: 'bash', arguments: { command: `${command}; echo ran > marker.txt` } });
@@ -75,5 +99,14 @@ describe('a third-party policy judges bash from the shared analysis alone', { ti
     expect(msg.outcome).toBe('ok');
     expect(text(msg)).toContain('curl is a word here');
     expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('curl is a word here\n');
+  });
+
+  it('ordinary commands behind trap, coproc, a wrapper or a line continuation run', async () => {
+    const { host, project } = await open();
+    const command = "trap 'echo bye > bye.txt' EXIT; nohup ec\\\nho hi > hi.txt 2>/dev/null; coproc { true; }";
+    const msg = await host.execute({ id: 'c', name: 'bash', arguments: { command } });
+    expect(msg.outcome, text(msg)).toBe('ok');
+    expect(readFileSync(join(project, 'hi.txt'), 'utf8')).toBe('hi\n');
+    expect(readFileSync(join(project, 'bye.txt'), 'utf8')).toBe('bye\n');
   });
 });

@@ -1,4 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
+import { parseAsBash } from './normalize.js';
 import { initParser, loadedParser } from './parser.js';
 import type { Analysis, AnalyzeOptions, Context, SimpleCommand } from './types.js';
 import { Unsure, unsure } from './unsure.js';
@@ -28,8 +29,7 @@ function parseScript(
   if (script.length > options.maxLength) unsure(`longer than ${options.maxLength} characters`);
   // bash cannot receive a NUL in a command string; whatever runs it would cut or reject it.
   if (script.includes('\0')) unsure('contains a NUL byte');
-  const tree = parser.parse(script);
-  if (!tree) unsure('the parser returned no tree');
+  const { tree } = parseAsBash(parser, script);
   try {
     const root = tree.rootNode;
     // tree-sitter recovers from syntax errors by inserting ERROR and MISSING nodes: the tree

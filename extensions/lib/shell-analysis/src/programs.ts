@@ -1,3 +1,4 @@
+import { commandStringRuns } from './command-strings.js';
 import { gitEffects } from './git.js';
 import { parseArgs } from './options.js';
 import { unsure } from './unsure.js';
@@ -16,6 +17,8 @@ export interface Runs {
   removes?: Word[];
   /** Git folders created (git init, clone). */
   gitDirs?: Word[];
+  /** The scripts' commands get arguments only known at run time (parallel ::: ARGS). */
+  scriptsAppendArgs?: boolean;
 }
 
 /** A script file that is a stream (`bash /dev/stdin <<< "$X"`, `. /dev/fd/0`): its content is only known at run time. */
@@ -126,7 +129,14 @@ function watch(words: Word[], runs: Runs): void {
 /** What the program named `name` (argv = words) runs in turn. */
 export function programRuns(name: string, words: Word[], stdin: Stdin): Runs {
   const runs: Runs = { scripts: [], commands: [], reads: [], writes: [] };
-  if (POSIX_SHELLS.has(name)) shell(words, stdin, runs);
+  const strings = commandStringRuns(name, words);
+  if (strings) {
+    runs.scripts.push(...strings.scripts);
+    runs.commands.push(...strings.commands);
+    runs.writes.push(...strings.writes);
+    if (strings.shellArgs) shell([literalWord('sh'), ...strings.shellArgs], stdin, runs);
+    if (strings.appendsArgs) runs.scriptsAppendArgs = true;
+  } else if (POSIX_SHELLS.has(name)) shell(words, stdin, runs);
   else if (OTHER_SHELLS.has(name) && words.length > 1) unsure(`${name} scripts are not analysed`);
   else if (name === 'eval') evalScript(words, runs);
   else if ((name === 'source' || name === '.') && words[1] && !words[1].static) {

@@ -79,12 +79,17 @@ function unescapeHeredoc(text: string): string {
   return text.replace(/\\([$`\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
 }
 
+/** Any quoting in a heredoc's delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`, `<<E"O"F`) makes its body literal text. */
+export function heredocDelimiterQuoted(start: Node | undefined | null): boolean {
+  return start ? /['"\\]/.test(start.text) : false;
+}
+
 function heredoc(node: Node): ReadRedirect {
   const children = childNodes(node);
   const op = children[0]!.type; // '<<' or '<<-'
   const start = children.find((c) => c.type === 'heredoc_start');
   const body = children.find((c) => c.type === 'heredoc_body');
-  const quoted = start ? /['"\\]/.test(start.text) : false;
+  const quoted = heredocDelimiterQuoted(start);
   // Without a quoted delimiter, expansions and command substitutions in the body run.
   const expands = !quoted && body !== undefined && body.namedChildren.some((c) => c !== null && c.type !== 'heredoc_content');
   let text: string | undefined;

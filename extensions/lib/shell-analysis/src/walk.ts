@@ -305,6 +305,7 @@ export class Walker {
     const nestedContext = withContext(scope, 'nested');
     for (const script of runs.scripts) {
       const inner = this.parseNested(script, nestedContext.context, command.cwd);
+      if (runs.scriptsAppendArgs) for (const c of inner) c.unknownArgs = true;
       command.nested.push({ ok: true, commands: inner } satisfies Analysis);
       this.commands.push(...inner);
     }
