@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openHost, type Host } from '@airlock/host';
+import { openHost, type Host, type OpenHostOptions } from '@airlock/host';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -19,11 +19,6 @@ afterEach(async () => {
 
 /** A host whose `dyn` extension keeps a tool set the test replaces later (as mcp-tools does on a server's list_changed). */
 async function setUpWithToolSet(): Promise<{ host: Host; set: ToolSet }> {
-  const base = makeTempDir('airlock-mcp-');
-  const home = join(base, 'home');
-  const project = join(base, 'project');
-  mkdirSync(join(home, '.config'), { recursive: true });
-  mkdirSync(project);
   let set: ToolSet | undefined;
   const dyn = defineExtension({
     name: 'dyn',
@@ -32,8 +27,7 @@ async function setUpWithToolSet(): Promise<{ host: Host; set: ToolSet }> {
       set.replace([answering('dyn__one')]);
     },
   });
-  const host = await openHost({ cwd: project, interactive: false, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '' }, homeDir: home, modules: [{ extension: dyn, optional: true }] });
-  open.push(host);
+  const { host } = await setUp({ modules: [{ extension: dyn, optional: true }] });
   return { host, set: set! };
 }
 
@@ -41,7 +35,7 @@ function answering(name: string): AgentTool {
   return { name, label: name, description: `Answers with its name (${name}).`, parameters: Type.Object({}), execute: async () => ({ content: [{ type: 'text', text: name }] }) };
 }
 
-async function setUp(): Promise<{ host: Host; project: string }> {
+async function setUp(more: Pick<OpenHostOptions, 'modules'> = {}): Promise<{ host: Host; project: string }> {
   const base = makeTempDir('airlock-mcp-');
   const home = join(base, 'home');
   const project = join(base, 'project');
@@ -49,7 +43,7 @@ async function setUp(): Promise<{ host: Host; project: string }> {
   mkdirSync(project);
   writeFileSync(join(project, 'a.txt'), 'alpha\n');
   const ui = createElicitationUI();
-  const host = await openHost({ cwd: project, interactive: false, ui, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '' }, homeDir: home });
+  const host = await openHost({ cwd: project, interactive: false, ui, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '' }, homeDir: home, ...more });
   open.push(host);
   return { host, project };
 }
