@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { rm } from 'node:fs/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, extensionPackage, HELLO, sandbox } from './harness.js';
+import { BIN, brokenPolicyMachine, extensionPackage, HELLO, sandbox } from './harness.js';
 
 /**
  * Settings that load the hello-tool example, with a greeting of its own, and leave the built-in
@@ -390,20 +390,7 @@ export default defineExtension({
   it('fail closed: when a policy extension fails to load, no tool runs, and the message says how to fix it', async () => {
     const s = sandbox();
     onTestFinished(() => rm(s.base, { recursive: true, force: true }));
-    const policy = extensionPackage(s, 'exts/guard', {
-      name: 'guard',
-      hooks: ['tool_call:authorize'],
-      source: `import type { Extension } from '@airlock/kernel';
-export default {
-  name: 'guard',
-  setup(api) {
-    api.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'guard/rules', phase: 'authorize' });
-    throw new Error('rules file is corrupt');
-  },
-} satisfies Extension;
-`,
-    });
-    s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: policy }] });
+    brokenPolicyMachine(s);
     // The host refuses each call (the kernel does, whoever calls): a denied result, not a crash.
     const call = await s.airlock(['--json', 'call', 'hello', '{"name":"x"}']);
     expect(call.code).toBe(1);

@@ -72,3 +72,24 @@ export function extensionPackage(s: ReturnType<typeof sandbox>, dir: string, o: 
   s.write(`${dir}/src/index.ts`, o.source);
   return join(s.base, dir);
 }
+
+/**
+ * A policy extension whose setup registers a deny handler and then throws ("rules file is
+ * corrupt"), named with the hello tool in the user settings: a host that must fail closed.
+ */
+export function brokenPolicyMachine(s: ReturnType<typeof sandbox>): void {
+  const policy = extensionPackage(s, 'exts/guard', {
+    name: 'guard',
+    hooks: ['tool_call:authorize'],
+    source: `import type { Extension } from '@airlock/kernel';
+export default {
+  name: 'guard',
+  setup(api) {
+    api.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'guard/rules', phase: 'authorize' });
+    throw new Error('rules file is corrupt');
+  },
+} satisfies Extension;
+`,
+  });
+  s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: policy }] });
+}

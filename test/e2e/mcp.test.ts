@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
-import { extensionPackage, HELLO, ROOT, sandbox } from './harness.js';
+import { brokenPolicyMachine, extensionPackage, ROOT, sandbox } from './harness.js';
 import { connect, textOf } from './mcp-harness.js';
 
 /** Issue 14: `airlock mcp` driven by the MCP SDK's own client over stdio, spawning the real binary. */
@@ -170,20 +170,7 @@ export default {
   it('a host blocked by a policy extension that failed to load refuses every call', async () => {
     const s = sandbox();
     s.write('project/a.txt', 'must not be read\n');
-    const policy = extensionPackage(s, 'exts/guard', {
-      name: 'guard',
-      hooks: ['tool_call:authorize'],
-      source: `import type { Extension } from '@airlock/kernel';
-export default {
-  name: 'guard',
-  setup(api) {
-    api.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'guard/rules', phase: 'authorize' });
-    throw new Error('rules file is corrupt');
-  },
-} satisfies Extension;
-`,
-    });
-    s.write('home/.config/airlock/settings.json', { extensions: [{ path: HELLO }, { path: policy }] });
+    brokenPolicyMachine(s);
     const { client, stderr } = await connect(s);
     expect(client.getInstructions()).toContain('Every call is refused');
     for (const [name, args] of [['read', { path: 'a.txt' }], ['hello', { name: 'x' }], ['bash', { command: 'touch made' }]] as const) {

@@ -1,22 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { bubblewrapWorks, makeTempDir } from '@airlock/kernel/testing';
 import { openHost, type Host, type OpenHostOptions } from '@airlock/host';
 
 // Every test opens real hosts and runs real hooks (python3 starts, bubblewrap mounts): on a busy two-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000 });
 
-/** Whether bubblewrap can build a sandbox here (checked once, by running it). */
-export const bwrapWorks: boolean = (() => {
-  try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--', 'true'], { stdio: 'ignore', timeout: 5000 });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+/** Whether bubblewrap can build a sandbox on this machine (checked once, by running it). */
+export const bwrapWorks: boolean = bubblewrapWorks();
 
 /** A value the host's environment holds under a secret-looking name; hooks must never see it. */
 export const API_KEY = 'sk-ant-APIKEY-hooks-4c1d';

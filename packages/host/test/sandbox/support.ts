@@ -2,18 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { bubblewrapWorks, makeTempDir } from '@airlock/kernel/testing';
 import { openHost, type Host, type OpenHostOptions } from '../../src/index.js';
 
 /** Whether bubblewrap can build a sandbox on this machine (checked once, by running it). */
-export const bwrapWorks: boolean = (() => {
-  try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--', 'true'], { stdio: 'ignore', timeout: 5000 });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+export const bwrapWorks: boolean = bubblewrapWorks();
 
 if (!bwrapWorks) {
   // One loud line, not a silent skip: these tests are the proof that the sandbox holds.

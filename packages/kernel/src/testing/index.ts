@@ -8,3 +8,4 @@ export { createTestContext, type TestContext, type TestContextOptions } from './
 export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
 export { makeTempDir, removeTree } from './temp-dir.js';
 export { createTestApi } from './test-api.js';
+export { bubblewrapWorks } from './bubblewrap.js';
