@@ -1,24 +1,20 @@
-import { realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
 import type { SandboxProfile, ToolCallEvent, VoteInput } from '@airlock/kernel';
 import { absolute, type HookFile } from './hook-files.js';
+import { realTargetSync } from '@airlock/tool-common';
 
 /** The rule id of every denial this guard gives. */
 export const PROTECT_RULE = 'command-hooks/protect-hook-scripts';
 
-/** The real path a write to `path` lands on: the file's own, or its nearest existing folder's joined with the rest. */
-export function realTarget(path: string): string {
-  const rest: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest);
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.unshift(basename(current));
-      current = parent;
-    }
+/**
+ * The real path a write to `path` lands on (tool-common's `realTargetSync`: symlinks, dangling
+ * ones too). A path that cannot be resolved (a loop) is compared as written: a guard must not throw.
+ */
+function realTarget(path: string): string {
+  try {
+    return realTargetSync(path);
+  } catch {
+    return path;
   }
 }
 

@@ -5,8 +5,7 @@ import { basename, dirname } from 'node:path';
 import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
-import { realTarget, realTargetSync } from './real-path.js';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 
 const Params = Type.Object({
   path: Type.String({ description: 'Path of the file to write, relative to the working folder or absolute.' }),
