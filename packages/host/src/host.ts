@@ -312,13 +312,14 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       return kernel.redactText(text);
     },
     onToolsChanged: (listener) => {
-      let seen = enabledNames(selectionNow());
+      let seen = enabledTools(selectionNow());
       return kernel.registry.onChange(() => {
         const selection = selectionNow();
-        const names = enabledNames(selection);
-        // A change among tools the settings leave out is no change of the enabled set.
-        if (names === seen) return;
-        seen = names;
+        const tools = enabledTools(selection);
+        // A change among tools the settings leave out is no change of the enabled set; a
+        // definition replaced under its name is (its schema or description may differ).
+        if (tools.length === seen.length && tools.every((tool, i) => tool === seen[i])) return;
+        seen = tools;
         try {
           listener(selection);
         } catch (error) {
@@ -336,18 +337,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   };
 }
 
-/** The enabled set as one comparable string: names and the identity of each definition. */
-function enabledNames(selection: ToolSelection): string {
-  return selection.enabled.map((entry) => `${entry.tool.name}@${definitionId(entry.tool)}`).join('\n');
-}
-
-const definitionIds = new WeakMap<object, number>();
-let nextDefinitionId = 0;
-/** A replaced definition under the same name is a change too (its schema or description may differ). */
-function definitionId(tool: object): number {
-  let id = definitionIds.get(tool);
-  if (id === undefined) definitionIds.set(tool, (id = ++nextDefinitionId));
-  return id;
+function enabledTools(selection: ToolSelection): readonly object[] {
+  return selection.enabled.map((entry) => entry.tool);
 }
 
 /** A module passed in code as an entry of the `code` layer: it loads (and fails closed) like a listed package. */
