@@ -175,6 +175,8 @@ const BASH: Case[] = [
   { name: 'plain ls', tool: 'bash', args: { command: 'ls' }, expect: 'allow' },
   { name: 'git status', tool: 'bash', args: { command: 'git status' }, expect: 'allow' },
   { name: 'cat a file in the root', tool: 'bash', args: { command: 'cat README.md' }, expect: 'allow' },
+  { name: "bash printing Airlock's own environment through /proc", tool: 'bash', args: { command: 'cat /proc/self/environ | tr "\\0" "\\n"' }, expect: 'deny' },
+  { name: 'bash grep of a process environment by pid', tool: 'bash', args: { command: 'grep -a TOKEN /proc/1/environ' }, expect: 'deny' },
   { name: 'cat .env', tool: 'bash', args: { command: 'cat .env' }, expect: 'deny' },
   { name: 'head .env', tool: 'bash', args: { command: 'head -n 1 .env' }, expect: 'deny' },
   { name: 'cat ~/.ssh/id_rsa', tool: 'bash', args: { command: 'cat ~/.ssh/id_rsa' }, expect: 'deny' },
