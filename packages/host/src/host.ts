@@ -89,7 +89,7 @@ registerErrorCodes('host (openHost)', {
   },
   AIRLOCK_SANDBOX_WEAKER: {
     severity: 'warning',
-    message: '{problem}',
+    message: 'The OS sandbox runs without its seccomp filter ({why}): commands can connect to any Unix socket on the machine.',
     action: 'Run Airlock where the seccomp filter applies (x86_64 or arm64 Linux with seccomp filters), or set sandbox.mode to "required" so commands are refused instead of running in the weaker sandbox.',
   },
 });
