@@ -288,6 +288,7 @@ export async function main(argv) {
     // With rg/fd present the 'airlock' row may time them; this row times the Node engines next to it.
     if (opts.nodeEngine && w.needs && binaries[w.needs]) jobs.push({ w, subject: 'airlock.node', side: 'airlock', home: homeNode });
     if (w.tool === 'bash') jobs.push({ w, subject: 'airlock.nosandbox', side: 'airlock', home: homeNoSandbox });
+    if (w.tool === 'bash') jobs.push({ w, subject: 'airlock.noseccomp', side: 'airlock' });
     if (!piUnavailable(w)) jobs.push({ w, subject: 'pi', side: 'pi' });
     if (w.shell) jobs.push({ w, subject: 'shell', side: 'shell', argsOverride: { command: w.shell } });
   }
@@ -375,10 +376,13 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     const a = subjects.airlock;
     const pi = subjects.pi;
     const ratio = (s) => (s && !s.failed && pi && !pi.failed ? round(s.medianMs / pi.medianMs, 3) : null);
-    const ratios = { airlock: ratio(a), 'airlock.tools': ratio(subjects['airlock.tools']), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']), 'airlock.nosandbox': ratio(subjects['airlock.nosandbox']) };
+    const ratios = { airlock: ratio(a), 'airlock.tools': ratio(subjects['airlock.tools']), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']), 'airlock.nosandbox': ratio(subjects['airlock.nosandbox']), 'airlock.noseccomp': ratio(subjects['airlock.noseccomp']) };
     const bare = subjects['airlock.nosandbox'];
     // What the sandbox costs: the sandboxed row over the same pipeline with sandbox.mode "off".
     const sandbox = a && !a.failed && bare && !bare.failed ? { overMs: round(a.medianMs - bare.medianMs, 3), ratio: round(a.medianMs / bare.medianMs, 3) } : null;
+    // What the seccomp layer costs: the sandboxed row over the same sandbox without the filter.
+    const unfiltered = subjects['airlock.noseccomp'];
+    const seccomp = a && !a.failed && unfiltered && !unfiltered.failed ? { overMs: round(a.medianMs - unfiltered.medianMs, 3), ratio: round(a.medianMs / unfiltered.medianMs, 3) } : null;
     let target = null;
     if (a && !a.failed) {
       if (w.target.kind === 'ms') target = { label: w.target.label, value: `${fmtMs(a.medianMs)} ms, +${fmt(a.peakAboveImportMB, 0)} MB above import`, pass: a.medianMs <= w.target.ms };
@@ -387,7 +391,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
         target = { label: w.target.label, value: `${fmt(f)}× raw shell`, pass: f <= w.target.factor };
       } else if (w.target.kind === 'pi') target = ratios.airlock === null ? { label: '≤ Pi', value: 'no Pi figure', pass: null } : { label: '≤ Pi', value: `${fmt(ratios.airlock)}× Pi`, pass: ratios.airlock <= 1 };
     }
-    out[w.id] = { title: w.title, tool: w.tool, args: w.args ?? null, subjects, ratiosAirlockOverPi: ratios, ...(sandbox === null ? {} : { sandboxOverUnsandboxed: sandbox }), piUnavailable: piUnavailable(w), target };
+    out[w.id] = { title: w.title, tool: w.tool, args: w.args ?? null, subjects, ratiosAirlockOverPi: ratios, ...(sandbox === null ? {} : { sandboxOverUnsandboxed: sandbox }), ...(seccomp === null ? {} : { seccompOverUnfiltered: seccomp }), piUnavailable: piUnavailable(w), target };
   }
   return {
     bench: 'tools',
@@ -405,6 +409,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     method: {
       airlock:
         "'airlock.nosandbox' (bash rows only): the 'airlock' row with sandbox.mode \"off\" in user settings; 'airlock' runs bash inside the OS sandbox (bubblewrap) when it is installed. " +
+        "'airlock.noseccomp' (bash rows only): the 'airlock' row with the same sandbox minus its seccomp filter (openHost's sandboxArch set to an architecture without a filter program), so the difference is the filter's own cost (a shell opening the program for bubblewrap, the kernel loading it, and the filter on every system call). " +
         "Airlock: a host opened like the product does (openHost from packages/host/dist, interactive false, an empty temporary HOME, so the whole default set loads: the seven tools and the policy extensions path-policy, approval, redact-secrets and audit-log); timed: host.execute({ id, name, arguments }), i.e. the whole kernel pipeline (argument preparation and validation, policy, redaction, the audit record, result normalization and truncation) plus the tool. 'airlock.tools': the same with only the seven tool extensions (no policy, redaction or audit), so the difference to 'airlock' is what policy costs. 'airlock.direct': the registered tool's own execute(id, args, undefined, undefined, ctx) with a ToolContext captured from the kernel (no validation, no hooks, no normalization), the counterpart of Pi's figure.",
       pi: "Pi: createXTool(workspace) from @mariozechner/pi-coding-agent, timed: tool.execute(id, args) directly, with no agent loop, no validation, no hooks and no AbortSignal (as in shared/research/pi-bench.md). Asymmetry: the 'airlock' row includes Airlock's pipeline, Pi's rows do not; compare 'airlock.direct' to Pi for the tools alone.",
       shell: "shell: bash -c '<command> > /dev/null' spawned from Node (stdio ignored), awaited until exit; the floor for bash_seq.",
@@ -435,7 +440,7 @@ export function renderMarkdown(r) {
   L.push('| workload | subject | median ms | min–max ms | runs | first call ms | peak RSS MB | ÷ Pi | target |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
   for (const [id, w] of Object.entries(r.workloads)) {
-    const order = ['airlock', 'airlock.nosandbox', 'airlock.tools', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
+    const order = ['airlock', 'airlock.noseccomp', 'airlock.nosandbox', 'airlock.tools', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
     for (const key of order) {
       const s = w.subjects[key];
       if (!s) {
@@ -456,6 +461,10 @@ export function renderMarkdown(r) {
   const sandboxed = Object.entries(r.workloads).filter(([, w]) => w.sandboxOverUnsandboxed);
   if (sandboxed.length) {
     L.push(`OS sandbox (bubblewrap) cost per call, \`airlock\` (sandboxed, sandbox.mode auto) over \`airlock.nosandbox\` (sandbox.mode off): ${sandboxed.map(([id, w]) => `${id} +${fmtMs(w.sandboxOverUnsandboxed.overMs)} ms (${fmt(w.sandboxOverUnsandboxed.ratio)}×)`).join(', ')}.`, '');
+  }
+  const filtered = Object.entries(r.workloads).filter(([, w]) => w.seccompOverUnfiltered);
+  if (filtered.length) {
+    L.push(`Seccomp filter cost per call, \`airlock\` over \`airlock.noseccomp\` (the same sandbox without the filter): ${filtered.map(([id, w]) => `${id} ${w.seccompOverUnfiltered.overMs >= 0 ? '+' : ''}${fmtMs(w.seccompOverUnfiltered.overMs)} ms (${fmt(w.seccompOverUnfiltered.ratio)}×)`).join(', ')}.`, '');
   }
   const problems = [];
   for (const [id, w] of Object.entries(r.workloads)) for (const [key, s] of Object.entries(w.subjects)) for (const pr of s.problems ?? []) problems.push(`${id} ${key}: ${pr}`);

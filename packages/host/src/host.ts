@@ -56,6 +56,11 @@ export interface OpenHostOptions {
   /** bubblewrap's path (default: `bwrap` on PATH). For tests and SDK users; settings never name it. */
   sandboxProgram?: string;
   /**
+   * The processor architecture the sandbox's seccomp filter is built for; default `process.arch`.
+   * For tests of a machine where the filter cannot apply (`'riscv64'`), never from settings.
+   */
+  sandboxArch?: string;
+  /**
    * Settings in code: one layer over the user's and the project's files, under `flags`, validated
    * like a file (a bad value throws a SettingsError). Its `extensions` entries (package names,
    * paths) load like any other layer's.
@@ -81,6 +86,11 @@ registerErrorCodes('host (openHost)', {
     severity: 'warning',
     message: '{problem} With sandbox.mode "required" bash refuses every command; otherwise commands run without the sandbox and the shell analysis asks for what it cannot judge.',
     action: 'Follow the fix the message gives (install bubblewrap, allow user namespaces), or set sandbox.mode to "off" to run without it knowingly.',
+  },
+  AIRLOCK_SANDBOX_WEAKER: {
+    severity: 'warning',
+    message: 'The OS sandbox runs without its seccomp filter ({why}): commands can connect to any Unix socket on the machine.',
+    action: 'Run Airlock where the seccomp filter applies (x86_64 or arm64 Linux with seccomp filters), or set sandbox.mode to "required" so commands are refused instead of running in the weaker sandbox.',
   },
 });
 
@@ -236,6 +246,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     mode: settings.settings.sandbox.mode,
     profile: (cwd) => kernelRef?.sandboxProfile(cwd),
     ...(options.sandboxProgram === undefined ? {} : { program: options.sandboxProgram }),
+    ...(options.sandboxArch === undefined ? {} : { arch: options.sandboxArch }),
     ...(env.PATH === undefined ? {} : { path: env.PATH }),
   });
   const status = sandbox.service.status;
@@ -250,6 +261,9 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
           : `${status.problem} Commands run without it; the shell analysis asks for what it cannot judge.`,
       ...(status.fix === undefined ? {} : { fix: status.fix }),
     });
+  }
+  if (status.active && status.weaker !== undefined) {
+    diagnostics.push({ code: 'AIRLOCK_SANDBOX_WEAKER', severity: 'warning', details: { mode: status.mode, unixSockets: status.unixSockets }, message: status.weaker });
   }
   const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env, sandbox: sandbox.service });
   kernelRef = kernel;

@@ -1,7 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { validateOptions } from '@airlock/host';
+import { socketListeners, visibleSocketFiles, writeReachProbe } from '@airlock/kernel/testing';
 import { CommandHooksOptions } from '../src/index.js';
 import { bwrapWorks, machinesClosedAfterEach, on } from './support.js';
 
@@ -81,5 +82,29 @@ describe('a pasted block with what Airlock does not run', () => {
     const withIf = validateOptions(CommandHooksOptions, { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'x', if: 'Bash(rm *)' }] }] } });
     expect(withIf.ok).toBe(false);
     expect(!withIf.ok && withIf.errors.join('\n')).toContain('"if"');
+  });
+});
+
+describe.skipIf(!bwrapWorks)('a hook command reaches no Unix socket', () => {
+  it('its own listeners outside the project and every socket the machine shows are refused to a hook (seccomp), while the same hook reaches them without the sandbox', async () => {
+    for (const mode of ['auto', 'off'] as const) {
+      const m = setup({});
+      const listeners = await socketListeners([m.outside, m.home]);
+      try {
+        const paths = mode === 'off' ? listeners.paths : [...new Set([...listeners.paths, ...visibleSocketFiles({ home: m.home })])];
+        const probe = writeReachProbe(m.project, paths);
+        const answers = join(m.project, 'answers.json');
+        const command = `${probe.argv.map((a) => `'${a}'`).join(' ')} > '${answers}'; exit 0`;
+        writeFileSync(join(m.config, 'settings.json'), JSON.stringify({ sandbox: { mode }, permissions: { allow: ['bash(*)'] }, extensions: [{ name: '@airlock/command-hooks', options: { hooks: on('PreToolUse', 'Bash', command) } }] }));
+        const host = await m.open();
+        expect(await m.call(host, 'bash', { command: 'echo ok' })).toMatchObject({ outcome: 'ok' });
+        const got = JSON.parse(readFileSync(answers, 'utf8')) as Record<string, string>;
+        for (const path of paths) expect(got[path], `${mode}: ${path}`).toBe(mode === 'off' ? 'connected' : 'EPERM');
+        // A connection is counted when the listener's accept runs, which may come after the answer.
+        await vi.waitFor(() => expect(listeners.accepted()).toBe(mode === 'off' ? paths.length : 0));
+      } finally {
+        await listeners.close();
+      }
+    }
   });
 });

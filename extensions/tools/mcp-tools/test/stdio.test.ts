@@ -10,7 +10,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m) }));
     const names = host.selection.enabled.map((e) => e.tool.name).filter((n) => n.startsWith('demo__'));
-    expect(names.sort()).toEqual(['demo__add_tool', 'demo__crash', 'demo__echo', 'demo__env', 'demo__image', 'demo__read_file', 'demo__slow', 'demo__token']);
+    expect(names.sort()).toEqual(['demo__add_tool', 'demo__crash', 'demo__echo', 'demo__env', 'demo__image', 'demo__reach', 'demo__read_file', 'demo__slow', 'demo__token']);
     const echo = await call(host, 'demo__echo', { text: 'hi there' });
     expect(echo.outcome).toBe('ok');
     expect(text(echo)).toBe('echo: hi there');

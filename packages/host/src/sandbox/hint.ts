@@ -25,6 +25,12 @@ export function sandboxHint(output: string, context: HintContext): string | unde
         'If the task needs it, ask the user to add an allow rule such as fs.read(<path>) in their user settings, or to read it for you.',
     );
   }
+  if (/Operation not permitted|EPERM/.test(output)) {
+    notes.push(
+      '[sandbox] "Operation not permitted" may be the OS sandbox refusing a Unix socket: commands cannot connect to any socket on the machine ' +
+        '(an SSH or GPG agent, docker, D-Bus, tmux or screen, X11, a database\'s local socket). Use TCP through the allowed hosts, or ask the user to run that step.',
+    );
+  }
   if (/Could not resolve host|Network is unreachable|Temporary failure in name resolution|getaddrinfo|ENETUNREACH|EAI_AGAIN|Failed to connect to|CONNECT tunnel failed/.test(output)) {
     // Only a host name's characters are taken from the (untrusted) output.
     const host = /(?:Could not resolve host|Failed to connect to)[: ]+([A-Za-z0-9.:[\]-]{1,253})/.exec(output)?.[1];

@@ -8,7 +8,11 @@ import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
 import { appeared, identities, planMounts, replaced, WalkCache, type MountPlan } from './mounts.js';
 import { startProxy, TOKEN_USER } from './proxy.js';
-import { findProgram } from './detect.js';
+import { findProgram, run } from './detect.js';
+import { inheritedDescriptors } from './inherited-fds.js';
+import { launchLine, PROXY_PORT } from './launch.js';
+import { unixSocketFilter } from './seccomp.js';
+import { withoutSocketVariables } from './socket-env.js';
 
 export interface SandboxOptions {
   mode: SandboxMode;
@@ -21,6 +25,8 @@ export interface SandboxOptions {
   /** Where the private folder (temp folder for commands) is made; default os.tmpdir(). */
   tmpRoot?: string;
   platform?: NodeJS.Platform;
+  /** The processor architecture the seccomp filter is built for; default `process.arch`. For tests (an architecture without a filter). */
+  arch?: string;
 }
 
 /** The host's sandbox: the service tools get as `ctx.sandbox`, plus what only the host needs. */
@@ -50,19 +56,34 @@ export interface HostSandbox {
  * sandbox.service.status // { mode: 'auto', active: true }
  */
 export async function createSandbox(options: SandboxOptions): Promise<HostSandbox> {
-  const detection: Detection =
+  const filter = unixSocketFilter(options.arch);
+  const found: Detection =
     options.mode === 'off'
       ? { ok: false, problem: 'sandbox.mode is "off": commands run without the OS sandbox.', fix: 'Set sandbox.mode to "auto" or "required" in your user settings.' }
       : await detectBubblewrap({
           ...(options.program === undefined ? {} : { program: options.program }),
           ...(options.path === undefined ? {} : { path: options.path }),
           ...(options.platform === undefined ? {} : { platform: options.platform }),
+          ...(options.arch === undefined ? {} : { arch: options.arch }),
+          filter,
         });
+  // Without the filter every Unix socket on the machine is reachable from inside: `required`
+  // takes that as no sandbox at all, `auto` runs it and says, once, that it is weaker.
+  const detection: Detection =
+    found.ok && !found.seccomp.ok && options.mode === 'required'
+      ? { ok: false, problem: `The OS sandbox cannot block Unix sockets: ${found.seccomp.problem}, so a command could reach any socket on the machine (an SSH agent, a tmux server, docker.sock).`, fix: `${SECCOMP_FIX} Or set sandbox.mode to "auto" in your user settings to run with the weaker sandbox.` }
+      : found;
+  const seccomp = detection.ok && detection.seccomp.ok;
   const status: SandboxStatus = detection.ok
-    ? Object.freeze({ mode: options.mode, active: true })
+    ? Object.freeze({
+        mode: options.mode,
+        active: true,
+        unixSockets: seccomp ? 'blocked' : 'reachable',
+        ...(detection.seccomp.ok ? {} : { weaker: `The OS sandbox runs without its seccomp filter: ${detection.seccomp.problem}. Commands can connect to any Unix socket on the machine (an SSH agent, a tmux server, docker.sock, D-Bus). ${SECCOMP_FIX} Set sandbox.mode to "required" to refuse commands instead.` }),
+      })
     : Object.freeze({ mode: options.mode, active: false, problem: detection.problem, fix: detection.fix });
 
-  let dir: { root: string; tmp: string; deny: string } | undefined;
+  let dir: { root: string; tmp: string; deny: string; filter: string | undefined; close: number[] } | undefined;
   const privateDir = () => {
     if (dir !== undefined) return dir;
     const root = mkdtempSync(join(options.tmpRoot ?? tmpdir(), 'airlock-sandbox-'));
@@ -71,7 +92,12 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     const deny = join(root, 'hidden');
     writeFileSync(deny, '');
     chmodSync(deny, 0o000);
-    return (dir = { root, tmp, deny });
+    let filterFile: string | undefined;
+    if (seccomp && filter !== undefined) {
+      filterFile = join(root, 'unix-sockets.bpf');
+      writeFileSync(filterFile, filter, { mode: 0o400 });
+    }
+    return (dir = { root, tmp, deny, filter: filterFile, close: inheritedDescriptors() });
   };
   const cache = new WalkCache();
   let latest: SandboxProfile | undefined;
@@ -91,6 +117,20 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   // hosts are keyed by a random token only that command's environment holds (each command has
   // its own PID namespace, so no other command can read it), and forgotten when it is released.
   const socat = detection.ok ? findProgram('socat', options.path ?? '') : undefined;
+  const nests = process.geteuid?.() === 0 ? ('as-root' as const) : ('as-user' as const);
+  // The nested sandbox a networked command runs in is tried once, on the first such command: a
+  // container may forbid nesting. Where it cannot start, commands get no network (never the
+  // bridge beside a filtered command, which the command could ptrace).
+  let nesting: Promise<string | undefined> | undefined;
+  const nestingProblem = (cwd: string, deny: string, filterFile: string) =>
+    (nesting ??= runLine(launchLine({
+      bwrap: detection.ok ? detection.program : 'bwrap',
+      sandbox: bwrapArgs({ writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [], guarded: [] }, { cwd, denyFile: deny, nests }),
+      argv: ['true'],
+      cwd,
+      filter: filterFile,
+      proxy: { socat: socat ?? 'socat', socket: join(privateDir().root, 'nesting-probe.sock') },
+    })));
   const grants = new Map<string, ReadonlySet<string>>();
   let proxy: Promise<{ close(): Promise<void> }> | undefined;
   const proxySocket = () => join(privateDir().root, 'proxy.sock');
@@ -107,27 +147,36 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       const startedAt = Date.now();
       const mounts = plan(cwd);
       const guardedIds = identities(mounts.guarded);
-      const { tmp, deny } = privateDir();
+      const { tmp, deny, filter: filterFile, close } = privateDir();
       let released = false;
       const own = [...new Set((hosts ?? []).map((h) => h.toLowerCase()))];
-      let inside: string[] = [...argv];
       let netEnv: Record<string, string> = {};
       let token: string | undefined;
-      if ((mounts.hosts.length > 0 || own.length > 0) && socat !== undefined) {
+      const wantsNetwork = (mounts.hosts.length > 0 || own.length > 0) && socat !== undefined;
+      const cannotNest = wantsNetwork && filterFile !== undefined ? await nestingProblem(cwd, deny, filterFile) : undefined;
+      const networked = wantsNetwork && cannotNest === undefined;
+      if (networked) {
         await ensureProxy();
         if (own.length > 0) {
           token = randomBytes(18).toString('base64url');
           grants.set(token, new Set(own));
         }
-        inside = [...proxyLauncher(socat, proxySocket()), ...argv];
         netEnv = proxyEnv(token);
       }
-      const args = [...bwrapArgs(mounts, { cwd, denyFile: deny }), '--', ...inside];
+      const line = launchLine({
+        bwrap: detection.program,
+        sandbox: bwrapArgs(mounts, { cwd, denyFile: deny, ...(networked && filterFile !== undefined ? { nests } : {}) }),
+        argv,
+        cwd,
+        close,
+        ...(filterFile === undefined ? {} : { filter: filterFile }),
+        ...(networked ? { proxy: { socat, socket: proxySocket() } } : {}),
+      });
       return {
-        file: detection.program,
-        args,
-        env: { ...env, ...netEnv, TMPDIR: tmp },
-        summary: summarize({ ...mounts, own: socat === undefined ? [] : own }),
+        file: line.file,
+        args: line.args,
+        env: { ...withoutSocketVariables(env), ...netEnv, TMPDIR: tmp },
+        summary: summarize({ ...mounts, own: socat === undefined ? [] : own, unixSockets: seccomp ? 'blocked' : 'reachable', ...(cannotNest === undefined ? {} : { noNetwork: cannotNest }) }),
         hint: (output) => sandboxHint(output, { writable: mounts.writable }),
         release: () => {
           if (released) return undefined;
@@ -182,7 +231,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     service,
     describe(cwd, hosts = []) {
       if (!status.active) return `none: ${status.problem}${options.mode === 'required' ? ' Commands are refused (sandbox.mode is "required").' : ''}`;
-      return summarize({ ...plan(cwd), own: socat === undefined ? [] : [...hosts] });
+      return summarize({ ...plan(cwd), own: socat === undefined ? [] : [...hosts], unixSockets: seccomp ? 'blocked' : 'reachable' });
     },
     expectWrite(path) {
       const now = Date.now();
@@ -200,36 +249,32 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   };
 }
 
-/** Where the proxy listens inside the sandbox's own network namespace. */
-const PROXY_PORT = 3128;
-
-/**
- * The sandbox's first process: socat listens on 127.0.0.1:3128 inside (the sandbox's own
- * loopback) and carries each connection to the proxy's Unix socket outside; the command starts
- * once it listens.
- */
-function proxyLauncher(socat: string, socket: string): string[] {
-  const script =
-    `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$1" </dev/null >/dev/null 2>&1 & ` +
-    `for _ in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; shift; exec "$@"`;
-  return ['/bin/bash', '-c', script, socat, socket];
-}
-
 /** The proxy variables; a command with hosts of its own carries its token as proxy credentials. */
 function proxyEnv(token: string | undefined): Record<string, string> {
   const url = `http://${token === undefined ? '' : `${TOKEN_USER}:${token}@`}127.0.0.1:${PROXY_PORT}`;
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
 }
 
-function summarize(plan: MountPlan & { hosts?: string[]; own?: string[] }): string {
+function summarize(plan: MountPlan & { hosts?: string[]; own?: string[]; unixSockets?: 'blocked' | 'reachable'; noNetwork?: string }): string {
   const list = (paths: readonly string[]) => (paths.length === 0 ? 'none' : paths.length > 8 ? `${paths.slice(0, 8).join(', ')} and ${paths.length - 8} more` : paths.join(', '));
   return [
     `writable: ${list(plan.writable)} (everything else read-only)`,
     `read-only inside them: ${list(plan.readOnly)}`,
     `hidden: ${list([...plan.hiddenDirs, ...plan.hiddenFiles])}`,
-    `network: ${network(plan.hosts ?? [], plan.own ?? [], list)}; processes: own PID namespace (Airlock is not visible), no capabilities`,
+    `network: ${plan.noNetwork === undefined ? network(plan.hosts ?? [], plan.own ?? [], list) : `none: the nested sandbox the proxy needs cannot start here (${plan.noNetwork})`}; processes: own PID namespace (Airlock is not visible), no capabilities`,
+    `Unix sockets: ${plan.unixSockets === 'blocked' ? 'none can be opened (seccomp filter), so no socket on the machine is reachable; variables naming one are removed, and only descriptors 0-2 are passed in' : 'REACHABLE: the seccomp filter does not apply here, so a command can connect to any socket on the machine'}`,
   ].join('\n');
 }
+
+/** Run a command line once: undefined when it succeeded, else why not. */
+async function runLine(line: { file: string; args: string[] }): Promise<string | undefined> {
+  const result = await run(line.file, line.args, 10_000);
+  return result.ok ? undefined : result.message;
+}
+
+/** What to do where the seccomp filter cannot apply. */
+const SECCOMP_FIX =
+  'Run Airlock on x86_64 or arm64 Linux with a kernel that has seccomp filters (CONFIG_SECCOMP_FILTER, standard in distribution kernels).';
 
 function network(rules: readonly string[], own: readonly string[], list: (p: readonly string[]) => string): string {
   const parts: string[] = [];

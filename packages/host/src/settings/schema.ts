@@ -253,7 +253,8 @@ const sections = {
       mode: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('off')], {
         description:
           'The OS sandbox (bubblewrap on Linux) under every process a tool starts. auto: use it where it can start, else warn once and let the shell analysis ask more; ' +
-          'required: refuse to run commands without it; off: never. Only your user settings or a trusted project may set it.',
+          'where it starts without its seccomp filter (Unix sockets then reachable), run it and warn once; ' +
+          'required: refuse to run commands without it, or without the filter; off: never. Only your user settings or a trusted project may set it.',
         default: 'auto',
         ...valueKind('guard'),
       }),

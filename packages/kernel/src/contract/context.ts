@@ -254,6 +254,16 @@ export interface SandboxStatus {
   readonly problem?: string;
   /** What to install or change, e.g. "apt-get install bubblewrap". */
   readonly fix?: string;
+  /**
+   * Whether a process inside can open Unix sockets (and so reach any socket file on the machine:
+   * an SSH agent, a tmux server, docker.sock, D-Bus). `blocked` when the seccomp filter applies;
+   * `reachable` when it cannot here (another architecture, a kernel without seccomp): in `auto`
+   * mode the sandbox then runs weaker and `weaker` says why; `required` refuses instead.
+   * Absent while the sandbox is not active.
+   */
+  readonly unixSockets?: 'blocked' | 'reachable';
+  /** Why an active sandbox is weaker than Airlock's full profile, and what to do about it. */
+  readonly weaker?: string;
 }
 
 /**
