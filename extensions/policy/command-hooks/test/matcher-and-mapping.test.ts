@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileMatcher, mappingFor } from '../src/index.js';
+import { compileMatcher, mappingFor, targetNow } from '../src/index.js';
 
 describe("matchers as Claude Code reads them", () => {
   it('empty, "*" and none match every tool', () => {
@@ -31,16 +31,16 @@ describe('tool names and inputs, both ways', () => {
   });
 
   it('relative paths become absolute file_path; bash seconds become milliseconds and back', () => {
-    expect(mappingFor('write').toCC({ path: 'src/a.ts', content: 'x' }, '/w')).toEqual({ file_path: '/w/src/a.ts', content: 'x' });
-    expect(mappingFor('bash').toCC({ command: 'ls', timeout: 3 }, '/w')).toEqual({ command: 'ls', timeout: 3000 });
+    expect(mappingFor('write').toCC({ path: 'src/a.ts', content: 'x' }, targetNow('/w'))).toEqual({ file_path: '/w/src/a.ts', content: 'x' });
+    expect(mappingFor('bash').toCC({ command: 'ls', timeout: 3 }, targetNow('/w'))).toEqual({ command: 'ls', timeout: 3000 });
     expect(mappingFor('bash').fromCC({ command: 'ls', timeout: 1500, description: 'list' })).toEqual({ command: 'ls', timeout: 2 });
   });
 
   it('one edit is an Edit input, several are an edits list; both come back as Airlock edits', () => {
-    const one = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] }, '/w');
+    const one = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] }, targetNow('/w'));
     expect(one).toEqual({ file_path: '/w/a', old_string: 'a', new_string: 'b', replace_all: false });
     expect(mappingFor('edit').fromCC(one)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] });
-    const two = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] }, '/w');
+    const two = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] }, targetNow('/w'));
     expect(two).toEqual({ file_path: '/w/a', edits: [{ old_string: 'a', new_string: 'b', replace_all: false }, { old_string: 'c', new_string: 'd', replace_all: false }] });
     expect(mappingFor('edit').fromCC(two)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] });
   });
