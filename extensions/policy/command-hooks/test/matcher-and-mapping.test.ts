@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileMatcher, mappingFor, targetNow } from '../src/index.js';
+import { compileMatcher, mappingFor, shownInput, targetFromResources, targetNow } from '../src/index.js';
 
 describe("matchers as Claude Code reads them", () => {
   it('empty, "*" and none match every tool', () => {
@@ -49,5 +49,30 @@ describe('tool names and inputs, both ways', () => {
     expect(() => mappingFor('read').fromCC({ file_path: '/a', pages: '1-2' })).toThrow(/"pages".*file_path, offset, limit/);
     expect(() => mappingFor('grep').fromCC({ pattern: 'x', output_mode: 'count' })).toThrow(/output_mode "count"/);
     expect(mappingFor('grep').fromCC({ pattern: 'x', '-i': true, head_limit: 5, output_mode: 'content' })).toEqual({ pattern: 'x', ignoreCase: true, limit: 5 });
+  });
+});
+
+describe('what hooks are shown for a path', () => {
+  it('a built-in tool: the path field holds the file its resources resolve to, the spelling beside it', () => {
+    const resources = [{ kind: 'fs.write' as const, path: '/w/protected/x.txt', written: 'p2/x.txt' }];
+    expect(shownInput(mappingFor('write'), { path: 'p2/x.txt', content: 'c' }, targetFromResources(resources, '/w'), resources, '/w')).toEqual({
+      toolInput: { file_path: '/w/protected/x.txt', content: 'c' },
+      asWritten: { file_path: 'p2/x.txt' },
+    });
+    expect(shownInput(mappingFor('ls'), {}, targetNow('/w')).asWritten).toBeUndefined();
+  });
+
+  it('another tool keeps its arguments as sent, except one a declared file resource resolves elsewhere (a link on the way)', () => {
+    const linked = [
+      { kind: 'fs.write' as const, path: '/w/protected/x.txt', written: 'p2/x.txt' },
+      { kind: 'fs.read' as const, path: '/w/notes.txt', written: 'notes.txt' },
+    ];
+    const mapping = mappingFor('fs__move_file');
+    expect(shownInput(mapping, { source: 'notes.txt', destination: 'p2/x.txt', list: ['p2/x.txt', 'a'] }, targetFromResources(linked, '/w'), linked, '/w')).toEqual({
+      toolInput: { source: 'notes.txt', destination: '/w/protected/x.txt', list: ['/w/protected/x.txt', 'a'] },
+      asWritten: { destination: 'p2/x.txt', list: ['p2/x.txt', 'a'] },
+    });
+    const plain = [{ kind: 'fs.read' as const, path: '/w/notes.txt', written: 'notes.txt' }];
+    expect(shownInput(mapping, { source: 'notes.txt' }, targetFromResources(plain, '/w'), plain, '/w')).toEqual({ toolInput: { source: 'notes.txt' }, asWritten: undefined });
   });
 });

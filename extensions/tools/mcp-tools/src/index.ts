@@ -125,19 +125,21 @@ const PATH_LIKE = /^(path|paths|file|files|dir|directory|folder|filename)$|(Path
 /** A tool that takes a path but has no mapping is judged by its name only: say how to change that, once per server. */
 function adviseMapping(api: ExtensionAPI, server: string, listed: readonly McpTool[], made: readonly AgentTool[]): void {
   const byName = new Map(made.map((t) => [t.name, t]));
-  const unjudged: [string, string[]][] = [];
+  const unjudged: { mcp: McpTool; paths: string[] }[] = [];
   for (const mcp of listed) {
     const tool = byName.get(airlockToolName(server, mcp.name));
     if (tool === undefined || tool.resources !== undefined) continue;
     const properties = (tool.parameters as { properties?: Record<string, unknown> }).properties ?? {};
     const paths = Object.keys(properties).filter((key) => PATH_LIKE.test(key));
-    if (paths.length > 0) unjudged.push([mcp.name, paths]);
+    if (paths.length > 0) unjudged.push({ mcp, paths });
   }
   if (unjudged.length === 0) return;
-  const [tool, paths] = unjudged[0]!;
-  const example = { [tool]: Object.fromEntries(paths.map((k) => [k, 'fs.read or fs.write'])) };
+  // The example takes the server at its word: a tool it marks read-only reads, any other writes.
+  const example = Object.fromEntries(
+    unjudged.slice(0, 2).map(({ mcp, paths }) => [mcp.name, Object.fromEntries(paths.map((k) => [k, mcp.annotations?.readOnlyHint === true ? 'fs.read' : 'fs.write']))]),
+  );
   api.log.info(
-    `MCP server "${server}": ${unjudged.map(([t, p]) => `${t} (${p.join(', ')})`).join(', ')} take${unjudged.length === 1 ? 's' : ''} arguments that look like paths, but no mapping names them, so the policy judges ${unjudged.length === 1 ? 'it' : 'them'} by name only. ` +
-      `To judge them by the files they name, map each tool in mcpServers.${server}.resources, e.g. ${JSON.stringify(example)}.`,
+    `MCP server "${server}": ${unjudged.map(({ mcp, paths }) => `${mcp.name} (${paths.join(', ')})`).join(', ')} take${unjudged.length === 1 ? 's' : ''} arguments that look like paths, but no mapping names them, so the policy judges ${unjudged.length === 1 ? 'it' : 'them'} by name only. ` +
+      `To judge them by the files they name, map each tool in mcpServers.${server}.resources, e.g. ${JSON.stringify(example)} (see the @airlock/mcp-tools README).`,
   );
 }
