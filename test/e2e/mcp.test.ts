@@ -123,6 +123,8 @@ describe('airlock mcp: tools/call through the kernel', () => {
     const s = sandbox();
     const server = join(ROOT, 'extensions/tools/mcp-tools/test/fixtures/mcp-server.mjs');
     s.write('home/.config/airlock/settings.json', {
+      // add_tool changes the server and is not marked read-only: it would ask (unknown effects) without a rule naming it.
+      permissions: { allow: ['demo__add_tool'] },
       extensions: [{ name: '@airlock/mcp-tools', options: { mcpServers: { demo: { command: process.execPath, args: [server], startup: 'eager' } } } }],
     });
     const { client } = await connect(s);

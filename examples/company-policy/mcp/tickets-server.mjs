@@ -31,7 +31,11 @@ export function buildTicketsServer() {
 
   server.registerTool(
     'list_tickets',
-    { description: 'List tickets, optionally only those with one status.', inputSchema: { status: z.enum(['open', 'closed']).optional() } },
+    {
+      description: 'List tickets, optionally only those with one status.',
+      inputSchema: { status: z.enum(['open', 'closed']).optional() },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     async ({ status }) => {
       const rows = [...tickets.values()].filter((t) => status === undefined || t.status === status);
       return { content: [{ type: 'text', text: rows.length === 0 ? 'No tickets.' : rows.map(line).join('\n') }] };
@@ -39,7 +43,7 @@ export function buildTicketsServer() {
   );
   server.registerTool(
     'get_ticket',
-    { description: 'Show one ticket by id (e.g. SEC-101).', inputSchema: { id: z.string().min(1) } },
+    { description: 'Show one ticket by id (e.g. SEC-101).', inputSchema: { id: z.string().min(1) }, annotations: { readOnlyHint: true, openWorldHint: false } },
     async ({ id }) => {
       const t = tickets.get(id);
       return t === undefined ? unknown(id) : { content: [{ type: 'text', text: line(t) }], structuredContent: { ...t } };
@@ -47,7 +51,11 @@ export function buildTicketsServer() {
   );
   server.registerTool(
     'close_ticket',
-    { description: 'Close a ticket, with a comment saying why.', inputSchema: { id: z.string().min(1), comment: z.string().min(1) } },
+    {
+      description: 'Close a ticket, with a comment saying why.',
+      inputSchema: { id: z.string().min(1), comment: z.string().min(1) },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     async ({ id, comment }) => {
       const t = tickets.get(id);
       if (t === undefined) return unknown(id);

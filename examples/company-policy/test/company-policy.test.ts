@@ -42,7 +42,7 @@ function machine(edit: (settings: Settings) => void = () => {}) {
   git(project, 'commit', '-q', '-m', 'feature');
   return { base, home, project, origin, env, git };
 }
-type Settings = { permissions: { ask: { id: string; match: string }[] } } & Record<string, unknown>;
+type Settings = { permissions: { ask: { id: string; match: string }[]; allow: { id: string; match: string }[] } } & Record<string, unknown>;
 type Machine = ReturnType<typeof machine>;
 
 const hosts: Host[] = [];
@@ -153,11 +153,19 @@ describe('examples/company-policy', () => {
     expect(text(after)).toContain('SEC-101  [open]');
   }, 30_000);
 
-  it('without the ask rule the same close does reach the server (what the rule prevents)', async () => {
+  it('without the ask rule the close still asks (the server does not mark it read-only); an allow naming it lets it reach the server', async () => {
     const m = machine((s) => {
       s.permissions.ask = s.permissions.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
     });
-    const host = await open(m);
+    const asking = await open(m);
+    const asked = await call(asking, 'tickets__close_ticket', { id: 'SEC-101', comment: 'done' });
+    expect(asked.outcome).toBe('denied');
+    expect(text(asked)).toContain('default:unknown-effects');
+    const m2 = machine((s) => {
+      s.permissions.ask = s.permissions.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
+      s.permissions.allow.push({ id: 'tickets-close', match: 'tickets__close_ticket' });
+    });
+    const host = await open(m2);
     const close = await call(host, 'tickets__close_ticket', { id: 'SEC-101', comment: 'done' });
     expect(close.outcome, text(close)).toBe('ok');
     expect(text(await call(host, 'tickets__get_ticket', { id: 'SEC-101' }))).toContain('SEC-101  [closed]');

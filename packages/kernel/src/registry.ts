@@ -144,6 +144,8 @@ function validate(tool: unknown, options: RegisterOptions): string[] {
   if (t.replay !== undefined && !REPLAY_MODES.includes(t.replay as string)) {
     problems.push(`replay must be "never" or "safe", got ${show(t.replay)}`);
   }
+  if (t.effects !== undefined && t.effects !== 'unknown') problems.push(`effects must be "unknown" when given, got ${show(t.effects)}`);
+  if (t.judgedBy !== undefined && !isNonEmptyString(t.judgedBy)) problems.push(`judgedBy must be a non-empty string when given, got ${show(t.judgedBy)}`);
   if (t.override !== undefined && typeof t.override !== 'boolean') {
     problems.push(`override must be a boolean when given, got ${show(t.override)}`);
   }

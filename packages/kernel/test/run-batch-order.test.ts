@@ -222,3 +222,43 @@ describe('executeBatch: calls whose effects are unknown are barriers', () => {
     expect(startedBeforeEnded('x', 'rb')).toBe(true);
   });
 });
+
+describe('executeBatch: a tool that says its effects are unknown is a barrier even when it declares resources', () => {
+  beforeEach(() => {
+    kernel.registry.register(
+      defineTool({
+        name: 'upstream',
+        label: 'Upstream',
+        description: 'Declares a read, and says nobody knows what else it does.',
+        parameters: Type.Object({ path: Type.String() }),
+        effects: 'unknown',
+        resources: ({ path }, ctx): Resource[] => [{ kind: 'fs.read', path: resolve(ctx.cwd, path) }],
+        async execute(id) {
+          log.push(`start ${id}`);
+          await sleep(30);
+          log.push(`end ${id}`);
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      }),
+      { source: 'sdk' },
+    );
+  });
+
+  it('the next read waits for it and is judged again, and the handlers are told the effects are unknown', async () => {
+    const seen: { id: string; effects: string | undefined; recheck: boolean }[] = [];
+    kernel.on('tool_call', (e) => void seen.push({ id: e.toolCallId, effects: e.toolEffects, recheck: e.recheck !== undefined }), { name: 'spy', phase: 'authorize' });
+    await kernel.executeBatch([
+      { id: 'u', name: 'upstream', arguments: { path: 'a.txt' } },
+      { id: 'r', name: 'read', arguments: { path: 'b.txt' } },
+    ]);
+    expect(ranAfter('u', 'r')).toBe(true);
+    expect(seen).toContainEqual({ id: 'u', effects: 'unknown', recheck: false });
+    expect(seen).toContainEqual({ id: 'r', effects: undefined, recheck: true });
+  });
+
+  it('the registry refuses any other value of effects, and a judgedBy that is not a sentence', () => {
+    const base = { label: 'X', description: 'x', parameters: Type.Object({}), execute: async () => ({ content: [] }) };
+    expect(() => kernel.registry.register({ ...base, name: 'bad_effects', effects: 'none' } as never, { source: 'sdk' })).toThrow(/effects must be "unknown" when given, got "none"/);
+    expect(() => kernel.registry.register({ ...base, name: 'bad_judged', judgedBy: '' } as never, { source: 'sdk' })).toThrow(/judgedBy must be a non-empty string/);
+  });
+});

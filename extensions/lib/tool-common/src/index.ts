@@ -12,4 +12,4 @@ export { findExecutable } from './executable.js';
 export { FileGate, FILE_WORDS, FOLDER_WORDS, skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 export { notRegularFileError, READ_NONBLOCKING, specialFileKind } from './special-file.js';
 export { programLauncher, UNSANDBOXED, type ProgramLauncher, type ProgramLine } from './sandboxed-program.js';
-export { realTarget, realTargetSync } from './real-target.js';
+export { openTargetSync, realTarget, realTargetSync } from './real-target.js';

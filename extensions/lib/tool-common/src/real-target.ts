@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { errnoCode } from '@airlock/kernel/util';
+import { resolveExistingPathSync } from './paths.js';
 
 // Same as the Linux kernel's limit on symlinks followed in one lookup.
 const MAX_HOPS = 40;
@@ -55,6 +56,25 @@ export function realTargetSync(absolute: string, hops = 0): string {
       rest.unshift(basename(current));
       current = parent;
     }
+  }
+}
+
+/**
+ * The file or folder a built-in tool opens for the path a model wrote, and what every policy
+ * surface is shown for it: the path resolved as the tools resolve it (`@`, `~`, `..` as text, a
+ * spelling variant of an existing name), then its real target ({@link realTargetSync}: links
+ * followed, dangling ones too, and for a name that does not exist yet its nearest existing folder
+ * resolved). A path that cannot be resolved (a symlink loop) is returned absolute as written:
+ * opening it fails the same way. Throws tool-common's PathError for an empty path or a NUL byte.
+ *
+ * @example openTargetSync('p2/x.txt', '/w') // '/w/protected/x.txt' when p2 links to protected
+ */
+export function openTargetSync(raw: string, cwd: string): string {
+  const absolute = resolveExistingPathSync(raw, cwd);
+  try {
+    return realTargetSync(absolute);
+  } catch {
+    return absolute;
   }
 }
 

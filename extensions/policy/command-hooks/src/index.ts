@@ -7,7 +7,7 @@ import { hookFilesProfile, protectHookFiles } from './protect-hook-files.js';
 import { compileHooks } from './hook-set.js';
 import { CommandHooksOptions, TOOL_EVENTS } from './options.js';
 import { postToolUseHandler } from './post-tool-use.js';
-import { changedSince, judgeCall, VerdictStore, type PreDeps } from './pre-tool-use.js';
+import { judgeCall, needsRejudging, shownAtAuthorize, VerdictStore, type PreDeps } from './pre-tool-use.js';
 import { mappingFor } from './tool-map.js';
 
 /** Room for spawning, the sandbox and reading the answer, beyond the hooks' own time limits. */
@@ -71,9 +71,13 @@ const extension = {
           if (verdict === undefined) {
             return { effect: 'deny', reason: 'The PreToolUse hooks for this call did not run (the transform phase did not reach them), so the call is not allowed.', rule: 'command-hooks' };
           }
-          // Another transform changed the arguments after the hooks saw them: they judge the final ones.
-          if (changedSince(event, verdict)) return (await judgeCall(deps, event, matching, false)).vote;
-          return verdict.vote;
+          // The hooks judge what runs: the final arguments, and each path as the file the policy
+          // judges now (also on the kernel's re-check of a batch, after an earlier call made a link).
+          const shown = shownAtAuthorize(event, api.cwd);
+          if (!needsRejudging(event, verdict, shown)) return verdict.vote;
+          const again = await judgeCall(deps, event, matching, false, shown);
+          verdicts.set(event.toolCallId, { ...verdict, vote: again.vote, context: again.context, shown, judgedAt: event.provenance.length });
+          return again.vote;
         },
         { name: 'pre-tool-use', phase: 'authorize', timeoutMs },
       );
@@ -122,6 +126,7 @@ export { compileMatcher } from './matcher.js';
 export { CommandHooksOptions, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 export { readAnswer, HookOutput } from './answer.js';
 export { OUTPUT_CAP_BYTES, runHook, type HookRun, type HookRunner } from './run-hook.js';
-export { mappingFor, type ToolMapping } from './tool-map.js';
+export { mappingFor, type PathTarget, type ToolMapping } from './tool-map.js';
+export { inputFields, shownInput, targetFromResources, targetNow, type ShownInput } from './hook-input.js';
 export { expandVariables, namedPaths, type HookFile, type NamedPaths } from './hook-files.js';
 export { hookFilesProfile, protectHookFiles, PROTECT_RULE } from './protect-hook-files.js';

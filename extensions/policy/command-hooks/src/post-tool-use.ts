@@ -2,6 +2,7 @@ import type { Content, ResultPatch, ToolResultEvent } from '@airlock/kernel';
 import { readAnswer } from './answer.js';
 import { hookLabel, type CompiledHook } from './hook-set.js';
 import type { ToolEvent } from './options.js';
+import { inputFields, shownInput, targetNow } from './hook-input.js';
 import { contentText, hookInput, toolResponse } from './payload.js';
 import type { PreDeps, VerdictStore } from './pre-tool-use.js';
 import { runHook } from './run-hook.js';
@@ -32,8 +33,10 @@ export function postToolUseHandler(deps: PreDeps, verdicts: VerdictStore) {
     const mapping = mappingFor(event.toolName);
     const hooks = name === undefined ? [] : deps.hooks.matching(name, mapping.ccName);
     if (name !== undefined && hooks.length > 0) {
-      const toolInput = mapping.toCC(event.args ?? {}, deps.facts.cwd);
-      const fields: Record<string, unknown> = { tool_name: mapping.ccName, tool_input: toolInput, tool_use_id: event.toolCallId, duration_ms: event.durationMs };
+      // What the PreToolUse hooks were last shown (paths as the policy judged them); without them, resolved now.
+      const shown = pre?.shown ?? shownInput(mapping, event.args ?? {}, targetNow(deps.facts.cwd));
+      const toolInput = shown.toolInput;
+      const fields: Record<string, unknown> = { tool_name: mapping.ccName, ...inputFields(shown), tool_use_id: event.toolCallId, duration_ms: event.durationMs };
       if (name === 'PostToolUse') fields.tool_response = toolResponse(mapping.ccName, toolInput, event.content);
       else fields.error = contentText(event.content);
       const input = hookInput(deps.facts, name, fields);

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Effect, Logger, ToolCallEvent, VoteInput } from '@airlock/kernel';
 import { readAnswer, type HookOutput } from './answer.js';
 import { hookLabel, type CompiledHook, type HookSet } from './hook-set.js';
+import { inputFields, shownInput, shownKey, targetFromResources, targetNow, type ShownInput } from './hook-input.js';
 import { hookInput, type SessionFacts } from './payload.js';
 import { runHook, type HookRunner } from './run-hook.js';
 import { mappingFor, type ToolMapping } from './tool-map.js';
@@ -18,6 +19,12 @@ export interface PreVerdict {
   context: string[];
   /** How many argument changes were recorded before the hooks judged (see `changedSince`). */
   judgedAt: number;
+  /**
+   * What the hooks were last shown (their input, paths resolved), or for a call they rewrote, what
+   * the rewritten arguments show: the authorize phase runs the hooks again when the call, as the
+   * policy now sees it, shows something else (see `needsRejudging`). PostToolUse hooks are shown it.
+   */
+  shown: ShownInput;
 }
 
 /** Per-call verdicts, keyed by the call id; bounded, since a call whose result never comes would stay. */
@@ -62,22 +69,30 @@ const RANK: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
  * the `updatedInput` of the last hook in configuration order that gave one (Claude Code takes the
  * one that finishes last, which is not repeatable).
  */
-export async function judgeCall(deps: PreDeps, event: Pick<ToolCallEvent, 'toolName' | 'toolCallId' | 'args' | 'signal'>, hooks: readonly CompiledHook[], allowRewrite: boolean): Promise<Omit<PreVerdict, 'judgedAt'>> {
+export async function judgeCall(
+  deps: PreDeps,
+  event: Pick<ToolCallEvent, 'toolName' | 'toolCallId' | 'args' | 'signal'>,
+  hooks: readonly CompiledHook[],
+  allowRewrite: boolean,
+  shown: ShownInput = shownInput(mappingFor(event.toolName), event.args, targetNow(deps.facts.cwd)),
+): Promise<Omit<PreVerdict, 'judgedAt'>> {
   const mapping = mappingFor(event.toolName);
-  const toolInput = mapping.toCC(event.args, deps.facts.cwd);
-  const input = hookInput(deps.facts, 'PreToolUse', { tool_name: mapping.ccName, tool_input: toolInput, tool_use_id: event.toolCallId });
+  const toolInput = shown.toolInput;
+  const input = hookInput(deps.facts, 'PreToolUse', { tool_name: mapping.ccName, ...inputFields(shown), tool_use_id: event.toolCallId });
   const verdicts = await Promise.all(hooks.map((hook) => judgeOne(deps, hook, mapping, toolInput, input, event.signal, allowRewrite)));
   const context = verdicts.flatMap((v) => (v.context === undefined ? [] : [v.context]));
   const voting = verdicts.filter((v) => v.effect !== undefined);
   let updatedArgs: Args | undefined;
   for (const v of verdicts) if (v.updatedArgs !== undefined && v.effect !== 'deny') updatedArgs = v.updatedArgs;
   if (updatedArgs !== undefined && isDeepStrictEqual(updatedArgs, { ...event.args })) updatedArgs = undefined;
-  if (voting.length === 0) return { context, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
+  // A rewrite is what runs: the authorize phase compares the call with what the rewritten arguments show.
+  if (updatedArgs !== undefined) shown = shownInput(mapping, updatedArgs, targetNow(deps.facts.cwd));
+  if (voting.length === 0) return { context, shown, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
   const effect = voting.reduce<Effect>((top, v) => (RANK[v.effect!] > RANK[top] ? v.effect! : top), 'allow');
   const reasons = voting.filter((v) => v.effect === effect && v.reason !== undefined && v.reason !== '').map((v) => v.reason!);
   const rules = hooks.filter((_, i) => verdicts[i]!.effect === effect).map((h) => `PreToolUse hook: ${hookLabel(h)}`);
   const vote: VoteInput = { effect, ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}), rule: rules.join(', ') };
-  return { vote, context, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
+  return { vote, context, shown, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
 }
 
 async function judgeOne(deps: PreDeps, hook: CompiledHook, mapping: ToolMapping, toolInput: Args, input: string, signal: AbortSignal | undefined, allowRewrite: boolean): Promise<HookVerdict> {
@@ -144,4 +159,22 @@ function failed(deps: PreDeps, hook: CompiledHook, problem: string): HookVerdict
 /** Whether a transform other than ours changed the arguments after the hooks judged them. */
 export function changedSince(event: Pick<ToolCallEvent, 'provenance'>, verdict: PreVerdict): boolean {
   return event.provenance.length - verdict.judgedAt - (verdict.updatedArgs === undefined ? 0 : 1) > 0;
+}
+
+/**
+ * What the call shows the hooks in the authorize phase: its final arguments, each path the file
+ * its declared resources say the tool opens, so the hooks judge the target path-policy judges.
+ */
+export function shownAtAuthorize(event: Pick<ToolCallEvent, 'toolName' | 'args' | 'resources'>, cwd: string): ShownInput {
+  return shownInput(mappingFor(event.toolName), event.args, targetFromResources(event.resources, cwd), event.resources, cwd);
+}
+
+/**
+ * Must the hooks judge the call again before it runs? Yes when another transform changed its
+ * arguments after they judged, and when the call now shows them something else than they judged:
+ * a path that leads elsewhere than it did when they ran (a link made meanwhile, or by an earlier
+ * call of the same batch, which the kernel re-checks the call for).
+ */
+export function needsRejudging(event: Pick<ToolCallEvent, 'provenance'>, verdict: PreVerdict, now: ShownInput): boolean {
+  return changedSince(event, verdict) || shownKey(now) !== shownKey(verdict.shown);
 }

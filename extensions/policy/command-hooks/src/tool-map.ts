@@ -1,6 +1,10 @@
-import { resolveToolPath } from '@airlock/tool-common';
-
 type Input = Record<string, unknown>;
+
+/**
+ * Turns a path as the model wrote it into the absolute path of the file the call opens (links
+ * followed): what every field of `tool_input` that names a file holds. See hook-input.ts.
+ */
+export type PathTarget = (written: string) => string;
 
 /**
  * How one Airlock tool looks to a Claude Code hook: its name there, its arguments as that tool's
@@ -10,7 +14,10 @@ type Input = Record<string, unknown>;
 export interface ToolMapping {
   /** The `tool_name` a hook sees and its matcher is tested against. */
   readonly ccName: string;
-  toCC(args: Readonly<Input>, cwd: string): Input;
+  /** The `tool_input` field that names the file or folder the call opens (from the `path` argument), when the tool has one. */
+  readonly pathField?: 'file_path' | 'path';
+  /** `target` resolves the path argument: `tool_input` names the file the tool will really open. */
+  toCC(args: Readonly<Input>, target: PathTarget): Input;
   /** Throws with a message naming the field when `input` cannot become this tool's arguments. */
   fromCC(input: Readonly<Input>): Input;
 }
@@ -34,7 +41,7 @@ function defined(input: Input): Input {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
 }
 
-const abs = (path: unknown, cwd: string): unknown => (typeof path === 'string' && path.trim() !== '' ? resolveToolPath(path, cwd) : path);
+const at = (path: unknown, target: PathTarget): unknown => (typeof path === 'string' && path.trim() !== '' ? target(path) : path);
 
 /** bash's timeout is seconds, Claude Code's Bash timeout milliseconds. */
 const bash: ToolMapping = {
@@ -49,13 +56,15 @@ const bash: ToolMapping = {
 
 const read: ToolMapping = {
   ccName: 'Read',
-  toCC: (a, cwd) => defined({ file_path: abs(a.path, cwd), offset: a.offset, limit: a.limit }),
+  pathField: 'file_path',
+  toCC: (a, target) => defined({ file_path: at(a.path, target), offset: a.offset, limit: a.limit }),
   fromCC: (input) => pick('Read', input, { file_path: 'path', offset: 'offset', limit: 'limit' }),
 };
 
 const write: ToolMapping = {
   ccName: 'Write',
-  toCC: (a, cwd) => ({ file_path: abs(a.path, cwd), content: a.content }),
+  pathField: 'file_path',
+  toCC: (a, target) => ({ file_path: at(a.path, target), content: a.content }),
   fromCC: (input) => pick('Write', input, { file_path: 'path', content: 'content' }),
 };
 
@@ -79,11 +88,12 @@ function replacementFromCC(edit: unknown): Replacement {
  */
 const edit: ToolMapping = {
   ccName: 'Edit',
-  toCC(a, cwd) {
+  pathField: 'file_path',
+  toCC(a, target) {
     const edits = (Array.isArray(a.edits) ? a.edits : []) as readonly Replacement[];
     const cc = edits.map((e) => ({ old_string: e.oldText, new_string: e.newText, replace_all: false }));
-    if (cc.length === 1) return { file_path: abs(a.path, cwd), ...cc[0] };
-    return { file_path: abs(a.path, cwd), edits: cc };
+    if (cc.length === 1) return { file_path: at(a.path, target), ...cc[0] };
+    return { file_path: at(a.path, target), edits: cc };
   },
   fromCC(input) {
     const { file_path, edits, ...single } = input;
@@ -98,8 +108,9 @@ const edit: ToolMapping = {
 
 const grep: ToolMapping = {
   ccName: 'Grep',
-  toCC: (a, cwd) =>
-    defined({ pattern: a.pattern, path: abs(a.path, cwd), glob: a.glob, '-i': a.ignoreCase, '-C': a.context, head_limit: a.limit, output_mode: 'content', literal: a.literal }),
+  pathField: 'path',
+  toCC: (a, target) =>
+    defined({ pattern: a.pattern, path: at(a.path, target), glob: a.glob, '-i': a.ignoreCase, '-C': a.context, head_limit: a.limit, output_mode: 'content', literal: a.literal }),
   fromCC(input) {
     if (input.output_mode !== undefined && input.output_mode !== 'content') {
       throw new Error(`updatedInput for Grep asks for output_mode "${String(input.output_mode)}"; Airlock's grep shows matching lines ("content") only.`);
@@ -110,13 +121,15 @@ const grep: ToolMapping = {
 
 const find: ToolMapping = {
   ccName: 'Glob',
-  toCC: (a, cwd) => defined({ pattern: a.pattern, path: abs(a.path, cwd), limit: a.limit }),
+  pathField: 'path',
+  toCC: (a, target) => defined({ pattern: a.pattern, path: at(a.path, target), limit: a.limit }),
   fromCC: (input) => pick('Glob', input, { pattern: 'pattern', path: 'path', limit: 'limit' }),
 };
 
 const ls: ToolMapping = {
   ccName: 'LS',
-  toCC: (a, cwd) => defined({ path: abs(a.path, cwd), limit: a.limit }),
+  pathField: 'path',
+  toCC: (a, target) => defined({ path: at(a.path, target), limit: a.limit }),
   fromCC: (input) => pick('LS', input, { path: 'path', limit: 'limit' }, ['ignore']),
 };
 
@@ -133,7 +146,7 @@ function passThrough(name: string): ToolMapping {
  * and its arguments.
  *
  * @example
- * mappingFor('read').toCC({ path: 'src/a.ts' }, '/work') // { file_path: '/work/src/a.ts' }
+ * mappingFor('read').toCC({ path: 'src/a.ts' }, (p) => `/work/${p}`) // { file_path: '/work/src/a.ts' }
  */
 export function mappingFor(toolName: string): ToolMapping {
   return Object.hasOwn(BUILT_IN, toolName) ? BUILT_IN[toolName]! : passThrough(toolName);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileMatcher, mappingFor } from '../src/index.js';
+import { compileMatcher, mappingFor, shownInput, targetFromResources, targetNow } from '../src/index.js';
 
 describe("matchers as Claude Code reads them", () => {
   it('empty, "*" and none match every tool', () => {
@@ -31,16 +31,16 @@ describe('tool names and inputs, both ways', () => {
   });
 
   it('relative paths become absolute file_path; bash seconds become milliseconds and back', () => {
-    expect(mappingFor('write').toCC({ path: 'src/a.ts', content: 'x' }, '/w')).toEqual({ file_path: '/w/src/a.ts', content: 'x' });
-    expect(mappingFor('bash').toCC({ command: 'ls', timeout: 3 }, '/w')).toEqual({ command: 'ls', timeout: 3000 });
+    expect(mappingFor('write').toCC({ path: 'src/a.ts', content: 'x' }, targetNow('/w'))).toEqual({ file_path: '/w/src/a.ts', content: 'x' });
+    expect(mappingFor('bash').toCC({ command: 'ls', timeout: 3 }, targetNow('/w'))).toEqual({ command: 'ls', timeout: 3000 });
     expect(mappingFor('bash').fromCC({ command: 'ls', timeout: 1500, description: 'list' })).toEqual({ command: 'ls', timeout: 2 });
   });
 
   it('one edit is an Edit input, several are an edits list; both come back as Airlock edits', () => {
-    const one = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] }, '/w');
+    const one = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] }, targetNow('/w'));
     expect(one).toEqual({ file_path: '/w/a', old_string: 'a', new_string: 'b', replace_all: false });
     expect(mappingFor('edit').fromCC(one)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }] });
-    const two = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] }, '/w');
+    const two = mappingFor('edit').toCC({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] }, targetNow('/w'));
     expect(two).toEqual({ file_path: '/w/a', edits: [{ old_string: 'a', new_string: 'b', replace_all: false }, { old_string: 'c', new_string: 'd', replace_all: false }] });
     expect(mappingFor('edit').fromCC(two)).toEqual({ path: '/w/a', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'd' }] });
   });
@@ -49,5 +49,30 @@ describe('tool names and inputs, both ways', () => {
     expect(() => mappingFor('read').fromCC({ file_path: '/a', pages: '1-2' })).toThrow(/"pages".*file_path, offset, limit/);
     expect(() => mappingFor('grep').fromCC({ pattern: 'x', output_mode: 'count' })).toThrow(/output_mode "count"/);
     expect(mappingFor('grep').fromCC({ pattern: 'x', '-i': true, head_limit: 5, output_mode: 'content' })).toEqual({ pattern: 'x', ignoreCase: true, limit: 5 });
+  });
+});
+
+describe('what hooks are shown for a path', () => {
+  it('a built-in tool: the path field holds the file its resources resolve to, the spelling beside it', () => {
+    const resources = [{ kind: 'fs.write' as const, path: '/w/protected/x.txt', written: 'p2/x.txt' }];
+    expect(shownInput(mappingFor('write'), { path: 'p2/x.txt', content: 'c' }, targetFromResources(resources, '/w'), resources, '/w')).toEqual({
+      toolInput: { file_path: '/w/protected/x.txt', content: 'c' },
+      asWritten: { file_path: 'p2/x.txt' },
+    });
+    expect(shownInput(mappingFor('ls'), {}, targetNow('/w')).asWritten).toBeUndefined();
+  });
+
+  it('another tool keeps its arguments as sent, except one a declared file resource resolves elsewhere (a link on the way)', () => {
+    const linked = [
+      { kind: 'fs.write' as const, path: '/w/protected/x.txt', written: 'p2/x.txt' },
+      { kind: 'fs.read' as const, path: '/w/notes.txt', written: 'notes.txt' },
+    ];
+    const mapping = mappingFor('fs__move_file');
+    expect(shownInput(mapping, { source: 'notes.txt', destination: 'p2/x.txt', list: ['p2/x.txt', 'a'] }, targetFromResources(linked, '/w'), linked, '/w')).toEqual({
+      toolInput: { source: 'notes.txt', destination: '/w/protected/x.txt', list: ['/w/protected/x.txt', 'a'] },
+      asWritten: { destination: 'p2/x.txt', list: ['p2/x.txt', 'a'] },
+    });
+    const plain = [{ kind: 'fs.read' as const, path: '/w/notes.txt', written: 'notes.txt' }];
+    expect(shownInput(mapping, { source: 'notes.txt' }, targetFromResources(plain, '/w'), plain, '/w')).toEqual({ toolInput: { source: 'notes.txt' }, asWritten: undefined });
   });
 });

@@ -49,6 +49,7 @@ const extension = {
           resources: event.resources,
           cwd: api.cwd,
           ...(event.analyzeCommand === undefined ? {} : { analyzeCommand: event.analyzeCommand }),
+          ...(event.toolEffects === 'unknown' ? { effects: 'unknown' as const } : {}),
         });
         // The hosts go with the vote: if the call is allowed, the OS sandbox opens them for it alone.
         // Only names the proxy could see (an escaped or non-ASCII spelling never matches a request).

@@ -5,7 +5,8 @@ import type { Effect } from '@airlock/kernel';
  * the call itself, each file (with every spelling of it), each simple command, each host.
  */
 export type Item =
-  | { type: 'tool' }
+  /** The call as a whole, judged by the rules that name its tool. `unknownEffects`: its tool says nobody knows what it does. */
+  | { type: 'tool'; unknownEffects?: boolean }
   | {
       type: 'fs';
       kind: 'fs.read' | 'fs.write';

@@ -25,6 +25,8 @@ export interface JudgeContext {
 
 /** The rule name of the built-in protection, in votes and `policy explain`. */
 export const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
+/** The rule name of the default for a tool whose effects are unknown (AgentTool.effects). */
+export const UNKNOWN_EFFECTS_RULE = 'default:unknown-effects';
 /** The rule name of the default that lets tools read spill files (see ProtectedSet.spillFile). */
 export const SPILL_READ_RULE = 'default:read-spill';
 
@@ -38,11 +40,17 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
     case 'fixed':
       return { subject: item.subject, effect: item.effect, rule: item.rule, reason: item.reason, matched: [] };
     case 'tool':
-      return byRules(`tool ${ctx.tool}`, ctx.rules.filter((r) => r.matcher.type === 'tool' && r.matcher.tool.test(ctx.tool)), () => ({
-        effect: 'allow',
-        rule: 'default:tool',
-        reason: `no rule names the tool ${ctx.tool}`,
-      }));
+      return byRules(`tool ${ctx.tool}`, ctx.rules.filter((r) => r.matcher.type === 'tool' && r.matcher.tool.test(ctx.tool)), () =>
+        item.unknownEffects === true
+          ? {
+              effect: ctx.defaults.unknownEffects,
+              rule: UNKNOWN_EFFECTS_RULE,
+              reason:
+                `what ${ctx.tool} does is not known (its tool declares nothing that says, and does not say it only reads), and no rule names it. ` +
+                `A rule naming the tool decides instead (e.g. allow: ["${ctx.tool}"]); for an MCP server's tool, a resources mapping in its settings says what it touches`,
+            }
+          : { effect: 'allow', rule: 'default:tool', reason: `no rule names the tool ${ctx.tool}` },
+      );
     case 'net':
       return byRules(`net ${item.host}`, ctx.rules.filter((r) => r.matcher.type === 'net' && r.matcher.host.test(item.host)), () => ({
         effect: ctx.defaults.net,

@@ -16,6 +16,7 @@ export const DefaultEffectSchema = Type.Object(
     secretWrite: Type.Optional(Effect),
     exec: Type.Optional(Effect),
     net: Type.Optional(Effect),
+    unknownEffects: Type.Optional(Effect),
   },
   { additionalProperties: false, default: {} },
 );
@@ -38,6 +39,9 @@ export const DEFAULT_EFFECT: Readonly<DefaultEffect> = Object.freeze({
   secretWrite: 'ask',
   exec: 'allow',
   net: 'ask',
+  // A tool that says nobody knows what it does (an MCP server's tool no mapping describes, not
+  // marked read-only) may write anything its server can: a person decides, or a rule naming it.
+  unknownEffects: 'ask',
 });
 
 export const OptionsSchema = Type.Object(

@@ -64,6 +64,8 @@ export interface PolicyCall {
    * the policy parses the command as bash itself.
    */
   analyzeCommand?: (command: string) => Promise<Analysis>;
+  /** `'unknown'` when the tool says nobody knows what its calls do (`event.toolEffects`): with no rule naming the tool, it asks. */
+  effects?: 'unknown';
 }
 
 /** A resource as the policy judged it, with every spelling of a file it compared. */
@@ -267,7 +269,7 @@ export function createPolicy(o: PolicyOptions): Policy {
 
       // The call as a whole goes last: among equal verdicts the first is reported, and a file or
       // command says more than "no rule names the tool".
-      items.push({ type: 'tool' });
+      items.push(call.effects === 'unknown' ? { type: 'tool', unknownEffects: true } : { type: 'tool' });
       const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets, exec, ...(protect === undefined ? {} : { protect }) };
       const findings = liftDefaultAsks(
         items.map((item) => judge(item, ctx)),

@@ -156,6 +156,9 @@ export function createRecorder(sinks: TelemetrySinks, options: RecorderOptions) 
       if (version !== undefined) state.span.setAttribute('airlock.decision.handler.version', version);
     }
     if (options.exportContent && decision.reason !== undefined) state.span.setAttribute('airlock.decision.reason', clip(String(options.redact(decision.reason))));
+    // The files the policy judged (each a resolved `path`, with the model's `written` spelling),
+    // beside gen_ai.tool.call.arguments, which has only the spelling. A re-check judges again: the last one stands.
+    if (options.exportContent && event.resources.length > 0) state.span.setAttribute('airlock.tool.resources', clip(JSON.stringify(options.redact(event.resources)) ?? '[]'));
     if (decision.effect === 'deny') {
       const source = decision.source;
       const rule = source.kind === 'vote' ? (source.rule ?? source.handler) : source.kind === 'handler-failure' ? source.handler : source.kind;

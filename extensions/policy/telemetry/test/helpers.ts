@@ -24,6 +24,18 @@ export const echo = defineTool({
   },
 });
 
+/** Reads nothing, but declares a read the way a file tool does: the file it would open, and the spelling the model used. */
+export const peek = defineTool({
+  name: 'peek',
+  label: 'Peek',
+  description: 'Pretend to read a file.',
+  parameters: Type.Object({ path: Type.String() }, { additionalProperties: false }),
+  resources: ({ path }, ctx) => [{ kind: 'fs.read', path: join(ctx.cwd, 'real', path.split('/').pop()!), written: path }],
+  async execute() {
+    return { content: [{ type: 'text', text: 'peeked' }] };
+  },
+});
+
 /** Waits until the run is aborted. */
 export const wait = defineTool({
   name: 'wait',
@@ -45,6 +57,7 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
   const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
   kernel.registry.register(echo, { source: 'sdk' });
   kernel.registry.register(wait, { source: 'sdk' });
+  kernel.registry.register(peek, { source: 'sdk' });
   const spans = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
   const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -77,6 +90,7 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
   );
   return {
     auditPath,
+    dir,
     logs: () => logs.getFinishedLogRecords(),
     closeAudit: () => auditLogger?.close(),
     kernel,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventsNamed, tracedKernel } from './helpers.js';
 
@@ -110,6 +111,18 @@ describe('a span per tool call (GenAI execute_tool conventions)', () => {
     expect(String(root.attributes['gen_ai.tool.call.arguments'])).toContain('[REDACTED:');
     expect(String(root.attributes['gen_ai.tool.call.result'])).toContain('token [REDACTED:');
     expect(JSON.stringify(t.spans().map((s) => s.attributes))).not.toContain(GITHUB_TOKEN);
+  });
+
+  it('content export carries the files the policy judged (resolved path and spelling), beside the arguments; without it, neither', async () => {
+    const t = tracedKernel({ exportContent: true });
+    await t.kernel.executeToolCall({ id: 'call-7', name: 'peek', arguments: { path: 'link/notes.txt' } });
+    const root = t.spans().find((s) => s.name === 'execute_tool peek')!;
+    expect(JSON.parse(String(root.attributes['airlock.tool.resources']))).toEqual([{ kind: 'fs.read', path: join(t.dir, 'real', 'notes.txt'), written: 'link/notes.txt' }]);
+    const quiet = tracedKernel();
+    await quiet.kernel.executeToolCall({ id: 'call-8', name: 'peek', arguments: { path: 'link/notes.txt' } });
+    const span = quiet.spans().find((s) => s.name === 'execute_tool peek')!;
+    expect(span.attributes['airlock.tool.resources']).toBeUndefined();
+    expect(JSON.stringify(span.attributes)).not.toContain('notes.txt');
   });
 
   it('redactions in a result are counted by detector, without the secret', async () => {

@@ -15,10 +15,9 @@ import {
   lockFile,
   namesNear,
   openJudgedFile,
-  realPathOrSelf,
+  openTargetSync,
   rememberJudged,
   resolveExistingPath,
-  resolveExistingPathSync,
   resolveToolPath,
   visibleName,
   targetAt,
@@ -75,8 +74,8 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   prepareArguments: prepareEditArguments,
   replay: 'never',
   resources(params, ctx) {
-    // A missing file: execute reports it; policy sees the path as given.
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realPathOrSelf(resolveExistingPathSync(params.path, ctx.cwd))), written: params.path }];
+    // A missing file: execute reports it; policy sees where the path leads (links followed).
+    return [{ kind: 'fs.write', path: rememberJudged(ctx, openTargetSync(params.path, ctx.cwd)), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!Array.isArray(params.edits) || params.edits.length === 0) {

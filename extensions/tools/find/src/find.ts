@@ -6,7 +6,7 @@ import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, limitName, resolveExistingPath, realPathOrSelf, walk, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, resolveExistingPath, openTargetSync, walk } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
@@ -89,7 +89,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
     resources(params, ctx) {
       // A path that does not exist yet is reported as written; execute says it is missing.
       const written = params.path ?? '.';
-      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(written, ctx.cwd)), written }];
+      return [{ kind: 'fs.read', path: openTargetSync(written, ctx.cwd), written }];
     },
     async execute(_id, params: FindParams, signal, _onUpdate, ctx) {
       const limit = params.limit ?? DEFAULT_LIMIT;

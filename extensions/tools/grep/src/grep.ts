@@ -6,7 +6,7 @@ import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } fro
 import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, realPathOrSelf, UNSANDBOXED, type ProgramLine, resolveExistingPathSync } from '@airlock/tool-common';
+import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, openTargetSync, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
 import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, statSearchRoot, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
@@ -68,7 +68,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
     resources(params, ctx) {
       // A path that does not exist yet is reported as written; execute says it is missing.
       const written = params.path ?? '.';
-      return [{ kind: 'fs.read', path: realPathOrSelf(resolveExistingPathSync(written, ctx.cwd)), written }];
+      return [{ kind: 'fs.read', path: openTargetSync(written, ctx.cwd), written }];
     },
     async execute(_id, params: GrepParams, signal, _onUpdate, ctx) {
       const limit = params.limit ?? DEFAULT_LIMIT;

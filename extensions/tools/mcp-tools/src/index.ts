@@ -1,7 +1,9 @@
 import type { AgentTool, Extension, ExtensionAPI } from '@airlock/kernel';
 import { ServerConnection, type McpTool } from './connection.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, McpToolsOptions, type ServerConfig } from './options.js';
+import { noteLines } from './mapping.js';
 import { serverTools } from './server-tools.js';
+import { airlockToolName } from './tool-name.js';
 
 export { airlockToolName } from './tool-name.js';
 export { fromMcpResult } from './result.js';
@@ -73,8 +75,9 @@ async function addServer(api: ExtensionAPI, servers: ServerConnection[], name: s
     if (key === last) return;
     const first = last === '';
     last = key;
-    const made = serverTools(conn, tools, config.resources);
-    if (first) adviseMapping(api, name, made.tools, config.resources);
+    const made = serverTools(conn, tools, config);
+    for (const line of noteLines(name, made.notes)) api.log.warn(line);
+    if (first) adviseMapping(api, name, tools, made.tools);
     for (const s of made.skipped) api.log.warn(`MCP server "${name}": tool "${s.tool}" is not registered: ${s.reason}`);
     if (set !== undefined) set.replace(made.tools);
     else for (const tool of made.tools) registerOne(api, name, tool);
@@ -120,17 +123,23 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 const PATH_LIKE = /^(path|paths|file|files|dir|directory|folder|filename)$|(Path|File|Dir)s?$|_(path|file|dir)s?$/;
 
 /** A tool that takes a path but has no mapping is judged by its name only: say how to change that, once per server. */
-function adviseMapping(api: ExtensionAPI, server: string, tools: readonly AgentTool[], resources: ServerConfig['resources']): void {
-  const mapped = new Set(Object.keys(resources ?? {}));
-  const unjudged = new Set<string>();
-  for (const tool of tools) {
+function adviseMapping(api: ExtensionAPI, server: string, listed: readonly McpTool[], made: readonly AgentTool[]): void {
+  const byName = new Map(made.map((t) => [t.name, t]));
+  const unjudged: { mcp: McpTool; paths: string[] }[] = [];
+  for (const mcp of listed) {
+    const tool = byName.get(airlockToolName(server, mcp.name));
+    if (tool === undefined || tool.resources !== undefined) continue;
     const properties = (tool.parameters as { properties?: Record<string, unknown> }).properties ?? {};
-    for (const key of Object.keys(properties)) if (PATH_LIKE.test(key) && !mapped.has(key)) unjudged.add(key);
+    const paths = Object.keys(properties).filter((key) => PATH_LIKE.test(key));
+    if (paths.length > 0) unjudged.push({ mcp, paths });
   }
-  if (unjudged.size === 0) return;
-  const example = Object.fromEntries([...unjudged].map((k) => [k, 'fs.read']));
+  if (unjudged.length === 0) return;
+  // The example takes the server at its word: a tool it marks read-only reads, any other writes.
+  const example = Object.fromEntries(
+    unjudged.slice(0, 2).map(({ mcp, paths }) => [mcp.name, Object.fromEntries(paths.map((k) => [k, mcp.annotations?.readOnlyHint === true ? 'fs.read' : 'fs.write']))]),
+  );
   api.log.info(
-    `MCP server "${server}": arguments ${[...unjudged].join(', ')} look like paths, but its tools are judged by name only. ` +
-      `To judge them by the files they name, add "resources": ${JSON.stringify(example)} (or "fs.write") to mcpServers.${server}.`,
+    `MCP server "${server}": ${unjudged.map(({ mcp, paths }) => `${mcp.name} (${paths.join(', ')})`).join(', ')} take${unjudged.length === 1 ? 's' : ''} arguments that look like paths, but no mapping names them, so the policy judges ${unjudged.length === 1 ? 'it' : 'them'} by name only. ` +
+      `To judge them by the files they name, map each tool in mcpServers.${server}.resources, e.g. ${JSON.stringify(example)} (see the @airlock/mcp-tools README).`,
   );
 }

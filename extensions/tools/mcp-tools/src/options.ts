@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 /**
  * The extension's options: `mcpServers` in the shape Claude Code (`.mcp.json`), Cursor and Claude
  * Desktop use, so a user pastes theirs, plus a few Airlock keys (`startup`, `timeout`,
- * `startupTimeout`, `resources`).
+ * `startupTimeout`, `resources`, `trustAnnotations`).
  *
  * Every server entry names a program to run or a remote service whose tools the model will call:
  * the whole `mcpServers` map is marked `program`, so the host takes it only from a trusted layer
@@ -28,8 +28,24 @@ const Common = {
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Time limit of one tool call, in ms (default 60000). The server is told to cancel when it passes.' })),
   startupTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Time limit for starting the server and listing its tools, in ms (default 8000).' })),
   resources: Type.Optional(
-    Type.Record(Type.String({ minLength: 1 }), ResourceKind, {
-      description: 'Arguments the policy judges as resources, e.g. {"path": "fs.read"}: a call is then judged like read(path) by every rule.',
+    Type.Record(
+      Type.String({ minLength: 1 }),
+      Type.Union([
+        Type.Record(Type.String({ minLength: 1 }), ResourceKind, { description: "One tool's arguments the policy judges as resources, e.g. {\"path\": \"fs.write\"}." }),
+        ResourceKind,
+      ]),
+      {
+        description:
+          'Per tool (its name on the server, or a glob with *): the arguments the policy judges as resources, e.g. {"read_file": {"path": "fs.read"}, "write_file": {"path": "fs.write"}}. ' +
+          'A call is then judged like read(path) / write(path) by every rule. The old server-wide form ({"path": "fs.read"}) still applies to every tool that takes the argument, ' +
+          'but a read it gives a tool the server does not mark read-only is judged as a write too. A tool no entry maps is judged by its name, and asks unless a rule names it when the server does not mark it read-only.',
+      },
+    ),
+  ),
+  trustAnnotations: Type.Optional(
+    Type.Boolean({
+      description:
+        'Believe the server\'s read-only marks (readOnlyHint) for tools no mapping describes (default true). false: every such tool has unknown effects and asks unless a rule names it.',
     }),
   ),
   description: Type.Optional(text('Ignored by Airlock; for people reading the settings.')),

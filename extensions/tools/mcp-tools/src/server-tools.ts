@@ -2,15 +2,17 @@ import type { AgentTool } from '@airlock/kernel';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { McpTool, ServerConnection } from './connection.js';
-import type { ResourceMap } from './resources.js';
+import { judgementFor, newNotes, unmatchedKeys, usesServerWideForm, type MappingNotes, type ToolJudgement } from './mapping.js';
+import type { ServerConfig } from './options.js';
 import { mcpResources } from './resources.js';
 import { fromMcpResult, type McpResultDetails } from './result.js';
 import { airlockToolName } from './tool-name.js';
 
-/** The tools of one server as Airlock tools, and the ones that could not be made (with why). */
+/** The tools of one server as Airlock tools, the ones that could not be made (with why), and what to say about the mappings. */
 export interface ServerTools {
   tools: AgentTool[];
   skipped: { tool: string; reason: string }[];
+  notes: MappingNotes;
 }
 
 /**
@@ -19,11 +21,17 @@ export interface ServerTools {
  * arguments against it and a bad call is an `invalid` outcome before anything is sent); a schema
  * that does not compile, or a name two tools share once made safe, is skipped and reported.
  *
+ * Each tool is judged as its mapping says (see mapping.ts's judgementFor): the arguments it maps
+ * become resources, and a tool nobody describes that is not marked read-only has unknown effects.
+ *
  * @example
- * const { tools } = serverTools(conn, await conn.listTools(), { path: 'fs.read' });
+ * const { tools } = serverTools(conn, await conn.listTools(), { resources: { read_file: { path: 'fs.read' } } });
  */
-export function serverTools(conn: ServerConnection, listed: readonly McpTool[], resources: ResourceMap | undefined): ServerTools {
-  const out: ServerTools = { tools: [], skipped: [] };
+export function serverTools(conn: ServerConnection, listed: readonly McpTool[], config: Pick<ServerConfig, 'resources' | 'trustAnnotations'>): ServerTools {
+  const notes = newNotes();
+  notes.legacy = usesServerWideForm(config.resources);
+  notes.unmatched = unmatchedKeys(conn.name, config.resources, listed);
+  const out: ServerTools = { tools: [], skipped: [], notes };
   const taken = new Map<string, string>();
   for (const mcp of listed) {
     const name = airlockToolName(conn.name, mcp.name);
@@ -38,12 +46,12 @@ export function serverTools(conn: ServerConnection, listed: readonly McpTool[], 
       continue;
     }
     taken.set(name, mcp.name);
-    out.tools.push(toolFor(conn, mcp, name, schema, resources));
+    out.tools.push(toolFor(conn, mcp, name, schema, judgementFor(conn.name, mcp, config.resources, config.trustAnnotations ?? true, notes)));
   }
   return out;
 }
 
-function toolFor(conn: ServerConnection, mcp: McpTool, name: string, parameters: TSchema, resources: ResourceMap | undefined): AgentTool<TSchema, McpResultDetails> {
+function toolFor(conn: ServerConnection, mcp: McpTool, name: string, parameters: TSchema, judged: ToolJudgement): AgentTool<TSchema, McpResultDetails> {
   const summary = mcp.description?.trim() || `The tool "${mcp.name}".`;
   return {
     name,
@@ -52,9 +60,11 @@ function toolFor(conn: ServerConnection, mcp: McpTool, name: string, parameters:
     parameters,
     // Without a mapping nothing is declared: the tool is judged by its name, and the batch treats
     // it as one that may change files (a server can do anything), never as one that touches nothing.
-    ...(resources === undefined || Object.keys(resources).length === 0
+    ...(Object.keys(judged.kinds).length === 0
       ? {}
-      : { resources: (params: Record<string, unknown>, ctx: { cwd: string }) => mcpResources(resources, params, ctx) }),
+      : { resources: (params: Record<string, unknown>, ctx: { cwd: string }) => mcpResources(judged.kinds, params, ctx) }),
+    ...(judged.unknownEffects ? { effects: 'unknown' as const } : {}),
+    judgedBy: judged.judgedBy,
     async execute(_id, params, signal) {
       return fromMcpResult(await conn.call(mcp.name, params as Record<string, unknown>, { ...(signal === undefined ? {} : { signal }) }));
     },

@@ -10,7 +10,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m) }));
     const names = host.selection.enabled.map((e) => e.tool.name).filter((n) => n.startsWith('demo__'));
-    expect(names.sort()).toEqual(['demo__add_tool', 'demo__crash', 'demo__echo', 'demo__env', 'demo__image', 'demo__reach', 'demo__read_file', 'demo__slow', 'demo__token']);
+    expect(names.sort()).toEqual(['demo__add_tool', 'demo__crash', 'demo__echo', 'demo__env', 'demo__image', 'demo__reach', 'demo__read_file', 'demo__slow', 'demo__token', 'demo__write_file']);
     const echo = await call(host, 'demo__echo', { text: 'hi there' });
     expect(echo.outcome).toBe('ok');
     expect(text(echo)).toBe('echo: hi there');
@@ -168,8 +168,10 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     expect(lines.join('\n')).toMatch(/MCP server "broken" did not start: .*Its tools are not registered/);
     expect(host.blocked).toBeUndefined();
     expect(text(await call(host, 'demo__echo', { text: 'ok' }))).toBe('echo: ok');
-    // demo's read_file takes a path and has no mapping: the log says how to have it judged by file.
-    expect(lines.join('\n')).toContain('MCP server "demo": arguments path look like paths');
+    // demo's read_file and write_file take a path and have no mapping: the log says how to have them judged by file,
+    // and that write_file (not marked read-only) asks until it is mapped or named by a rule.
+    expect(lines.join('\n')).toContain('MCP server "demo": read_file (path), write_file (path) take arguments that look like paths, but no mapping names them');
+    expect(lines.join('\n')).toMatch(/MCP server "demo": add_tool, write_file have no resources mapping and are not marked read-only: their calls ask \(default:unknown-effects\)/);
   });
 
   it('a server that never answers is given up after its startupTimeout, without holding the host’s setup', async () => {
@@ -186,7 +188,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
   it('tools/list_changed adds the new tool to the registry, and the policy applies to it', async () => {
     const m = machine();
     const lines: string[] = [];
-    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { deny: ['demo__late'] } }), { lines });
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { deny: ['demo__late'], allow: ['demo__add_tool'] } }), { lines });
     expect(host.kernel.registry.has('demo__late')).toBe(false);
     expect(text(await call(host, 'demo__add_tool'))).toBe('added');
     await expect.poll(() => host.kernel.registry.has('demo__late'), { timeout: 3_000 }).toBe(true);
@@ -199,7 +201,8 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('a tool added by tools/list_changed runs, validated by its schema, when no rule stops it', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }));
+    // add_tool is not marked read-only and no mapping says what it does: a rule naming it lets it run.
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { allow: ['demo__add_tool'] } }));
     await call(host, 'demo__add_tool');
     await expect.poll(() => host.selection.has('demo__late'), { timeout: 3_000 }).toBe(true);
     expect(text(await call(host, 'demo__late', { n: 21 }))).toBe('late 42');

@@ -1,4 +1,4 @@
-import { opendir } from 'node:fs/promises';
+import { lstat, opendir, readlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { closestNames, errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import { visibleName } from '@airlock/tool-common';
@@ -24,6 +24,9 @@ export function isDirectory(shown: string): string {
 }
 
 async function notFound(path: string, shown: string): Promise<string> {
+  // A link to nothing: the name is there, so "did you mean" would only offer the name itself.
+  const target = await danglingTarget(path);
+  if (target !== undefined) return `File not found: ${shown} is a symbolic link to ${visibleName(target)}, which does not exist.`;
   const dir = dirname(path);
   let names: string[];
   try {
@@ -34,6 +37,15 @@ async function notFound(path: string, shown: string): Promise<string> {
   const close = closestNames(basename(path), names);
   if (close.length === 0) return `File not found: ${shown}.`;
   return `File not found: ${shown}. Did you mean ${close.map((n) => `"${visibleName(n)}"`).join(', ')} in ${dir}?`;
+}
+
+/** What `path` links to, when it is a symbolic link. */
+async function danglingTarget(path: string): Promise<string | undefined> {
+  try {
+    return (await lstat(path)).isSymbolicLink() ? await readlink(path) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** At most this many entries are compared: a folder of a million files must not stall a read. */

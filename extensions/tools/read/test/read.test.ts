@@ -350,6 +350,17 @@ describe('read: contract', () => {
     expect(tools[0]?.description).toContain('123 lines');
   });
 
+  it('declares the file a link leads to: through a linked folder, and a dangling link to the file it names (which a read then says is missing)', async () => {
+    mkdirSync(join(dir, 'real'), { recursive: true });
+    symlinkSync('real', join(dir, 'via'));
+    symlinkSync('real/later.txt', join(dir, 'dangling'));
+    const ctx = createTestContext({ cwd: dir });
+    expect(tool.resources?.({ path: 'via/none.txt' }, ctx)).toEqual([{ kind: 'fs.read', path: join(realpathSync(dir), 'real', 'none.txt'), written: 'via/none.txt' }]);
+    expect(tool.resources?.({ path: 'dangling' }, ctx)).toEqual([{ kind: 'fs.read', path: join(realpathSync(dir), 'real', 'later.txt'), written: 'dangling' }]);
+    const h = createToolHarness(tool, { cwd: dir });
+    expect(h.text(await h.call({ path: 'dangling' }))).toBe('File not found: dangling is a symbolic link to real/later.txt, which does not exist.');
+  });
+
   it('works through the kernel pipeline', async () => {
     file('k.txt', 'via kernel\n');
     const h = createToolHarness(tool, { cwd: dir });

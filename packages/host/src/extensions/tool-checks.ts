@@ -21,6 +21,8 @@ const TOOL_KEYS: readonly string[] = Object.keys({
   executionMode: true,
   resources: true,
   analyzeCommand: true,
+  effects: true,
+  judgedBy: true,
   override: true,
 } satisfies Record<keyof AnyAgentTool, true>);
 

@@ -18,6 +18,7 @@ export function toolCallView(state: CallState, phase: Phase): ToolCallEvent {
     toolCallId: state.call.id,
     toolName: state.tool?.tool.name ?? state.call.name,
     toolSource: state.tool?.source ?? 'unknown',
+    toolEffects: state.tool?.tool.effects === 'unknown' ? 'unknown' : undefined,
     args: state.args ?? Object.freeze({}),
     proposedArgs: state.proposedArgs ?? Object.freeze({}),
     provenance: state.provenance.length === 0 ? NONE : Object.freeze(state.provenance.slice()),

@@ -105,7 +105,7 @@ function revalidateAndFindResources(state: CallState, revalidate: boolean): void
     return;
   }
   state.resources = deepFreeze(resources.map((r) => ({ ...r })));
-  state.mayChangeFiles = resourcesMayChangeFiles(state.resources);
+  state.mayChangeFiles = tool.effects === 'unknown' || resourcesMayChangeFiles(state.resources);
 }
 
 /**

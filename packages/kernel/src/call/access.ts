@@ -26,7 +26,8 @@ const BARRIER: Access = Object.freeze({ barrier: true });
  * @example accessOf(state) // { barrier: false, reads: ['/w/a.txt'], writes: [] }
  */
 export function accessOf(state: CallState, realPaths: Map<string, string> = new Map()): Access {
-  if (state.tool?.tool.resources === undefined) return BARRIER;
+  // A tool whose effects are unknown may touch more than it declares.
+  if (state.tool?.tool.resources === undefined || state.tool.tool.effects === 'unknown') return BARRIER;
   const cwd = state.ctx?.cwd ?? process.cwd();
   const reads = new Set<string>();
   const writes = new Set<string>();

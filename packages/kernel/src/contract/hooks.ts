@@ -97,6 +97,11 @@ export interface ToolCallEvent {
   readonly toolName: string;
   /** Where the tool came from: builtin, extension or sdk. */
   readonly toolSource: string;
+  /**
+   * `'unknown'` when the tool says nobody knows what its calls do beyond its name (AgentTool.effects):
+   * judge the call as one with unknown effects (path-policy asks unless a rule names the tool).
+   */
+  readonly toolEffects: 'unknown' | undefined;
   /** The current arguments (after earlier transforms). */
   readonly args: Args;
   /** The arguments as the model sent them, after validation and before any transform. */

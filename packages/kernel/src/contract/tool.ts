@@ -64,6 +64,21 @@ export interface AgentTool<P extends TSchema = TSchema, D = unknown> {
    * @example analyzeCommand: async (command) => (await import('@airlock/shell-analysis')).analyzeShell(command)
    */
   analyzeCommand?: (command: string) => Promise<ShellAnalysis>;
+  /**
+   * `'unknown'`: nobody has said what this tool's calls do beyond its name (and its resources, if
+   * it declares any), and it does not say it only reads: a tool of an MCP server that no mapping in
+   * the settings describes, say. Policies judge such calls as having unknown effects (path-policy
+   * asks unless a `Tool(...)` rule names the tool: `default:unknown-effects`), and a batch treats
+   * them as a barrier that may change files. Leave it out when resources() or the name says enough.
+   */
+  effects?: 'unknown';
+  /**
+   * Where this tool's resources come from, in one sentence for a person reading `policy explain`:
+   * a mapping in settings, or why there is none.
+   *
+   * @example judgedBy: 'mcpServers.fs.resources["write_file"]: {"path":"fs.write"}'
+   */
+  judgedBy?: string;
   /** Replace a tool of the same name that is already registered, instead of failing. */
   override?: boolean;
 }

@@ -126,7 +126,8 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
 async function pathPolicyDetail(io: CommandInput, report: PreflightReport): Promise<PolicyDecision | undefined> {
   try {
     const { policy } = await buildPolicy(io);
-    return await policy.decide({ tool: report.toolName, args: report.args as Record<string, unknown>, resources: [...report.resources], cwd: io.kernel.cwd });
+    const effects = io.kernel.registry.get(report.toolName)?.tool.effects;
+    return await policy.decide({ tool: report.toolName, args: report.args as Record<string, unknown>, resources: [...report.resources], cwd: io.kernel.cwd, ...(effects === 'unknown' ? { effects } : {}) });
   } catch (error) {
     // The rules compiled when the host loaded path-policy; failing now is worth a line, not the answer.
     io.stderr.write(`airlock: note: the ${PATH_POLICY} detail is not available: ${(error as Error).message}\n`);

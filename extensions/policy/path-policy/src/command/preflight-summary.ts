@@ -51,6 +51,11 @@ function notes(report: PreflightReport, tool: { readonly tool: AnyAgentTool } | 
   if (report.outcome === 'invalid') out.push(`the arguments do not fit ${name}'s schema: the kernel would answer invalid`);
   if (report.source?.kind === 'kernel' && report.source.reason === 'resources') out.push(`${name}'s resources() failed: the kernel would end the call as an error`);
   if (report.source?.kind === 'kernel' && report.source.reason === 'refused') out.push('the host refuses every call in this session (see `airlock extensions`)');
+  // Which mapping judged the call (an MCP server's settings), or why none did.
+  if (tool?.tool.judgedBy !== undefined) out.push(`${name} is judged by ${tool.tool.judgedBy}`);
+  if (tool?.tool.effects === 'unknown' && report.args !== undefined) {
+    out.push(`${name} says its effects are unknown: unless a rule names the tool, path-policy asks (default:unknown-effects)`);
+  }
   // Said for every such tool: "(none)" alone reads as "touches nothing", which nobody checked.
   if (tool !== undefined && tool.tool.resources === undefined && report.args !== undefined) {
     out.push(`${name} declares no resources(): its calls are judged by tool name only (path rules such as fs.read(...) never match them)`);
