@@ -1,14 +1,20 @@
 /**
- * The seccomp program that seals the sandbox's Unix-socket channel: a read-only mount does not
- * stop `connect()` to a socket file, and `--unshare-net` only separates TCP and abstract sockets,
- * so without it every socket on the machine (the user's tmux server, ssh-agent, docker.sock,
- * D-Bus) is reachable from inside. The program makes these calls fail with EPERM:
+ * The seccomp program that seals the channels out of the sandbox that its namespaces leave open.
+ * A read-only mount does not stop `connect()` to a socket file, and `--unshare-net` separates
+ * only what the network namespace holds (TCP, UDP, abstract sockets, netlink), so without it
+ * every socket on the machine (the user's tmux server, ssh-agent, docker.sock, D-Bus) and every
+ * socket family no namespace covers (vsock to the hypervisor) is reachable from inside. The
+ * program makes these calls fail with EPERM:
  *
- * - `socket(AF_UNIX, …)`: no new Unix socket, so no connect to any socket path;
- * - `socketpair(AF_UNIX, SOCK_DGRAM, …)`: an unconnected datagram socket could `sendto()` any
- *   datagram socket path (journald, /dev/log). Stream and seqpacket pairs stay allowed: libuv
- *   (Node), Python and others use them for pipes, and `connect()` on one fails with EISCONN;
+ * - `socket()` of any family but AF_INET, AF_INET6 and AF_NETLINK (all three live in the network
+ *   namespace): no Unix socket, so no connect to any socket path, and no vsock, packet, XDP,
+ *   Bluetooth… socket (an allow list: a family added to the kernel later is refused too);
+ * - `socketpair()` but AF_UNIX stream and seqpacket pairs: libuv (Node), Python and others use
+ *   them for pipes, and `connect()` on one fails with EISCONN; an unconnected datagram pair could
+ *   `sendto()` any datagram socket path (journald, /dev/log);
  * - `io_uring_setup/enter/register`: io_uring can create sockets without calling socket();
+ * - `add_key`, `request_key`, `keyctl`: the kernel keyrings are not namespaced, so a command
+ *   could read keys the user's session keeps there (Kerberos tickets, fscrypt, ecryptfs);
  * - the x32 ABI (syscall numbers with bit 30 set), which the checks above would not see;
  *
  * and kill any process that makes a call through another ABI (i386's `int 0x80`, arm32 compat),
@@ -37,14 +43,16 @@ interface ArchNumbers {
   socket: number;
   socketpair: number;
   ioUring: readonly number[];
+  /** add_key, request_key, keyctl. */
+  keyring: readonly number[];
   /** x86_64's x32 ABI bit (`__X32_SYSCALL_BIT`), if the architecture has one. */
   x32Bit?: number;
 }
 
 // Numbers from linux/audit.h, asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64).
 const ARCHES: Readonly<Record<string, ArchNumbers>> = {
-  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, ioUring: [425, 426, 427], x32Bit: 0x40000000 },
-  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, ioUring: [425, 426, 427] },
+  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, ioUring: [425, 426, 427], keyring: [248, 249, 250], x32Bit: 0x40000000 },
+  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, ioUring: [425, 426, 427], keyring: [217, 218, 219] },
 };
 
 // linux/bpf_common.h and linux/seccomp.h.
@@ -62,7 +70,11 @@ const ARCH = 4;
 const ARG0_LOW = 16;
 const ARG1_LOW = 24;
 const AF_UNIX = 1;
-const SOCK_DGRAM = 2;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const AF_NETLINK = 16;
+const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
 // SOCK_NONBLOCK and SOCK_CLOEXEC share the type argument; the type itself is the low 4 bits.
 const SOCK_TYPE_MASK = 0xf;
 
@@ -88,15 +100,18 @@ function assemble(a: ArchNumbers): Instruction[] {
   if (a.x32Bit !== undefined) program.push({ code: JGE_K, k: a.x32Bit, jt: 'deny', jf: 'next' });
   jeq(a.socket, 'socket', 'next');
   jeq(a.socketpair, 'socketpair', 'next');
-  for (const nr of a.ioUring) jeq(nr, 'deny', 'next');
+  for (const nr of [...a.ioUring, ...a.keyring]) jeq(nr, 'deny', 'next');
   ret(RET_ALLOW);
   ld(ARG0_LOW, 'socket');
-  jeq(AF_UNIX, 'deny', 'allow');
+  jeq(AF_INET, 'allow', 'next');
+  jeq(AF_INET6, 'allow', 'next');
+  jeq(AF_NETLINK, 'allow', 'deny');
   ld(ARG0_LOW, 'socketpair');
-  jeq(AF_UNIX, 'next', 'allow');
+  jeq(AF_UNIX, 'next', 'deny');
   ld(ARG1_LOW);
   program.push({ code: AND_K, k: SOCK_TYPE_MASK });
-  jeq(SOCK_DGRAM, 'deny', 'allow');
+  jeq(SOCK_STREAM, 'allow', 'next');
+  jeq(SOCK_SEQPACKET, 'allow', 'deny');
   ret(RET_EPERM, 'deny');
   ret(RET_ALLOW, 'allow');
   ret(RET_KILL_PROCESS, 'kill');
