@@ -266,22 +266,40 @@ function unescapeJsonControls(json: string): string {
   return out;
 }
 
+/** What `terminalSafe` keeps as it is; both default to true. */
+export interface TerminalSafeOptions {
+  /** Keep line breaks (LF, CR LF); false shows them as `\n`, for a text that must stay one line (a choice). */
+  lineBreaks?: boolean;
+  /** Keep tabs; false shows them as `\t` (a dialog's text, where a tab is never Airlock's own). */
+  tabs?: boolean;
+}
+
 /**
  * Last line of defence for text already put together (a status line, a diagnostic, a prompt a
  * third-party extension wrote, a tool's output on a terminal): every hidden character becomes
- * its escape; line breaks, tabs and CR LF stay. Unlike `displayText` it neither counts blanks nor
- * cuts, and leaves backslashes alone, so text that went through `displayText` passes unchanged.
- * Its escapes are JSON's (`\u001B`, a surrogate pair for astral characters), and everything it
- * escapes can only sit inside a JSON string, so JSON output stays valid and means the same.
+ * its escape; line breaks, tabs and CR LF stay unless `options` say otherwise. Unlike
+ * `displayText` it neither counts blanks nor cuts, and leaves backslashes alone, so text that
+ * went through `displayText` passes unchanged. Its escapes are JSON's (`\u001B`, `\n`, `\r`, a
+ * surrogate pair for astral characters), and everything it escapes can only sit inside a JSON
+ * string, so JSON output stays valid and means the same.
  * Use `displayText` on each piece from a model, file or tool; use this on whole writes.
  *
  * @example
  * terminalSafe('airlock: \u001b]52;c;ZXZpbA==\u0007 denied\n') // 'airlock: \\u001B]52;c;ZXZpbA==\\u0007 denied\n'
+ * terminalSafe('Deny\n  Allow once', { lineBreaks: false }) // 'Deny\\n  Allow once'
  */
-export function terminalSafe(text: string): string {
+export function terminalSafe(text: string, options: TerminalSafeOptions = {}): string {
+  const lines = options.lineBreaks !== false;
+  const tabs = options.tabs !== false;
   // Plain ASCII (most output) is checked with a cheap class first; Unicode property classes are slow.
-  if (PLAIN_ASCII.test(text)) return text;
-  return text.replace(TERMINAL_HIDDEN, (char) => (char === '\n' || char === '\t' || char === '\r\n' ? char : jsonEscape(char)));
+  if (PLAIN_ASCII.test(text) && (lines || !text.includes('\n')) && (tabs || !text.includes('\t'))) return text;
+  return text.replace(TERMINAL_HIDDEN, (char) => {
+    if (char === '\n' || char === '\r\n') return lines ? char : char === '\n' ? '\\n' : '\\r\\n';
+    if (char === '\t') return tabs ? char : '\\t';
+    // A lone CR would move the cursor back over the line; shown as displayText shows it.
+    if (char === '\r') return '\\r';
+    return jsonEscape(char);
+  });
 }
 
 const PLAIN_ASCII = /^[\x20-\x7E\n\t]*$/;

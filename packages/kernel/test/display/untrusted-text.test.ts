@@ -185,7 +185,9 @@ describe('displayValue and terminalSafe', () => {
   });
 
   it('terminalSafe keeps tabs and CR LF, escapes a lone CR, and keeps JSON valid and equal', () => {
-    expect(terminalSafe('a\tb\r\nc\rd')).toBe('a\tb\r\nc\\u000Dd');
+    expect(terminalSafe('a\tb\r\nc\rd')).toBe('a\tb\r\nc\\rd');
+    expect(terminalSafe('a\tb\r\nc\n', { tabs: false })).toBe('a\\tb\r\nc\n');
+    expect(terminalSafe('a\tb\r\nc\n', { lineBreaks: false })).toBe('a\tb\\r\\nc\\n');
     const next = random(52);
     for (let n = 0; n < 2000; n++) {
       const value = { text: randomText(next, 30), [randomText(next, 5)]: [randomText(next, 5)] };
