@@ -80,7 +80,7 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
  */
 export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {}): ToolUI {
   // A client's malformed message is quoted in these lines: escaped, never interpreted by the terminal.
-  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${terminalSafe(message)}\n`) };
+  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${terminalSafe(message, { lineBreaks: false, tabs: false })}\n`) };
   const queue = options.queue ?? queueFor(transport, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
 
   /** Sends one request and waits for its response; on cancel tells the client to close it. */

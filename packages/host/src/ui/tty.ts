@@ -74,7 +74,7 @@ const UNANSWERED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPrompt
 export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
-  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message)}\n`) };
+  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message, { lineBreaks: false, tabs: false })}\n`) };
   const queue = options.queue ?? queueFor(input, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
   const interactive = input.isTTY === true;
   const paint = painter(output);

@@ -45,7 +45,7 @@ const FIELD = { confirm: 'approve', select: 'choice', input: 'text' } as const;
  * const mcp = createMcpServer(host, { ui });   // attaches the UI to its server
  */
 export function createElicitationUI(options: ElicitationUIOptions = {}): ElicitationUI {
-  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${line}\n`));
+  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${terminalSafe(line, { lineBreaks: false, tabs: false })}\n`));
   const queue = new DialogQueue({ onError: (error) => log(`elicitation: ${error instanceof Error ? error.message : String(error)}`) });
   let server: Elicitor | undefined;
 
