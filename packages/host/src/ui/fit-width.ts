@@ -28,7 +28,9 @@ function widthOf(text: string): number {
 /**
  * `text` with every line longer than `columns` cut into pieces that fit, each piece after the
  * first starting with `CONTINUED`. `firstIndent` columns are taken before the first line (the
- * library's `? `). A piece ends at a blank when there is one in its second half, so words stay whole.
+ * library's `? `). A piece ends before a blank when there is one in its second half, so words
+ * stay whole; the blank starts the next piece. Nothing is left out: the pieces, marks taken off,
+ * are the line.
  *
  * @example
  * fitWidth('Allow bash?\n  command: ' + 'x '.repeat(60), 40)
@@ -52,8 +54,11 @@ function fitLine(line: string, first: number, rest: number): string {
   for (const char of line) {
     const cols = columnsOf(char);
     if (used + cols > room) {
-      // Cut at the last blank when it leaves at least half the piece; the blank stays at the end of the piece.
-      const cut = lastBlank >= piece.length / 2 ? lastBlank + 1 : piece.length;
+      // Cut at the last blank when it leaves at least half the piece. Blanks at a cut go to the
+      // start of the next piece: the library drops blanks at the end of a line, and a person must
+      // still see them.
+      let cut = lastBlank >= piece.length / 2 ? lastBlank : piece.length;
+      while (cut > 1 && piece[cut - 1] === ' ') cut -= 1;
       pieces.push(piece.slice(0, cut));
       piece = piece.slice(cut);
       used = widthOf(piece);
@@ -65,6 +70,5 @@ function fitLine(line: string, first: number, rest: number): string {
     if (char === ' ') lastBlank = piece.length - 1;
   }
   pieces.push(piece);
-  // The library trims the end of each line; an empty piece would be a blank line.
-  return pieces.map((p, i) => (i === 0 ? p.trimEnd() : `${CONTINUED}${p.trimEnd()}`)).join('\n');
+  return pieces.map((p, i) => (i === 0 ? p : `${CONTINUED}${p}`)).join('\n');
 }
