@@ -94,4 +94,31 @@ describe('the lines the CLI draws show every hostile character visibly', () => {
       expect(io.err(), sample.name).toContain(`Cannot read the batch file calls${visibleForm(around(sample))}.json`);
     }
   });
+
+  it('policy explain: the tool name and the arguments of the call it explains', async () => {
+    const base = makeTempDir('airlock-cli-lines-');
+    const project = join(base, 'project');
+    mkdirSync(project, { recursive: true });
+    for (const group of groups(12)) {
+      const text = group.map(around).join('');
+      for (const args of [['write', JSON.stringify({ path: text, content: 'x' })], [`w${text}`, JSON.stringify({ [text]: 1 })]]) {
+        const io = testIO(project, join(base, 'home'));
+        await run(['policy', 'explain', ...args], io);
+        const what = group.map((s) => s.name).join(', ');
+        expectShown(io.out() + io.err(), what);
+        for (const sample of group) expect(io.out(), `${what}: ${sample.name}`).toContain(visibleForm(sample.text));
+      }
+    }
+  });
+
+  it('replay: a transcript path the person gave, in the error that quotes it', async () => {
+    const base = makeTempDir('airlock-cli-lines-');
+    for (const sample of HOSTILE_SAMPLES) {
+      if (sample.text === '\u0000') continue;
+      const io = testIO(base, join(base, 'home'));
+      expect(await run(['replay', `./t${around(sample)}.jsonl`], io)).toBe(2);
+      expectShown(io.err(), sample.name);
+      expect(io.err(), sample.name).toContain(`t${visibleForm(around(sample))}.jsonl`);
+    }
+  });
 });
