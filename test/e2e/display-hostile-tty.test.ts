@@ -80,4 +80,20 @@ describe('what a person reads in a terminal never carries a raw hostile characte
     expect(spoofedLines(tail.transcript), tail.transcript).toEqual([]);
     expect(tail.transcript).toContain(visibleForm(name).slice(0, 40));
   });
+
+  it('the trust question for a folder whose name and settings entries hold the samples', async () => {
+    const s = sandbox();
+    const group = NAMEABLE.slice(0, 30);
+    // The project folder's own name holds six; its settings name extensions that hold the rest.
+    const project = join(s.project, group.slice(0, 6).map(around).join(''));
+    const entries = group.slice(6).map((sample) => `./${around(sample)}`);
+    s.write(`${project.slice(s.base.length + 1)}/.airlockrc.json`, { extensions: entries });
+    const { transcript, raw } = await inPty(s, ['--cwd', project, 'tools'], [{ expect: 'Trust the project folder' }, { expect: '\\(y/N\\)' }, { send: CTRL_C }], {}, { trust: false });
+    expect(rawLeft(raw), transcript).toEqual([]);
+    expect(spoofedLines(transcript), transcript).toEqual([]);
+    // A line longer than the terminal goes on after `↪` on the next: read it whole.
+    const whole = transcript.replace(/\n {2}\u21AA /g, '');
+    expect(whole).toContain(`Trust the project folder ${visibleForm(project)}?`);
+    for (const entry of entries) expect(whole, entry).toContain(visibleForm(entry));
+  });
 });
