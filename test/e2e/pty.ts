@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { HOSTILE_SEQUENCES, rawHostile } from '@airlock/kernel/testing';
 import { BIN, ROOT, sandbox } from './harness.js';
 
 const run = promisify(execFile);
@@ -59,4 +60,20 @@ export function askingProject() {
   );
   s.write('project/.airlockrc.json', { extensions: [{ path: './asker' }, '@airlock/approval', '@airlock/tool-bash'] });
   return s;
+}
+
+/**
+ * What a terminal was sent, with the sequences the prompt library and Airlock's own drawing use
+ * taken out (cursor moves, erasing, showing and hiding the cursor, colours): what is left must
+ * hold no character a terminal obeys or hides but the line ends (and tabs, with `tabs`, where a
+ * tool's output is on screen). Checks first that none of the
+ * hostile sequences arrived whole, since their shape is the same as the library's.
+ *
+ * @example expect(rawLeft(outcome.raw)).toEqual([]);
+ */
+export function rawLeft(raw: string, options: { tabs?: boolean } = {}): string[] {
+  const whole = HOSTILE_SEQUENCES.filter((s) => raw.includes(s.text)).map((s) => `${s.name} arrived whole`);
+  const own = raw.replace(/\u001b\[\??[0-9;]*[A-HJKSTfhlmG]/g, '');
+  // A tool's own output keeps its tabs (its columns); Airlock's lines never carry one.
+  return [...whole, ...rawHostile(options.tabs === true ? own.replace(/\t/g, ' ') : own, { lines: true, crlf: true })];
 }

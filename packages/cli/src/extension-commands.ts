@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
-import type { CommandHostFacts, ExtensionCommand } from '@airlock/kernel';
+import { displayText, type CommandHostFacts, type ExtensionCommand } from '@airlock/kernel';
 import { schemaProblems } from '@airlock/kernel/util';
 import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
@@ -22,7 +22,7 @@ import type { GlobalOptions } from './main.js';
 export function addExtensionCommand(program: Command, entry: ExtensionCommandEntry, host: Host, io: IO, done: (code: number) => void): void {
   // The host already refuses RESERVED_COMMANDS; this catches a CLI word added since, rather than let commander throw.
   if (program.commands.some((c) => c.name() === entry.command.name)) {
-    io.stderr.write(`airlock: extension ${entry.extension} brings a command "${entry.command.name}", but that is one of airlock's own commands; it is left out. Rename it in the extension.\n`);
+    io.stderr.write(`airlock: extension ${displayText(entry.extension, { maxChars: 200 })} brings a command "${displayText(entry.command.name, { maxChars: 80 })}", but that is one of airlock's own commands; it is left out. Rename it in the extension.\n`);
     return;
   }
   add(program, entry.command, `${entry.command.summary} (from extension ${entry.extension})`, { entry, host, io, done });
@@ -115,7 +115,7 @@ function settingsOptionsOf(ctx: Context): unknown {
 /** The exit code the command returned; anything but a whole number 0–255 is a bug in the extension, reported as a failure. */
 function exitCodeOf(code: unknown, ctx: Context): number {
   if (typeof code === 'number' && Number.isInteger(code) && code >= 0 && code <= 255) return code;
-  ctx.io.stderr.write(`airlock: command "${ctx.entry.command.name}" of extension ${ctx.entry.extension} returned ${String(code)}, not an exit code; treating it as a failure.\n`);
+  ctx.io.stderr.write(`airlock: command "${displayText(ctx.entry.command.name, { maxChars: 80 })}" of extension ${displayText(ctx.entry.extension, { maxChars: 200 })} returned ${displayText(String(code), { maxChars: 80 })}, not an exit code; treating it as a failure.\n`);
   return EXIT.outcome;
 }
 
@@ -140,7 +140,7 @@ function checkedOptions(schema: TSchema | undefined, given: Record<string, unkno
   const problems = schemaProblems(schema, value).map((p) => {
     const [key, ...rest] = p.keys;
     const flag = typeof key === 'string' ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${rest.map((k) => `[${String(k)}]`).join('')}: ` : '';
-    return `${flag}${p.message}`;
+    return `${flag}${displayText(p.message, { maxChars: 300 })}`;
   });
   throw new UsageError(`airlock ${command}: ${problems.join('; ')}`, `Run \`airlock ${command} --help\` for its options.`);
 }

@@ -92,8 +92,13 @@ function failedExtensionsNote(host: Host): string {
     .join('');
 }
 
+/**
+ * An error's message keeps its lines; the values it quotes (a file's name, a settings entry, an
+ * error's words) were shown on one line each where it was worded (displayFields, displayText),
+ * so they are not escaped twice here, and whatever was not is still escaped.
+ */
 function showError(text: string): string {
-  return displayText(text, { multiline: true, maxChars: 2000 });
+  return displayText(text, { multiline: true, maxChars: 2000, escaped: true });
 }
 
 /** Options every command takes; they map onto the settings' CLI layer. */

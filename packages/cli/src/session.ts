@@ -28,8 +28,9 @@ export async function openSession(g: GlobalOptions, io: IO, ui?: ToolUI): Promis
       interactive: io.isTTY,
       ...(ui === undefined ? {} : { ui }),
       env: io.env,
-      // Extensions write these lines, often quoting a tool's or a model's words.
-      log: (line) => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`),
+      // Extensions write these lines, often quoting a tool's or a model's words: each is one line,
+      // so none can add a line that reads like Airlock's own.
+      log: (line) => void io.stderr.write(`airlock: ${displayText(line, { maxChars: 2000 })}\n`),
       ...(io.bundled === undefined ? {} : { bundled: io.bundled }),
     });
   } catch (error) {

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { liveOutput, overlap } from '../src/live-output.js';
+import { LIVE_GUTTER, liveOutput, overlap } from '../src/live-output.js';
 
-/** What a terminal shows when a tool streams its tail: each new line once, in order. */
+/** What a terminal shows when a tool streams its tail (each new line once, in order), gutters taken off. */
 function shown(tails: string[]): string {
   let out = '';
   const live = liveOutput((text) => (out += text));
   for (const tail of tails) live.update(tail);
   live.end();
-  return out;
+  expect(out.split('\n').slice(0, -1).every((line) => line.startsWith(LIVE_GUTTER))).toBe(true);
+  return out.split(LIVE_GUTTER).join('');
 }
 
 describe('live output from a streamed tail', () => {
@@ -36,6 +37,16 @@ describe('live output from a streamed tail', () => {
     expect(live.end()).toBe(false);
     live.update('progress 50%');
     expect(live.end()).toBe(true);
-    expect(out).toBe('progress 50%\n');
+    expect(out).toBe(`${LIVE_GUTTER}progress 50%\n`);
+  });
+
+  it('every line starts behind the gutter, also a line that began in an earlier update, so output cannot pass for a line of Airlock', () => {
+    let out = '';
+    const live = liveOutput((text) => (out += text));
+    live.update('airlock: bash (call_1) → den');
+    live.update('airlock: bash (call_1) → denied\nairlock: ');
+    live.update('airlock: bash (call_1) → denied\nairlock: write (call_2) → ok\n\n');
+    live.end();
+    expect(out).toBe(`${LIVE_GUTTER}airlock: bash (call_1) → denied\n${LIVE_GUTTER}airlock: write (call_2) → ok\n${LIVE_GUTTER}\n`);
   });
 });

@@ -16,6 +16,7 @@ import {
   type ToolSelection,
   type ToolUI,
 } from '@airlock/kernel';
+import { displayFields } from '@airlock/kernel/display';
 import { defaultExtensionEntries, hostPackageDir, inlineExtensionName, loadExtensions, withDefaultSet, type BundledExtensions, type ExtensionToLoad, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
@@ -223,13 +224,14 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   if (trust !== undefined) diagnostics.push(...trust.diagnostics.map(fromExtensionDiagnostic));
   if (projectAllows.length > 0 && trust?.trusted !== true) {
     dropAllows(settings, projectAllows);
-    const files = [...new Set(projectAllows.map((p) => p.file ?? p.layer))].join(', ');
+    // Paths from the project: one line each (displayFields), so none can add a line to the message.
+    const shown = displayFields({ files: [...new Set(projectAllows.map((p) => p.file ?? p.layer))].join(', '), dir: trustDir ?? options.cwd });
     diagnostics.push({
       code: 'AIRLOCK_UNTRUSTED_ALLOW_RULES',
       severity: 'warning',
       details: { ignored: projectAllows.length },
-      message: `Ignored ${projectAllows.length} allow rule${projectAllows.length === 1 ? '' : 's'} from ${files}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.`,
-      fix: `Review the rules, then run \`airlock trust ${trustDir ?? options.cwd}\` (or pass --trust for this run only).`,
+      message: `Ignored ${projectAllows.length} allow rule${projectAllows.length === 1 ? '' : 's'} from ${shown.files}: the folder is not trusted, and an allow rule lets calls run without asking. Its deny and ask rules apply.`,
+      fix: `Review the rules, then run \`airlock trust ${shown.dir}\` (or pass --trust for this run only).`,
     });
   }
 

@@ -11,6 +11,7 @@
 
 import { registerErrorCodes, type ErrorCodeSpec } from './error-catalogue.js';
 import { didYouMean } from './suggest.js';
+import { displayFields } from './display/untrusted-text.js';
 
 const BRAND = Symbol.for('airlock.error');
 
@@ -46,9 +47,14 @@ export interface ErrorFactory<C extends string, D extends object> {
   render(details: D): string;
 }
 
-/** A kernel error: its catalogue entry (docs/errors.md) and the function that words its message. */
-function define<C extends string, D extends object>(code: C, spec: ErrorCodeSpec, render: (details: D) => string): ErrorFactory<C, D> {
+/**
+ * A kernel error: its catalogue entry (docs/errors.md) and the function that words its message.
+ * The message is worded from the details as displayFields shows them (a tool or handler name
+ * from an extension stays on one line, escaped); the error keeps the details as they are.
+ */
+function define<C extends string, D extends object>(code: C, spec: ErrorCodeSpec, words: (details: D) => string): ErrorFactory<C, D> {
   registerErrorCodes('kernel', { [code]: spec });
+  const render = (details: D): string => words(displayFields(details));
   const factory = (details: D, options?: { cause?: unknown }) => new AirlockError(code, render(details), details, options);
   return Object.assign(factory, { code, render });
 }

@@ -86,7 +86,7 @@ export type { Refusal } from './run-tool-call.js';
 export { MAX_VALUE_DEPTH } from './values.js';
 
 // Showing untrusted text to a person (also the pure subpath `@airlock/kernel/display`).
-export { countOf, displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './display/index.js';
+export { countOf, displayFields, displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions, type TerminalSafeOptions } from './display/index.js';
 
 // The registry and provider schemas.
 export {

@@ -3,6 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { around, HOSTILE_SAMPLES, rawHostile, visibleForm } from '@airlock/kernel/testing';
 import { createElicitationUI } from '../src/index.js';
 
 /** The elicitation UI against the SDK's real server and client, linked in memory. */
@@ -76,5 +77,30 @@ describe('createElicitationUI', () => {
     const answer = ui.select('Allow?', ['Allow once', 'Deny'], { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     expect(await answer).toBeUndefined();
+  });
+});
+
+describe('createElicitationUI: the texts a client shows a person', () => {
+  it('the message and descriptions carry every hostile character as a visible escape; choices go verbatim', async () => {
+    const { ui, asked } = await pair((request) => {
+      const property = Object.values((request.params as { requestedSchema: { properties: Record<string, { enum?: string[] }> } }).requestedSchema.properties)[0]!;
+      return property.enum === undefined ? { action: 'decline' } : { action: 'accept', content: { choice: property.enum[1]! } };
+    });
+    for (const sample of HOSTILE_SAMPLES) {
+      const text = around(sample);
+      await ui.confirm(`Run ${text}?`, `It says ${text}`);
+      await ui.input(`Say ${text}`, { placeholder: text });
+      expect(await ui.select(`Pick ${text}`, ['one', text])).toBe(text);
+      const [confirm, input, select] = asked.splice(0).map((r) => r.params as { message: string; requestedSchema: { properties: Record<string, { description?: string; enum?: string[] }> } });
+      const shown = [confirm!.message, confirm!.requestedSchema.properties['approve']!.description!, input!.message, select!.message];
+      for (const field of shown) {
+        expect(rawHostile(field, { lines: true }), sample.name).toEqual([]);
+        if (sample.text !== '\n') expect(field, sample.name).toContain(visibleForm(sample.text));
+      }
+      const placeholder = input!.requestedSchema.properties['text']!.description!;
+      expect(rawHostile(placeholder), sample.name).toEqual([]);
+      expect(placeholder, sample.name).toContain(visibleForm(sample.text));
+      expect(select!.requestedSchema.properties['choice']!.enum).toEqual(['one', text]);
+    }
   });
 });

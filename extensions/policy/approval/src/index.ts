@@ -87,7 +87,7 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
     choices.push(CHOICES.deny, CHOICES.denyWhy);
 
     const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
-    const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking })}${scopeNote}`;
+    const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking, resources: event.resources })}${scopeNote}`;
     let why: NoAnswer | undefined;
     const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
     const answer = await api.ui.select(title, choices, { ...dialog, onNoAnswer: (w: NoAnswer) => (why ??= w) });

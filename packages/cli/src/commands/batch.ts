@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { KernelEvent, ToolCall } from '@airlock/kernel';
+import { displayText, type KernelEvent, type ToolCall } from '@airlock/kernel';
 import { schemaProblemLines } from '@airlock/kernel/util';
 import Type from 'typebox';
 import { formatBatchSummary, formatContent, formatResultHeader } from '../format.js';
@@ -56,25 +56,27 @@ export async function batchCommand(a: BatchArgs, g: GlobalOptions, io: IO): Prom
 }
 
 async function readCalls(file: string, io: IO): Promise<ToolCall[]> {
-  const where = file === '-' ? 'standard input' : file;
+  // Quoted in errors: the file's name and the parser's words on one line each, escaped.
+  const where = file === '-' ? 'standard input' : displayText(file, { maxChars: 300 });
+  const why = (error: unknown): string => displayText((error as Error).message ?? String(error), { maxChars: 500 });
   let text: string;
   try {
     text = file === '-' ? await io.readStdin() : await readFile(resolve(io.cwd, file), 'utf8');
   } catch (error) {
-    throw new UsageError(`Cannot read the batch file ${where}: ${(error as Error).message}.`);
+    throw new UsageError(`Cannot read the batch file ${where}: ${why(error)}.`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`The batch in ${where} is not valid JSON: ${(error as Error).message}.`);
+    throw new UsageError(`The batch in ${where} is not valid JSON: ${why(error)}.`);
   }
   if (!Array.isArray(value)) {
     throw new UsageError(`The batch in ${where} must be a JSON array of {id?, name, arguments}.`, 'Example: [{"name": "read", "arguments": {"path": "README.md"}}]');
   }
   // The one schema wording (`[1].name: expected a non-empty string, got 5`), as for tool arguments.
   const problems = schemaProblemLines(BatchFile, value);
-  if (problems.length > 0) throw new UsageError(`The batch in ${where} has ${problems.length === 1 ? 'a problem' : 'problems'}: ${problems.join('; ')}.`);
+  if (problems.length > 0) throw new UsageError(`The batch in ${where} has ${problems.length === 1 ? 'a problem' : 'problems'}: ${problems.map((p) => displayText(p, { maxChars: 300 })).join('; ')}.`);
   const calls = (value as { id?: string; name: string; arguments?: unknown }[]).map(
     (call, i): ToolCall => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }),
   );

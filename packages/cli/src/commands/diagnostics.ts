@@ -14,7 +14,7 @@ export function reportDiagnostics(host: Host, io: IO, options: { verbose?: boole
   const notInstalled = host.diagnostics.filter((d) => d.code === 'AIRLOCK_EXTENSION_NOT_INSTALLED');
   if (notInstalled.length > 0) {
     const names = notInstalled.map((d) => d.extension).filter((n): n is string => n !== undefined);
-    write(`airlock: ${notInstalled.length} default extension${notInstalled.length === 1 ? ' is' : 's are'} not installed yet (${names.map((n) => show(n)).join(', ')}); running without them.\n`);
+    write(`airlock: ${notInstalled.length} default extension${notInstalled.length === 1 ? ' is' : 's are'} not installed yet (${names.map(one).join(', ')}); running without them.\n`);
   }
   const blocked = host.blocked;
   const blocking = (d: Diagnostic): boolean => blocks(host, d);
@@ -64,11 +64,11 @@ function describeGroup(group: readonly Diagnostic[], verbose: boolean): string {
  * policy is therefore not in force, and the one fix.
  */
 function untrustedSummary(group: readonly Diagnostic[]): string {
-  const names = group.map((d) => d.extension ?? '?');
+  const names = group.map((d) => one(d.extension ?? '?'));
   const projectDir = group[0]!.details?.projectDir;
-  const folder = typeof projectDir === 'string' ? `the project folder ${projectDir}` : 'the project folder';
-  const policy = group.filter((d) => d.details?.policy === true && d.details?.fallback === undefined).map((d) => d.extension ?? '?');
-  const replaced = group.filter((d) => d.details?.fallback !== undefined).map((d) => d.extension ?? '?');
+  const folder = typeof projectDir === 'string' ? `the project folder ${one(projectDir)}` : 'the project folder';
+  const policy = group.filter((d) => d.details?.policy === true && d.details?.fallback === undefined).map((d) => one(d.extension ?? '?'));
+  const replaced = group.filter((d) => d.details?.fallback !== undefined).map((d) => one(d.extension ?? '?'));
   const lines = [
     `airlock: warning: ${countOf(group.length, 'project extension')} ${group.length === 1 ? 'was' : 'were'} not loaded, because ${folder} is not trusted and an extension is code that runs with your permissions: ${names.join(', ')}.`,
     ...(policy.length > 0 ? [`The policy ${policy.length === 1 ? 'it' : 'they'} would enforce is NOT in force in this run: ${policy.join(', ')}.`] : []),
@@ -96,7 +96,16 @@ function stackOf(d: Diagnostic, verbose: boolean): string {
   return `${show(d.stack).replace(/^/gm, '    ')}\n`;
 }
 
-/** A diagnostic may quote a project's settings (extension names, paths, tool names): shown, never interpreted. */
+/**
+ * A diagnostic may quote a project's settings (extension names, paths, tool names): each value was
+ * shown on one line where the message was worded, so it is not escaped twice here; the message
+ * keeps its own lines.
+ */
 function show(text: string): string {
-  return displayText(text, { multiline: true, maxChars: 4000 });
+  return displayText(text, { multiline: true, maxChars: 4000, escaped: true });
+}
+
+/** A name or a path the CLI puts into a line itself: one line, escaped. */
+function one(text: string): string {
+  return displayText(text, { maxChars: 300 });
 }

@@ -115,7 +115,12 @@ function localSpec(projectDir: string, path: string): string {
   return rel.startsWith('..') ? rel : `./${rel}`;
 }
 
-/** The end of a package manager's output: where it says what went wrong. */
+/**
+ * The end of a package manager's output (where it says what went wrong), each line behind a
+ * gutter: a package's install script writes what it likes, and no line of it may pass for one of
+ * Airlock's (a `Fix:`).
+ */
 function tail(output: string): string {
-  return displayText(output.trim().split('\n').slice(-15).join('\n'), { multiline: true, maxChars: 3000 });
+  const shown = displayText(output.trim().split('\n').slice(-15).join('\n'), { multiline: true, maxChars: 3000 });
+  return shown.split('\n').map((line) => `  \u2502 ${line}`.trimEnd()).join('\n');
 }

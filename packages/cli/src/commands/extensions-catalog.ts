@@ -18,16 +18,17 @@ export async function extensionsCatalogCommand(o: { write?: boolean }, g: Global
   const from = resolve(io.cwd, g.cwd ?? '.');
   const root = findWorkspaceRoot(from);
   if (root === undefined) {
-    throw new UsageError(`No pnpm-workspace.yaml in ${from} or above it: the catalog lists the packages of a workspace.`, 'Run it inside a clone of Airlock (or pass --cwd <the clone>).');
+    throw new UsageError(`No pnpm-workspace.yaml in ${displayText(from, { maxChars: 300 })} or above it: the catalog lists the packages of a workspace.`, 'Run it inside a clone of Airlock (or pass --cwd <the clone>).');
   }
   // Reading options imports each extension's module: the workspace's code runs, so it must be trusted.
   const trust = await projectTrust(root, g.trust, io.env, io.env.HOME ?? homedir());
   if (!trust.trusted) {
-    throw new UsageError(`The workspace ${root} is not trusted, and the catalog imports each extension's module to read its options.`, `Review it, then run \`airlock trust ${root}\` (or pass --trust for this run only).`);
+    const shown = displayText(root, { maxChars: 300 });
+    throw new UsageError(`The workspace ${shown} is not trusted, and the catalog imports each extension's module to read its options.`, `Review it, then run \`airlock trust ${shown}\` (or pass --trust for this run only).`);
   }
   const catalog = await buildCatalog(root);
   const broken = catalog.packages.filter((p) => p.problem !== undefined);
-  for (const p of broken) io.stderr.write(`airlock: ${displayText(p.name)}: ${displayText(p.problem!, { multiline: true, maxChars: 2000 })}\n`);
+  for (const p of broken) io.stderr.write(`airlock: ${displayText(p.name)}: ${displayText(p.problem!, { maxChars: 2000 })}\n`);
   if (o.write) {
     const file = join(root, 'docs', 'catalog.md');
     await writeFile(file, renderCatalog(catalog));

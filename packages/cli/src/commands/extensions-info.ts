@@ -60,7 +60,7 @@ function locate(name: string, host: Host, g: GlobalOptions, io: IO): string {
   );
   if (found.ok) return found.resolved.realDir;
   if (found.partial.realDir !== undefined) return found.partial.realDir;
-  throw new UsageError(`No extension "${name}" here: ${found.diagnostic.message}`, "Give an extension's name as `airlock extensions` lists it, a package name installed in this project, or a path to its folder.");
+  throw new UsageError(`No extension "${displayText(name, { maxChars: 200 })}" here: ${found.diagnostic.message}`, "Give an extension's name as `airlock extensions` lists it, a package name installed in this project, or a path to its folder.");
 }
 
 function commandWords(c: ExtensionCommand, prefix = ''): CommandFacts[] {

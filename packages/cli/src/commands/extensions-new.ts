@@ -16,11 +16,11 @@ import type { GlobalOptions } from '../main.js';
 export async function extensionsNewCommand(o: { name: string; tool?: boolean; policy?: boolean; dir?: string }, g: GlobalOptions, io: IO): Promise<number> {
   if (o.tool !== true && o.policy !== true) throw new UsageError('Say what to make: --tool (a package that adds a tool) or --policy (one that judges calls).', `Example: airlock extensions new ${o.name} --tool`);
   const problem = packageNameProblem(o.name);
-  if (problem !== undefined) throw new UsageError(`"${o.name}" is not a package name: ${problem}.`, 'Example: airlock extensions new airlock-word-count --tool');
+  if (problem !== undefined) throw new UsageError(`"${displayText(o.name, { maxChars: 200 })}" is not a package name: ${problem}.`, 'Example: airlock extensions new airlock-word-count --tool');
   const { extension, tool } = namesOf(o.name);
   const target = resolve(io.cwd, g.cwd ?? '.', o.dir ?? extension);
   if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new UsageError(`${target} already exists and is not empty; nothing was written.`, 'Give a new or empty folder with --dir, or another name.');
+    throw new UsageError(`${displayText(target, { maxChars: 300 })} already exists and is not empty; nothing was written.`, 'Give a new or empty folder with --dir, or another name.');
   }
   const kernelDir = kernelPackageDir();
   const words = {

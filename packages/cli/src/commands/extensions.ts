@@ -52,7 +52,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
   }
 }
 
-/** Diagnostics quote a project's settings (names, paths): shown, never interpreted. */
+/** Diagnostics quote a project's settings (names, paths), each value escaped where it was worded: shown, never interpreted, never escaped twice. */
 function show(text: string): string {
-  return displayText(text, { multiline: true, maxChars: 2000 });
+  return displayText(text, { multiline: true, maxChars: 2000, escaped: true });
 }

@@ -14,7 +14,7 @@ import { leaveIfStuck } from './stuck.js';
  */
 export async function mcpCommand(g: GlobalOptions, io: IO): Promise<number> {
   const protocol = claimStdout();
-  const log = (line: string): void => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`);
+  const log = (line: string): void => void io.stderr.write(`airlock: ${displayText(line, { maxChars: 2000 })}\n`);
   try {
     const ui = createElicitationUI({ log });
     // Not interactive: the trust question cannot be asked before a client is connected.

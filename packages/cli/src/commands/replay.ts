@@ -47,7 +47,8 @@ function readTranscript(path: string): LoadedTranscript {
   try {
     return loadTranscript(path);
   } catch (error) {
-    if (error instanceof SessionError) throw new UsageError(error.message, error.hint);
+    // One line: it quotes the path the person gave.
+    if (error instanceof SessionError) throw new UsageError(displayText(error.message, { maxChars: 2000 }), error.hint);
     throw error;
   }
 }
@@ -57,14 +58,16 @@ const NOW: Record<ReplayRow['now'], string> = { allow: 'allowed', ask: 'asks', d
 function humanReport(report: ReplayReport, id: string): string {
   const reran = report.rows.filter((r) => r.executed).length;
   const ran = reran === 0 ? '' : ` (${countOf(reran, 'call')} of replay-safe tools ran again)`;
-  if (report.changed === 0) return `Session ${id}: all ${countOf(report.calls, 'recorded call')} would be decided as recorded${ran}.\n`;
+  // The id is the transcript's own, and a transcript may be any file the person named.
+  const shown = displayText(id, { maxChars: 80 });
+  if (report.changed === 0) return `Session ${shown}: all ${countOf(report.calls, 'recorded call')} would be decided as recorded${ran}.\n`;
   const rows = [['#', 'TOOL', 'ARGUMENTS', 'RECORDED', 'NOW', 'BY', 'WHY']];
   for (const r of report.rows.filter((row) => row.changed)) {
     // A different result was allowed as before: what differs matters, not the rule that allowed it again.
     const differs = r.now === 'different';
     rows.push([String(r.index), r.tool, displayValue(r.args ?? null, { maxChars: 60 }), r.recorded, nowText(r), differs ? '' : by(r), differs ? differenceText(r) : (r.reason ?? '')]);
   }
-  return `${table(rows)}\nSession ${id}: ${report.changed} of ${countOf(report.calls, 'recorded call')} would now be decided differently${ran}.\n`;
+  return `${table(rows)}\nSession ${shown}: ${report.changed} of ${countOf(report.calls, 'recorded call')} would now be decided differently${ran}.\n`;
 }
 
 function nowText(r: ReplayRow): string {

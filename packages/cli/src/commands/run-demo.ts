@@ -68,7 +68,7 @@ export async function runDemo(a: DemoArgs, g: GlobalOptions, io: IO): Promise<nu
     const result = await withInterrupt((signal) =>
       runAgentLoop([userMessage(prompt)], { provider, model: TOUR_MODEL, runner, systemPrompt, signal, onEvent, ...(a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns }) }),
     ).finally(() => transcript.close());
-    if (result.reason !== undefined) io.stderr.write(`airlock: ${displayText(result.reason, { multiline: true, maxChars: 2000 })}\n`);
+    if (result.reason !== undefined) io.stderr.write(`airlock: ${displayText(result.reason, { maxChars: 2000 })}\n`);
     // With --json stdout holds events only; the closing notes go to stderr then.
     (g.json ? io.stderr : io.stdout).write(closing(project, transcript, auditLog(host, project, where)));
     return runExitCode(result);

@@ -75,7 +75,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
       const text = textOf(result.finalMessage);
       if (text !== '') io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     }
-    if (result.reason !== undefined) io.stderr.write(`airlock: ${displayText(result.reason, { multiline: true, maxChars: 2000 })}\n`);
+    if (result.reason !== undefined) io.stderr.write(`airlock: ${displayText(result.reason, { maxChars: 2000 })}\n`);
     if (!g.json) io.stderr.write(`airlock: transcript ${transcript.path} (session ${transcript.id}; continue with airlock run --resume ${transcript.id})\n`);
     return runExitCode(result);
   } finally {
@@ -145,6 +145,6 @@ async function openModel(spec: string, baseUrl: string | undefined, host: Host, 
   } catch (error) {
     if (error instanceof ModelSpecError || error instanceof ScriptError) throw new UsageError(error.message);
     const hint = error instanceof ProviderSetupError ? `A key may also be set as providers.${name}.apiKey (or apiKeyEnv, the variable to read it from) in your user settings, ${host.settings.userFile}.` : undefined;
-    throw new UsageError(`The model ${spec} cannot be used: ${(error as Error).message ?? String(error)}`, hint);
+    throw new UsageError(`The model ${displayText(spec, { maxChars: 300 })} cannot be used: ${displayText((error as Error).message ?? String(error), { maxChars: 1000 })}`, hint);
   }
 }

@@ -26,7 +26,7 @@ export async function serveCommand(a: ServeArgs, g: GlobalOptions, io: IO): Prom
   if (!a.stdio) {
     throw new UsageError('airlock serve needs a transport: --stdio (JSON-RPC 2.0, one JSON object per line on stdin and stdout).', 'Run `airlock serve --stdio`; docs/rpc.md lists the methods.');
   }
-  const log = (line: string): void => void io.stderr.write(`airlock: ${displayText(line, { multiline: true, maxChars: 2000 })}\n`);
+  const log = (line: string): void => void io.stderr.write(`airlock: ${displayText(line, { maxChars: 2000 })}\n`);
   // stdout is the protocol: nothing else may write there, and it is written byte for byte.
   const server = createRpcServer({
     input: process.stdin,

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { SessionError, findSession, type SessionQuery } from '@airlock/agent';
+import { displayText } from '@airlock/kernel';
 import { UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -14,7 +15,8 @@ export function transcriptPath(ref: string | undefined, query: SessionQuery): st
   try {
     return findSession(ref, query);
   } catch (error) {
-    if (error instanceof SessionError) throw new UsageError(error.message, error.hint);
+    // One line: it quotes the reference and a path the person gave.
+    if (error instanceof SessionError) throw new UsageError(displayText(error.message, { maxChars: 2000 }), error.hint);
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { displayText } from '@airlock/kernel';
 import { errorMessage } from '@airlock/kernel/util';
 import { UsageError } from '../io.js';
 
@@ -39,7 +40,7 @@ export function findTour(from: string = fileURLToPath(import.meta.url)): TourFil
 export function makeTourProject(tour: TourFiles, dir: string | undefined, cwd: string): string {
   const target = dir === undefined ? undefined : resolve(cwd, dir);
   if (target !== undefined && existsSync(target) && (!statSync(target).isDirectory() || readdirSync(target).length > 0)) {
-    throw new UsageError(`--demo-dir ${target} is not an empty folder: the tour writes into the folder it is given.`, 'Give a new or empty folder, or leave --demo-dir out for a fresh temp folder.');
+    throw new UsageError(`--demo-dir ${displayText(target, { maxChars: 300 })} is not an empty folder: the tour writes into the folder it is given.`, 'Give a new or empty folder, or leave --demo-dir out for a fresh temp folder.');
   }
   let made: string | undefined;
   try {

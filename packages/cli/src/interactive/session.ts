@@ -74,7 +74,7 @@ export function runInteractive(options: InteractiveOptions): Promise<number> {
 
     const finished = (result: AgentRunResult): void => {
       running = undefined;
-      if (result.reason !== undefined) say(displayText(result.reason, { multiline: true, maxChars: 2000 }));
+      if (result.reason !== undefined) say(displayText(result.reason, { maxChars: 2000 }));
       const dropped = result.status === 'aborted' ? agent.steering.drain().length + agent.followUps.drain().length : 0;
       if (dropped > 0) say(`${dropped === 1 ? 'the message' : `${dropped} messages`} typed during the aborted turn ${dropped === 1 ? 'was' : 'were'} not sent.`);
       if (leaving) return leave(EXIT.ok);

@@ -1,4 +1,5 @@
 import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
+import { displayFields } from '@airlock/kernel/display';
 import { didYouMean } from '@airlock/kernel/util';
 import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayerName } from './types.js';
@@ -423,7 +424,9 @@ export function diagnostic<C extends DiagnosticCode>(
   error?: unknown,
 ): Diagnostic<DiagnosticCode> {
   const e = CATALOGUE[code] as unknown as Entry<DetailsOf<C>>;
-  const { message, fix } = e.render(details, subject);
+  // Worded from the details and subject as displayFields shows them: a folder, a settings entry or
+  // an error's words from outside stay on one line, so none can add a line (a false `Fix:`).
+  const { message, fix } = e.render(displayFields(details), displayFields(subject));
   const d: { -readonly [K in keyof Diagnostic<DiagnosticCode>]: Diagnostic<DiagnosticCode>[K] } = {
     code,
     severity: e.severity,

@@ -1,6 +1,7 @@
 import { closestNames, NO_UI, type EventSink, type ExtensionCommand, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
 import type { Diagnostic } from '@airlock/kernel';
+import { displayText } from '@airlock/kernel/display';
 import { diagnostic, errorText, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
@@ -369,10 +370,12 @@ interface PolicyFailure {
 
 function blockedBy(failures: PolicyFailure[]): Blocked {
   const first = failures[0]!;
-  const where = (e: ExtensionToLoad) => (e.file ? ` in ${e.file}` : e.layer === 'cli' ? ' on the command line' : e.layer === 'code' ? ' in the extensions your program passes in code' : '');
+  // Names, specs and files come from settings (a project's too): one line each, escaped.
+  const one = (text: string): string => displayText(text, { maxChars: 300 });
+  const where = (e: ExtensionToLoad) => (e.file ? ` in ${one(e.file)}` : e.layer === 'cli' ? ' on the command line' : e.layer === 'code' ? ' in the extensions your program passes in code' : '');
   const lines = failures.map(
     (f) =>
-      `- "${f.record.name}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,
+      `- "${one(f.record.name)}" (${f.diagnostic.code}${f.unknown ? '; it could not be read, so it may be a policy extension' : ''}): ${f.diagnostic.message.split('\n')[0]}`,
   );
   // The first line, without a trailing "Looked in:" that announces lines left out here.
   const reason = (first.diagnostic.message.split('\n')[0] ?? '').replace(/(?<=\.)\s*[^.]*:$/, '') || first.diagnostic.code;
@@ -381,7 +384,7 @@ function blockedBy(failures: PolicyFailure[]): Blocked {
   const settingsFix = typeof first.diagnostic.details.settingsFix === 'string';
   const optionalToo = !first.record.policy && first.entry.layer !== 'defaults';
   const fix =
-    `${first.diagnostic.fix}${settingsFix ? '' : ` Or, to run without it, remove "${first.entry.spec}" from "extensions"${where(first.entry)}${optionalToo ? ` (or, to go on without it whenever it fails, give it "optional": true)` : ''}.`}` +
+    `${first.diagnostic.fix}${settingsFix ? '' : ` Or, to run without it, remove "${one(first.entry.spec)}" from "extensions"${where(first.entry)}${optionalToo ? ` (or, to go on without it whenever it fails, give it "optional": true)` : ''}.`}` +
     ' Run `airlock extensions` for every detail.';
   const anyPolicy = failures.some((f) => f.record.policy);
   const what = anyPolicy

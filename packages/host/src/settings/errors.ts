@@ -5,6 +5,7 @@
  */
 import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
 import type { SchemaProblem } from '@airlock/kernel/util';
+import { displayText } from '@airlock/kernel/display';
 
 /** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'code' | 'cli';
@@ -125,11 +126,19 @@ const LAYER_TEXT: Record<SettingsLayerName, string> = {
   cli: 'command-line flags',
 };
 
+/**
+ * A path, a property path, a parser's or validator's words, in a message: one line, escaped
+ * (displayText), so a line break in a folder's name or a settings value cannot add a line.
+ */
+function one(text: string): string {
+  return displayText(text, { maxChars: 1000 });
+}
+
 /** `/p/package.json (field "airlock", project settings)` or `command-line flags`. */
 export function describeSource(source: SettingsSource): string {
   if (!source.file) return LAYER_TEXT[source.layer];
-  const field = source.field ? `field "${source.field}", ` : '';
-  return `${source.file} (${field}${LAYER_TEXT[source.layer]})`;
+  const field = source.field ? `field "${one(source.field)}", ` : '';
+  return `${one(source.file)} (${field}${LAYER_TEXT[source.layer]})`;
 }
 
 function details(source: SettingsSource, problems: readonly SettingsProblem[], at?: { line?: number | undefined; column?: number | undefined }): SettingsErrorDetails {
@@ -137,7 +146,7 @@ function details(source: SettingsSource, problems: readonly SettingsProblem[], a
 }
 
 function bullet(problems: readonly SettingsProblem[]): string {
-  return problems.map((p) => `  - ${p.path || '(top level)'}: ${p.message}`).join('\n');
+  return problems.map((p) => `  - ${p.path ? one(p.path) : '(top level)'}: ${one(p.message)}`).join('\n');
 }
 
 // ─── Factories ──────────────────────────────────────────────────────────────────────────────
@@ -163,7 +172,7 @@ export function settingsSyntaxError(
   const where = at.line === undefined ? '' : ` at line ${at.line}${at.column === undefined ? '' : `, column ${at.column}`}`;
   return new SettingsError(
     'AIRLOCK_SETTINGS_SYNTAX',
-    `Cannot parse ${describeSource(source)}${where}: ${reason}\nFix the syntax and run again. Nothing was run.`,
+    `Cannot parse ${describeSource(source)}${where}: ${one(reason)}\nFix the syntax and run again. Nothing was run.`,
     details(source, [{ path: '', message: reason }], at),
     { cause },
   );
@@ -174,7 +183,7 @@ export function unreadableSettings(source: SettingsSource & { file: string }, ca
   const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_UNREADABLE',
-    `Cannot read ${describeSource(source)}: ${reason}\nCheck that it is a readable file. Nothing was run.`,
+    `Cannot read ${describeSource(source)}: ${one(reason)}\nCheck that it is a readable file. Nothing was run.`,
     details(source, [{ path: '', message: reason }]),
     { cause },
   );
@@ -184,7 +193,7 @@ export function unreadableSettings(source: SettingsSource & { file: string }, ca
 export function settingsFileNotFound(source: SettingsSource & { file: string }, reason: string, cause?: unknown): SettingsError {
   return new SettingsError(
     'AIRLOCK_SETTINGS_NOT_FOUND',
-    `Settings file not found: ${source.file} (${reason}).\n` +
+    `Settings file not found: ${one(source.file)} (${one(reason)}).\n` +
       'It was given explicitly (--settings), so Airlock does not search for another one. Check the path. Nothing was run.',
     details(source, [{ path: '', message: reason }]),
     cause === undefined ? undefined : { cause },
@@ -196,7 +205,7 @@ export function settingsLoadFailed(source: SettingsSource & { file: string }, ca
   const reason = firstLineOf(cause);
   return new SettingsError(
     'AIRLOCK_SETTINGS_LOAD_FAILED',
-    `Loading ${describeSource(source)} failed: ${reason}\n` +
+    `Loading ${describeSource(source)} failed: ${one(reason)}\n` +
       'The settings module threw, or one of its imports failed. Fix it (or use .airlockrc.json) and run again. Nothing was run.',
     details(source, [{ path: '', message: reason }]),
     { cause },

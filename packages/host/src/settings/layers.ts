@@ -17,6 +17,7 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { registerErrorCodes, type Diagnostic } from '@airlock/kernel';
+import { displayFields } from '@airlock/kernel/display';
 import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
@@ -226,15 +227,16 @@ async function judgeUntrusted(
   const { extensions, ...rest } = values;
   const { value, stripped } = stripTrustedOnly(SettingsSchema, rest);
   if (stripped.length === 0 || (await trust({ ...project, needs: stripped }))) return values;
-  const keys = stripped.join(', ');
+  // The folder's name and the keys come from the project: shown on one line each (displayFields).
+  const shown = displayFields({ keys: stripped.join(', '), file: project.file, dir: project.dir });
   diagnostics.push({
     code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',
     severity: 'warning',
     details: { ignored: stripped, projectDir: project.dir },
     file: project.file,
     message:
-      `Ignored ${keys} in ${project.file}: ${project.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run, or switch a protection off. ` +
-      `Trust the folder (airlock trust ${project.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
+      `Ignored ${shown.keys} in ${shown.file}: ${shown.dir} is not trusted, and only a trusted folder may set a path on disk, a program or code to run, or switch a protection off. ` +
+      `Trust the folder (airlock trust ${shown.dir}, or --trust for this run), or set ${stripped.length === 1 ? 'it' : 'them'} in your user settings instead.`,
   });
   return { ...value, ...(extensions === undefined ? {} : { extensions }) };
 }
@@ -247,15 +249,16 @@ async function judgeUntrusted(
 function userOnlyRemoved(values: SettingsLayer, file: string, userFile: string, diagnostics: Diagnostic[]): SettingsLayer {
   const { value, stripped } = stripKinds(SettingsSchema, values, USER_ONLY_KINDS);
   if (stripped.length === 0) return values;
+  const shown = displayFields({ keys: stripped.join(', '), file, userFile });
   diagnostics.push({
     code: 'AIRLOCK_SETTINGS_USER_ONLY_VALUES',
     severity: 'warning',
     details: { ignored: stripped },
     file,
     message:
-      `Ignored ${stripped.join(', ')} in ${file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, ` +
+      `Ignored ${shown.keys} in ${shown.file}: a model provider's key and the URL it is sent to may be set only in your user settings or on the command line, ` +
       `never by a project (trusted or not), so a project cannot send your key to a server of its choosing. ` +
-      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (${userFile}), or use --base-url for this run.`,
+      `Set ${stripped.length === 1 ? 'it' : 'them'} in your user settings (${shown.userFile}), or use --base-url for this run.`,
   });
   return value;
 }
@@ -278,14 +281,15 @@ async function readProject(
 
   const { file, dir } = found;
   if (!(await trust({ file, dir, needs: [] }))) {
+    const shown = displayFields({ file, dir });
     diagnostics.push({
       code: 'AIRLOCK_SETTINGS_CODE_NOT_RUN',
       severity: 'warning',
       details: { projectDir: dir },
       file,
       message:
-        `Project settings ${file} were not loaded: a settings module is code, and ${dir} is not trusted. ` +
-        `Trust the folder (airlock trust ${dir}), or use .airlockrc.json, which is only read.`,
+        `Project settings ${shown.file} were not loaded: a settings module is code, and ${shown.dir} is not trusted. ` +
+        `Trust the folder (airlock trust ${shown.dir}), or use .airlockrc.json, which is only read.`,
     });
     return { file, dir };
   }

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '@airlock/kernel';
+import { displayText } from '@airlock/kernel/display';
 import { diagnostic, errorText } from '../extensions/diagnostics.js';
 import type { SettingsLayerName } from '../extensions/types.js';
 import { defaultTrustFile, findTrust, readTrustStore, realDir, setTrust, type TrustEntry } from './store.js';
@@ -107,12 +108,18 @@ export async function resolveTrust(options: ResolveTrustOptions): Promise<TrustD
   });
 }
 
+/**
+ * The question, three lines. The folder's name and the extensions come from the project being
+ * asked about, so each is shown on one line with displayText: a line break in a folder's name or
+ * in a settings entry cannot start a line that passes for part of the question.
+ */
 function question(projectDir: string, trustFile: string, extensions: readonly string[]): string {
-  const what = extensions.length > 0 ? `Its settings load extensions: ${extensions.join(', ')}. ` : 'Its settings may load extensions. ';
+  const one = (text: string): string => displayText(text, { maxChars: 300 });
+  const what = extensions.length > 0 ? `Its settings load extensions: ${extensions.map(one).join(', ')}. ` : 'Its settings may load extensions. ';
   return (
-    `Trust the project folder ${projectDir}?\n` +
+    `Trust the project folder ${one(projectDir)}?\n` +
     `${what}Extensions are code that runs with your permissions; trust only a project you know.\n` +
-    `The answer is remembered in ${trustFile} (change it with \`airlock trust\` or \`airlock trust --revoke\`).`
+    `The answer is remembered in ${one(trustFile)} (change it with \`airlock trust\` or \`airlock trust --revoke\`).`
   );
 }
 

@@ -10,6 +10,8 @@
  * countdown. A response with an id the host is not waiting for is ignored (late answers to cancelled
  * dialogs land here); a malformed one is ignored with a log line and the dialog keeps waiting.
  * Answers when nobody answers are those of the dialog queue: confirm → false, select/input → undefined.
+ * Titles, messages and placeholders are sent through `terminalSafe` as the terminal UI shows
+ * them; choices verbatim (the answer must be one of them).
  */
 import { randomUUID } from 'node:crypto';
 import type { DialogOptions, Logger, NoAnswer, ToolUI } from '@airlock/kernel';
@@ -78,7 +80,7 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
  */
 export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {}): ToolUI {
   // A client's malformed message is quoted in these lines: escaped, never interpreted by the terminal.
-  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${terminalSafe(message)}\n`) };
+  const log = options.log ?? { warn: (message: string) => void process.stderr.write(`airlock: ${terminalSafe(message, { lineBreaks: false, tabs: false })}\n`) };
   const queue = options.queue ?? queueFor(transport, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
 
   /** Sends one request and waits for its response; on cancel tells the client to close it. */
@@ -121,7 +123,7 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
         finish(answer.value);
       });
       const left = shown.deadline === undefined ? undefined : Math.max(0, shown.deadline - Date.now());
-      const sent = trySend({ type: 'ui_request', id, ...request, ...(left === undefined ? {} : { timeoutMs: left }) } satisfies UIRequestMessage);
+      const sent = trySend({ type: 'ui_request', id, ...forPeople(request), ...(left === undefined ? {} : { timeoutMs: left }) } satisfies UIRequestMessage);
       if (!sent) {
         shown.noAnswer({ kind: 'unavailable', detail: 'the dialog could not be sent to the client' });
         return finish(fallback);
@@ -193,6 +195,20 @@ export function createRpcUI(transport: RpcTransport, options: RpcUIOptions = {})
           }),
       });
     },
+  };
+}
+
+/**
+ * The texts of a dialog as the terminal UI shows them (a client may well print them to one): no
+ * character a terminal obeys or hides, no tab; a placeholder on one line. Choices go as they are,
+ * since the answer must be one of them verbatim; Airlock's own (the approval prompt's) are plain words.
+ */
+function forPeople(request: Omit<UIRequestMessage, 'type' | 'id' | 'timeoutMs'>): Omit<UIRequestMessage, 'type' | 'id' | 'timeoutMs'> {
+  return {
+    ...request,
+    title: terminalSafe(request.title, { tabs: false }),
+    ...(request.message === undefined ? {} : { message: terminalSafe(request.message, { tabs: false }) }),
+    ...(request.placeholder === undefined ? {} : { placeholder: terminalSafe(request.placeholder, { lineBreaks: false, tabs: false }) }),
   };
 }
 

@@ -16,6 +16,11 @@
  * - Every text an extension hands a dialog (title, message, choices, placeholder) goes through
  *   `terminalSafe` here: an extension should show untrusted parts with `displayText`, but a
  *   careless one must still not be able to send ESC, bidi or invisible characters to the terminal.
+ *   A tab is shown as `\t`; a choice or a placeholder is one line (a line break in it as `\n`),
+ *   so no choice can draw what looks like another.
+ * - Lines longer than the terminal is wide are cut here, each further piece starting with `↪`
+ *   (see fit-width.ts): wrapped by the library, the rest of a long value would start a screen
+ *   line of its own and could pass for a line of the dialog.
  */
 import { Writable } from 'node:stream';
 import type confirmPrompt from '@inquirer/confirm';
@@ -24,6 +29,7 @@ import type selectPrompt from '@inquirer/select';
 import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
 import { terminalSafe } from '@airlock/kernel/display';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
+import { fitWidth } from './fit-width.js';
 
 export interface TtyUIOptions {
   /** Where keys come from. Default process.stdin. Dialogs are interactive only if it is a TTY. */
@@ -68,10 +74,16 @@ const UNANSWERED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPrompt
 export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
-  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message)}\n`) };
+  const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message, { lineBreaks: false, tabs: false })}\n`) };
   const queue = options.queue ?? queueFor(input, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
   const interactive = input.isTTY === true;
   const paint = painter(output);
+  /** The library's default when the output says no width (not a terminal). */
+  const columns = (): number => (output as { columns?: number }).columns ?? 80;
+  /** A dialog's title or message: lines kept, cut to the width after the library's `? `. */
+  const message = (text: string): string => fitWidth(terminalSafe(text, { tabs: false }), columns(), 2);
+  /** A choice or a placeholder: one line, cut to the width after the library's `❯ `. */
+  const line = (text: string): string => fitWidth(terminalSafe(text, { lineBreaks: false, tabs: false }), columns(), 2);
 
   /** Runs one prompt for the queue: Ctrl-C, Ctrl-D, end of input, abort and timeout all give `fallback`. */
   async function prompt<T>(
@@ -128,7 +140,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
   return {
     interactive,
 
-    confirm(title: string, message?: string, dialog: DialogOptions = {}): Promise<boolean> {
+    confirm(title: string, body?: string, dialog: DialogOptions = {}): Promise<boolean> {
       if (!interactive) return Promise.resolve(nobody(dialog, false));
       return queue.run({
         fallback: false,
@@ -139,7 +151,7 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt(false, shown, (context) =>
             prompts!.confirm(
               {
-                message: terminalSafe(message ? `${title}\n${message}` : title),
+                message: message(body ? `${title}\n${body}` : title),
                 // Enter alone declines: an approval should take a deliberate "y".
                 default: false,
                 theme: { style: { message: titleStyle(shown.deadline, 'answers No') } },
@@ -162,8 +174,8 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.select(
               {
-                message: terminalSafe(title),
-                choices: choices.map((choice) => ({ value: choice, name: terminalSafe(choice) })),
+                message: message(title),
+                choices: choices.map((choice) => ({ value: choice, name: line(choice) })),
                 theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
               },
               context,
@@ -184,9 +196,9 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
           prompt<string | undefined>(undefined, shown, (context) =>
             prompts!.input(
               {
-                message: terminalSafe(title),
+                message: message(title),
                 // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).
-                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(terminalSafe(placeholder)) : terminalSafe(value)),
+                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(line(placeholder)) : terminalSafe(value)),
                 theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
               },
               context,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTrustStore, resolveTrust, setTrust, trustModeFromLayers } from '../../src/trust/index.js';
 import { removeTempDirs, tempDir } from '../extensions/fixtures.js';
+import { around, HOSTILE_SAMPLES, rawHostile, spoofedLines, visibleForm } from '@airlock/kernel/testing';
 
 afterAll(removeTempDirs);
 
@@ -119,5 +120,24 @@ describe('trustModeFromLayers', () => {
     type Layers = Awaited<ReturnType<typeof loadSettings>>['layers'];
     const layers: Layers = [{ name: 'user', file: '/u.json', values: { trust: { default: 'always' } } }];
     expect(trustModeFromLayers(layers).mode).toBe('always');
+  });
+});
+
+describe('the trust question shows the folder and the extensions it names as they are', () => {
+  it('every hostile character in the folder name or a settings entry is a visible escape, and the question stays three lines', async () => {
+    const { root, trustFile } = setup();
+    for (const [i, sample] of HOSTILE_SAMPLES.entries()) {
+      if (sample.text === '\u0000') continue; // a folder name cannot hold NUL
+      const project = join(root, `p${i}`, around(sample));
+      mkdirSync(project, { recursive: true });
+      const ask = asker(false);
+      await resolveTrust({ projectDir: project, interactive: true, confirm: ask.confirm, trustFile, extensions: [`./${around(sample)}`] });
+      const [question] = ask.questions;
+      expect(rawHostile(question!, { lines: true }), sample.name).toEqual([]);
+      expect(spoofedLines(question!), sample.name).toEqual([]);
+      expect(question!.split('\n'), sample.name).toHaveLength(3);
+      expect(question, sample.name).toContain(`${visibleForm(around(sample))}?`);
+      expect(question, sample.name).toContain(`extensions: ./${visibleForm(around(sample))}.`);
+    }
   });
 });

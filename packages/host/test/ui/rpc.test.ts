@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DialogQueue } from '../../src/ui/dialog-queue.js';
 import { createRpcUI, type RpcTransport, type UIRequestMessage } from '../../src/ui/rpc.js';
+import { around, HOSTILE_SAMPLES, rawHostile, visibleForm } from '@airlock/kernel/testing';
 import { flush } from './fake-backend.js';
 
 /** An in-memory transport: records what the host sends, lets the test play the client. */
@@ -311,5 +312,35 @@ describe('createRpcUI: what the client sends that is not an answer', () => {
     await flush();
     wire.reply({ type: 'ui_response', id: wire.lastRequest().id, value: 'ok' });
     expect(await next).toBe('ok');
+  });
+});
+
+describe('createRpcUI: the texts a client shows a person', () => {
+  it('title, message and placeholder carry every hostile character as a visible escape; choices go verbatim', async () => {
+    for (const sample of HOSTILE_SAMPLES) {
+      const { wire, ui } = setup();
+      const text = around(sample);
+      const what = `${sample.name}`;
+      void ui.confirm(`Run ${text}?`, `It says ${text}`);
+      await flush();
+      const confirm = wire.lastRequest();
+      for (const field of [confirm.title, confirm.message!]) {
+        expect(rawHostile(field, { lines: true }), what).toEqual([]);
+        if (sample.text !== '\n') expect(field, what).toContain(visibleForm(sample.text));
+      }
+      wire.reply({ type: 'ui_response', id: confirm.id, confirmed: false });
+      void ui.input('Say it', { placeholder: text });
+      await flush();
+      const input = wire.lastRequest();
+      expect(rawHostile(input.placeholder!), what).toEqual([]);
+      expect(input.placeholder, what).toContain(visibleForm(sample.text));
+      wire.reply({ type: 'ui_response', id: input.id, cancelled: true });
+      const answer = ui.select('Pick', ['one', text]);
+      await flush();
+      const select = wire.lastRequest();
+      expect(select.choices).toEqual(['one', text]);
+      wire.reply({ type: 'ui_response', id: select.id, value: text });
+      expect(await answer).toBe(text);
+    }
   });
 });

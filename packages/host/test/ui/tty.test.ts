@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DialogQueue } from '../../src/ui/dialog-queue.js';
 import { createTtyUI } from '../../src/ui/tty.js';
 import { flush } from './fake-backend.js';
+import { fakeTerminal } from './fake-terminal.js';
 import { makeTempDir } from '@airlock/kernel/testing';
 
 const run = promisify(execFile);
@@ -225,25 +226,6 @@ describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
     expect(input.listenerCount('data')).toBe(0);
   });
 });
-
-/** A stream that passes for a terminal (isTTY, setRawMode), for in-process checks of the wiring. */
-function fakeTerminal() {
-  const modes: boolean[] = [];
-  const input = Object.assign(new PassThrough(), {
-    isTTY: true,
-    isRaw: false,
-    setRawMode(mode: boolean) {
-      modes.push(mode);
-      input.isRaw = mode;
-      return input;
-    },
-  });
-  let drawn = '';
-  const output = new PassThrough();
-  output.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
-  const plain = () => drawn.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '');
-  return { input, output, modes, plain };
-}
 
 describe('createTtyUI wiring (a fake terminal, in process)', () => {
   it('keeps a custom output stream open across dialogs and restores cooked mode each time', async () => {

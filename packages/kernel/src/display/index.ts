@@ -3,5 +3,5 @@
  * functions with no state, so extensions may import this subpath at run time (the host hands
  * jiti-loaded extensions its own copy, as it does the kernel itself).
  */
-export { displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions } from './untrusted-text.js';
+export { displayFields, displayText, displayValue, isHiddenCharacter, terminalSafe, type DisplayOptions, type TerminalSafeOptions } from './untrusted-text.js';
 export { countOf } from './count.js';

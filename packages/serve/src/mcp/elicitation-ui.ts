@@ -7,9 +7,13 @@
  * One dialog at a time (the host's DialogQueue), so a client never has two approval forms open;
  * no answer, a decline, a cancel, a timeout, an abort or a broken connection all read as "no",
  * and the caller learns which through `DialogOptions.onNoAnswer`.
+ *
+ * The form's message and descriptions go through `terminalSafe` as the terminal UI shows them (a
+ * client may print them to a terminal); the choices go verbatim, since the answer must be one of them.
  */
 import { DialogQueue } from '@airlock/host';
 import type { DialogOptions, ToolUI } from '@airlock/kernel';
+import { terminalSafe } from '@airlock/kernel/display';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 type Elicitor = Pick<Server, 'getClientCapabilities' | 'elicitInput'>;
@@ -41,7 +45,7 @@ const FIELD = { confirm: 'approve', select: 'choice', input: 'text' } as const;
  * const mcp = createMcpServer(host, { ui });   // attaches the UI to its server
  */
 export function createElicitationUI(options: ElicitationUIOptions = {}): ElicitationUI {
-  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${line}\n`));
+  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${terminalSafe(line, { lineBreaks: false, tabs: false })}\n`));
   const queue = new DialogQueue({ onError: (error) => log(`elicitation: ${error instanceof Error ? error.message : String(error)}`) });
   let server: Elicitor | undefined;
 
@@ -67,7 +71,7 @@ export function createElicitationUI(options: ElicitationUIOptions = {}): Elicita
         let result: Awaited<ReturnType<Elicitor['elicitInput']>>;
         try {
           result = await target.elicitInput(
-            { mode: 'form', message, requestedSchema: { type: 'object', properties: { [field]: property }, required: [field] } as never },
+            { mode: 'form', message: terminalSafe(message, { tabs: false }), requestedSchema: { type: 'object', properties: { [field]: property }, required: [field] } as never },
             { signal, timeout },
           );
         } catch (error) {
@@ -93,7 +97,7 @@ export function createElicitationUI(options: ElicitationUIOptions = {}): Elicita
     },
     async confirm(title, message, dialog = {}) {
       const text = message === undefined || message === '' ? title : `${title}\n${message}`;
-      const content = await ask(text, { type: 'boolean', title: 'Approve', description: title }, FIELD.confirm, dialog, (c) => typeof c[FIELD.confirm] === 'boolean');
+      const content = await ask(text, { type: 'boolean', title: 'Approve', description: terminalSafe(title, { tabs: false }) }, FIELD.confirm, dialog, (c) => typeof c[FIELD.confirm] === 'boolean');
       // Only an explicit true is a yes; a client that sends anything else gets the safe answer.
       return content?.[FIELD.confirm] === true;
     },
@@ -105,7 +109,7 @@ export function createElicitationUI(options: ElicitationUIOptions = {}): Elicita
     },
     async input(title, dialog = {}) {
       const { placeholder, ...rest } = dialog;
-      const property = { type: 'string', title: 'Your answer', ...(placeholder === undefined ? {} : { description: placeholder }) };
+      const property = { type: 'string', title: 'Your answer', ...(placeholder === undefined ? {} : { description: terminalSafe(placeholder, { lineBreaks: false, tabs: false }) }) };
       const content = await ask(title, property, FIELD.input, rest, (c) => typeof c[FIELD.input] === 'string');
       const answer = content?.[FIELD.input];
       return typeof answer === 'string' ? answer : undefined;

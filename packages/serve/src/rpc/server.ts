@@ -68,7 +68,7 @@ export interface RpcServer {
  * try { await server.serve(host); } finally { await host.close(); }
  */
 export function createRpcServer(options: RpcServerOptions): RpcServer {
-  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${terminalSafe(line)}\n`));
+  const log = options.log ?? ((line: string) => void process.stderr.write(`airlock: ${terminalSafe(line, { lineBreaks: false, tabs: false })}\n`));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const dialogTimeoutMs = options.dialogTimeoutMs ?? DEFAULT_DIALOG_TIMEOUT_MS;
   let reader: ReturnType<typeof readLines> | undefined;
