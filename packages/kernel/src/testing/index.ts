@@ -9,3 +9,4 @@ export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './
 export { makeTempDir, removeTree } from './temp-dir.js';
 export { createTestApi } from './test-api.js';
 export { bubblewrapWorks } from './bubblewrap.js';
+export { catastrophicPatterns, type CatastrophicPattern } from './catastrophic-patterns.js';
