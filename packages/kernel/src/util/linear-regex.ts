@@ -70,6 +70,18 @@ export class LinearRegExpError extends SyntaxError {
     );
     this.name = 'LinearRegExpError';
   }
+
+  /**
+   * What is wrong, to follow the pattern's name in a caller's own message.
+   *
+   * @example `matcher ${JSON.stringify(m)} ${error.brief}. Fix the pattern.`
+   * // 'matcher "(?=x)" cannot be used: it uses a lookahead "(?=", which the linear-time engine … cannot run. Fix the pattern.'
+   */
+  get brief(): string {
+    return this.invalid
+      ? `is not a valid regular expression (${this.reason})`
+      : `cannot be used: ${this.reason}, which the linear-time engine Airlock matches patterns from outside with (RE2) cannot run`;
+  }
 }
 
 /**
