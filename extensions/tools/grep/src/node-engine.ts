@@ -1,8 +1,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { errnoCode, LinearRegExp } from '@airlock/kernel/util';
-import picomatch from 'picomatch';
-import { READ_NONBLOCKING, walk } from '@airlock/tool-common';
+import { globTest, READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
@@ -94,7 +93,7 @@ export function globMatcher(glob: string): (path: string, dir: boolean) => boole
   let body = negated ? glob.slice(1) : glob;
   if (body.startsWith('/')) body = body.slice(1);
   if (body.endsWith('/')) body = body.slice(0, -1);
-  const test = picomatch(body, { dot: true });
+  const test = globTest(body);
   const matches = (path: string) => (body.includes('/') ? test(path) : test(path.slice(path.lastIndexOf('/') + 1)));
   return (path, dir) => {
     const hit = matches(path);
