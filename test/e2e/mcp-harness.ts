@@ -10,6 +10,8 @@ export interface Connected {
   client: Client;
   /** What the server wrote on stderr so far. */
   stderr(): string;
+  /** The `airlock mcp` process, for a test that signals it. */
+  pid(): number | null;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function connect(
   if (options.elicit !== undefined) client.setRequestHandler(ElicitRequestSchema, (request) => options.elicit!(request));
   onTestFinished(() => client.close());
   await client.connect(transport);
-  return { client, stderr: () => stderr };
+  return { client, stderr: () => stderr, pid: () => transport.pid };
 }
 
 /** The text of a tools/call result. */

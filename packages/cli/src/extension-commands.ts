@@ -4,7 +4,7 @@ import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
 import { displayText, type CommandHostFacts, type ExtensionCommand } from '@airlock/kernel';
-import { schemaProblems } from '@airlock/kernel/util';
+import { linearSchema, schemaProblems } from '@airlock/kernel/util';
 import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, whenOutputClosed, type IO } from './io.js';
@@ -134,8 +134,10 @@ function optionsOf(schema: TSchema | undefined): Option[] {
 /** Defaults filled in, numbers converted, then checked against the schema; a bad value is a usage error naming the flag. */
 function checkedOptions(schema: TSchema | undefined, given: Record<string, unknown>, command: string): Readonly<Record<string, unknown>> {
   if (schema === undefined) return Object.freeze({ ...given });
-  const value = Value.Convert(schema, Value.Default(schema, { ...given }));
-  if (Value.Check(schema, value)) return Object.freeze(value as Record<string, unknown>);
+  // The extension's patterns are matched in linear time (linearSchema); a bad one is refused by name.
+  const safe = linearSchema(schema);
+  const value = Value.Convert(safe, Value.Default(safe, { ...given }));
+  if (Value.Check(safe, value)) return Object.freeze(value as Record<string, unknown>);
   // The one schema wording, with the option's flag in place of its key.
   const problems = schemaProblems(schema, value).map((p) => {
     const [key, ...rest] = p.keys;

@@ -3,6 +3,7 @@ import type { Diagnostic } from './contract/diagnostic.js';
 import { AirlockErrors, describeOrigin, type SelectionUnknownToolDetails } from './errors.js';
 import { jsonProblem } from './json-value.js';
 import { closestNames, didYouMean } from './suggest.js';
+import { schemaRegexProblem } from './util/linear-schema.js';
 
 /**
  * The first two of the three tool sets (architecture §2): the registry holds every tool the host
@@ -132,6 +133,9 @@ function validate(tool: unknown, options: RegisterOptions): string[] {
     }
     const notJson = jsonProblem(params);
     if (notJson) problems.push(`parameters must be plain JSON to reach a provider: ${notJson.replace(/^\$/, 'parameters')}`);
+    // Prepared here, once: each call's check reuses it (util/linear-schema.ts).
+    const regex = schemaRegexProblem(params);
+    if (regex) problems.push(`parameters ${regex.replace(/^#/, 'at #')}`);
   }
 
   if (typeof t.execute !== 'function') problems.push(`execute must be a function, got ${show(t.execute)}`);

@@ -12,18 +12,19 @@ function sources(dir: string): string[] {
 }
 
 describe('the kernel stays a microkernel', () => {
-  it('has exactly two runtime dependencies, pinned: typebox and tapable', () => {
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['tapable', 'typebox']);
+  // re2js: a linear-time regex engine for patterns from outside (tool schemas); see util/linear-regex.ts.
+  it('has exactly three runtime dependencies, pinned: typebox, tapable and re2js', () => {
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['re2js', 'tapable', 'typebox']);
     for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it('imports nothing but node built-ins, its two dependencies and its own files', () => {
+  it('imports nothing but node built-ins, its three dependencies and its own files', () => {
     const offenders: string[] = [];
     for (const file of sources(join(root, 'src'))) {
       // Doc comments show imports an extension would write (`from '@airlock/kernel/util'`): not the kernel's own.
       const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
       for (const [, spec] of code.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
-        if (!/^(node:|\.{1,2}\/|typebox(\/|$)|tapable$)/.test(spec!)) offenders.push(`${file}: ${spec}`);
+        if (!/^(node:|\.{1,2}\/|typebox(\/|$)|tapable$|re2js$)/.test(spec!)) offenders.push(`${file}: ${spec}`);
       }
     }
     expect(offenders).toEqual([]);

@@ -1,3 +1,4 @@
+import { LinearRegExp } from '@airlock/kernel/util';
 import { looksSecretName } from './names.js';
 import { createSecretScanner } from './scanner.js';
 
@@ -46,7 +47,8 @@ export function nameMatcher(patterns: readonly string[]): (name: string) => bool
   for (const p of patterns) {
     if (/[*?]/.test(p)) {
       const body = p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-      globs.push(new RegExp(`^${body}$`));
+      // A settings glob with many `*` is many `.*`: matched in linear time, not by backtracking.
+      globs.push(new LinearRegExp(`^${body}$`, 's'));
     } else exact.add(p);
   }
   return (name) => exact.has(name) || globs.some((g) => g.test(name));

@@ -1,3 +1,4 @@
+import { LinearRegExp } from '@airlock/kernel/util';
 import { findAssignments } from './assignments.js';
 import { base64Blocks } from './base64-blocks.js';
 import { encodedSecrets } from './encoded.js';
@@ -128,10 +129,11 @@ function mergeByStart(a: SecretFinding[], b: SecretFinding[]): SecretFinding[] {
 export function allowFilter(allow: readonly (string | RegExp)[]): (value: string) => boolean {
   const exact = new Set<string>();
   // Copies without g/y: a shared lastIndex would make `test` skip matches on alternate calls.
+  // Linear-time copies: an allow pattern is the user's text, tested against every secret found.
   const patterns: RegExp[] = [];
   for (const a of allow) {
     if (typeof a === 'string') exact.add(a);
-    else patterns.push(new RegExp(a.source, a.flags.replace(/[gy]/g, '')));
+    else patterns.push(new LinearRegExp(a.source, a.flags.replace(/[gy]/g, '')));
   }
   return (value) => exact.has(value) || patterns.some((p) => p.test(value));
 }

@@ -13,3 +13,4 @@ export { FileGate, FILE_WORDS, FOLDER_WORDS, skippedDetails, skippedNotice, type
 export { notRegularFileError, READ_NONBLOCKING, specialFileKind } from './special-file.js';
 export { programLauncher, UNSANDBOXED, type ProgramLauncher, type ProgramLine } from './sandboxed-program.js';
 export { openTargetSync, realTarget, realTargetSync } from './real-target.js';
+export { globTest } from './glob-match.js';

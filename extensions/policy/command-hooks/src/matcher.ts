@@ -1,3 +1,5 @@
+import { LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
+
 /**
  * Claude Code's matcher rules (hooks.md, "Matcher patterns"), tested against the `tool_name` the
  * hook receives (`Bash`, `Edit`, a third-party tool's own name):
@@ -5,7 +7,9 @@
  * - only letters, digits, `_`, `-`, blanks, `,` and `|`: an exact name, or a list split on `|`/`,`;
  * - anything else: an unanchored regular expression (`Edit.*` also matches `NotebookEdit`).
  * Case-sensitive. A pattern that is not a valid regular expression throws, naming it: a typo must
- * not silently switch a policy hook off.
+ * not silently switch a policy hook off. The pattern comes from a settings file, not from Airlock,
+ * so it is matched by RE2 in linear time (LinearRegExp); one RE2 cannot run (a lookaround, a
+ * backreference) throws the same way.
  *
  * @example
  * compileMatcher('Edit|Write')('Write') // true
@@ -19,9 +23,10 @@ export function compileMatcher(matcher: string | undefined): (toolName: string) 
   }
   let re: RegExp;
   try {
-    re = new RegExp(matcher);
+    re = new LinearRegExp(matcher);
   } catch (error) {
-    throw new Error(`command-hooks: matcher ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message}). Write tool names separated by "|", or fix the pattern.`);
+    if (!(error instanceof LinearRegExpError)) throw error;
+    throw new Error(`command-hooks: matcher ${JSON.stringify(matcher)} ${error.brief}. Write tool names separated by "|", or fix the pattern.`);
   }
   return (toolName) => re.test(toolName);
 }

@@ -76,3 +76,19 @@ describe('what hooks are shown for a path', () => {
     expect(shownInput(mapping, { source: 'notes.txt' }, targetFromResources(plain, '/w'), plain, '/w')).toEqual({ toolInput: { source: 'notes.txt' }, asWritten: undefined });
   });
 });
+
+describe('matchers are settings text: matched in linear time (issue 24 §3)', () => {
+  it('every generated catastrophic pattern answers on a long tool name, and on short ones as JavaScript does', async () => {
+    const { catastrophicPatterns } = await import('@airlock/kernel/testing');
+    for (const c of catastrophicPatterns()) {
+      const m = compileMatcher(c.pattern);
+      expect(m(c.evil), c.pattern).toBe(new RegExp(c.pattern).test(c.twin));
+      for (const s of c.short) expect(m(s), `${c.pattern} on ${JSON.stringify(s)}`).toBe(new RegExp(c.pattern).test(s));
+    }
+  }, 60_000);
+
+  it('a matcher with a lookaround or a backreference is refused by name, as a typo is', () => {
+    expect(() => compileMatcher('^(?!Read).*')).toThrow(/matcher "\^\(\?!Read\)\.\*" cannot be used: it uses a lookahead "\(\?!", which the linear-time engine .* cannot run\. Write tool names separated by "\|", or fix the pattern\./);
+    expect(() => compileMatcher('(Edit)\\1')).toThrow(/backreference/);
+  });
+});

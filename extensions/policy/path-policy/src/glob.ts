@@ -1,6 +1,11 @@
+import { LinearRegExp } from '@airlock/kernel/util';
+
 /**
  * Glob → RegExp for the four things rules match: paths, commands, hosts and tool names. Each
  * dialect is small and anchored at both ends, so a pattern never matches "somewhere inside".
+ * A rule is settings text (or a remembered answer built from the model's command): many `*`s
+ * are many `.*`s, which a backtracking engine takes time to the power of their number over, so
+ * every glob is matched by RE2 in linear time (LinearRegExp).
  */
 
 // "/" needs no escape in a RegExp built from a string, and keeping it bare lets "a/**" find its slash.
@@ -70,7 +75,7 @@ export function pathGlob(pattern: string, fold: boolean): RegExp {
     i++;
   }
   if (braces > 0) throw new GlobError(`"{" opens alternatives that are never closed: ${pattern}`);
-  return new RegExp(`^${out}$`, fold ? 'iu' : 'u');
+  return new LinearRegExp(`^${out}$`, fold ? 'iu' : 'u');
 }
 
 /**
@@ -85,7 +90,7 @@ export function commandGlob(pattern: string): RegExp {
   if (text === '') throw new GlobError('the command pattern is empty; write e.g. "bash(npm test*)", or just "bash" for every command');
   const wordPrefix = text.endsWith(' *') && !text.endsWith('\\ *');
   const body = wordPrefix ? text.slice(0, -2) : text;
-  return new RegExp(`^${wildcards(body, '.*', pattern)}${wordPrefix ? '(?: .*)?' : ''}$`, 'su');
+  return new LinearRegExp(`^${wildcards(body, '.*', pattern)}${wordPrefix ? '(?: .*)?' : ''}$`, 'su');
 }
 
 /**
@@ -124,12 +129,12 @@ export function hostGlob(pattern: string): RegExp {
   const sub = text.startsWith('*.');
   const rest = sub ? text.slice(2) : text;
   const source = wildcards(rest, '[^.]*', pattern);
-  return new RegExp(`^${sub ? '(?:[^.]+\\.)+' : ''}${source}\\.?$`, 'iu');
+  return new LinearRegExp(`^${sub ? '(?:[^.]+\\.)+' : ''}${source}\\.?$`, 'iu');
 }
 
 /** A tool-name glob: `*` is any run of characters (`mcp:*`, `mcp:github/*`). */
 export function toolGlob(pattern: string): RegExp {
-  return new RegExp(`^${wildcards(pattern, '.*', pattern)}$`, 'su');
+  return new LinearRegExp(`^${wildcards(pattern, '.*', pattern)}$`, 'su');
 }
 
 /** Whether a path glob has wildcards at all (a literal path can be compared directly). */

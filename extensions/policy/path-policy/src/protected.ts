@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ProtectedPaths, SpillMarkerName } from '@airlock/kernel';
+import { LinearRegExp } from '@airlock/kernel/util';
 import type { PathSpace } from './paths/space.js';
 import { escapeDir, pathPattern, type Anchors } from './rules/compile.js';
 import type { PathPattern } from './rules/types.js';
@@ -84,7 +85,8 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
 
   // One alternation for the common case (no match): a decision compares every spelling of every
   // file against about a hundred patterns, and one regex is several times faster than a loop.
-  const union = (res: RegExp[], flags: string) => new RegExp(res.map((r) => `(?:${r.source})`).join('|'), flags);
+  // Linear time like each pattern in it (glob.ts): some are paths from settings.
+  const union = (res: RegExp[], flags: string) => new LinearRegExp(res.map((r) => `(?:${r.source})`).join('|'), flags);
   const any: PathPattern = {
     text: 'airlock-protected',
     anchor: 'absolute',

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { linearRegExp } from '@airlock/kernel/util';
 import type { RevisionRead } from '@airlock/shell-analysis';
 import type { Item } from './items.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';
@@ -35,7 +36,8 @@ function pathspecRegExp(pattern: string): RegExp {
     } else if (c === '\\' && i + 1 < pattern.length) out += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     else out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   }
-  return new RegExp(`^(?:${out})(?:/.*)?$`, 'is');
+  // The pathspec is the model's text: matched in linear time (LinearRegExp), never by backtracking.
+  return linearRegExp(`^(?:${out})(?:/.*)?$`, 'is');
 }
 
 /**

@@ -18,3 +18,20 @@ describe('a backslash makes the next character literal (how a saved "always allo
     expect(() => commandGlob('echo \\')).toThrow(/lone/);
   });
 });
+
+describe('rule globs match in linear time (issue 24 §3): many stars, long subjects', () => {
+  it('every kind of glob answers on a long subject, and decides short ones as expected', async () => {
+    const { pathGlob } = await import('../src/glob.js');
+    const long = 'a'.repeat(5000);
+    for (let stars = 2; stars <= 26; stars += 4) {
+      const body = `${'*a'.repeat(stars)}*b`;
+      expect(commandGlob(`echo ${body}`).test(`echo ${long}`), body).toBe(false);
+      expect(commandGlob(`echo ${body}`).test(`echo ${long}b`), body).toBe(true);
+      expect(toolGlob(`mcp:${body}`).test(`mcp:${long}`)).toBe(false);
+      expect(hostGlob(`${body}.example.com`).test(`${long}.example.com`)).toBe(false);
+      expect(pathGlob(`/w/**/${body}`, false).test(`/w/x/${long}`)).toBe(false);
+      expect(pathGlob(`/w/**/${body}`, true).test(`/w/x/${long}B`)).toBe(true);
+      expect(pathGlob(`/w/${'**/a/'.repeat(stars)}b`, false).test(`/w/${'a/'.repeat(300)}c`)).toBe(false);
+    }
+  }, 60_000);
+});

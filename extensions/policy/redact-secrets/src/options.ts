@@ -1,3 +1,4 @@
+import { LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
 import Type from 'typebox';
 
 /** Settings: `extensions: [{ "name": "@airlock/redact-secrets", "options": { … } }]`. */
@@ -20,16 +21,19 @@ export const RedactOptions = Type.Object({
 /**
  * An allow entry is a regex when written `/source/flags`, or when it holds regex syntax that an
  * exact token value never contains; anything else is an exact value. A bad regex is a load error
- * naming the entry, so a typo cannot silently disable the allowlist.
+ * naming the entry, so a typo cannot silently disable the allowlist. The pattern is the user's
+ * text, tested against every secret found: it is matched by RE2 in linear time (LinearRegExp), and
+ * one RE2 cannot run (a lookaround, a backreference) is a load error too.
  */
 export function parseAllow(entries: readonly string[]): (string | RegExp)[] {
   return entries.map((entry) => {
     const slashed = /^\/(.+)\/([a-z]*)$/s.exec(entry);
     try {
-      if (slashed) return new RegExp(slashed[1]!, slashed[2]);
-      if (/[\\^$*+?()[\]{}|]/.test(entry)) return new RegExp(entry);
+      if (slashed) return new LinearRegExp(slashed[1]!, slashed[2]);
+      if (/[\\^$*+?()[\]{}|]/.test(entry)) return new LinearRegExp(entry);
     } catch (error) {
-      throw new Error(`redact-secrets: allow entry ${JSON.stringify(entry)} is not a valid regular expression (${(error as Error).message}). Write an exact value, or fix the pattern.`);
+      if (!(error instanceof LinearRegExpError)) throw error;
+      throw new Error(`redact-secrets: allow entry ${JSON.stringify(entry)} ${error.brief}. Write an exact value, or fix the pattern.`);
     }
     return entry;
   });

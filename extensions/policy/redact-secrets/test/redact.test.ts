@@ -172,3 +172,28 @@ describe("the values of the user's secret files (issue 19's second line of defen
     expect(off.text).toContain('hunter2hunter2');
   });
 });
+
+describe('allow patterns are the user\'s text: matched in linear time (issue 24 §3)', () => {
+  it('every generated catastrophic pattern in the allowlist: the result answers as the patterns say', async () => {
+    const { catastrophicPatterns } = await import('@airlock/kernel/testing');
+    const cases = catastrophicPatterns();
+    for (const c of cases) {
+      const [re] = parseAllow([c.pattern]);
+      expect(re, c.pattern).toBeInstanceOf(RegExp);
+      expect((re as RegExp).test(c.evil), c.pattern).toBe(new RegExp(c.pattern).test(c.twin));
+    }
+    const patterns = [...cases.map((c) => c.pattern), '^(.*a){20}b$', '^(\\w+\\s?)*!$'];
+    // Each pattern is tried against the token found: the answer comes, and is what the patterns say.
+    const allowed = parseAllow(patterns).some((re) => (re as RegExp).test(GH));
+    const all = load({ envFrom: 'none', allow: patterns });
+    expect((await all({ out: `token ${GH}` })).text).toBe(allowed ? `token ${GH}` : 'token [REDACTED:github-token#1]');
+    // 40 characters are enough to stall a backtracking engine on this one; the token stays redacted.
+    const one = load({ envFrom: 'none', allow: ['^(.*a){20}b$'] });
+    expect((await one({ out: `token ${GH}` })).text).toBe('token [REDACTED:github-token#1]');
+  }, 60_000);
+
+  it('refuses an allow pattern with a lookaround or backreference, saying so', () => {
+    expect(() => parseAllow(['/^ghp_(?!test)/'])).toThrow(/allow entry "\/\^ghp_\(\?!test\)\/" cannot be used: it uses a lookahead "\(\?!", which the linear-time engine .* cannot run\. Write an exact value, or fix the pattern\./);
+    expect(() => parseAllow(['(ghp)_\\1'])).toThrow(/backreference/);
+  });
+});

@@ -3,10 +3,9 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
-import picomatch from 'picomatch';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, limitName, resolveExistingPath, openTargetSync, walk } from '@airlock/tool-common';
+import { comparePaths, globTest, displayPath as display, limitName, resolveExistingPath, openTargetSync, walk } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
@@ -71,7 +70,8 @@ export function patternMatcher(pattern: string): (path: string) => boolean {
   let body = pattern;
   if (body.startsWith('/')) body = body.slice(1);
   if (body.length > 1 && body.endsWith('/')) body = body.slice(0, -1);
-  const test = picomatch(body, { dot: true });
+  // picomatch's syntax, matched in linear time: the pattern is the model's.
+  const test = globTest(body);
   return full ? (path) => test(path) : (path) => test(path.slice(path.lastIndexOf('/') + 1));
 }
 

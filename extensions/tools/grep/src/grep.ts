@@ -3,7 +3,7 @@ import { constants, fstatSync, openSync, readSync, closeSync, readFileSync } fro
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message, LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, openTargetSync, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
@@ -136,18 +136,31 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
 
 export const grepTool = createGrepTool();
 
-/** The JS regex for a pattern; a clear error naming the pattern when it is not valid. */
+/**
+ * The regex for a pattern, in JavaScript syntax and matched by RE2 in linear time (the pattern is
+ * the model's: a backtracking engine could be stalled by `(a|a)*$`, and rg's own engine is linear
+ * too). A clear error naming the pattern when it is not valid, or uses what a linear-time engine
+ * cannot run (a lookaround, a backreference; rg refuses those as well).
+ */
 export function compile(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
   const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') : pattern;
   const flags = ignoreCase ? 'i' : '';
   try {
-    return new RegExp(source, `${flags}u`);
-  } catch {
-    try {
-      return new RegExp(source, flags);
-    } catch (error) {
-      throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${message(error).replace(/^Invalid regular expression: /, '')}. Use literal=true to search for the text as written.`);
+    return new LinearRegExp(source, `${flags}u`);
+  } catch (unicode) {
+    if (!(unicode instanceof LinearRegExpError)) throw unicode;
+    let error = unicode;
+    // Not valid in Unicode mode (`\-` outside a class, a lone `{`): JavaScript's legacy syntax.
+    if (unicode.invalid) {
+      try {
+        return new LinearRegExp(source, flags);
+      } catch (legacy) {
+        if (!(legacy instanceof LinearRegExpError)) throw legacy;
+        error = legacy;
+      }
     }
+    const why = error.invalid ? error.reason : `${error.reason}; grep matches in linear time, as rg does, so lookarounds and backreferences are not available`;
+    throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${why}. Use literal=true to search for the text as written.`);
   }
 }
 

@@ -1,8 +1,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
-import picomatch from 'picomatch';
-import { READ_NONBLOCKING, walk } from '@airlock/tool-common';
+import { errnoCode, LinearRegExp } from '@airlock/kernel/util';
+import { globTest, READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
@@ -57,14 +56,15 @@ function scanner(search: Search, hits: Hit[]): (path: string, absolute: string, 
   const text = requiredLiteral(search.pattern, search.literal, search.ignoreCase);
   const needle = text === undefined ? undefined : Buffer.from(text, 'latin1');
   // A multiline prefilter: a line matches only if the whole text does (the line is a substring,
-  // and ^, $ and \b behave the same at its ends with the m flag). Lookarounds could see past the
-  // line, so they get no prefilter.
-  const prefilter = /\(\?/.test(search.regex.source) ? undefined : new RegExp(search.regex.source, `${search.regex.flags}m`);
+  // and ^, $ and \b behave the same at its ends with the m flag). Linear time, like the regex
+  // itself (compile in grep.ts): the pattern is the model's. RE2 has no lookarounds, so nothing
+  // it matches can see past a line.
+  const prefilter = new LinearRegExp(search.regex.source, `${search.regex.flags}m`);
   return (path, absolute, buffer) => {
     if (isBinary(buffer)) return;
     if (needle && buffer.indexOf(needle) === -1) return;
     const text = buffer.toString('utf8');
-    if (prefilter && !prefilter.test(text)) return;
+    if (!prefilter.test(text)) return;
     let start = 0;
     let line = 1;
     while (start <= text.length && hits.length < search.want) {
@@ -93,7 +93,7 @@ export function globMatcher(glob: string): (path: string, dir: boolean) => boole
   let body = negated ? glob.slice(1) : glob;
   if (body.startsWith('/')) body = body.slice(1);
   if (body.endsWith('/')) body = body.slice(0, -1);
-  const test = picomatch(body, { dot: true });
+  const test = globTest(body);
   const matches = (path: string) => (body.includes('/') ? test(path) : test(path.slice(path.lastIndexOf('/') + 1)));
   return (path, dir) => {
     const hit = matches(path);

@@ -1,4 +1,5 @@
 import type { AgentTool } from '@airlock/kernel';
+import { linearSchema, SchemaRegexError } from '@airlock/kernel/util';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { McpTool, ServerConnection } from './connection.js';
@@ -19,7 +20,9 @@ export interface ServerTools {
  * Airlock tools for a server's tool list. Each is `<server>__<tool>`; its `parameters` is the
  * server's JSON Schema as it is (TypeBox 1.x compiles plain JSON Schema, so the kernel validates
  * arguments against it and a bad call is an `invalid` outcome before anything is sent); a schema
- * that does not compile, or a name two tools share once made safe, is skipped and reported.
+ * that does not compile, whose patterns cannot be matched in linear time (a lookahead, a
+ * backreference: the kernel matches a server's patterns with RE2), or a name two tools share
+ * once made safe, is skipped and reported.
  *
  * Each tool is judged as its mapping says (see mapping.ts's judgementFor): the arguments it maps
  * become resources, and a tool nobody describes that is not marked read-only has unknown effects.
@@ -78,8 +81,12 @@ function parametersOf(input: unknown): TSchema | string {
   // `$schema` names a dialect; the kernel's validator needs none, and providers reject it.
   const { $schema: _dialect, ...schema } = input as Record<string, unknown>;
   try {
-    Compile(schema as TSchema);
+    // The kernel's own preparation: prepared once here, reused by every call's check.
+    Compile(linearSchema(schema as TSchema));
   } catch (error) {
+    if (error instanceof SchemaRegexError) {
+      return `its input schema has a pattern Airlock cannot check safely, at ${error.message}. The server's author can rewrite the pattern; until then the tool is not offered`;
+    }
     return `its input schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`;
   }
   return schema as TSchema;

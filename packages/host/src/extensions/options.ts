@@ -1,4 +1,4 @@
-import { formatSchemaProblem, schemaProblemLines, schemaProblems } from '@airlock/kernel/util';
+import { formatSchemaProblem, linearSchema, schemaProblemLines, schemaProblems } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import { stripKinds, TRUSTED_ONLY_KINDS, USER_ONLY_KINDS } from '../settings/value-kind.js';
@@ -48,8 +48,10 @@ export function validateOptions(schema: TSchema, raw: unknown, from: { untrusted
     // A project, even a trusted one, never sets a `credential` (a key, or where one is sent).
     const kinds = from.untrusted ? TRUSTED_ONLY_KINDS : from.project ? USER_ONLY_KINDS : [];
     const { value: kept, stripped } = value !== undefined && kinds.length > 0 ? stripKinds(schema, value, kinds) : { value, stripped: [] };
-    value = Value.Convert(schema, Value.Default(schema, kept));
-    if (Value.Check(schema, value)) return { ok: true, value, ignored: stripped };
+    // TypeBox gets the schema's linear-time form: an extension's patterns are not Airlock's.
+    const safe = linearSchema(schema);
+    value = Value.Convert(safe, Value.Default(safe, kept));
+    if (Value.Check(safe, value)) return { ok: true, value, ignored: stripped };
     return { ok: false, errors: schemaProblemLines(schema, value, { keyNoun: 'option' }) };
   } catch (error) {
     // A schema TypeBox cannot evaluate is the extension's bug, not the user's settings.

@@ -7,6 +7,7 @@
  * The mark is a JSON-schema annotation, `"x-airlock-value": "path" | "program" | "code" | "guard" | "text"`,
  * on the value's schema or on any schema above it (a marked object or list covers all inside).
  */
+import { linearRegExp, linearSchema } from '@airlock/kernel/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 
@@ -122,7 +123,7 @@ function walk(schema: unknown, value: unknown, path: string, stripped: string[],
   // A union: follow the branch the value is an instance of (the layer was validated already).
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(s[key])) continue;
-    const branch = (s[key] as TSchema[]).find((candidate) => Value.Check(candidate, value));
+    const branch = (s[key] as TSchema[]).find((candidate) => Value.Check(linearSchema(candidate), value));
     return branch === undefined ? value : walk(branch, value, path, stripped, kinds);
   }
   if (Array.isArray(value)) {
@@ -141,7 +142,7 @@ function walk(schema: unknown, value: unknown, path: string, stripped: string[],
     for (const [key, item] of Object.entries(value)) {
       const child =
         properties[key] ??
-        patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ??
+        patterns.find(([pattern]) => linearRegExp(pattern, 'u').test(key))?.[1] ??
         (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
       const kept = child === undefined ? item : walk(child, item, join(path, key), stripped, kinds);
       if (kept !== REMOVED) out[key] = kept;

@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
+import { linearSchema } from '../util/linear-schema.js';
 import { schemaProblemLines } from '../util/schema-problems.js';
 import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
 
@@ -10,13 +11,17 @@ import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../val
  * Validators are compiled once per schema object (compiled Check is ~1000× faster than the
  * dynamic one). The arguments are cloned first, so coercion never touches the model's message.
  * Conversion ("5" → 5) and defaults only run when they can matter: a valid call without
- * defaults in its schema costs one clone and one compiled Check.
+ * defaults in its schema costs one clone and one compiled Check. TypeBox only ever sees the
+ * schema's linear-time form (util/linear-schema.ts): a tool's patterns come from its extension
+ * or an upstream server, and a backtracking one must not stall the host.
  */
 
 interface CompiledSchema {
   check: (value: unknown) => boolean;
   hasDefaults: boolean;
   schema: TSchema;
+  /** What TypeBox checks, converts and fills defaults with: `schema` with its regexes in RE2. */
+  safe: TSchema;
 }
 
 const cache = new WeakMap<object, CompiledSchema>();
@@ -24,11 +29,13 @@ const cache = new WeakMap<object, CompiledSchema>();
 function compiled(schema: TSchema): CompiledSchema {
   let entry = cache.get(schema);
   if (entry === undefined) {
-    const validator = Compile(schema);
+    const safe = linearSchema(schema);
+    const validator = Compile(safe);
     entry = {
       check: (value) => validator.Check(value),
       hasDefaults: JSON.stringify(schema).includes('"default":'),
       schema,
+      safe,
     };
     cache.set(schema, entry);
   }
@@ -48,8 +55,8 @@ export function validateArguments(schema: TSchema, args: unknown): Validation {
   const entry = compiled(schema);
   let value = cloneValue(args);
   if (!entry.hasDefaults && entry.check(value)) return { ok: true, value: deepFreeze(value) as Record<string, unknown> };
-  value = Value.Default(schema, value);
-  value = Value.Convert(schema, value);
+  value = Value.Default(entry.safe, value);
+  value = Value.Convert(entry.safe, value);
   if (entry.check(value)) return { ok: true, value: deepFreeze(value) as Record<string, unknown> };
   return { ok: false, problems: describeErrors(entry, value) };
 }

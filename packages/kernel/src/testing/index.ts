@@ -11,3 +11,4 @@ export { createTestApi } from './test-api.js';
 export { bubblewrapWorks } from './bubblewrap.js';
 export { REACH_PROBE, socketListeners, visibleSocketFiles, writeReachProbe, type SocketListeners } from './unix-sockets.js';
 export { around, HOSTILE_CHARACTERS, HOSTILE_SAMPLES, HOSTILE_SEQUENCES, hostileText, rawHostile, spoofedLines, SPOOF_MARK, visibleForm, type HostileSample } from './hostile-text.js';
+export { catastrophicPatterns, type CatastrophicPattern } from './catastrophic-patterns.js';

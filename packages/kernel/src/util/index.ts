@@ -42,6 +42,11 @@ export {
   type SchemaProblemOptions,
 } from './schema-problems.js';
 
+// Regexes from text Airlock did not write (schemas, hook matchers, settings, the model's grep
+// pattern): matched by RE2 in linear time, or refused with the reason.
+export { LinearRegExp, LinearRegExpError, linearRegExp, linearRegExpProblem } from './linear-regex.js';
+export { linearSchema, SchemaRegexError, schemaRegexProblem } from './linear-schema.js';
+
 // Echoing what the model sent, bounded: the first 2,048 characters, then its length and SHA-256.
 export { cutForEcho, ECHO_KEEP_CHARS } from '../values.js';
 

@@ -1,6 +1,8 @@
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { closestNames, didYouMean } from '../suggest.js';
+import { linearRegExp } from './linear-regex.js';
+import { linearSchema } from './linear-schema.js';
 
 /**
  * The one wording of "this value does not match its TypeBox schema", for tool arguments (stage 3),
@@ -79,10 +81,12 @@ interface Walk {
 export function schemaProblems(schema: TSchema, value: unknown, options: SchemaProblemOptions = {}): SchemaProblem[] {
   const w: Walk = { options, out: [] };
   walk(w, schema as Schema, value, []);
-  if (w.out.length > 0 || Value.Check(schema, value)) return w.out;
+  // TypeBox checks the schema's linear-time form: its patterns may come from outside (linear-schema.ts).
+  const safe = linearSchema(schema);
+  if (w.out.length > 0 || Value.Check(safe, value)) return w.out;
   // A keyword the walker does not read (a $ref, a format …): TypeBox's own words, at the right path.
   const seen = new Set<string>();
-  for (const e of Value.Errors(schema, value)) {
+  for (const e of Value.Errors(safe, value)) {
     const keys = pointerKeys(e.instancePath);
     const line = `${propertyPath(keys)}\0${e.message}`;
     if (seen.has(line)) continue;
@@ -157,7 +161,7 @@ function walk(w: Walk, schema: Schema, value: unknown, keys: Keys): void {
     const bad =
       (schema.minLength !== undefined && value.length < schema.minLength) ||
       (schema.maxLength !== undefined && value.length > schema.maxLength) ||
-      (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value));
+      (schema.pattern !== undefined && !linearRegExp(schema.pattern, 'u').test(value));
     if (bad) expected(w, schema, value, keys);
     return;
   }
@@ -192,7 +196,7 @@ function walkObject(w: Walk, schema: Schema, value: Record<string, unknown>, key
 
 function patternFor(schema: Schema, key: string): Schema | undefined {
   for (const [pattern, property] of Object.entries(schema.patternProperties ?? {})) {
-    if (new RegExp(pattern, 'u').test(key)) return property;
+    if (linearRegExp(pattern, 'u').test(key)) return property;
   }
   return undefined;
 }
