@@ -22,6 +22,8 @@ const TOOLS = [
 function machine() {
   const s = sandbox();
   s.write('home/.config/airlock/settings.json', {
+    // The server marks nothing read-only, so its tools ask until a rule names them.
+    permissions: { allow: ['up__redos', 'up__keys'] },
     extensions: [{ name: '@airlock/mcp-tools', options: { mcpServers: { up: { command: process.execPath, args: [SERVER], env: { TOOLS_JSON: JSON.stringify(TOOLS) }, startup: 'eager' } } } }],
   });
   return s;
