@@ -61,6 +61,17 @@ export function allCases(): OutputCase[] {
   return SIZES.flatMap((n) => casesOfSize(n));
 }
 
+/** Every shape at the sizes nearest the limits (empty, one byte, past a page, past a 64 KiB read): 28 cases, for shorter runs. */
+export function boundaryCases(): OutputCase[] {
+  return [0, 1, 4097, 65537].flatMap((n) => casesOfSize(n));
+}
+
+/**
+ * How many times each generated case runs: unset in CI (once, and the slowest runs take the
+ * boundary cases only); `pnpm bench output` sets it for thousands of commands.
+ */
+export const BENCH_ROUNDS: number | undefined = process.env.AIRLOCK_OUTPUT_ROUNDS === undefined ? undefined : Number(process.env.AIRLOCK_OUTPUT_ROUNDS);
+
 /**
  * Whether a result is exactly right for its case: the whole output (when it was cut for the
  * model, the full-output file named in the notice holds every byte and the text shown is its
@@ -99,7 +110,8 @@ function preview(text: string): string {
 /**
  * Load that makes the race between a process's exit and the end of its output likely: busy
  * processes on every core, and stalls of this process's own event loop (as a host doing
- * synchronous work for another call stalls it). Returns the function that stops it all.
+ * synchronous work for another call stalls it; `stallMs: 0` for none, when the process under
+ * test is another one). Returns the function that stops it all.
  */
 export function startLoad(options: { busyProcesses?: number; stallMs?: number; everyMs?: number } = {}): () => void {
   const busy: ChildProcess[] = [];
@@ -107,6 +119,7 @@ export function startLoad(options: { busyProcesses?: number; stallMs?: number; e
     busy.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   }
   const stallMs = options.stallMs ?? 150;
+  if (stallMs === 0) return () => busy.forEach((child) => child.kill('SIGKILL'));
   const stall = setInterval(() => {
     const until = Date.now() + stallMs;
     while (Date.now() < until) {
