@@ -23,6 +23,7 @@ const BENCHES = {
   telemetry: { module: './telemetry/main.mjs', needs: { build: true, peer: false } },
   mcp: { module: './serve/mcp.mjs', needs: { build: true, peer: false } },
   'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
+  output: { module: './output/main.mjs', needs: { build: false, peer: false } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):

@@ -35,8 +35,8 @@ export const BashOptions = Type.Object({
   shellPath: Type.Optional(Type.String({ minLength: 1, description: 'Shell to run commands with (default: bash on PATH, else sh).', 'x-airlock-value': 'program' })),
   // 1500, not the kernel's graceMs of 2000: the kernel stops waiting for a cancelled call after
   // graceMs, so with equal values its "did not stop" raced our SIGKILL and usually won, throwing
-  // away the output tail. 500 ms is left for the shell to die, the pipes to close (at most
-  // 250 ms once stopping) and the spill file to be closed.
+  // away the output tail. 500 ms is left for the processes to die, the pipes to close (at most
+  // 250 ms after the SIGKILL) and the spill file to be closed.
   // Code that runs before every command (Pi's shellCommandPrefix): only a trusted layer may set it.
   commandPrefix: Type.Optional(
     Type.String({
@@ -263,10 +263,14 @@ function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: Sandboxe
         'To keep a server or watcher running, call bash with background: true.]',
     );
   }
+  if (run.fullOutputCapped) {
+    output = appendNotice(output, "[The full-output file holds only the beginning of the output: the session's spill budget ran out.]");
+  }
+  if (run.pipesHeldOpen) output = appendNotice(output, INCOMPLETE_NOTICE);
   if (sandboxNote !== undefined) output = appendNotice(output, sandboxNote);
   const failure = run.ending.kind === 'exit' && run.ending.code === LIMIT_SETUP_FAILED && /airlock: could not set the resource limit/.test(run.tail.content)
     ? 'The resource limits could not be set, so the command did not run.'
-    : failureText(run.ending);
+    : (failureText(run.ending) ?? (run.pipesHeldOpen ? INCOMPLETE_FAILURE : undefined));
   if (failure !== undefined) throw new Error(output.length === 0 ? failure : `${output}\n\n${failure}`);
   const details: BashDetails = {
     exitCode: run.ending.kind === 'exit' ? run.ending.code : null,
@@ -279,6 +283,16 @@ function finalResult(run: RunResult, limits: ResourceLimits, sandboxed: Sandboxe
   };
   return { content: [{ type: 'text', text: output.length === 0 ? '(no output)' : output }], details };
 }
+
+/**
+ * Said when the output may be incomplete. Never an `ok`: a result missing output it claims to
+ * hold is the worst wrong answer, since the model acts on it.
+ */
+const INCOMPLETE_NOTICE =
+  '[The output may be incomplete: when the call stopped reading, it was still held open by a process the command started that did not end ' +
+  'when told to (SIGTERM, then SIGKILL) or that was out of reach; anything written after that is missing. ' +
+  'To keep a process running, call bash with background: true.]';
+const INCOMPLETE_FAILURE = 'The command exited with code 0, but its output could not be collected whole.';
 
 function failureText(ending: Ending): string | undefined {
   switch (ending.kind) {

@@ -45,16 +45,22 @@ export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = Object.freeze({ fileSizeB
 export const LIMIT_SETUP_FAILED = 125;
 
 /**
- * The arguments for `spawn(shell, args)` that run `command` under the limits. `$0` is the shell
- * and `$1` the command, so the command's text is never pasted into the script.
+ * The arguments for `spawn(shell, args)` that run `command` under the limits, its stderr joined
+ * to its stdout. `$0` is the shell and `$1` the command, so the command's text is never pasted
+ * into the script.
+ *
+ * Why one stream: the tool merges stdout and stderr for the model. Read from two pipes, the
+ * order between them is whichever pipe the event loop happens to read first, so `echo a; echo
+ * b >&2; echo c` could come back as "a c b". On one pipe the bytes arrive in the order written.
  *
  * @example
  * limitedShellArgs('/bin/bash', 'yes > f', { fileSizeBytes: 1 << 20, processes: 0, cpuSeconds: 0 })
- * // ['-c', '…ulimit -f 1024…exec "$0" -c "$1"', '/bin/bash', 'yes > f']
+ * // ['-c', '…ulimit -f 1024…exec "$0" -c "$1" 2>&1', '/bin/bash', 'yes > f']
  */
 export function limitedShellArgs(shell: string, command: string, limits: ResourceLimits): string[] {
   const settings = limitFlags(shell, limits);
-  if (settings.length === 0) return ['-c', command];
+  const run = 'exec "$0" -c "$1" 2>&1';
+  if (settings.length === 0) return ['-c', run, shell, command];
   const fail = `{ echo "airlock: could not set the resource limit ulimit $1 $2; the command did not run. Change tool-bash's limits setting if this shell cannot set it." >&2; exit ${LIMIT_SETUP_FAILED}; }`;
   // airlock_limit FLAG SOFT HARD. Soft first (a soft limit above the hard one is refused, and
   // fails harmlessly when the hard limit is lower still), then hard. Raising a hard limit fails
@@ -64,7 +70,7 @@ export function limitedShellArgs(shell: string, command: string, limits: Resourc
     'airlock_limit() { ulimit -S "$1" "$2" 2>/dev/null; ' +
     `ulimit -H "$1" "$3" 2>/dev/null || { h=$(ulimit -H "$1"); [ "$h" != unlimited ] && [ "$h" -le "$3" ]; } || ${fail}; }`;
   const calls = settings.map(([flag, soft, hard]) => `airlock_limit ${flag} ${soft} ${hard}`).join('; ');
-  return ['-c', `${lower}; ${calls}; unset -f airlock_limit; exec "$0" -c "$1"`, shell, command];
+  return ['-c', `${lower}; ${calls}; unset -f airlock_limit; ${run}`, shell, command];
 }
 
 /**

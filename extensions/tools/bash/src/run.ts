@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
+import { afterNextPoll } from './after-poll.js';
 import { canScanProcesses, findRunProcesses, groupHasLiving, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
@@ -28,11 +29,11 @@ export interface RunOptions {
   /** Called with the current tail, at most once per `updateIntervalMs`. */
   onTail?: (tail: TruncationResult, fullOutputPath: string | undefined) => void;
   updateIntervalMs?: number;
-  /** After the shell exits, stop waiting for the pipes once they have been quiet this long. */
+  /** After the shell exits, end what it left running once the pipes have been quiet this long. */
   idleAfterExitMs?: number;
-  /** …and in any case this long after the shell exits. */
+  /** …and in any case this long after the shell exits (a leftover that keeps writing). */
   maxWaitAfterExitMs?: number;
-  /** Once the command is being stopped, wait at most this long for the pipes after the shell exits. */
+  /** Once processes are being ended, wait this long past the SIGKILL (`killGraceMs`) for the pipes to close. */
   maxWaitAfterStopMs?: number;
 }
 
@@ -44,7 +45,10 @@ export interface RunResult {
   fullOutputPath?: string;
   /** The spill file keeps only the beginning (the session's spill budget ran out). */
   fullOutputCapped?: boolean;
-  /** Processes started by the command still held the output open when the call stopped listening. */
+  /**
+   * The output may be incomplete: the pipes had not closed (a process still held them, even after
+   * SIGKILL) or failed when the call stopped reading. Whatever was written after that is missing.
+   */
   pipesHeldOpen: boolean;
   /** Processes the command left running when it ended normally, which the call then ended. */
   leftovers: number;
@@ -71,9 +75,16 @@ export class BashSetupError extends Error {
  * Run `shell -c command` in its own process group with stdin closed, merging stdout and stderr
  * into the context's rolling tail and, once the output is too big for the model, a spill file.
  *
- * Never hangs on the pipes: the call ends when the shell has exited and the pipes closed, or
- * have been quiet `idleAfterExitMs` since (re-armed by data), or `maxWaitAfterExitMs` after the
- * exit at the latest. Background processes that still hold the pipes are then cut off from them.
+ * The result holds every byte the command's processes wrote, or says it may not
+ * (`pipesHeldOpen`). The call ends when the pipes close (every process holding them is gone).
+ * Once the shell has exited, processes it left behind may hold them open: when the pipes have
+ * been quiet `idleAfterExitMs` (or at the latest `maxWaitAfterExitMs` after the exit), those
+ * processes get SIGTERM, SIGKILL after `killGraceMs`, and the call reads on until the pipes close,
+ * `maxWaitAfterStopMs` past the SIGKILL at most. A timeout or abort ends them the same way.
+ *
+ * Why "quiet" is confirmed after a poll (see after-poll.ts): Node may report the exit before the
+ * output written before it, and a timer can fire after a stall before the loop reads the pipe.
+ * Deciding on a timer alone once turned `echo n158` into an `ok` with "(no output)".
  */
 export function runCommand(options: RunOptions): Promise<RunResult> {
   const { ctx } = options;
@@ -118,12 +129,29 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     let finished = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let stopReason: Ending | undefined;
+    /** Processes are being ended (a stop, or what the command left running): only the pipes are awaited now. */
+    let stopping = false;
+    /** What endLeftovers found, once it ran. */
+    let leftovers: number | undefined;
+    /** Chunks read so far: a decision confirmed after a poll compares it with the count it saw. */
+    let chunks = 0;
+    let streamFailed = false;
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
     let idleTimer: NodeJS.Timeout | undefined;
     let capTimer: NodeJS.Timeout | undefined;
+    let deadlineTimer: NodeJS.Timeout | undefined;
     let updateTimer: NodeJS.Timeout | undefined;
     let lastUpdate = 0;
+    /** Cancels the pending confirmations (afterNextPoll). */
+    const polls = new Set<() => void>();
+    const afterPoll = (fn: () => void): void => {
+      const cancel = afterNextPoll(() => {
+        polls.delete(cancel);
+        fn();
+      });
+      polls.add(cancel);
+    };
 
     // Spill lazily: hold the first chunks (at most ~maxBytes) until the output is too big for the
     // model, so small outputs never touch the disk.
@@ -168,6 +196,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
       if (stopReason !== undefined || finished) return;
+      // The command has ended on its own: only its output is awaited, and what it left running
+      // is ended now instead of after the quiet wait. Its exit status stands.
+      if (exited !== undefined) return endRest();
       stopReason = reason;
       const termed = strays();
       killGroup('SIGTERM');
@@ -179,9 +210,32 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         // Those seen at SIGTERM time too: re-parented to init, they no longer descend from the shell.
         signalProcesses([...termed, ...strays()], 'SIGKILL');
       }, options.killGraceMs);
-      // The shell may be gone already, with a background process holding the pipes: do not wait
-      // out the long cap for it.
-      if (exited !== undefined) armCap(maxWaitAfterStopMs);
+      awaitPipes(options.killGraceMs + maxWaitAfterStopMs);
+    };
+
+    /**
+     * Processes are being ended: read on until the pipes close (finish on 'close'), but no longer
+     * than `ms`. The deadline too is confirmed after a poll, so bytes already in a pipe are read.
+     */
+    const awaitPipes = (ms: number): void => {
+      stopping = true;
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      if (capTimer !== undefined) clearTimeout(capTimer);
+      if (deadlineTimer === undefined) deadlineTimer = setTimeout(() => afterPoll(() => void finish()), ms);
+    };
+
+    /**
+     * The shell has exited and the pipes are still open: processes it left behind hold them.
+     * End those (SIGTERM, SIGKILL after the grace period) and read what they write until they
+     * are gone and the pipes close.
+     */
+    const endRest = (): void => {
+      if (finished || stopping) return;
+      const ended = endLeftovers();
+      leftovers = ended.count;
+      // Nothing of this run left to end: whatever holds the pipes is beyond reach (or closing them
+      // right now); wait briefly, then the result says the output may be incomplete.
+      awaitPipes(ended.signalled ? options.killGraceMs + maxWaitAfterStopMs : maxWaitAfterStopMs);
     };
 
     const emitUpdate = (): void => {
@@ -197,6 +251,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
 
     const onData = (chunk: Uint8Array): void => {
       if (finished) return; // late callbacks after the call settled are ignored (Pi #5208)
+      chunks++;
       tail.push(chunk);
       if (spill !== undefined) spill.write(chunk);
       else {
@@ -204,16 +259,20 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         if (needsSpill()) openSpill();
       }
       scheduleUpdate();
-      if (exited !== undefined) armIdle();
+      if (exited !== undefined && !stopping) armIdle();
     };
 
+    /** Quiet for idleAfterExitMs, confirmed by a poll that read nothing new: then end the rest. */
     const armIdle = (): void => {
       if (idleTimer !== undefined) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => void finish(), idleAfterExitMs);
-    };
-    const armCap = (ms: number): void => {
-      if (capTimer !== undefined) clearTimeout(capTimer);
-      capTimer = setTimeout(() => void finish(), ms);
+      idleTimer = setTimeout(() => {
+        const seen = chunks;
+        afterPoll(() => {
+          if (finished || stopping) return;
+          if (chunks === seen) endRest();
+          else armIdle();
+        });
+      }, idleAfterExitMs);
     };
 
     const onAbort = (): void => stop({ kind: 'aborted' });
@@ -222,27 +281,30 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (timeoutTimer !== undefined) clearTimeout(timeoutTimer);
       if (idleTimer !== undefined) clearTimeout(idleTimer);
       if (capTimer !== undefined) clearTimeout(capTimer);
+      if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
+      for (const cancel of polls) cancel();
+      polls.clear();
       if (updateTimer !== undefined) clearTimeout(updateTimer);
       options.signal?.removeEventListener('abort', onAbort);
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
-      // Background processes may still hold the write ends; let go of ours.
+      // Background processes may still hold the write ends; let go of ours. A SIGKILL timer
+      // (a stop, or leftovers being ended) stays armed: no process of the run may survive.
       child.stdout?.destroy();
       child.stderr?.destroy();
-      // Without a pending stop there is nothing left to escalate.
-      if (stopReason === undefined && killTimer !== undefined) clearTimeout(killTimer);
     };
 
     /**
      * The command ended on its own, but processes it started may live on (`sleep 23 &`, a
      * daemon that called setsid): nothing outlives its call unless the model asked for a
-     * background job. SIGTERM now, SIGKILL after the grace period. Returns how many were found.
+     * background job. SIGTERM now, SIGKILL after the grace period. Returns how many were found
+     * (1 where processes cannot be listed) and whether anything was signalled.
      */
-    const endLeftovers = (): number => {
+    const endLeftovers = (): { count: number; signalled: boolean } => {
       // A zombie (exited, parent not reaping yet) still counts as a group member: not a leftover.
       const found = strays().filter((p) => !p.zombie);
       const group = groupAlive();
-      if (found.length === 0 && !group) return 0;
+      if (found.length === 0 && !group) return { count: 0, signalled: false };
       if (group) killGroup('SIGTERM');
       signalProcesses(found, 'SIGTERM');
       killTimer = setTimeout(() => {
@@ -250,7 +312,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         signalProcesses([...found, ...strays()], 'SIGKILL');
       }, options.killGraceMs);
       releaseWhenGone(found);
-      return canScanProcesses ? found.length : 1;
+      return { count: canScanProcesses ? found.length : 1, signalled: true };
     };
 
     /**
@@ -280,9 +342,10 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     const finish = async (): Promise<void> => {
       if (finished) return;
       finished = true;
-      const pipesHeldOpen = !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
+      // Both ends reached: every byte written was delivered to onData. Otherwise a process may still write.
+      const pipesHeldOpen = streamFailed || !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
-      const leftovers = stopReason === undefined ? endLeftovers() : 0;
+      leftovers ??= stopReason === undefined ? endLeftovers().count : 0;
       const result = tail.end();
       let fullOutputPath: string | undefined;
       let fullOutputCapped: boolean | undefined;
@@ -326,12 +389,18 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     });
 
     if (pid === undefined) return; // 'error' follows
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.on('data', onData);
+      // A failed read loses what was not read yet: the result says so (and the host does not crash).
+      stream.on('error', () => void (streamFailed = true));
+    }
     child.on('exit', (code, signal) => {
       exited = { code, signal };
+      // The command is over: what remains is collecting its output, bounded by the waits here.
+      if (timeoutTimer !== undefined) clearTimeout(timeoutTimer);
+      if (stopping) return; // a stop is under way, with its own deadline
       armIdle();
-      armCap(stopReason === undefined ? maxWaitAfterExitMs : maxWaitAfterStopMs);
+      capTimer = setTimeout(() => afterPoll(endRest), maxWaitAfterExitMs);
     });
     // Every pipe closed and the shell exited: done, no waiting.
     child.on('close', () => void finish());
