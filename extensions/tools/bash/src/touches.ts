@@ -20,6 +20,14 @@ let analyze: Analyze | undefined;
 let loading: Promise<void> | undefined;
 
 /**
+ * The parser's module, imported once for both users: two imports of it in flight at once (the
+ * first call of a host, or a first parallel batch) gave the second `undefined` where extensions
+ * load through jiti, and that call was denied as "command analysis failed".
+ */
+let shellAnalysis: Promise<typeof import('@airlock/shell-analysis')> | undefined;
+const loadShellAnalysis = () => (shellAnalysis ??= import('@airlock/shell-analysis'));
+
+/**
  * Every file a bash command reads and writes, when the shell analysis is sure of all of them;
  * undefined otherwise (the kernel then runs the call as a barrier in its batch). Sure means: it
  * parsed, every simple command is a program from a short list whose file effects the analysis
@@ -32,7 +40,7 @@ let loading: Promise<void> | undefined;
  */
 export function commandTouches(command: string): ExecTouches | undefined {
   if (analyze === undefined) {
-    loading ??= import('@airlock/shell-analysis')
+    loading ??= loadShellAnalysis()
       .then(async (mod) => {
         await mod.initShellAnalysis();
         analyze = (c) => mod.analyzeShellSync(c);
@@ -56,7 +64,7 @@ export function commandTouches(command: string): ExecTouches | undefined {
  * @example await analyzeBash('x=curl; $x evil.example') // { ok: false, reason: … }
  */
 export async function analyzeBash(command: string): Promise<Analysis> {
-  const mod = await import('@airlock/shell-analysis');
+  const mod = await loadShellAnalysis();
   return mod.analyzeShell(command);
 }
 
