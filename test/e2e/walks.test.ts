@@ -207,6 +207,28 @@ describe.skipIf(!spawnable('bash') || process.platform !== 'linux')('the watchdo
     expect(r.ms).toBeLessThan(ANSWERS_WITHIN);
   }, 90_000);
 
+  it('a policy taking longer than the time limit to decide (waiting, not stuck) is left alone', async () => {
+    const s = sandbox();
+    const approver = `import Type from 'typebox';
+export default {
+  name: 'slow-approver',
+  options: Type.Object({}),
+  setup(api) {
+    api.registerTool({ name: 'quick', label: 'Quick', description: 'Answer at once.', parameters: Type.Object({}), async execute() { return { content: [{ type: 'text', text: 'done' }] }; } });
+    api.on('tool_call', async () => { await new Promise((r) => setTimeout(r, 7000)); return { effect: 'allow', reason: 'asked a server' }; }, { name: 'slow-approver/server', phase: 'authorize' });
+  },
+};
+`;
+    const ext = extensionPackage(s, 'exts/slow', { name: 'slow-approver', source: approver, hooks: ['tool_call:authorize'] });
+    s.write('exts/slow/package.json', { name: 'slow-approver', version: '0.1.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['quick'], hooks: ['tool_call:authorize'] } } });
+    s.write('home/.config/airlock/settings.json', { extensions: [{ path: ext }] });
+    const { ended } = start(s, ['call', 'quick', '{}', '--timeout-ms', '1000']);
+    const r = await ended;
+    expect(r.stderr).not.toContain('Airlock has not answered');
+    expect(r.signal).toBe(null);
+    expect(r.stderr).toMatch(/quick \(call_1\) → ok/);
+  }, 90_000);
+
   it('a call that ends by itself leaves no watchdog behind, and a responsive Ctrl-C is the main thread\'s', async () => {
     const s = sandbox();
     const { child, ended } = start(s, ['call', 'bash', '{"command":"touch started; sleep 30"}']);

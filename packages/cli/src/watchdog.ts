@@ -10,12 +10,13 @@ import { displayText } from '@airlock/kernel';
  * expression, an extension's loop).
  *
  * So a small bash process watches from outside. The main thread tells it, through a pipe, the
- * earliest deadline of the calls running now: the call's limit plus the kernel's grace, by which
- * the kernel itself ends any call when the main thread is free. If that passes with no word from
- * the main thread, or if Ctrl-C or SIGTERM reaches the process group during a call and the main
- * thread does not end it within a few seconds, the watchdog says why on stderr, kills every
- * process below this one (bwrap's --die-with-parent would take the sandboxed ones anyway) and
- * this one with SIGKILL (exit status 137, as `leaveIfStuck`).
+ * earliest deadline of the calls running now (the call's limit plus the kernel's grace, by which
+ * the kernel itself ends any call when the main thread is free), and beats once a second while a
+ * call runs. If the deadline passes and the beats have stopped (waiting for a person's approval
+ * is not being stuck), or if Ctrl-C or SIGTERM reaches the process group during a call and the
+ * main thread neither ends the call nor beats within a few seconds, the watchdog says why on
+ * stderr, kills every process below this one (bwrap's --die-with-parent would take the sandboxed
+ * ones anyway) and this one with SIGKILL (exit status 137, as `leaveIfStuck`).
  *
  * Why a process and not a worker thread: a worker costs this process 25–50 ms of CPU to start,
  * on every `airlock call`; bash costs a few, and sees the terminal's Ctrl-C (same process group),
@@ -29,6 +30,8 @@ const KERNEL_GRACE_MS = 2000;
 const MARGIN_MS = 1000;
 /** Seconds the main thread gets to end a call after Ctrl-C or SIGTERM before the watchdog does. */
 export const SIGNAL_GRACE_S = 5;
+/** How often the main thread beats while a call runs; the watchdog wants three seconds of silence. */
+const BEAT_MS = 1000;
 
 export interface Watchdog {
   /** Watch the calls `host` runs, each limited to `limitMs` (0: not watched). Returns the function that stops watching. */
@@ -37,12 +40,12 @@ export interface Watchdog {
 
 /**
  * The watchdog's program. Messages, one a line: `arm SECONDS WHAT` (the earliest deadline is
- * SECONDS from now), `idle` (no call running). Whole seconds: bash 3's `read -t` takes no
- * fractions, and this is a backstop, not the timer.
+ * SECONDS from now), `beat` (the main thread is free), `idle` (no call running). Whole seconds:
+ * bash 3's `read -t` takes no fractions, and this is a backstop, not the timer.
  */
 const SCRIPT = `
 parent=$1 grace=$2
-deadline= what= why= signalled=
+deadline= what= why= signalled= last=0 pending=
 fire() {
   printf 'airlock: %s%s Airlock has not answered (its main thread is stuck in synchronous work, where no timer or signal handler can run), so it ends now with exit status 137: the processes it started are killed, and the call gets no result or audit record.\\n' "$what" "$why" >&2
   pids=" $parent " found=1
@@ -67,16 +70,19 @@ interrupted() {
 trap interrupted INT TERM
 while :; do
   if [ -n "$deadline" ]; then
-    [ "$deadline" -gt "$SECONDS" ] || fire
+    [ "$SECONDS" -lt "$deadline" ] || [ $((SECONDS - last)) -lt 3 ] || fire
     # A second at a time: a trap runs at once, but a read goes on to its own timeout.
-    IFS= read -r -t 1 line; rc=$?
+    IFS= read -r -t 1 part; rc=$?
   else
-    IFS= read -r line; rc=$?
+    IFS= read -r part; rc=$?
   fi
-  if [ "$rc" -gt 128 ]; then continue; fi
+  # A read that times out keeps what it had of a line: the rest comes with the next one.
+  line=$pending$part pending=
+  if [ "$rc" -gt 128 ]; then pending=$line; continue; fi
   [ "$rc" = 0 ] || exit 0
   case $line in
-    "arm "*) [ -z "$signalled" ] || continue; rest=\${line#arm }; deadline=$((SECONDS + \${rest%% *})) what=\${rest#* } why=" passed its time limit, and" ;;
+    beat) last=$SECONDS ;;
+    "arm "*) last=$SECONDS; [ -z "$signalled" ] || continue; rest=\${line#arm }; deadline=$((SECONDS + \${rest%% *})) what=\${rest#* } why=" passed its time limit, and" ;;
     idle) deadline= what= why= signalled= ;;
   esac
 done
@@ -95,30 +101,51 @@ export function processWatchdog(): Watchdog {
   return shared;
 }
 
-function startWatchdog(): Watchdog {
+/**
+ * The bash process, started with the first call (a command that runs none starts none). The
+ * first call's start event comes before anything of that call runs, so it is never too late.
+ */
+function startBash(): ChildProcessByStdio<Writable, null, null> | undefined {
   let child: ChildProcessByStdio<Writable, null, null> | undefined;
   try {
     child = spawn('bash', ['-c', SCRIPT, 'airlock-watchdog', String(process.pid), String(SIGNAL_GRACE_S)], { stdio: ['pipe', 'ignore', 'inherit'] });
   } catch {
-    child = undefined;
+    return undefined;
   }
   // No bash (or it cannot start): no watchdog; the calls' own limits still hold while the main thread is free.
-  child?.on('error', () => (child = undefined));
-  child?.stdin.on('error', () => (child = undefined));
+  child.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
   // Neither keeps this process alive; when it ends, the pipe closes and the watchdog leaves.
-  child?.unref();
-  (child?.stdin as unknown as { unref?: () => void } | undefined)?.unref?.();
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  return child;
+}
+
+function startWatchdog(): Watchdog {
+  let child: ChildProcessByStdio<Writable, null, null> | undefined | null;
 
   const running = new Map<string, { due: number; what: string }>();
   let told = '';
+  let beating: NodeJS.Timeout | undefined;
+  const send = (line: string): void => {
+    if (child === undefined) child = startBash() ?? null;
+    if (child === null || child.exitCode !== null || child.stdin.destroyed) return;
+    child.stdin.write(`${line}\n`);
+  };
   const tell = (): void => {
     let first: { due: number; what: string } | undefined;
     for (const call of running.values()) if (first === undefined || call.due < first.due) first = call;
     // One second more: bash counts whole seconds from whenever its clock last ticked.
     const line = first === undefined ? 'idle' : `arm ${Math.max(1, Math.ceil((first.due - Date.now()) / 1000)) + 1} ${first.what}`;
-    if (line === told || child === undefined) return;
+    if (first === undefined && beating !== undefined) {
+      clearInterval(beating);
+      beating = undefined;
+    } else if (first !== undefined && beating === undefined) {
+      beating = setInterval(() => send('beat'), BEAT_MS).unref();
+    }
+    if (line === told || (child === undefined && first === undefined)) return;
     told = line;
-    child.stdin.write(`${line}\n`);
+    send(line);
   };
   let runs = 0;
   return {
