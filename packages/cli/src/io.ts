@@ -1,5 +1,6 @@
 import type { BundledExtensions } from '@airlock/host';
 import { terminalSafe } from '@airlock/kernel';
+import { processWatchdog, type Watchdog } from './watchdog.js';
 
 /**
  * What a command runs with: where it reads and writes (real streams in the binary, buffers in
@@ -32,6 +33,11 @@ export interface IO {
    * Only the real binary has one; see leaveIfStuck.
    */
   killSelf?: () => void;
+  /**
+   * The watchdog that ends the process when a call's time limit passes while the main thread is
+   * stuck (see watchdog.ts). Only the real binary has one: it kills the whole process.
+   */
+  watchdog?: () => Watchdog;
 }
 
 export function processIO(bundled?: BundledExtensions): IO {
@@ -56,6 +62,7 @@ export function processIO(bundled?: BundledExtensions): IO {
     stdin: process.stdin,
     terminal: process.stderr,
     killSelf: () => process.kill(process.pid, 'SIGKILL'),
+    watchdog: processWatchdog,
   };
 }
 

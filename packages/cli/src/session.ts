@@ -8,9 +8,17 @@ import { resolve } from 'node:path';
  * Open the host the way the global flags say: settings discovered from --cwd (or --settings),
  * the flags as the CLI settings layer, trust from --trust / --no-trust. Settings and load
  * problems that stop everything become usage errors (exit code 2). `ui` replaces the dialogs the
- * terminal would show (a server asks its client instead).
+ * terminal would show (a server asks its client instead). `timeoutMs`: the calls' time limit when
+ * the command line sets one (`call --timeout-ms`), for the watchdog.
  */
-export async function openSession(g: GlobalOptions, io: IO, ui?: ToolUI): Promise<Host> {
+export async function openSession(g: GlobalOptions, io: IO, ui?: ToolUI, options: { timeoutMs?: number } = {}): Promise<Host> {
+  const host = await open(g, io, ui);
+  // Each call's time limit, kept even when the main thread is stuck (the real binary only).
+  io.watchdog?.().watch(host, options.timeoutMs ?? host.settings.settings.execution.timeoutMs);
+  return host;
+}
+
+async function open(g: GlobalOptions, io: IO, ui: ToolUI | undefined): Promise<Host> {
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   try {
     return await openHost({

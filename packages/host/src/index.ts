@@ -47,4 +47,4 @@ export { openHost, type Host, type HostBlocked, type HostFlags, type OpenHostOpt
 export type { Diagnostic, Severity } from '@airlock/kernel';
 export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';
 export { createImageResizer, resizeNote } from './images/resize.js';
-export { createSandbox, detectBubblewrap, planMounts, bwrapArgs, sandboxHint, INSTALL_FIX, SandboxPlanError, type HostSandbox, type SandboxOptions, type MountPlan, type Detection } from './sandbox/index.js';
+export { createSandbox, detectBubblewrap, DEFAULT_WALK_BOUNDS, planMounts, planMountsSync, bwrapArgs, sandboxHint, INSTALL_FIX, SandboxPlanError, type HostSandbox, type SandboxOptions, type MountPlan, type PlanOptions, type WalkBounds, type Detection } from './sandbox/index.js';

@@ -10,7 +10,7 @@ function recordingSandbox() {
     status: { mode: 'auto', active: true },
     async wrap(argv, options) {
       wrapped.push(options);
-      return { file: '/bin/true', args: [...argv], env: options.env, summary: '', hint: () => undefined, release: () => undefined };
+      return { file: '/bin/true', args: [...argv], env: options.env, summary: '', hint: () => undefined, release: async () => undefined };
     },
   };
   const run = defineTool({

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, constants } from 'node:fs';
+import { closeSync, fstatSync, openSync, opendirSync, readSync, constants } from 'node:fs';
 import { basename, join } from 'node:path';
 import { plausibleSecretValue } from './assignments.js';
 import { looksSecretName } from './names.js';
@@ -32,7 +32,11 @@ export const HOME_SECRET_FILES: readonly string[] = Object.freeze([
 ]);
 
 /** Names looked for in the workspace folder itself (not below it: a walk of a large tree is not worth the first result's delay). */
-const WORKSPACE_SECRET_NAME = /^(?:\.env(?:\..+)?|\.envrc|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$/;
+const WORKSPACE_SECRET_FILES: readonly string[] = ['.env', '.envrc', '.netrc', '.pgpass', '.git-credentials', '.npmrc', '.pypirc'];
+/** `.env.local`, `.env.production`, …: the only names that need the folder listed. */
+const ENV_VARIANT = /^\.env\..+$/;
+/** Names of the workspace folder looked at for `.env.*`: a folder of millions of names is not read whole. */
+const MAX_LISTED = 100_000;
 /** Committed templates: by convention they hold no secrets. */
 const TEMPLATE = /\.(?:example|sample|template|dist|defaults)$/;
 
@@ -134,7 +138,8 @@ function readSmallFile(path: string, limit: number): string | undefined {
 
 /**
  * The files whose values are loaded: the fixed ones under `home`, and in `workspace` itself the
- * well-known secret names (`.env`, `.env.*` but not templates, `.envrc`, `.netrc`, …).
+ * well-known secret names (`.env`, `.env.*` but not templates, `.envrc`, `.netrc`, …); `.env.*`
+ * among the first 100,000 names of the folder (a folder is listed a batch at a time).
  * A file that is a symlink is skipped (O_NOFOLLOW): it is the file a name leads to that matters,
  * and a link could lead to a FIFO or a huge file.
  */
@@ -142,11 +147,24 @@ export function secretFileCandidates(home: string | undefined, workspace: string
   const files: string[] = [];
   if (home) files.push(...HOME_SECRET_FILES.map((f) => join(home, f)));
   if (workspace) {
+    // The fixed names are opened as they are (a missing one is skipped when read); only the
+    // `.env.*` variants are looked for in the listing, read a batch at a time and bounded.
+    files.push(...WORKSPACE_SECRET_FILES.map((f) => join(workspace, f)));
+    const variants: string[] = [];
     try {
-      for (const name of readdirSync(workspace).sort()) if (WORKSPACE_SECRET_NAME.test(name) && !TEMPLATE.test(name)) files.push(join(workspace, name));
+      const dir = opendirSync(workspace, { bufferSize: 256 });
+      try {
+        let listed = 0;
+        for (let entry = dir.readSync(); entry !== null && listed < MAX_LISTED; entry = dir.readSync(), listed++) {
+          if (ENV_VARIANT.test(entry.name) && !TEMPLATE.test(entry.name)) variants.push(entry.name);
+        }
+      } finally {
+        dir.closeSync();
+      }
     } catch {
       // No workspace folder to read: only the home files.
     }
+    files.push(...variants.sort().map((name) => join(workspace, name)));
   }
   return [...new Set(files)].slice(0, FILE_VALUE_LIMITS.files);
 }

@@ -1,7 +1,7 @@
 export { existingVariants, PathError, realPathOrSelf, resolveExistingPath, resolveExistingPathSync, resolveToolPath, spellingKey, visibleName } from './paths.js';
-export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, walk, type WalkEntry, type WalkEntryType, type WalkOptions } from './walk.js';
+export { comparePaths, compareNamesBytewise, DEFAULT_IGNORE_FILES, DEFAULT_TREE_BOUNDS, pacer, walk, type TreeBounds, type WalkEntry, type WalkEntryType, type WalkOptions, type WalkStop } from './walk.js';
 export { namesNear, suggestNear } from './suggest.js';
-export { listingResult, type Listing, type ListingDetails } from './listing.js';
+export { listingResult, type Listing, type ListingDetails, type StoppedDetails } from './listing.js';
 export { codeForErrno, rootError, settle, statSearchRoot, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
 export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';

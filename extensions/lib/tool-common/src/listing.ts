@@ -1,6 +1,7 @@
 import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/kernel';
 import { skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 import { unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
+import type { WalkStop } from './walk.js';
 
 /** What a listing tool (grep, find) found, and the words it uses for what was cut. */
 export interface Listing<D> {
@@ -19,10 +20,21 @@ export interface Listing<D> {
   skipped?: readonly SkippedFile[];
   /** How the notice names them (default: files not searched). */
   skippedWords?: SkippedWords;
+  /** Where the walk's bounds stopped it short (see walk's onBound). */
+  stopped?: readonly WalkStop[];
   truncate: ToolContext['truncate'];
 }
 
-export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails; skipped?: SkippedDetails };
+/** Where the walk's bounds stopped it: folders too deep to enter (the first few), and where the entry bound ended it. */
+export interface StoppedDetails {
+  deep?: { count: number; limit: number; paths: string[] };
+  entries?: { limit: number; at: string };
+}
+
+export type ListingDetails<D> = D & { truncation?: TruncationResult; unreadable?: UnreadableDetails; skipped?: SkippedDetails; stopped?: StoppedDetails };
+
+/** Folders too deep named in the notice and kept in the details. */
+const DEEP_NAMES = 3;
 
 /**
  * A listing as the model sees it: the lines (whole lines within the context limits), then a blank
@@ -54,7 +66,49 @@ export function listingResult<D extends object>(listing: Listing<D>): AgentToolR
     details.skipped = skippedDetails(listing.skipped);
     notices.push(skippedNotice(listing.skipped, listing.skippedWords));
   }
+  const stopped = stoppedDetails(listing.stopped ?? []);
+  if (stopped !== undefined) {
+    details.stopped = stopped;
+    notices.push(...stoppedNotices(stopped));
+  }
   if (notices.length === 0) return { content: [{ type: 'text', text: body }], details };
   // The lines fill the limits at most; the notices ride on top, in the kernel's notice room.
   return { content: [{ type: 'text', text: `${body}\n\n${notices.join('\n')}` }], details, limited: true };
+}
+
+function stoppedDetails(stops: readonly WalkStop[]): StoppedDetails | undefined {
+  if (stops.length === 0) return undefined;
+  const out: StoppedDetails = {};
+  const deep = stops.filter((s) => s.bound === 'depth');
+  if (deep.length > 0) out.deep = { count: deep.length, limit: deep[0]!.limit, paths: deep.slice(0, DEEP_NAMES).map((s) => s.path) };
+  const ended = stops.find((s) => s.bound === 'entries');
+  if (ended !== undefined) out.entries = { limit: ended.limit, at: ended.path === '' ? '.' : ended.path };
+  return out;
+}
+
+/**
+ * The notice lines, e.g. `[1 folder more than 128 levels below the search folder was not entered
+ * (a/a/…/a); results may be incomplete. Search inside it to see more.]`.
+ */
+function stoppedNotices(stopped: StoppedDetails): string[] {
+  const notices: string[] = [];
+  if (stopped.deep !== undefined) {
+    const { count, limit, paths } = stopped.deep;
+    const names = paths.map((p) => shortRelative(p)).join(', ');
+    notices.push(
+      `[${count} ${count === 1 ? 'folder' : 'folders'} more than ${limit} levels below the search folder ${count === 1 ? 'was' : 'were'} not entered (${count > paths.length ? `e.g. ${names}` : names}); results may be incomplete. Search inside ${count === 1 ? 'it' : 'one of them'} to see more.]`,
+    );
+  }
+  if (stopped.entries !== undefined) {
+    notices.push(
+      `[The walk stopped after ${stopped.entries.limit} files and folders (it was listing ${shortRelative(stopped.entries.at)}); results may be incomplete. Search a subfolder, or narrow the pattern or glob.]`,
+    );
+  }
+  return notices;
+}
+
+/** A long relative path as its start and end, so a notice stays short. */
+function shortRelative(path: string, max = 100): string {
+  if (path.length <= max) return path;
+  return `${path.slice(0, max / 2)}…${path.slice(path.length - max / 3)}`;
 }

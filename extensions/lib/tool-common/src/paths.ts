@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -132,12 +132,22 @@ function lexists(path: string): boolean {
   }
 }
 
+/** Names of one folder compared for spelling variants: a folder of millions of names is not read whole, on every missing path. */
+const MAX_VARIANT_NAMES = 100_000;
+
 function listNames(dir: string): string[] {
+  const names: string[] = [];
   try {
-    return readdirSync(dir);
+    const handle = opendirSync(dir, { bufferSize: 256 });
+    try {
+      for (let entry = handle.readSync(); entry !== null && names.length < MAX_VARIANT_NAMES; entry = handle.readSync()) names.push(entry.name);
+    } finally {
+      handle.closeSync();
+    }
   } catch {
-    return [];
+    // unreadable: no variants
   }
+  return names;
 }
 
 /**

@@ -9,9 +9,10 @@ export interface ProgramLine {
 
 /**
  * Starts helper programs (rg, fd) for a tool: the line to spawn for `file args` in `cwd` with
- * `env` (default: the host process's environment). See {@link programLauncher}.
+ * `env` (default: the host process's environment); `signal` ends the sandbox's walk of the
+ * workspace (the call's time limit). See {@link programLauncher}.
  */
-export type ProgramLauncher = (file: string, args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string | undefined>> }) => Promise<ProgramLine>;
+export type ProgramLauncher = (file: string, args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string | undefined>>; signal?: AbortSignal }) => Promise<ProgramLine>;
 
 /**
  * The launcher for one call: inside the host's OS sandbox when it is active, as is when the
@@ -23,11 +24,11 @@ export type ProgramLauncher = (file: string, args: readonly string[], options: {
  * spawn(line.file, line.args, { cwd: root, env: line.env });
  */
 export function programLauncher(sandbox: SandboxService | undefined): ProgramLauncher {
-  return async (file, args, { cwd, env = process.env }) => {
+  return async (file, args, { cwd, env = process.env, signal }) => {
     const base: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) base[k] = v;
     if (sandbox?.status.active) {
-      const wrapped = await sandbox.wrap([file, ...args], { cwd, env: base });
+      const wrapped = await sandbox.wrap([file, ...args], { cwd, env: base, ...(signal === undefined ? {} : { signal }) });
       return { file: wrapped.file, args: [...wrapped.args], env: wrapped.env };
     }
     if (sandbox?.status.mode === 'required') {

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, readFileSync, type Dir, type Dirent } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '@airlock/kernel/util';
 import ignore, { type Ignore } from 'ignore';
@@ -21,6 +21,11 @@ import ignore, { type Ignore } from 'ignore';
  * the page cache, while an awaited one costs a thread-pool round trip, and the walk was mostly
  * waiting on those. To keep the process responsive (aborts, timers, other tool calls) the walk
  * hands the event loop back every few milliseconds of work, its visitor's work included.
+ *
+ * Bounded (see TreeBounds): every listing resolves the folder's whole path again (Node has no
+ * openat()), so a folder thousands of levels deep made each listing cost thousands of lookups;
+ * below `maxDepth` folders are yielded but not entered, and past `maxEntries` the walk ends. Each
+ * stop is told to `onBound`, so a search can say its results are incomplete and where.
  */
 
 export type WalkEntryType = 'file' | 'dir' | 'symlink' | 'other';
@@ -47,6 +52,28 @@ export interface WalkOptions {
    */
   onUnreadable?: (path: string, code: string) => void;
   signal?: AbortSignal;
+  /** How deep and how much the walk goes (default DEFAULT_TREE_BOUNDS). */
+  bounds?: Partial<TreeBounds>;
+  /** Told where the walk stopped short: each folder not entered for its depth, or where it ended for the entry bound. */
+  onBound?: (stop: WalkStop) => void;
+}
+
+export interface TreeBounds {
+  /** Folder levels below the root the walk enters; deeper folders are yielded, not entered. */
+  maxDepth: number;
+  /** Entries it lists in all; past this it ends. */
+  maxEntries: number;
+}
+
+export const DEFAULT_TREE_BOUNDS: Readonly<TreeBounds> = Object.freeze({ maxDepth: 128, maxEntries: 1_000_000 });
+
+/** A place the walk stopped short: a folder too deep to enter, or the folder it was listing when the entry bound was reached. */
+export interface WalkStop {
+  bound: 'depth' | 'entries';
+  /** Root-relative, with `/`. */
+  path: string;
+  /** The bound that stopped it. */
+  limit: number;
 }
 
 interface Level {
@@ -62,6 +89,8 @@ interface Frame {
   /** Absolute folder path with a trailing separator, ready to have a name appended. */
   base: string;
   rel: string;
+  /** Folder levels below the root (0 for the root). */
+  depth: number;
   entries: Dirent[];
   next: number;
   levels: Level[];
@@ -115,6 +144,20 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
   }
 }
 
+/**
+ * For a loop of synchronous work (judging thousands of paths): returns a promise to await once a
+ * slice of work is used up (the event loop gets its turn, then an abort is checked), else
+ * undefined, so timers, aborts and signals are honoured while the loop runs.
+ *
+ * @example
+ * const pause = pacer(signal);
+ * for (const file of files) { const p = pause(); if (p) await p; judge(file); }
+ */
+export function pacer(signal?: AbortSignal): () => Promise<void> | undefined {
+  const p = new Pacer(signal);
+  return () => p.maybe();
+}
+
 /** Hands the event loop back once a slice of synchronous work is used up, then checks for an abort. */
 class Pacer {
   private until = performance.now() + SLICE_MS;
@@ -136,14 +179,18 @@ class Pacer {
 class Walker {
   private readonly stack: Frame[] = [];
   private readonly files: readonly string[];
+  private readonly bounds: TreeBounds;
+  /** Entries listed so far, all folders together. */
+  private listed = 0;
 
   constructor(
     root: string,
     private readonly options: WalkOptions,
   ) {
     this.files = options.ignoreFiles ?? DEFAULT_IGNORE_FILES;
+    this.bounds = { ...DEFAULT_TREE_BOUNDS, ...options.bounds };
     const absolute = resolve(root);
-    this.enter(absolute, '', options.parents === false ? [] : parentLevels(absolute, this.files));
+    this.enter(absolute, '', 0, options.parents === false ? [] : parentLevels(absolute, this.files));
   }
 
   next(): WalkEntry | undefined {
@@ -165,26 +212,51 @@ class Walker {
       if (type === 'dir') {
         if (this.options.prune?.(entry)) continue;
         // Listed now, walked right after this entry: the order is the same as listing it later.
-        this.enter(absolute, path, frame.levels);
+        if (frame.depth < this.bounds.maxDepth) this.enter(absolute, path, frame.depth + 1, frame.levels);
+        else this.options.onBound?.({ bound: 'depth', path, limit: this.bounds.maxDepth });
       }
       return entry;
     }
   }
 
-  private enter(folder: string, rel: string, levels: Level[]): void {
+  private enter(folder: string, rel: string, depth: number, levels: Level[]): void {
     this.options.signal?.throwIfAborted();
-    let entries: Dirent[];
+    let entries: Dirent[] | undefined;
     try {
-      entries = readdirSync(folder, { withFileTypes: true });
+      entries = this.list(folder);
     } catch (error) {
       // A real fs error always has a code; "EIO" only keeps the type honest.
       this.options.onUnreadable?.(rel, errnoCode(error) ?? 'EIO');
       return;
     }
+    if (entries === undefined) {
+      // The entry bound: nothing more is listed or yielded.
+      this.stack.length = 0;
+      this.options.onBound?.({ bound: 'entries', path: rel, limit: this.bounds.maxEntries });
+      return;
+    }
     const own = this.files.length > 0 ? levelFor(folder, rel, entries, this.files) : undefined;
     entries.sort((x, y) => compareNamesBytewise(x.name, y.name));
     const base = folder.endsWith(sep) ? folder : folder + sep;
-    this.stack.push({ base, rel, entries, next: 0, levels: own ? [...levels, own] : levels });
+    this.stack.push({ base, rel, depth, entries, next: 0, levels: own ? [...levels, own] : levels });
+  }
+
+  /**
+   * A folder's entries, read a batch at a time so that one folder of millions of names is not
+   * loaded whole to learn it is past the entry bound; undefined past it.
+   */
+  private list(folder: string): Dirent[] | undefined {
+    const dir: Dir = opendirSync(folder, { bufferSize: 256 });
+    try {
+      const entries: Dirent[] = [];
+      for (let dirent = dir.readSync(); dirent !== null; dirent = dir.readSync()) {
+        if (++this.listed > this.bounds.maxEntries) return undefined;
+        entries.push(dirent);
+      }
+      return entries;
+    } finally {
+      dir.closeSync();
+    }
   }
 }
 

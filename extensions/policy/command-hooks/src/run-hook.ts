@@ -43,7 +43,7 @@ export async function runHook(runner: HookRunner, command: string, input: string
   if (runner.sandbox?.active === true) {
     try {
       if (runner.wrap === undefined) throw new Error('the host gives extensions no way to start a sandboxed process');
-      wrapped = await runner.wrap(argv, { cwd: runner.cwd, env: runner.env });
+      wrapped = await runner.wrap(argv, { cwd: runner.cwd, env: runner.env, ...(signal === undefined ? {} : { signal }) });
       line = wrapped;
     } catch (error) {
       return { exitCode: null, stdout: '', stderr: '', timedOut: false, sandboxed: false, problem: `the OS sandbox could not start it (${(error as Error).message})` };
@@ -54,7 +54,7 @@ export async function runHook(runner: HookRunner, command: string, input: string
   try {
     return await spawnBounded(line, runner.cwd, input, timeoutMs, signal, wrapped !== undefined);
   } finally {
-    wrapped?.release();
+    await wrapped?.release();
   }
 }
 

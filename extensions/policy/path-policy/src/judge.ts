@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import type { Effect, ProtectedRuleName } from '@airlock/kernel';
 import { linearRegExp } from '@airlock/kernel/util';
 import { strictest, type Command, type Finding, type Item, type ItemOrigin, type MatchedRule } from './items.js';
@@ -196,7 +197,37 @@ function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin,
         `To allow writing exactly this file, add the rule "fs.write(//${escapeDir(path).slice(1)})" to permissions.allow.`,
     }));
   }
+  const links = kind === 'fs.write' ? hardLinks(path) : 1;
+  if (links > 1) {
+    // Where the other names are cannot be known (a file does not list its names), so as for the
+    // files above, only an allow rule naming exactly this path lifts the ask.
+    const lifting = (r: CompiledRule) => r.effect !== 'allow' || namesOnePath(r);
+    return byRules(subject, ctx.rules.filter((r) => applies(r) && lifting(r)), () => ({
+      effect: 'ask',
+      rule: HARD_LINK_RULE,
+      reason:
+        `writing ${path}: the file has ${links} names (hard links) and the others may be outside the workspace (pnpm, bun and yarn link installed packages to one store that every project shares), so a write through it may change the same file elsewhere. ` +
+        `A person decides; to allow writing exactly this file, add the rule "fs.write(//${escapeDir(path).slice(1)})" to permissions.allow.`,
+    }));
+  }
   return byRules(subject, ctx.rules.filter(applies), () => defaultForPath(kind, path, ctx));
+}
+
+/** The rule name of a write to a file with more than one name (see hardLinks). */
+export const HARD_LINK_RULE = 'default:hard-link';
+
+/**
+ * How many names (hard links) the regular file at `path` has; 1 for anything else (a folder
+ * counts its subfolders, a link is judged by its target, which is another spelling of the item),
+ * and for a path that does not exist yet (a new file has one name).
+ */
+function hardLinks(path: string): number {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? st.nlink : 1;
+  } catch {
+    return 1;
+  }
 }
 
 /** A path rule whose pattern has no wildcard: it names one file (`fs.write(//p/.git/config)`, as "always allow" saves it). */

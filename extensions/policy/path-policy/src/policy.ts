@@ -118,6 +118,10 @@ export interface FileQuery {
   cwd?: string;
   /** One call's scope (see the kernel's AccessQuery): folders' real paths are cached within it. */
   scope?: number;
+  /** Folders' real paths known to the caller (a walk of its own, such as the sandbox profile's); wins over `scope`. */
+  realDirs?: Map<string, string>;
+  /** The caller saw that `path` is not a symbolic link (the sandbox's walk): one lstat fewer per entry. */
+  notLink?: boolean;
 }
 
 export interface FileVerdict {
@@ -194,9 +198,9 @@ export function createPolicy(o: PolicyOptions): Policy {
         cwd ?? o.cwd,
       );
     },
-    checkFile({ kind, path, tool, cwd, scope }) {
+    checkFile({ kind, path, tool, cwd, scope, realDirs, notLink }) {
       if (kind === 'fs.write') exec.reset();
-      const c = canonicalFilePaths(path, cwd ?? o.cwd, home, scope === undefined ? new Map() : dirCache(scope));
+      const c = canonicalFilePaths(path, cwd ?? o.cwd, home, realDirs ?? (scope === undefined ? new Map() : dirCache(scope)), notLink === true);
       if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
       const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets, exec });
       return { effect: finding.effect, reason: finding.reason, rule: finding.rule };

@@ -76,12 +76,15 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
       else readOnly.add(p.path);
     }
   }
+  // One profile serves one command's walk: folders' real paths found on the way are reused for
+  // their entries (a folder may be swapped for a link between commands, so never longer).
+  const realDirs = new Map<string, string>();
   return {
     writable: [...s.roots],
     readOnly: [...readOnly],
     hidden: [...hidden],
     classify(path) {
-      if (s.checkFile({ kind: 'fs.read', path, tool: 'bash', cwd }).effect === 'deny') return 'hidden';
+      if (s.checkFile({ kind: 'fs.read', path, tool: 'bash', cwd, realDirs, notLink: true }).effect === 'deny') return 'hidden';
       if (s.protectedAt(path) === undefined) return undefined;
       // Airlock's fixed places (logs, spill, state) are written by the host while commands run;
       // a settings file by name is written only by a person (or the host saving their answer).

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { opendirSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
 import { hasGlobMeta, normalizeCommand, pathGlob } from './glob.js';
@@ -282,9 +282,15 @@ function fileItems(kind: 'fs.read' | 'fs.write', raw: string, dynamic: boolean, 
   }
   const folder = canonicalPaths(dir, cwd, home);
   if (!folder.ok) return [...items, asItem(raw)];
-  let names: string[];
+  const names: string[] = [];
   try {
-    names = readdirSync(folder.paths[folder.paths.length - 1]!);
+    // One past the bound is enough to know: a folder of millions of names is not read whole.
+    const handle = opendirSync(folder.paths[folder.paths.length - 1]!, { bufferSize: 256 });
+    try {
+      for (let entry = handle.readSync(); entry !== null && names.length <= MAX_GLOB_ENTRIES; entry = handle.readSync()) names.push(entry.name);
+    } finally {
+      handle.closeSync();
+    }
   } catch {
     return [...items, asItem(raw)]; // No such folder: the shell passes the pattern on as written.
   }

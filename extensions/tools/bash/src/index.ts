@@ -168,7 +168,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       const shell = resolveShell(env.PATH);
       const command = asRun(params.command);
       const args = limitedShellArgs(shell, command, options.limits);
-      const sandboxed = await sandboxFor(ctx, env);
+      const sandboxed = await sandboxFor(ctx, env, signal);
       if (params.background === true) {
         // A background job runs under the same sandbox as any command.
         const job = await jobs.start({
@@ -183,8 +183,9 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
             : {
                 onEnd: () => {
                   // Nobody reads a finished job's result: the note goes to the log.
-                  const note = sandboxed.release();
-                  if (note !== undefined) ctx.log.warn(`bash background job: ${note}`);
+                  void sandboxed.release().then((note) => {
+                    if (note !== undefined) ctx.log.warn(`bash background job: ${note}`);
+                  });
                 },
               }),
         });
@@ -219,7 +220,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
               }),
         });
       } finally {
-        released = sandboxed?.release();
+        released = await sandboxed?.release();
       }
       return finalResult(run, options.limits, sandboxed, released);
     },
@@ -231,11 +232,11 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
  * as is (no sandbox offered, mode off, or auto without bubblewrap: the start-up warning said so).
  * Throws when the mode is `required` and the sandbox cannot start.
  */
-async function sandboxFor(ctx: ToolContext, env: Record<string, string>): Promise<SandboxedCommand | undefined> {
+async function sandboxFor(ctx: ToolContext, env: Record<string, string>, signal: AbortSignal | undefined): Promise<SandboxedCommand | undefined> {
   const sandbox = ctx.sandbox;
   if (sandbox === undefined) return undefined;
   const { status } = sandbox;
-  if (status.active) return sandbox.wrap([], { cwd: ctx.cwd, env });
+  if (status.active) return sandbox.wrap([], { cwd: ctx.cwd, env, ...(signal === undefined ? {} : { signal }) });
   if (status.mode === 'required') {
     throw new Error(`Blocked: sandbox.mode is "required" and the OS sandbox cannot start. ${status.problem ?? ''} ${status.fix ?? ''}`.trim());
   }

@@ -5,8 +5,8 @@ import { join, relative, sep } from 'node:path';
 import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, globTest, displayPath as display, limitName, resolveExistingPath, openTargetSync, walk } from '@airlock/tool-common';
-import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { comparePaths, DEFAULT_TREE_BOUNDS, globTest, displayPath as display, limitName, openTargetSync, pacer, resolveExistingPath, walk, type WalkStop } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type StoppedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 
 const DEFAULT_LIMIT = 1000;
 /** Ignore files the Node engine reads, lowest precedence first (fd's own set). */
@@ -31,6 +31,8 @@ export interface FindDetails {
   unreadable?: UnreadableDetails;
   /** Folders not entered because the read rules refuse reading them. */
   skipped?: SkippedDetails;
+  /** Where the walk's depth or entry bound stopped it (see tool-common's TreeBounds). */
+  stopped?: StoppedDetails;
 }
 
 export interface FindToolOptions {
@@ -123,6 +125,8 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
       const stop = results.length > limit ? (results[limit] as Result).path : undefined;
       const unreadable = settle(found.unreadable, stop);
       const skipped = gate.skipped(stop);
+      // A deep folder after the cut was never reached by a walk that stops there.
+      const stopped = found.stopped.filter((s) => s.bound === 'entries' || stop === undefined || comparePaths(s.path, stop) <= 0);
       const kept = results.slice(0, limit).map((r) => (r.dir ? `${r.path}/` : r.path));
       const details: FindDetails = { engine, results: kept.length };
       if (results.length > limit) details.resultLimitReached = limit;
@@ -136,6 +140,7 @@ export function createFindTool(options: FindToolOptions = {}): AgentTool<typeof 
         unreadable,
         skipped,
         skippedWords: FOLDER_WORDS,
+        stopped,
         truncate: ctx.truncate,
       });
     },
@@ -153,19 +158,22 @@ interface Result {
 interface Found {
   results: Result[];
   unreadable: Unreadable[];
+  /** Where the walk's bounds stopped it short. */
+  stopped: WalkStop[];
 }
 
 /** The pure-Node engine: the sorted walk (see tool-common's walk.ts), stopped once `want` results are in. */
 async function searchNode(root: string, matches: (path: string) => boolean, want: number, gate: FileGate, signal?: AbortSignal): Promise<Found> {
   const results: Result[] = [];
   const unreadable: Unreadable[] = [];
+  const stopped: WalkStop[] = [];
   const prune = (dir: { path: string; absolute: string }) => !gate.admit(dir.path, dir.absolute);
-  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal, prune, onUnreadable: (path, code) => unreadable.push({ path, code }) })) {
+  for await (const entry of walk(root, { ignoreFiles: IGNORE_FILES, signal, prune, onUnreadable: (path, code) => unreadable.push({ path, code }), onBound: (stop) => stopped.push(stop) })) {
     if (!matches(entry.path)) continue;
     results.push({ path: entry.path, dir: entry.type === 'dir' });
     if (results.length >= want) break;
   }
-  return { results, unreadable };
+  return { results, unreadable, stopped };
 }
 
 /** fd's --show-errors line for a path it could not read: "[fd error]: <path>: <message> (os error N)". */
@@ -179,10 +187,12 @@ async function searchFd(root: string, matches: (path: string) => boolean, gate: 
   const fd = findFd();
   if (!fd) throw new Error('find: the fd engine was requested but fd (≥ 8.7) is not on PATH.');
   // --show-errors: fd is silent about folders it cannot read unless asked, and we report them.
-  const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path', '--show-errors'];
+  // The Node walk's depth bound (see tool-common's TreeBounds): folders that deep are listed, not entered.
+  const depth = DEFAULT_TREE_BOUNDS.maxDepth;
+  const base = ['--color=never', '--hidden', '--no-require-git', '--no-global-ignore-file', '--exclude', '.git', '--absolute-path', '--show-errors', '--max-depth', String(depth + 1)];
   // fd runs inside the OS sandbox when the host has one, like every process a tool starts.
   const run = async (extra: string[]) => {
-    const line = await launch(fd, [...base, ...extra, '--', '.', root], { cwd: root });
+    const line = await launch(fd, [...base, ...extra, '--', '.', root], { cwd: root, ...(signal === undefined ? {} : { signal }) });
     return new Promise<{ lines: string[]; stderr: string }>((resolve, reject) => {
       execFile(line.file, line.args, { maxBuffer: 1024 * 1024 * 1024, signal, encoding: 'utf8', env: line.env }, (error, stdout, stderr) => {
         if (error) reject(new Error(`fd failed: ${stderr.trim() || error.message}`));
@@ -196,12 +206,19 @@ async function searchFd(root: string, matches: (path: string) => boolean, gate: 
   // The folders the walk would not enter, judged in walk order: one inside a refused folder is never reached.
   const refused: string[] = [];
   const inside = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  const stopped: WalkStop[] = [];
+  const pause = pacer(signal);
   for (const dir of [...dirSet].sort(comparePaths)) {
+    const paused = pause();
+    if (paused) await paused;
     if (dir === '' || refused.some((r) => inside(dir, r))) continue;
     if (!gate.admit(dir, join(root, dir))) refused.push(dir);
+    else if (dir.split('/').length > depth) stopped.push({ bound: 'depth', path: dir, limit: depth });
   }
   const results: Result[] = [];
   for (const line of all.lines) {
+    const paused = pause();
+    if (paused) await paused;
     const path = toRel(line);
     if (path === '' || !matches(path)) continue;
     if (refused.length > 0 && refused.some((r) => inside(path, r))) continue;
@@ -216,6 +233,6 @@ async function searchFd(root: string, matches: (path: string) => boolean, gate: 
     if (refused.some((r) => inside(path, r))) continue; // the Node walk never goes there
     if (path !== '..' && !path.startsWith('../')) unreadable.push({ path, code: codeForErrno(Number(m[2])) });
   }
-  return { results, unreadable };
+  return { results, unreadable, stopped };
 }
 

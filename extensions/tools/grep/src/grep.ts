@@ -6,10 +6,10 @@ import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } fro
 import { errnoCode, errorMessage as message, LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
-import { comparePaths, displayPath as display, limitName, programLauncher, resolveExistingPath, openTargetSync, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
+import { comparePaths, DEFAULT_TREE_BOUNDS, displayPath as display, limitName, openTargetSync, programLauncher, resolveExistingPath, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, statSearchRoot, type SkippedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
+import { codeForErrno, FileGate, findExecutable, listingResult, notRegularFileError, READ_NONBLOCKING, rootError, settle, statSearchRoot, type SkippedDetails, type StoppedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 import { refusedGlobs } from './rg-exclusions.js';
 
 const DEFAULT_LIMIT = 100;
@@ -39,6 +39,8 @@ export interface GrepDetails {
   unreadable?: UnreadableDetails;
   /** Files the read rules kept grep from opening (denied, or needing an approval a walk cannot ask for). */
   skipped?: SkippedDetails;
+  /** Where the walk's depth or entry bound stopped it (see tool-common's TreeBounds). */
+  stopped?: StoppedDetails;
 }
 
 export interface GrepToolOptions {
@@ -114,6 +116,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       const stop = hits.length > limit ? (hits[limit] as Hit).path : undefined;
       const unreadable = settle(found.unreadable, stop);
       const skipped = search.gate?.skipped(stop) ?? [];
+      // A deep folder after the cut was never reached by a walk that stops there.
+      const stopped = found.stopped.filter((s) => s.bound === 'entries' || stop === undefined || comparePaths(s.path, stop) <= 0);
       const kept = hits.slice(0, limit);
       const { lines, cut } = kept.length > 0 ? await format(kept, context, !dir) : { lines: [], cut: false };
       const details: GrepDetails = { engine, matches: kept.length };
@@ -128,6 +132,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
           `[${limitName(t)} reached: showing ${t.outputLines} of ${lines.length} lines. Narrow the path, glob or pattern to see the rest.]`,
         unreadable,
         skipped,
+        stopped,
         truncate: ctx.truncate,
       });
     },
@@ -195,7 +200,8 @@ async function searchRipgrep(search: Search): Promise<Found> {
   if (!rg) throw new Error('grep: the rg engine was requested but rg is not on PATH.');
   // Same results as the Node engine: ignore files everywhere, no global/exclude files, binary
   // detection done by us (NUL in the first 8 KiB), and a sorted walk so the early stop is deterministic.
-  const walkArgs = ['--hidden', '--glob', '!.git', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude'];
+  // The Node walk's depth bound (see tool-common's TreeBounds): folders that deep are not entered.
+  const walkArgs = ['--hidden', '--glob', '!.git', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--max-depth', String(DEFAULT_TREE_BOUNDS.maxDepth + 1)];
   if (search.glob !== undefined) walkArgs.push('--glob', search.glob);
   const args = ['--json', '--line-number', '--color=never', ...walkArgs, '--text', '--sort', 'path'];
   if (search.ignoreCase) args.push('-i');
@@ -216,7 +222,7 @@ async function searchRipgrep(search: Search): Promise<Found> {
   const config = viaConfig ? await writeRgConfig(excluded.flatMap((g) => ['--glob', g])) : undefined;
   try {
     const env = config === undefined ? process.env : { ...process.env, RIPGREP_CONFIG_PATH: config.file };
-    const line = await launch(rg, args, { cwd: search.single ? process.cwd() : search.root, env });
+    const line = await launch(rg, args, { cwd: search.single ? process.cwd() : search.root, env, ...(search.signal === undefined ? {} : { signal: search.signal }) });
     return await runRipgrep(line, search, gate);
   } finally {
     await config?.remove();
@@ -301,13 +307,13 @@ function runRipgrep(line: ProgramLine, search: Search, gate: FileGate | undefine
     });
     child.on('close', (code) => {
       onErrorLine(errBuffered);
-      if (done) return resolve({ hits, unreadable });
+      if (done) return resolve({ hits, unreadable, stopped: [] });
       // Exit code 2 means "an error happened", also when rg only skipped what it could not read
       // and found the rest: those are results with a notice, not a failure.
-      if (code === 0 || code === 1 || (code === 2 && skipped && failure === '')) return resolve({ hits, unreadable });
+      if (code === 0 || code === 1 || (code === 2 && skipped && failure === '')) return resolve({ hits, unreadable, stopped: [] });
       // Every file was filtered out (the exclusions of refused files, or a glob matching nothing):
       // that is "no matches", as the Node engine says, not a failure.
-      if (code === 2 && /^No files were searched/.test(failure)) return resolve({ hits, unreadable });
+      if (code === 2 && /^No files were searched/.test(failure)) return resolve({ hits, unreadable, stopped: [] });
       const text = failure.trim();
       if (/regex parse error|error parsing regex|regex could not be compiled/i.test(text)) {
         reject(new Error(`Invalid regular expression ${JSON.stringify(search.pattern)}: ${text.replace(/^.*regex parse error:\s*/s, '')}. Use literal=true to search for the text as written.`));

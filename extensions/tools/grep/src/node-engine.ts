@@ -5,7 +5,7 @@ import { globTest, READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
-import type { Unreadable } from '@airlock/tool-common';
+import type { Unreadable, WalkStop } from '@airlock/tool-common';
 
 /** Ignore files the Node engine reads, lowest precedence first (rg's own set). */
 const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
@@ -14,6 +14,7 @@ const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'];
 export async function searchNode(search: Search): Promise<Found> {
   const hits: Hit[] = [];
   const unreadable: Unreadable[] = [];
+  const stopped: WalkStop[] = [];
   const scan = scanner(search, hits);
   if (search.single) {
     let buffer: Buffer;
@@ -21,10 +22,10 @@ export async function searchNode(search: Search): Promise<Found> {
       buffer = await readRegular(search.root);
     } catch (error) {
       // One file: not being able to read it is the answer, which the tool words as an error.
-      return { hits, unreadable: [{ path: '', code: errnoCode(error) ?? 'EIO' }] };
+      return { hits, unreadable: [{ path: '', code: errnoCode(error) ?? 'EIO' }], stopped };
     }
     scan(basename(search.root), search.root, buffer);
-    return { hits, unreadable };
+    return { hits, unreadable, stopped };
   }
   const matchGlob = search.glob === undefined ? undefined : globMatcher(search.glob);
   const reader = new WholeFileReader();
@@ -35,6 +36,7 @@ export async function searchNode(search: Search): Promise<Found> {
     signal: search.signal,
     prune: matchGlob ? (dir) => matchGlob(dir.path, true) === false : undefined,
     onUnreadable: (path, code) => unreadable.push({ path, code }),
+    onBound: (stop) => stopped.push(stop),
   })) {
     if (entry.type !== 'file') continue;
     if (matchGlob && matchGlob(entry.path, false) !== true) continue;
@@ -44,7 +46,7 @@ export async function searchNode(search: Search): Promise<Found> {
     else scan(entry.path, entry.absolute, buffer);
     if (hits.length >= search.want) break;
   }
-  return { hits, unreadable };
+  return { hits, unreadable, stopped };
 }
 
 /**

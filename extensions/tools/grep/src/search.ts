@@ -1,4 +1,4 @@
-import type { FileGate, ProgramLauncher, Unreadable } from '@airlock/tool-common';
+import type { FileGate, ProgramLauncher, Unreadable, WalkStop } from '@airlock/tool-common';
 
 /** What both engines are asked to find, and what they hand back. */
 
@@ -13,6 +13,8 @@ export interface Hit {
 export interface Found {
   hits: Hit[];
   unreadable: Unreadable[];
+  /** Where the walk's bounds stopped it short (the Node engine's walk; rg's own walk is only limited in depth). */
+  stopped: WalkStop[];
 }
 
 export interface Search {

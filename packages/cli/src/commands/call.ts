@@ -19,7 +19,7 @@ export interface CallArgs {
 /** `airlock call <tool> [json-args]`: one call, the full pipeline, the outcome as exit code. */
 export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promise<number> {
   const input = await readJsonArgument(a.args, io, 'arguments');
-  const host = await openSession(g, io);
+  const host = await openSession(g, io, undefined, a.timeoutMs === undefined ? {} : { timeoutMs: a.timeoutMs });
   try {
     reportDiagnostics(host, io, { verbose: g.verbose === true });
     const started = performance.now();

@@ -47,7 +47,8 @@ export async function serveCommand(a: ServeArgs, g: GlobalOptions, io: IO): Prom
   let host: Host | undefined;
   try {
     // Nobody at this terminal answers questions: stdin carries requests. Dialogs go to the client.
-    host = await openSession(g, { ...io, isTTY: false }, server.ui);
+    // No watchdog: a request may set its own time limit, which the calls' events do not carry.
+    host = await openSession(g, { ...io, isTTY: false, watchdog: undefined }, server.ui);
     reportDiagnostics(host, io, { verbose: g.verbose === true });
     await server.serve(host);
     return EXIT.ok;

@@ -13,10 +13,11 @@ export interface HintContext {
  */
 export function sandboxHint(output: string, context: HintContext): string | undefined {
   const notes: string[] = [];
-  if (/Read-only file system/.test(output)) {
+  if (/read-only file system|EROFS/i.test(output)) {
     notes.push(
       `[sandbox] "Read-only file system": the OS sandbox lets commands write only inside the workspace (${context.writable.join(', ')}) and $TMPDIR; ` +
-        "Airlock's own settings and git hooks/config stay read-only. To write elsewhere, ask the user to add the folder to path-policy's roots in their user settings.",
+        "Airlock's own settings and git hooks/config stay read-only, and so do files with another name outside the workspace (hard links: pnpm's node_modules/.pnpm, whose files are shared with every project). " +
+        "To write elsewhere, ask the user to add the folder to path-policy's roots in their user settings; to change an installed package, copy it into the project instead.",
     );
   }
   if (/Permission denied/.test(output)) {

@@ -1,6 +1,8 @@
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
+import { lstatSync } from 'node:fs';
+import type { SandboxProfile } from '@airlock/kernel';
+import { DEFAULT_WALK_BOUNDS, kindOf, RootsWalk, SandboxPlanError, shortPath, WalkCache, type WalkBounds, type WalkFindings } from './walk.js';
+
+export { DEFAULT_WALK_BOUNDS, SandboxPlanError, WalkCache, type WalkBounds } from './walk.js';
 
 /** What the sandbox mounts, beyond a read-only view of the whole filesystem. */
 export interface MountPlan {
@@ -19,112 +21,91 @@ export interface MountPlan {
   guarded: string[];
 }
 
-/** Folders the walk does not enter: installed packages and git's object store are large and hold no secrets of the user's. */
-const SKIP_DIRS = new Set(['node_modules', '.git']);
-
-/** The walk gives up (and the command does not run) past this many entries. */
-export const DEFAULT_WALK_LIMIT = 200_000;
-
-export class SandboxPlanError extends Error {
-  override name = 'SandboxPlanError';
+export interface PlanOptions {
+  /** How far, how much and how long the walk of the writable roots may go (default DEFAULT_WALK_BOUNDS). */
+  bounds?: Partial<WalkBounds>;
+  /** What earlier walks learned (one per host); default: none. */
+  cache?: WalkCache;
+  /** Ends the walk (the call's signal: its time limit, Ctrl-C); it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
-interface Entry {
-  name: string;
-  isDir: boolean;
-  isLink: boolean;
-  verdict: SandboxVerdict | undefined;
-}
-
-/**
- * What the walk learned about each folder, kept while the folder's modification time stays the
- * same. The verdicts depend on names and places only (the rules match paths, links are not
- * followed), and adding, removing or renaming an entry changes its folder's mtime, so an
- * unchanged folder needs no new listing and no new verdicts: a command then pays one stat per
- * folder instead of a judgment per file. One cache per host (the rules do not change in a session).
- */
-export class WalkCache {
-  readonly #dirs = new Map<string, { mtime: bigint; entries: Entry[] }>();
-
-  entries(dir: string, classify: (path: string) => SandboxVerdict | undefined): Entry[] | undefined {
-    let mtime: bigint;
-    try {
-      mtime = lstatSync(dir, { bigint: true }).mtimeNs;
-    } catch {
-      this.#dirs.delete(dir);
-      return undefined;
-    }
-    const known = this.#dirs.get(dir);
-    if (known !== undefined && known.mtime === mtime) return known.entries;
-    let listed;
-    try {
-      listed = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      this.#dirs.delete(dir);
-      return undefined; // unreadable here means unreadable inside too
-    }
-    const entries = listed.map((e): Entry => {
-      const isLink = e.isSymbolicLink();
-      // A link's target is judged where it lives; mounting onto a link would mount onto its target.
-      return { name: e.name, isDir: e.isDirectory(), isLink, verdict: isLink ? undefined : classify(join(dir, e.name)) };
-    });
-    this.#dirs.set(dir, { mtime, entries });
-    return entries;
-  }
-}
+/** Work done between two hand-backs to the event loop. */
+const SLICE_MS = 8;
 
 /**
  * Turn a profile into mounts: walk every writable folder once (without following links) and ask
  * the profile about each entry, so a secret or an Airlock file inside the workspace is covered
  * even when only a pattern names it. Entries that exist now are covered; a file created later by
- * the same command is not (bubblewrap mounts existing paths).
+ * the same command is not (bubblewrap mounts existing paths). Files with names outside the
+ * workspace (hard links) and pnpm's virtual store are mounted read-only. The walk is bounded
+ * (see walk.ts) and hands the event loop back every few milliseconds; past a bound it rejects
+ * with a SandboxPlanError that says where and what to do.
  *
  * @example
- * planMounts({ writable: ['/w'], readOnly: [], hidden: [], classify: (p) => (p.endsWith('/.env') ? 'hidden' : undefined) }, '/tmp/x')
+ * await planMounts({ writable: ['/w'], readOnly: [], hidden: [], classify: (p) => (p.endsWith('/.env') ? 'hidden' : undefined) }, '/tmp/x')
  * // { writable: ['/w', '/tmp/x'], hiddenFiles: ['/w/.env'], … }
  */
-export function planMounts(profile: SandboxProfile, tmpDir: string, options: { limit?: number; cache?: WalkCache } = {}): MountPlan {
-  const limit = options.limit ?? DEFAULT_WALK_LIMIT;
-  const cache = options.cache ?? new WalkCache();
-  const plan: MountPlan = { writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [], guarded: [] };
+export async function planMounts(profile: SandboxProfile, tmpDir: string, options: PlanOptions = {}): Promise<MountPlan> {
+  options.signal?.throwIfAborted();
+  const { walk, roots, bounds } = start(profile, options);
+  try {
+    while (!walk.step(performance.now() + SLICE_MS)) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      options.signal?.throwIfAborted();
+    }
+    return finish(profile, roots, walk.findings(), tmpDir, bounds.maxMounts);
+  } catch (error) {
+    if (error instanceof SandboxPlanError) error.guarded = walk.partial().guarded;
+    throw error;
+  } finally {
+    walk.close();
+  }
+}
+
+/**
+ * planMounts in one go, for a caller that cannot wait (`policy explain`'s description): the same
+ * bounds, the time bound included, but the event loop waits until it is done.
+ */
+export function planMountsSync(profile: SandboxProfile, tmpDir: string, options: Omit<PlanOptions, 'signal'> = {}): MountPlan {
+  const { walk, roots, bounds } = start(profile, options);
+  try {
+    walk.step(Number.POSITIVE_INFINITY);
+    return finish(profile, roots, walk.findings(), tmpDir, bounds.maxMounts);
+  } finally {
+    walk.close();
+  }
+}
+
+function start(profile: SandboxProfile, options: PlanOptions): { walk: RootsWalk; roots: string[]; bounds: WalkBounds } {
+  const bounds = { ...DEFAULT_WALK_BOUNDS, ...options.bounds };
+  const roots = profile.writable.filter((root) => kindOf(root) === 'dir');
+  return { walk: new RootsWalk(profile, roots, options.cache ?? new WalkCache(), bounds), roots, bounds };
+}
+
+function finish(profile: SandboxProfile, roots: readonly string[], found: WalkFindings, tmpDir: string, maxMounts: number): MountPlan {
+  const plan: MountPlan = { writable: [...roots, tmpDir], readOnly: [], hiddenDirs: [], hiddenFiles: [], guarded: [] };
   const hide = (path: string, dir: boolean) => (dir ? plan.hiddenDirs : plan.hiddenFiles).push(path);
   for (const path of profile.hidden) {
     const kind = kindOf(path);
     if (kind !== undefined) hide(path, kind === 'dir');
   }
   for (const path of profile.readOnly) if (kindOf(path) !== undefined) plan.readOnly.push(path);
-
-  let seen = 0;
-  for (const root of profile.writable) {
-    if (kindOf(root) !== 'dir') continue;
-    plan.writable.push(root);
-    const stack = [root];
-    while (stack.length > 0) {
-      const dir = stack.pop()!;
-      const entries = cache.entries(dir, (path) => profile.classify(path));
-      if (entries === undefined) continue;
-      seen += entries.length;
-      if (seen > limit) {
-        throw new SandboxPlanError(`The workspace has more than ${limit} files and folders to check for secrets, so the sandbox's rules cannot be built. Narrow the workspace roots (path-policy's roots option) or move large data out of it.`);
-      }
-      for (const entry of entries) {
-        if (entry.isLink) continue;
-        const path = join(dir, entry.name);
-        if (entry.verdict === 'hidden') hide(path, entry.isDir);
-        else if (entry.verdict === 'read-only') plan.readOnly.push(path);
-        else if (entry.verdict === 'guarded') {
-          plan.readOnly.push(path);
-          plan.guarded.push(path);
-        }
-        else if (entry.isDir && !SKIP_DIRS.has(entry.name)) stack.push(path);
-      }
-    }
-  }
-  plan.writable.push(tmpDir);
+  for (const { path, dir } of found.hidden) hide(path, dir);
+  plan.readOnly.push(...found.readOnly, ...found.linked, ...found.stores);
+  plan.guarded.push(...found.guarded);
   plan.hiddenDirs = outermost(plan.hiddenDirs);
-  plan.hiddenFiles = plan.hiddenFiles.filter((f) => !plan.hiddenDirs.some((d) => f.startsWith(`${d}/`)));
-  plan.readOnly = outermost(plan.readOnly).filter((p) => !plan.hiddenDirs.some((d) => p === d || p.startsWith(`${d}/`)));
+  const hiddenDirs = new Set(plan.hiddenDirs);
+  plan.hiddenFiles = outermost(plan.hiddenFiles).filter((f) => !under(f, hiddenDirs));
+  plan.readOnly = outermost(plan.readOnly).filter((p) => !hiddenDirs.has(p) && !under(p, hiddenDirs));
   plan.guarded = outermost(plan.guarded);
+  const mounts = plan.writable.length + plan.readOnly.length + plan.hiddenDirs.length + plan.hiddenFiles.length;
+  if (mounts > maxMounts) {
+    throw new SandboxPlanError(
+      `The sandbox's rules cannot be built: they would take ${mounts} mounts (${plan.hiddenFiles.length + plan.hiddenDirs.length} secret files and folders to hide, ${plan.readOnly.length} places to keep read-only), more than the ${maxMounts} a command can start with, so nothing runs. ` +
+        `Remove the secret files the workspace does not need (such as ${shortPath([...plan.hiddenFiles, ...plan.hiddenDirs, ...plan.readOnly][0] ?? '')}), or move them out of it, from outside the agent.`,
+    );
+  }
   return plan;
 }
 
@@ -167,20 +148,18 @@ export function replaced(before: ReadonlyMap<string, string>, after: readonly st
   return [...now].filter(([path, id]) => before.get(path) !== id).map(([path]) => path);
 }
 
-function kindOf(path: string): 'dir' | 'file' | undefined {
-  try {
-    const st = lstatSync(path);
-    if (st.isSymbolicLink()) return undefined; // mounting onto a link would mount onto its target
-    return st.isDirectory() ? 'dir' : 'file';
-  } catch {
-    return undefined;
-  }
+/**
+ * Paths with none of the others above them (a mount below a covered folder is redundant), in
+ * sorted order. Each path's folders are looked up in a set: linear in paths times depth, where
+ * comparing every pair was quadratic in a workspace with many secret files.
+ */
+function outermost(paths: readonly string[]): string[] {
+  const all = new Set(paths);
+  return [...all].filter((p) => !under(p, all)).sort();
 }
 
-/** Paths with none of the others above them (a mount below a covered folder is redundant). */
-function outermost(paths: readonly string[]): string[] {
-  const sorted = [...new Set(paths)].sort();
-  const out: string[] = [];
-  for (const p of sorted) if (!out.some((o) => p.startsWith(`${o}/`))) out.push(p);
-  return out;
+/** Whether a folder above `path` (not `path` itself) is in `folders`. */
+function under(path: string, folders: ReadonlySet<string>): boolean {
+  for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) if (folders.has(path.slice(0, cut))) return true;
+  return folders.has('/') && path !== '/';
 }

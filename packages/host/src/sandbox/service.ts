@@ -6,7 +6,7 @@ import { hostAllowed, type SandboxedCommand, type SandboxMode, type SandboxProfi
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
-import { appeared, identities, planMounts, replaced, WalkCache, type MountPlan } from './mounts.js';
+import { appeared, identities, planMounts, planMountsSync, replaced, SandboxPlanError, WalkCache, type MountPlan, type WalkBounds } from './mounts.js';
 import { startProxy, TOKEN_USER } from './proxy.js';
 import { findProgram, run } from './detect.js';
 import { inheritedDescriptors } from './inherited-fds.js';
@@ -27,6 +27,8 @@ export interface SandboxOptions {
   platform?: NodeJS.Platform;
   /** The processor architecture the seccomp filter is built for; default `process.arch`. For tests (an architecture without a filter). */
   arch?: string;
+  /** Bounds of the walk of the writable roots before and after each command (default DEFAULT_WALK_BOUNDS; for tests and SDK users). */
+  walk?: Partial<WalkBounds>;
 }
 
 /** The host's sandbox: the service tools get as `ctx.sandbox`, plus what only the host needs. */
@@ -106,9 +108,11 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     latest = profile;
     return profile;
   };
-  const plan = (cwd: string): MountPlan & { hosts: string[]; profile: SandboxProfile } => {
+  const bounds = options.walk ?? {};
+  const plan = async (cwd: string, signal: AbortSignal | undefined): Promise<MountPlan & { hosts: string[]; profile: SandboxProfile }> => {
     const profile = profileFor(cwd);
-    return { ...planMounts(profile, privateDir().tmp, { cache }), hosts: [...(profile.allowedHosts ?? [])], profile };
+    const mounts = await planMounts(profile, privateDir().tmp, { cache, bounds, ...(signal === undefined ? {} : { signal }) });
+    return { ...mounts, hosts: [...(profile.allowedHosts ?? [])], profile };
   };
 
   // Network: none, unless the rules allow hosts or a command's call was allowed to reach hosts it
@@ -142,10 +146,10 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
 
   const service: SandboxService = {
     status,
-    async wrap(argv, { cwd, env, hosts }): Promise<SandboxedCommand> {
+    async wrap(argv, { cwd, env, hosts, signal }): Promise<SandboxedCommand> {
       if (!detection.ok) throw new Error(`${detection.problem} ${detection.fix}`);
       const startedAt = Date.now();
-      const mounts = plan(cwd);
+      const mounts = await plan(cwd, signal);
       const guardedIds = identities(mounts.guarded);
       const { tmp, deny, filter: filterFile, close } = privateDir();
       let released = false;
@@ -178,7 +182,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
         env: { ...withoutSocketVariables(env), ...netEnv, TMPDIR: tmp },
         summary: summarize({ ...mounts, own: socat === undefined ? [] : own, unixSockets: seccomp ? 'blocked' : 'reachable', ...(cannotNest === undefined ? {} : { noNetwork: cannotNest }) }),
         hint: (output) => sandboxHint(output, { writable: mounts.writable }),
-        release: () => {
+        release: async () => {
           if (released) return undefined;
           released = true;
           if (token !== undefined) grants.delete(token);
@@ -193,14 +197,19 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   // and what appeared is renamed out of the way — kept, so nothing is lost, under a name no
   // settings discovery reads.
   const expected = new Map<string, number>();
-  const takeBack = (profile: SandboxProfile, before: readonly string[], beforeIds: ReadonlyMap<string, string>, startedAt: number): string | undefined => {
+  const takeBack = async (profile: SandboxProfile, before: readonly string[], beforeIds: ReadonlyMap<string, string>, startedAt: number): Promise<string | undefined> => {
     let after: string[];
+    let incomplete: string | undefined;
     try {
       // No temp folder needed to look: a command that ends after dispose must not make a new one.
       // The profile the command started under: its verdicts are per entry, so it judges new ones too.
-      after = planMounts(profile, '', { cache }).guarded;
+      after = (await planMounts(profile, '', { cache, bounds })).guarded;
     } catch (error) {
-      return `[sandbox] Could not check what the command created (${(error as Error).message}).`;
+      // Past a bound (the command made the tree too deep or too big), what the walk found first
+      // is still taken back: it goes breadth first, and settings files sit near the top.
+      if (!(error instanceof SandboxPlanError) || error.guarded === undefined) return `[sandbox] Could not check what the command created (${(error as Error).message}).`;
+      after = error.guarded;
+      incomplete = `[sandbox] Could not check everything the command created: ${error.message}`;
     }
     const moved: string[] = [];
     const failed: string[] = [];
@@ -214,8 +223,9 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
         failed.push(`${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
       }
     }
-    if (moved.length === 0 && failed.length === 0) return undefined;
+    if (moved.length === 0 && failed.length === 0) return incomplete;
     return [
+      ...(incomplete === undefined ? [] : [`${incomplete}\n`]),
       "[sandbox] The command created or replaced files only a person may write (Airlock settings, or scripts a command hook runs: they could change the rules of later calls and sessions). ",
       moved.length > 0 ? `Moved aside, not deleted: ${moved.join('; ')}. ` : '',
       failed.length > 0 ? `Could not move: ${failed.join('; ')}; tell the user to check them before the next run. ` : '',
@@ -231,7 +241,14 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     service,
     describe(cwd, hosts = []) {
       if (!status.active) return `none: ${status.problem}${options.mode === 'required' ? ' Commands are refused (sandbox.mode is "required").' : ''}`;
-      return summarize({ ...plan(cwd), own: socat === undefined ? [] : [...hosts], unixSockets: seccomp ? 'blocked' : 'reachable' });
+      const profile = profileFor(cwd);
+      let mounts: MountPlan;
+      try {
+        mounts = planMountsSync(profile, privateDir().tmp, { cache, bounds });
+      } catch (error) {
+        return `none: ${(error as Error).message}`;
+      }
+      return summarize({ ...mounts, hosts: [...(profile.allowedHosts ?? [])], own: socat === undefined ? [] : [...hosts], unixSockets: seccomp ? 'blocked' : 'reachable' });
     },
     expectWrite(path) {
       const now = Date.now();

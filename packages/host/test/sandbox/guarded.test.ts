@@ -55,7 +55,7 @@ describe.skipIf(!bwrapWorks)('settings a command creates are taken back when it 
           output = String((error as { stderr?: string }).stderr ?? '');
         }
         meanwhile?.();
-        return { output, note: cmd.release() };
+        return { output, note: await cmd.release() };
       };
       const inside = await run('echo x > .airlock/settings.json');
       expect(inside.output).toContain('Read-only file system');

@@ -291,7 +291,8 @@ export interface SandboxProfile {
    * Airlock's own files (`read-only`), a settings file only a person may create (`guarded`: kept
    * read-only, and if one appears while a command runs — a mount cannot cover what does not exist
    * yet — the sandbox moves it aside when the command ends), or none of these (undefined).
-   * Synchronous and cheap.
+   * Synchronous and cheap. Only called for entries that are not symbolic links (mounting onto a
+   * link would mount onto its target, which is judged where it lives), so it need not look.
    */
   classify(path: string): SandboxVerdict | undefined;
   /**
@@ -318,6 +319,11 @@ export interface SandboxWrapOptions {
   env: Record<string, string>;
   /** Hosts this command alone may reach, beyond those the rules allow (see VoteInput.hosts). */
   hosts?: readonly string[];
+  /**
+   * The call's signal: building the profile walks the workspace, and an abort (the call's time
+   * limit, Ctrl-C) ends that walk; `wrap` then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** A command line made to run inside the sandbox: spawn `file` with `args` and `env`. */
@@ -332,10 +338,11 @@ export interface SandboxedCommand {
   /**
    * Call when the process has ended: what was opened for this command alone (the hosts its call
    * was allowed to reach) closes, and what the command created that it must not have (a guarded
-   * settings file) is moved aside. Returns a note for the model when something was moved, else
-   * undefined. Safe to call twice (the second call does nothing).
+   * settings file) is moved aside. Resolves to a note for the model when something was moved, or
+   * could not be checked, else undefined; never rejects. Safe to call twice (the second call does
+   * nothing). Asynchronous: finding what the command created walks the workspace again.
    */
-  release(): string | undefined;
+  release(): Promise<string | undefined>;
 }
 
 /**

@@ -120,7 +120,7 @@ export interface ExtensionAPI extends HookRegistrar {
    * @example
    * const cmd = await api.processSandbox!.wrap(['node', 'server.js'], { cwd: api.cwd, env });
    * const child = spawn(cmd.file, [...cmd.args], { env: cmd.env });
-   * child.on('exit', () => cmd.release());
+   * child.on('exit', () => void cmd.release());
    */
   readonly processSandbox?: SandboxService;
   /**

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, opendirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** true: names differing only in case are one file there; false: they are not; undefined: unknown. */
@@ -21,11 +21,17 @@ export function createCaseProbe(): FoldProbe {
 
 function probe(dir: string): boolean | undefined {
   try {
-    for (const name of readdirSync(dir).slice(0, 200)) {
-      const swapped = swapCase(name);
-      if (swapped === name) continue;
-      const answer = sameFile(join(dir, name), join(dir, swapped));
-      if (answer !== undefined) return answer;
+    // The first 200 names, read as such: a root of millions of names is not listed whole.
+    const handle = opendirSync(dir, { bufferSize: 200 });
+    try {
+      for (let entry = handle.readSync(), n = 0; entry !== null && n < 200; entry = handle.readSync(), n++) {
+        const swapped = swapCase(entry.name);
+        if (swapped === entry.name) continue;
+        const answer = sameFile(join(dir, entry.name), join(dir, swapped));
+        if (answer !== undefined) return answer;
+      }
+    } finally {
+      handle.closeSync();
     }
   } catch {
     // Unreadable folder: fall through to the probe file, which fails too, and say "unknown".
