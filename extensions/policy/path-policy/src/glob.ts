@@ -5,8 +5,14 @@ import { LinearRegExp } from '@airlock/kernel/util';
  * dialect is small and anchored at both ends, so a pattern never matches "somewhere inside".
  * A rule is settings text (or a remembered answer built from the model's command): many `*`s
  * are many `.*`s, which a backtracking engine takes time to the power of their number over, so
- * every glob is matched by RE2 in linear time (LinearRegExp).
+ * every glob is matched by RE2 in linear time (LinearRegExp). The exception is a path glob whose
+ * wildcards Airlock wrote itself (the built-in secret and executable-config patterns, protected
+ * places, with every piece from outside escaped): JavaScript's engine runs those, since compiling
+ * the hundred-odd built-in patterns with RE2 cost about 100 ms at every start.
  */
+
+/** Who wrote a glob's wildcards: Airlock itself (`'airlock'`), or settings, a person or the model. */
+export type GlobOrigin = 'airlock' | 'outside';
 
 // "/" needs no escape in a RegExp built from a string, and keeping it bare lets "a/**" find its slash.
 const SPECIAL = /[.*+?^${}()|[\]\\]/g;
@@ -25,7 +31,7 @@ export class GlobError extends Error {}
  *
  * @example pathGlob('/home/u/**\/.env').test('/home/u/a/b/.env') // true
  */
-export function pathGlob(pattern: string, fold: boolean): RegExp {
+export function pathGlob(pattern: string, fold: boolean, origin: GlobOrigin = 'outside'): RegExp {
   let out = '';
   let i = 0;
   let braces = 0;
@@ -75,7 +81,8 @@ export function pathGlob(pattern: string, fold: boolean): RegExp {
     i++;
   }
   if (braces > 0) throw new GlobError(`"{" opens alternatives that are never closed: ${pattern}`);
-  return new LinearRegExp(`^${out}$`, fold ? 'iu' : 'u');
+  const flags = fold ? 'iu' : 'u';
+  return origin === 'airlock' ? new RegExp(`^${out}$`, flags) : new LinearRegExp(`^${out}$`, flags);
 }
 
 /**

@@ -148,9 +148,9 @@ export function createPolicy(o: PolicyOptions): Policy {
   const space: PathSpace = createPathSpace({ roots, home, probe: o.caseFolding ?? createCaseProbe() });
   const anchors = { roots: space.roots, home: space.home };
   const rules = compileRules(o.rules, anchors);
-  const secrets = [...SECRET_PATTERNS, ...(o.extraSecrets ?? [])].map((p) => {
+  const secrets = [...SECRET_PATTERNS, ...(o.extraSecrets ?? [])].map((p, i) => {
     try {
-      return pathPattern(p, 'deny', anchors);
+      return pathPattern(p, 'deny', anchors, i < SECRET_PATTERNS.length ? 'airlock' : 'outside');
     } catch (error) {
       throw new RuleError(`The secret pattern ${JSON.stringify(p)} (built in, or from extraSecrets) is malformed: ${(error as Error).message}`);
     }

@@ -5,6 +5,7 @@ import { LinearRegExp } from '@airlock/kernel/util';
 import type { PathSpace } from './paths/space.js';
 import { escapeDir, pathPattern, type Anchors } from './rules/compile.js';
 import type { PathPattern } from './rules/types.js';
+import { isLiteralPattern, type GlobOrigin } from './glob.js';
 
 /**
  * Airlock's own files as path-policy judges them. Built from the host's `api.protectedPaths`;
@@ -49,9 +50,12 @@ interface Place {
  */
 export function compileProtected(paths: ProtectedPaths | undefined, roots: readonly string[], anchors: Anchors, space: PathSpace): ProtectedSet | undefined {
   if (paths === undefined) return undefined;
-  const patterns: { pattern: PathPattern; what: string }[] = [];
+  const patterns: { pattern: PathPattern; what: string; origin: GlobOrigin }[] = [];
   const places: Place[] = [];
-  const add = (glob: string, what: string) => patterns.push({ pattern: pathPattern(`/${glob}`, 'deny', anchors), what });
+  // Every path from outside is escaped (escapeDir), so the wildcards are Airlock's, except in
+  // the name of an extension package settings load, which is judged by its own text.
+  const add = (glob: string, what: string, origin: GlobOrigin = 'airlock') => patterns.push({ pattern: pathPattern(`/${glob}`, 'deny', anchors, origin), what, origin });
+  const nameOrigin = (name: string): GlobOrigin => (name.startsWith('node_modules/') && !isLiteralPattern(name.slice(13, -3)) ? 'outside' : 'airlock');
 
   for (const l of paths.locations) {
     const dir = escapeDir(l.path);
@@ -61,18 +65,18 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
   const nameWhat = (name: string, where: string) =>
     name.startsWith('node_modules/') ? `the code of an extension Airlock loads (${name.slice(13, -3)})` : `an Airlock settings file${where}`;
   for (const folder of paths.settingsFolders) {
-    for (const name of paths.settingsNames) add(`${escapeDir(folder)}/${name}`, nameWhat(name, ` (read from ${folder})`));
+    for (const name of paths.settingsNames) add(`${escapeDir(folder)}/${name}`, nameWhat(name, ` (read from ${folder})`), nameOrigin(name));
     places.push({ spellings: spellings(folder), what: `a folder whose Airlock settings are read (${folder})` });
   }
   // Any folder below the project (or a workspace root) becomes a settings folder when a run starts there.
   for (const tree of new Set([...paths.settingsTrees, ...roots])) {
-    for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, nameWhat(name, ''));
+    for (const name of paths.settingsNames) add(`${escapeDir(tree)}/**/${name}`, nameWhat(name, ''), nameOrigin(name));
   }
 
   // Allow patterns (exact case): a file one session folder down, under the root as given and as
   // its real path, since the real path of a spill file is judged too.
   const spillFiles: PathPattern[] =
-    paths.spillRoot === undefined ? [] : [...new Set([paths.spillRoot, realOrSelf(paths.spillRoot)])].map((root) => pathPattern(`/${escapeDir(root)}/*/*`, 'allow', anchors));
+    paths.spillRoot === undefined ? [] : [...new Set([paths.spillRoot, realOrSelf(paths.spillRoot)])].map((root) => pathPattern(`/${escapeDir(root)}/*/*`, 'allow', anchors, 'airlock'));
 
   const home = anchors.home[0];
   const stems: { text: string; what: string }[] = SETTINGS_STEMS.map((text) => ({ text, what: 'an Airlock settings file' }));
@@ -85,8 +89,12 @@ export function compileProtected(paths: ProtectedPaths | undefined, roots: reado
 
   // One alternation for the common case (no match): a decision compares every spelling of every
   // file against about a hundred patterns, and one regex is several times faster than a loop.
-  // Linear time like each pattern in it (glob.ts): some are paths from settings.
-  const union = (res: RegExp[], flags: string) => new LinearRegExp(res.map((r) => `(?:${r.source})`).join('|'), flags);
+  // Linear time like each pattern in it (glob.ts) when one came from outside.
+  const allOurs = patterns.every((p) => p.origin === 'airlock');
+  const union = (res: RegExp[], flags: string) => {
+    const source = res.map((r) => `(?:${r.source})`).join('|');
+    return allOurs ? new RegExp(source, flags) : new LinearRegExp(source, flags);
+  };
   const any: PathPattern = {
     text: 'airlock-protected',
     anchor: 'absolute',

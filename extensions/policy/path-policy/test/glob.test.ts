@@ -1,5 +1,8 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandGlob, hostGlob, toolGlob } from '../src/glob.js';
+import { LinearRegExp } from '@airlock/kernel/util';
+import { commandGlob, hostGlob, pathGlob, toolGlob } from '../src/glob.js';
+import { machine, policyFor } from './fixture.js';
 
 describe('a backslash makes the next character literal (how a saved "always allow" spells a call)', () => {
   it('in command patterns: \\* is a star, not a wildcard; \\( \\) \\\\ are themselves', () => {
@@ -34,4 +37,23 @@ describe('rule globs match in linear time (issue 24 §3): many stars, long subje
       expect(pathGlob(`/w/${'**/a/'.repeat(stars)}b`, false).test(`/w/${'a/'.repeat(300)}c`)).toBe(false);
     }
   }, 60_000);
+});
+
+describe('who wrote a path glob decides its engine (issue 24 §3)', () => {
+  it('a glob from settings or a person runs on RE2 and answers on many stars; only Airlock\'s own run natively', () => {
+    const stars = `/w/${'*a'.repeat(14)}*b`;
+    const long = `/w/${'a'.repeat(60)}`;
+    expect(pathGlob(stars, false)).toBeInstanceOf(LinearRegExp);
+    expect(pathGlob(stars, false, 'outside').test(long)).toBe(false);
+    expect(pathGlob('/**/.env', false, 'airlock')).not.toBeInstanceOf(LinearRegExp);
+    expect(pathGlob('/**/.env', false, 'airlock').test('/w/a/.env')).toBe(true);
+  });
+
+  it('extraSecrets come from settings: a many-star one is matched in linear time by a whole policy', () => {
+    const m = machine();
+    const p = policyFor(m, [], { extraSecrets: [`**/${'*a'.repeat(14)}*b`] });
+    // A backtracking engine would take ages over this name; RE2 answers, and the pattern still works.
+    expect(p.checkFile({ kind: 'fs.read', path: join(m.root, 'a'.repeat(60)), tool: 'read' }).effect).not.toBe('deny');
+    expect(p.checkFile({ kind: 'fs.read', path: join(m.root, `${'a'.repeat(14)}b`), tool: 'read' }).effect).toBe('deny');
+  });
 });

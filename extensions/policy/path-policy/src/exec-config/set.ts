@@ -42,7 +42,7 @@ export interface ExecConfigOptions {
 
 /** @example createExecConfigSet({ roots: ['/p'], home, anchors, space }).covering('/p/.git/config') // "it is inside a git repository's own folder, …" */
 export function createExecConfigSet(o: ExecConfigOptions): ExecConfigSet {
-  const patterns: { pattern: PathPattern; danger: string }[] = EXEC_CONFIG_PATTERNS.map((p) => ({ pattern: pathPattern(p.pattern, 'deny', o.anchors), danger: p.danger }));
+  const patterns: { pattern: PathPattern; danger: string }[] = EXEC_CONFIG_PATTERNS.map((p) => ({ pattern: pathPattern(p.pattern, 'deny', o.anchors, 'airlock'), danger: p.danger }));
   const env = { home: o.home, ...(o.xdgConfigHome === undefined ? {} : { xdgConfigHome: o.xdgConfigHome }) };
   let memo = newMemo();
   return {

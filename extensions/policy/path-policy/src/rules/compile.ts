@@ -1,6 +1,6 @@
 import { closestNames } from '@airlock/kernel/util';
 import { isRuleKind, parseRule, RULE_KINDS, RuleSyntaxError, specDialect } from '@airlock/rules';
-import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob } from '../glob.js';
+import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob, type GlobOrigin } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';
 
 /** A rule that cannot be used; the message names the rule, its list and what is wrong. */
@@ -103,7 +103,7 @@ export function parseSurface(text: string, effect: RuleEntry['effect'], anchors:
  *   `/x` also matches the absolute /x, so a rule that reads like an absolute path still protects it;
  * - `**\/x` and names without a slash (`.env`, `*.pem`) — anywhere.
  */
-export function pathPattern(spec: string, effect: RuleEntry['effect'], anchors: Anchors): PathPattern {
+export function pathPattern(spec: string, effect: RuleEntry['effect'], anchors: Anchors, origin: GlobOrigin = 'outside'): PathPattern {
   const text = spec.trim().normalize('NFC');
   if (text.includes('\0')) throw new RuleError('the pattern contains a NUL byte.');
   let anchor: PathAnchor;
@@ -127,7 +127,8 @@ export function pathPattern(spec: string, effect: RuleEntry['effect'], anchors: 
     globs = under(anchors.roots, text.startsWith('./') ? text.slice(2) : text);
   }
   globs = [...new Set(globs.map((g) => g.replace(/\/+$/, '') || '/'))];
-  return { text, anchor, globs, exact: globs.map((g) => pathGlob(g, false)), folded: globs.map((g) => pathGlob(g, true)) };
+  // The anchors are escaped (escapeDir): only the spec's own wildcards count for its origin.
+  return { text, anchor, globs, exact: globs.map((g) => pathGlob(g, false, origin)), folded: globs.map((g) => pathGlob(g, true, origin)) };
 }
 
 /** A folder used as a literal prefix of a glob: its glob characters escaped. */
