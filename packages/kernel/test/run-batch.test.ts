@@ -128,6 +128,29 @@ describe('executeBatch: updates', () => {
     expect((updates[0]!.partial.content[0] as { text: string }).text).toContain('progress 1');
   });
 
+  it('the latest partial reaches observers before the end, however soon the tool ended, with or without redactors', async () => {
+    for (const redacted of [false, true]) {
+      // A long interval: every partial after the first waits for a timer the tool's end overtakes.
+      const kernel = testKernel({ updateThrottleMs: 10_000 });
+      kernel.registry.register(chatty(5, 1), { source: 'sdk' });
+      if (redacted) {
+        kernel.on(
+          'tool_result',
+          async (e) => {
+            await sleep(5);
+            return { content: e.content.map((c) => (c.type === 'text' ? { ...c, text: c.text.replace(/sk-live-\w+/g, '[REDACTED]') } : c)) };
+          },
+          { name: 'redact/keys', phase: 'redact' },
+        );
+      }
+      const { events, sink } = collect();
+      await kernel.executeBatch([{ id: 'u', name: 'chatty', arguments: {} }], { onEvent: sink });
+      const seen = events.filter((e) => e.type === 'tool_execution_update' || e.type === 'tool_execution_end').map((e) => (e.type === 'tool_execution_end' ? 'end' : (e.partial.content[0] as { text: string }).text));
+      const token = redacted ? '[REDACTED]' : 'sk-live-123';
+      expect(seen, String(redacted)).toEqual([`progress 1 token=${token}`, `progress 5 token=${token}`, 'end']);
+    }
+  });
+
   it('drops updates that arrive after the call settled', async () => {
     const kernel = testKernel({ updateThrottleMs: 0 });
     const late: { fire?: () => void } = {};

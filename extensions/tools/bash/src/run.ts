@@ -341,6 +341,12 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
 
     const finish = async (): Promise<void> => {
       if (finished) return;
+      // Output that came after the last update is shown before the result: whoever watches sees
+      // every line the command printed, however soon it ended (an update waits for its timer).
+      if (updateTimer !== undefined) {
+        clearTimeout(updateTimer);
+        emitUpdate();
+      }
       finished = true;
       // Both ends reached: every byte written was delivered to onData. Otherwise a process may still write.
       const pipesHeldOpen = streamFailed || !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);

@@ -267,6 +267,18 @@ describe('bash: output for the model', () => {
     expect(updates.length).toBeLessThan(12);
   });
 
+  it('the last update holds what the command printed last, however soon it ended', async () => {
+    // Updates come at most every 100 ms: after the first, each waits for its timer, which the
+    // command's end overtakes here.
+    const h = harness();
+    for (const command of ['printf "a\\nb\\n"', 'echo first; sleep 0.05; echo second; echo third >&2', 'seq 1 3000']) {
+      const r = await h.call({ command });
+      const updates = r.events.filter((e) => e.type === 'tool_execution_update');
+      const last = updates.at(-1) as { partial: { content: { text: string }[] } } | undefined;
+      expect(last?.partial.content[0]?.text, command).toBe(h.text(r).replace(/\n\n\[Showing[^]*$/, '\n'));
+    }
+  });
+
   it('merges stdout and stderr in arrival order', async () => {
     const h = harness();
     const r = await h.call({ command: 'echo 1; sleep 0.02; echo 2 >&2; sleep 0.02; echo 3' });

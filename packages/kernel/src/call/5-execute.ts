@@ -73,7 +73,8 @@ export async function execute(state: CallState, options: ExecuteOptions): Promis
   if (graceTimer !== undefined) clearTimeout(graceTimer);
   unwatch?.();
   limit?.release();
-  updates.close();
+  const draining = updates.close();
+  if (draining !== undefined) await draining;
 
   // Read the kernel's own flags, not the signal: touching a per-run AbortSignal on every call makes
   // V8 embed it in optimized code, which is then thrown away at each major GC ("weak objects").

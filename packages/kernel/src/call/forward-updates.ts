@@ -11,8 +11,13 @@ import type { CallState } from '../state/call-state.js';
  */
 export interface UpdateForwarder {
   push(partial: AgentToolResult): void;
-  /** The call settled: drop whatever is pending and ignore later pushes. */
-  close(): void;
+  /**
+   * The tool is done: send the partial still waiting for its timer (a live view would otherwise
+   * miss whatever the tool reported last, all of it when the tool ended within the first
+   * interval), then ignore later pushes. A promise only while redactors still work on partials:
+   * the call's end waits for it, so no update comes after the end.
+   */
+  close(): Promise<void> | undefined;
 }
 
 export function createUpdateForwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateForwarder {
@@ -27,7 +32,7 @@ export function createUpdateForwarder(state: CallState, bus: HookBus, throttleMs
     },
     close() {
       closed = true;
-      inner?.close();
+      return inner?.close();
     },
   };
 }
@@ -38,6 +43,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
   let pending: AgentToolResult | undefined;
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
+  let redacting = false;
 
   const send = (partial: AgentToolResult): void => {
     lastSent = performance.now();
@@ -51,6 +57,7 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
     }
     // Redaction may be async; keep the partials in order and re-check `closed` when each is ready.
     const update: UpdateState = { call: state, partial: snapshot, withheld: false };
+    redacting = true;
     chain = chain
       .then(async () => {
         await bus.toolUpdate.promise(update);
@@ -90,10 +97,16 @@ function forwarder(state: CallState, bus: HookBus, throttleMs: number): UpdateFo
       timer ??= setTimeout(flush, Math.max(0, wait));
     },
     close() {
-      closed = true;
-      pending = undefined;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
+      const last = pending;
+      pending = undefined;
+      if (last !== undefined) send(last);
+      if (!redacting) {
+        closed = true;
+        return undefined;
+      }
+      return chain.then(() => void (closed = true));
     },
   };
 }
