@@ -42,7 +42,7 @@ describe('a host opened from the built packages (as the SDK and a plain Node pro
         "const read = await host.execute({ id: 'c1', name: 'ls', arguments: { path: '.' } });",
         // jiti's ESM entry requires its CommonJS build: once loaded, it is in the require cache.
         "const jiti = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.includes('/jiti/'));",
-        'console.log(JSON.stringify({ loaded: host.loaded.map((e) => `${e.spec}:${e.status}`), jiti, outcome: read.outcome }));',
+        'console.log(JSON.stringify({ loaded: host.extensions.loaded.map((e) => `${e.spec}:${e.status}`), jiti, outcome: read.outcome }));',
         'await host.close();',
       ].join('\n'),
     );
