@@ -4,10 +4,10 @@
 // the shell parser). Next to Pi: importing pi-coding-agent, creating its seven tools and its
 // first `bash true`.
 //
-//   pnpm bench sdk [--rounds N] [--against <checkout>] [--no-write]
+//   pnpm bench sdk [--rounds N] [--against <checkout>]... [--no-write]
 //
-// --against names a second checkout (built) measured the same way, interleaved round by round
-// with this one, for a before/after in one run. Reported: medians over the rounds.
+// --against (repeatable) names another checkout (built) measured the same way, interleaved round
+// by round with this one, for a before/after in one run. Reported: medians over the rounds.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { machineInfo, median, round, runWorker } from '../lib/harness.mjs';
 
 export const description = 'openHost through the SDK from dist, and the first bash call, in fresh processes (before/after with --against), next to Pi';
-export const usage = 'pnpm bench sdk [--rounds N] [--against <checkout>] [--no-write]';
+export const usage = 'pnpm bench sdk [--rounds N] [--against <checkout>]... [--no-write]';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -27,13 +27,17 @@ function option(argv, name) {
   return i === -1 ? undefined : argv[i + 1];
 }
 
+function options(argv, name) {
+  return argv.flatMap((arg, i) => (arg === name && argv[i + 1] !== undefined ? [argv[i + 1]] : []));
+}
+
 export async function main(argv) {
   const rounds = Number(option(argv, '--rounds')) || 10;
-  const against = option(argv, '--against');
+  const against = options(argv, '--against');
   const write = !argv.includes('--no-write');
   const subjects = [
-    ...(against === undefined ? [] : [{ name: `before (${path.basename(path.resolve(against))})`, side: 'airlock', root: path.resolve(against) }]),
-    { name: against === undefined ? 'airlock' : 'after (this checkout)', side: 'airlock', root: ROOT },
+    ...against.map((root) => ({ name: path.basename(path.resolve(root)), side: 'airlock', root: path.resolve(root) })),
+    { name: against.length === 0 ? 'airlock' : 'this checkout', side: 'airlock', root: ROOT },
     { name: 'pi', side: 'pi', root: ROOT },
   ];
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'airlock-sdk-bench-'));
