@@ -55,7 +55,7 @@ export async function main(argv) {
         const r = runWorker(WORKER, { side: s.side, root: s.root, workspace, home, resultFile: path.join(dir, 'result.json') }, { cwd: workspace, timeoutMs: 600_000 });
         if (r.failed) throw new Error(`${s.name} failed: ${r.stderr ?? r.error}`);
         samples.get(s.name).push(r);
-        console.error(`[bench:sdk] round ${round_ + 1}/${rounds} ${s.name}: import ${round(r.importMs, 0)} ms, open ${round(r.openMs, 1)} ms, first call ${round(r.firstCallMs, 1)} ms${r.outcome === 'ok' ? '' : ` (${r.outcome})`}`);
+        console.error(`[bench:sdk] round ${round_ + 1}/${rounds} ${s.name}: import ${round(r.importMs, 0)} ms, open ${round(r.openMs, 1)} ms (cpu ${round(r.openCpuMs, 1)}), first call ${round(r.firstCallMs, 1)} ms (cpu ${round(r.firstCallCpuMs, 1)})${r.outcome === 'ok' ? '' : ` (${r.outcome})`}`);
       }
     }
   } finally {
@@ -71,6 +71,9 @@ export async function main(argv) {
       openMs: m('openMs'),
       firstCallMs: m('firstCallMs'),
       openPlusFirstMs: round(median(runs.map((r) => r.openMs + r.firstCallMs)), 1),
+      importCpuMs: m('importCpuMs'),
+      openCpuMs: m('openCpuMs'),
+      firstCallCpuMs: m('firstCallCpuMs'),
       outcomes: [...new Set(runs.map((r) => r.outcome))],
       jiti: s.side === 'airlock' ? runs.filter((r) => r.jiti).length : undefined,
       extensionsMs: Object.fromEntries(extensionNames.map((n) => [n, round(median(runs.map((r) => r.extensions[n])), 1)])),
