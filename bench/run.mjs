@@ -18,6 +18,7 @@ const BENCHES = {
   agent: { module: './agent/main.mjs', needs: { build: true, peer: true } },
   cli: { module: './cli/main.mjs', needs: { build: true, peer: true } },
   tools: { module: './tools/main.mjs', needs: { build: true, peer: true } },
+  sdk: { module: './sdk/main.mjs', needs: { build: true, peer: true } },
   images: { module: './images/main.mjs', needs: { build: true, peer: true } },
   redact: { module: './redact/main.mjs', needs: { build: false, peer: false } },
   telemetry: { module: './telemetry/main.mjs', needs: { build: true, peer: false } },

@@ -1,5 +1,6 @@
 import { Agent, buildSystemPrompt, hostRunner, type AgentOptions, type ModelProvider, type ToolRunner } from '@airlock/agent';
-import { openHost, type Host, type HostBlocked, type Diagnostic, type HostFlags, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+import type { Host, HostBlocked, Diagnostic, HostFlags, OpenHostOptions, SettingsLayer } from '@airlock/host';
+import { openHost } from './open-host.js';
 import type { AnyAgentTool, BatchResult, KernelBatchOptions, PreflightReport, ToolCall, ToolResultMessage, ToolSelection, ToolUI } from '@airlock/kernel';
 import { splitExtensions, type ExtensionInput } from './extension-inputs.js';
 

@@ -42,7 +42,8 @@ export {
 } from '@airlock/kernel';
 
 // The host: options and what an open host reports.
-export { openHost, SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+export { SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+export { openHost } from './open-host.js';
 
 // The agent: the loop, providers, messages.
 export {

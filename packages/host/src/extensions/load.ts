@@ -11,6 +11,7 @@ import * as typeboxValue from 'typebox/value';
 import type { TSchema } from 'typebox';
 import { createExtensionApi, type ExtensionSandbox, type RegistrationError } from './api.js';
 import { checkKernelRange } from './compat.js';
+import { compiledEntry } from './compiled-entry.js';
 import { BUILTIN_TOOL_PACKAGES } from './defaults.js';
 import type { Diagnostic } from '@airlock/kernel';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
@@ -29,15 +30,19 @@ import type { BundledExtensions, ExtensionRecord, ResolvedExtension } from './ty
  * host in a process shares one copy: opening a host then costs milliseconds instead of seconds of
  * re-evaluating the same code (the SDK and tests open many), and the shell parser loads once.
  * Their code cannot change under a running process the way a user's extension folder can, so
- * fresh modules buy nothing. A TypeScript entry the runtime cannot load (a workspace run on plain
- * Node) goes through jiti as before; any other failure is the import's failure.
+ * fresh modules buy nothing. A TypeScript entry the runtime cannot load (the workspace on plain
+ * Node: the SDK or a bench from dist/) runs the JavaScript `pnpm build` compiled it to, which its
+ * package's exports map names; jiti transpiled every built-in on every start (seconds per host).
+ * Only a package never built still goes through jiti. Any other failure is the import's failure.
  */
-async function importBuiltin(entryFile: string, jiti: () => Promise<Jiti>): Promise<unknown> {
+async function importBuiltin(resolved: ResolvedExtension, jiti: () => Promise<Jiti>): Promise<unknown> {
   try {
-    return await import(pathToFileURL(entryFile).href);
+    return await import(pathToFileURL(resolved.entryFile).href);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
-    return (await jiti()).import(entryFile);
+    const compiled = compiledEntry(resolved.realDir, resolved.entryFile);
+    if (compiled !== undefined) return import(pathToFileURL(compiled).href);
+    return (await jiti()).import(resolved.entryFile);
   }
 }
 
@@ -162,7 +167,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
         : bundled !== undefined && bundled.version === resolved.version
         ? await bundled.load()
         : resolved.foundIn === 'builtin'
-          ? await importBuiltin(resolved.entryFile, ctx.jiti)
+          ? await importBuiltin(resolved, ctx.jiti)
           : await (await ctx.jiti()).import(resolved.entryFile);
   } catch (error) {
     return fail(
