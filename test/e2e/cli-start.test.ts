@@ -92,7 +92,7 @@ describe('CLI start-up: each command loads only the code it needs', () => {
     expect(broken.stderr).toMatch(/extension commands are not listed: .*\.airlockrc\.json/s);
   });
 
-  it('every chunk the bundle imports exists and has its source map', () => {
+  it('every chunk the bundle imports exists, is ASCII (Node decodes it on its fast path) and has its source map', () => {
     const seen = new Set<string>();
     const queue = [join(DIST, 'airlock.mjs')];
     while (queue.length > 0) {
@@ -101,6 +101,7 @@ describe('CLI start-up: each command loads only the code it needs', () => {
       seen.add(file);
       expect(existsSync(file), file).toBe(true);
       const text = readFileSync(file, 'utf8');
+      expect(/[^\x00-\x7f]/.exec(text)?.[0], file).toBeUndefined();
       if (!file.includes('rolldown-runtime')) expect(existsSync(`${file}.map`), `${file}.map`).toBe(true);
       for (const m of text.matchAll(/(?:from|import\()\s*["'](\.{1,2}\/[^"']+\.mjs)["']/g)) queue.push(resolve(dirname(file), m[1]!));
     }
