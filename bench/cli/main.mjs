@@ -3,7 +3,7 @@
 //
 //   pnpm bench cli [--runs N]
 //
-// Each command runs N times (default 15) after 2 untimed warm-ups (the file-system cache and
+// Each command runs N times (default 15, interleaved round by round) after 2 untimed warm-ups (the file-system cache and
 // jiti's transpile cache warm up as they would on a developer machine), in a throw-away project
 // with its own HOME and XDG_CONFIG_HOME. Reported: median and min-max wall ms.
 
@@ -40,6 +40,12 @@ export async function main(argv) {
     { name: 'airlock call bash echo (default set; loads the shell parser)', cwd: project, args: [AIRLOCK, 'call', 'bash', '{"command":"echo hi"}'] },
     { name: 'airlock call hello (a TypeScript extension via jiti)', cwd: withExt, args: [AIRLOCK, '--trust', 'call', 'hello', '{"name":"Ada"}'] },
     { name: 'airlock --version', cwd: project, args: [AIRLOCK, '--version'] },
+    // Lists the commands the default extensions bring (audit, policy), so it opens the host.
+    { name: 'airlock --help', cwd: project, args: [AIRLOCK, '--help'] },
+    { name: 'airlock call --help', cwd: project, args: [AIRLOCK, 'call', '--help'] },
+    { name: 'airlock tools (default set)', cwd: project, args: [AIRLOCK, 'tools'] },
+    // The floor: Node starting and leaving with nothing to run (issue 25's goal is ≤ 1.5× this).
+    { name: 'node -e 0', cwd: project, args: ['-e', '0'] },
     { name: 'pi --version', cwd: project, args: [PI, '--version'], peer: true },
     { name: 'pi --help', cwd: project, args: [PI, '--help'], peer: true },
   ];
@@ -48,26 +54,34 @@ export async function main(argv) {
     for (const s of subjects) {
       if (s.peer && !fs.existsSync(PI)) throw new Error(`Pi is not installed in bench/peer (run without --no-install)`);
       for (let i = 0; i < 2; i++) spawnSync(process.execPath, s.args, { cwd: s.cwd, env, stdio: 'ignore' });
-      const times = [];
-      for (let i = 0; i < runs; i++) {
+    }
+    // Round by round, every subject once per round (alternating the order): a change in the
+    // machine's load during the run then shifts every row alike instead of a few.
+    const times = new Map(subjects.map((s) => [s, []]));
+    for (let i = 0; i < runs; i++) {
+      for (const s of i % 2 === 0 ? subjects : [...subjects].reverse()) {
         const start = performance.now();
         const r = spawnSync(process.execPath, s.args, { cwd: s.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        times.push(performance.now() - start);
+        times.get(s).push(performance.now() - start);
         if (r.error) throw r.error;
       }
-      results.push({ subject: s.name, medianMs: round(median(times), 1), minMs: round(Math.min(...times), 1), maxMs: round(Math.max(...times), 1), runs, peer: !!s.peer, target: !!s.target });
-      console.error(`[bench:cli] ${s.name}: ${round(median(times), 1)} ms`);
+    }
+    for (const s of subjects) {
+      const t = times.get(s);
+      results.push({ subject: s.name, medianMs: round(median(t), 1), minMs: round(Math.min(...t), 1), maxMs: round(Math.max(...t), 1), runs, peer: !!s.peer, target: !!s.target });
+      console.error(`[bench:cli] ${s.name}: ${round(median(t), 1)} ms`);
     }
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }
   const pi = results.find((r) => r.subject === 'pi --version');
+  const node = results.find((r) => r.subject === 'node -e 0');
   const report = {
     date: new Date().toISOString(),
     node: process.version,
     machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}`,
     targetMs: TARGET_MS,
-    results: results.map((r) => ({ ...r, ratioToPiVersion: pi && !r.peer ? round(r.medianMs / pi.medianMs, 2) : undefined })),
+    results: results.map((r) => ({ ...r, ratioToPiVersion: pi && !r.peer ? round(r.medianMs / pi.medianMs, 2) : undefined, ratioToNode: node ? round(r.medianMs / node.medianMs, 2) : undefined })),
   };
   const md = render(report);
   console.log(md);
@@ -83,11 +97,11 @@ function render(r) {
     '',
     `${r.date} · Node ${r.node} · ${r.machine}`,
     '',
-    'Wall time from spawn to exit, median of the runs after 2 warm-ups. Ratio = ÷ `pi --version` (lower is better).',
+    'Wall time from spawn to exit, median of the runs after 2 warm-ups. Ratios = ÷ `pi --version` and ÷ `node -e 0` (lower is better).',
     '',
-    '| command | median ms | min–max ms | runs | ÷ pi --version |',
-    '|---|---:|---:|---:|---:|',
-    ...r.results.map((x) => `| ${x.subject} | ${x.medianMs} | ${x.minMs}–${x.maxMs} | ${x.runs} | ${x.ratioToPiVersion ?? ''} |`),
+    '| command | median ms | min–max ms | runs | ÷ pi --version | ÷ node -e 0 |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...r.results.map((x) => `| ${x.subject} | ${x.medianMs} | ${x.minMs}–${x.maxMs} | ${x.runs} | ${x.ratioToPiVersion ?? ''} | ${x.ratioToNode ?? ''} |`),
     '',
     ...r.results.filter((x) => x.target).map((x) => `Target ≤ ${r.targetMs} ms for ${x.subject}: ${x.medianMs} ms → **${x.medianMs <= r.targetMs ? 'PASS' : 'MISS'}**`),
     '',

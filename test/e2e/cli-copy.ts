@@ -31,6 +31,7 @@ export function copyCliForAnotherUser(): string {
   place(join(CLI, 'package.json'), join(root, 'cli/package.json'));
   place(join(CLI, 'bin/airlock.mjs'), bin);
   place(join(CLI, 'dist/airlock.mjs'), join(root, 'cli/dist/airlock.mjs'));
+  place(join(CLI, 'dist/chunks'), join(root, 'cli/dist/chunks'));
   for (const path of RUNTIME_FILES) place(realpathSync(join(CLI, 'node_modules', path)), join(root, 'node_modules', path));
   // The default extensions are compiled into the bundle, but the host still finds each by its
   // manifest among the CLI's installed packages, as it would in an install.

@@ -1,4 +1,4 @@
-// Entry of the single-file CLI (dist/airlock.mjs). Airlock's own default extensions (the seven
+// Entry of the bundled CLI (dist/airlock.mjs and its chunks). Airlock's own default extensions (the seven
 // tools and the four policy extensions) are compiled in, so the default set starts without jiti
 // and babel; the host still reads each package's manifest,
 // checks compatibility and runs setup(api) as for any extension, and uses a compiled module only

@@ -1,5 +1,5 @@
 import type { BundledExtensions } from '@airlock/host';
-import { terminalSafe } from '@airlock/kernel';
+import { terminalSafe } from '@airlock/kernel/display';
 import { processWatchdog, type Watchdog } from './watchdog.js';
 
 /**
@@ -26,7 +26,7 @@ export interface IO {
    * would escape). Only the editor writes here; everything it shows from others goes through `stderr`/`stdout`.
    */
   terminal?: NodeJS.WritableStream;
-  /** Airlock's own extensions compiled into the single-file CLI (see scripts/bundle-entry.mjs). */
+  /** Airlock's own extensions compiled into the bundled CLI (see scripts/bundle-entry.mjs). */
   bundled?: BundledExtensions;
   /**
    * Ends the process at once, skipping Node's exit (which waits for every thread-pool thread).

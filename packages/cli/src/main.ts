@@ -1,22 +1,13 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { displayText } from '@airlock/kernel';
-import { PROVIDER_FACTORIES } from '@airlock/agent';
-import { batchCommand } from './commands/batch.js';
-import { callCommand } from './commands/call.js';
-import { runCommand } from './commands/run.js';
-import { runDemo } from './commands/run-demo.js';
-import { extensionsCommand } from './commands/extensions.js';
+import { displayText } from '@airlock/kernel/display';
 import { extensionSubcommands } from './commands/extensions-subcommands.js';
-import { refuseUnknownSubcommand } from './subcommand-words.js';
-import { toolsCommand } from './commands/tools.js';
-import { trustCommand } from './commands/trust.js';
-import { replayCommand } from './commands/replay.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { serveCommand } from './commands/serve.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
-import { addExtensionCommand } from './extension-commands.js';
-import { openSession } from './session.js';
 import type { Host } from '@airlock/host';
+
+// Each command's module is imported when that command runs, never before: the bundle splits at
+// these imports (scripts/bundle.mjs), so `--help`, `--version` and a small `call` compile only
+// what they run. The agent, its provider SDKs, MCP, serve and the interactive mode stay unread
+// until a command needs them.
 
 /**
  * The `airlock` program. `run` returns the exit code instead of exiting, so tests can drive it
@@ -27,7 +18,11 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
   let host: Host | undefined;
   try {
     host = await hostForCommands(argv, io);
-    const program = buildProgram(io, (c) => (code = c), host);
+    const program = buildProgram(io, (c) => (code = c));
+    if (host !== undefined) {
+      const { addExtensionCommand } = await import('./extension-commands.js');
+      for (const entry of host.extensions.commands) addExtensionCommand(program, entry, host, io, (c) => (code = c));
+    }
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
@@ -59,17 +54,20 @@ async function hostForCommands(argv: readonly string[], io: IO): Promise<Host | 
   const silent: IO = { ...io, stdout: { write: () => true }, stderr: { write: () => true } };
   const probe = buildProgram(silent, () => {});
   let word: string | undefined;
+  let topic: string | undefined;
   try {
-    word = probe.parseOptions([...argv]).operands[0];
+    [word, topic] = probe.parseOptions([...argv]).operands;
   } catch {
     return undefined; // a bad global option: the real parse reports it
   }
-  // `help <command>` may name an extension's command; --version needs no extension.
+  // `help <command>` may name an extension's command, but `help call` needs none; --version neither.
   if (word !== undefined && word !== 'help' && BUILTIN_COMMANDS.includes(word)) return undefined;
+  if (word === 'help' && topic !== undefined && BUILTIN_COMMANDS.includes(topic)) return undefined;
   if (word === undefined && argv.some((a) => a === '-V' || a === '--version')) return undefined;
   const listing = word === undefined || word === 'help';
   try {
     // Listing commands never asks to trust the folder: a remembered answer counts, a prompt waits for a real command.
+    const { openSession } = await import('./session.js');
     return await openSession(probe.opts() as GlobalOptions, listing ? { ...io, isTTY: false } : io);
   } catch (error) {
     if (!listing) throw error;
@@ -120,7 +118,13 @@ export interface GlobalOptions {
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
 export const BUILTIN_COMMANDS: readonly string[] = ['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
 
-function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Command {
+/**
+ * The providers `run --model` can name, for its help line, without loading the agent and its
+ * provider SDKs to ask. A test checks they are @airlock/agent's PROVIDER_FACTORIES.
+ */
+export const PROVIDER_NAMES: readonly string[] = ['openai', 'anthropic', 'scripted'];
+
+function buildProgram(io: IO, exit: (code: number) => void): Command {
   const program = new Command('airlock')
     .description('Run tool calls the way a model would, through Airlock: validation, policy, approval, redaction, audit.')
     .version('1.0.0', '-V, --version')
@@ -147,16 +151,16 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .command('run')
     .description('run the agent: a model calls the tools through the full pipeline (print mode: -p)')
     .option('-p, --print <prompt>', 'run this prompt to the end and print the final answer')
-    .option('-m, --model <provider:name>', `the model, e.g. scripted:demo.jsonl (providers: ${Object.keys(PROVIDER_FACTORIES).join(', ')})`)
+    .option('-m, --model <provider:name>', `the model, e.g. scripted:demo.jsonl (providers: ${PROVIDER_NAMES.join(', ')})`)
     .option('--base-url <url>', "the provider API's address (OpenAI-compatible servers, proxies)")
     .addOption(new Option('--max-turns <n>', 'stop after n model requests (default 50)').argParser(positiveInt))
     .option('--resume [session]', "continue a recorded session: its id or a prefix (see `airlock sessions`), a transcript's path, or nothing for this project's newest")
     .option('--demo', 'the tour, offline: a scripted model shows every tool, policy, approval, redaction and the audit log in a sandbox project')
     .option('--demo-dir <dir>', 'with --demo: make the sandbox project in this new or empty folder (default: a new temp folder)')
     .action(async (opts: { print?: string; model?: string; baseUrl?: string; maxTurns?: number; resume?: string | true; demo?: boolean; demoDir?: string }, cmd: Command) => {
-      if (opts.demo === true) return done(await runDemo(opts, globals(cmd), io));
+      if (opts.demo === true) return done(await (await import('./commands/run-demo.js')).runDemo(opts, globals(cmd), io));
       if (opts.demoDir !== undefined) throw new UsageError('--demo-dir goes with --demo.', 'Example: airlock run --demo --demo-dir ./tour');
-      done(await runCommand(opts, globals(cmd), io));
+      done(await (await import('./commands/run.js')).runCommand(opts, globals(cmd), io));
     });
 
   program
@@ -167,7 +171,7 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .addOption(new Option('--timeout-ms <ms>', 'time limit for the call').argParser(positiveInt))
     .option('--id <id>', 'the tool call id', 'call_1')
     .action(async (tool: string, args: string | undefined, opts: { timeoutMs?: number; id: string }, cmd: Command) =>
-      done(await callCommand({ tool, args, ...opts }, globals(cmd), io)),
+      done(await (await import('./commands/call.js')).callCommand({ tool, args, ...opts }, globals(cmd), io)),
     );
 
   program
@@ -175,21 +179,21 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .description('run an array of {id?, name, arguments} as one batch (one assistant message)')
     .argument('<file>', 'a JSON file, or - for standard input')
     .option('--events', 'print a JSON line for every event and every result message')
-    .action(async (file: string, opts: { events?: boolean }, cmd: Command) => done(await batchCommand({ file, ...opts }, globals(cmd), io)));
+    .action(async (file: string, opts: { events?: boolean }, cmd: Command) => done(await (await import('./commands/batch.js')).batchCommand({ file, ...opts }, globals(cmd), io)));
 
   program
     .command('tools')
     .description('show the registry, the enabled set (and why each other tool is left out) and provider schemas')
     .addOption(new Option('--provider <name>', 'print the tool definitions as this API expects them').choices(['openai', 'anthropic', 'gemini', 'mcp']))
-    .action(async (opts: { provider?: 'openai' | 'anthropic' | 'gemini' | 'mcp' }, cmd: Command) => done(await toolsCommand(opts, globals(cmd), io)));
+    .action(async (opts: { provider?: 'openai' | 'anthropic' | 'gemini' | 'mcp' }, cmd: Command) => done(await (await import('./commands/tools.js')).toolsCommand(opts, globals(cmd), io)));
 
   const extensions = program
     .command('extensions')
     .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics (also: list, info, add, new, catalog)')
     .allowExcessArguments(true)
     .action(async (_opts: unknown, cmd: Command) => {
-      refuseUnknownSubcommand(cmd);
-      done(await extensionsCommand(globals(cmd), io));
+      (await import('./subcommand-words.js')).refuseUnknownSubcommand(cmd);
+      done(await (await import('./commands/extensions.js')).extensionsCommand(globals(cmd), io));
     });
   extensionSubcommands(extensions, globals, done, io);
 
@@ -198,24 +202,23 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .description('trust a project folder (and its subfolders), so its settings may load extensions')
     .argument('[dir]', 'the folder (default: the current one)')
     .option('--revoke', 'stop trusting it (remember "untrusted")')
-    .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await trustCommand({ dir, ...opts }, globals(cmd), io)));
+    .action(async (dir: string | undefined, opts: { revoke?: boolean }, cmd: Command) => done(await (await import('./commands/trust.js')).trustCommand({ dir, ...opts }, globals(cmd), io)));
 
   program
     .command('sessions')
     .description("list this project's recorded sessions, newest first (for replay and run --resume)")
-    .action(async (_opts: unknown, cmd: Command) => done(await sessionsCommand(globals(cmd), io)));
+    .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/sessions.js')).sessionsCommand(globals(cmd), io)));
 
   program
     .command('replay')
     .description("judge a recorded session's tool calls by today's policy: replay-safe tools run again and are compared, others are only judged")
     .argument('<session>', 'a session id or its prefix (see `airlock sessions`), or the path of a transcript file')
     .option('--strict', 'exit 1 when any call would be decided differently or give a different result')
-    .action(async (session: string, opts: { strict?: boolean }, cmd: Command) => done(await replayCommand({ session, ...opts }, globals(cmd), io)));
+    .action(async (session: string, opts: { strict?: boolean }, cmd: Command) => done(await (await import('./commands/replay.js')).replayCommand({ session, ...opts }, globals(cmd), io)));
 
   program
     .command('mcp')
     .description('serve the enabled tools to an MCP client over stdio (the client starts `airlock --cwd DIR mcp`)')
-    // Loaded only for this command: the MCP SDK (zod schemas, ajv) would add to every command's start-up.
     .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/mcp.js')).mcpCommand(globals(cmd), io)));
 
   program
@@ -226,9 +229,7 @@ function buildProgram(io: IO, exit: (code: number) => void, host?: Host): Comman
     .addOption(new Option('--max-line-bytes <n>', 'refuse a longer request line (default 8388608)').argParser(positiveInt))
     .option('--model <provider:name>', 'the model agent/prompt uses when a request names none (openai:…, anthropic:…, scripted:FILE)')
     .option('--base-url <url>', "the provider API's address for agent/prompt (OpenAI-compatible servers, proxies)")
-    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number; model?: string; baseUrl?: string }, cmd: Command) => done(await serveCommand(opts, globals(cmd), io)));
-
-  for (const entry of host?.extensions.commands ?? []) addExtensionCommand(program, entry, host!, io, done);
+    .action(async (opts: { stdio?: boolean; dialogTimeoutMs?: number; maxLineBytes?: number; model?: string; baseUrl?: string }, cmd: Command) => done(await (await import('./commands/serve.js')).serveCommand(opts, globals(cmd), io)));
 
   return program;
 }

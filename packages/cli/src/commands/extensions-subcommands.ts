@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { extensionsCommand } from './extensions.js';
 
 /**
  * `airlock extensions list | info | add | new | catalog`. Each command's module loads only when
@@ -11,7 +10,7 @@ export function extensionSubcommands(parent: Command, globals: (cmd: Command) =>
   parent
     .command('list')
     .description('the same as `airlock extensions`: each extension the settings load, and its diagnostics')
-    .action(async (_opts: unknown, cmd: Command) => done(await extensionsCommand(globals(cmd), io)));
+    .action(async (_opts: unknown, cmd: Command) => done(await (await import('./extensions.js')).extensionsCommand(globals(cmd), io)));
 
   parent
     .command('info')

@@ -30,7 +30,7 @@ export function namesOf(packageName: string): { extension: string; tool: string 
   return { extension, tool };
 }
 
-/** The @airlock/cli package folder, found above this module (src/, dist/ or the single-file bundle). */
+/** The @airlock/cli package folder, found above this module (src/, dist/ or the bundle). */
 export function cliPackageDir(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
