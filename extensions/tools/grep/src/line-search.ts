@@ -2,24 +2,24 @@ import { linearRegExp } from '@airlock/kernel/util';
 import { exactLiteral, requiredLiteral } from './literal.js';
 
 /**
- * The lines of a text a pattern matches, without running the regex on every line.
+ * The lines of a text a pattern matches, without running the regex on every line when the
+ * pattern has text that every match contains.
  *
  * RE2 (re2js, pure JavaScript) costs several microseconds per call before it looks at a single
  * character, so testing each line of a tree where the pattern is common cost more than reading
- * the files. Instead the search jumps from one candidate line to the next and tests only those:
+ * the files. So:
  *
  * - a pattern that is plain text (`literal`, or a regex of plain characters) is found with
  *   `indexOf`, and a line that contains it matches: no regex runs at all;
  * - a pattern with a required piece of plain text (see requiredLiteral) runs the regex only on
  *   the lines that contain that text;
- * - any other pattern is searched in the whole text with a multiline copy, which jumps to the
- *   next line that can match; the line is tested alone only when that match runs past its end.
+ * - any other pattern first tests the whole text once with a multiline copy (a line matches only
+ *   if the whole text does: with the `m` flag `^`, `$` and `\b` behave at a line's ends as at the
+ *   ends of a text, and RE2 has no lookarounds to see past them), then every line.
  *
- * Every step stays linear in the text: `indexOf` and RE2 both are, and each line is tested at
- * most once. The multiline search cannot skip a matching line: a match of the line alone is also
- * a match at the same place in the whole text (with the `m` flag `^`, `$` and `\b` behave at a
- * line's ends as at the ends of a text, and RE2 has no lookarounds to see past them), so the
- * leftmost match from a line's start is in that line or an earlier one.
+ * Every step stays linear in the text: `indexOf` and RE2's test both are, and each line is tested
+ * at most once. (Searching the whole text for the next match instead would not be: a greedy
+ * pattern that can match a newline, `x[^y]*z`, runs to the end of the text from every candidate.)
  */
 export type LineSearch = (text: string, max: number) => number[];
 
@@ -32,23 +32,9 @@ export function lineSearch(regex: RegExp, pattern: string, literal: boolean, ign
   if (exact !== undefined) return (text, max) => scan(text, max, (from) => text.indexOf(exact, from), () => true);
   const required = requiredLiteral(pattern, literal, ignoreCase, { ascii: false });
   if (required !== undefined) return (text, max) => scan(text, max, (from) => text.indexOf(required, from), (line) => regex.test(line));
-  // Shared and without `g`: it searches a slice starting at a line's start, which is that line's
-  // start in the whole text too (see above), so no lastIndex is kept between calls.
+  // Shared and without `g`: a test keeps no state between calls.
   const multiline = linearRegExp(regex.source, `${regex.flags}m`);
-  return (text, max) => {
-    let end = 0;
-    return scan(
-      text,
-      max,
-      (from) => {
-        const m = multiline.exec(from === 0 ? text : text.slice(from));
-        if (m === null) return -1;
-        end = from + m.index + m[0].length;
-        return from + m.index;
-      },
-      (line, lineEnd) => end <= lineEnd || regex.test(line),
-    );
-  };
+  return (text, max) => (multiline.test(text) ? scan(text, max, (from) => from, (line) => regex.test(line)) : []);
 }
 
 /**
@@ -57,7 +43,7 @@ export function lineSearch(regex: RegExp, pattern: string, literal: boolean, ign
  * start), or -1 when no later line can. A trailing newline ends the last line; it does not start
  * an empty one.
  */
-function scan(text: string, max: number, next: (from: number) => number, verify: (line: string, lineEnd: number) => boolean): number[] {
+function scan(text: string, max: number, next: (from: number) => number, verify: (line: string) => boolean): number[] {
   const found: number[] = [];
   let lineStart = 0;
   let lineNo = 1;
@@ -72,7 +58,7 @@ function scan(text: string, max: number, next: (from: number) => number, verify:
     }
     if (lineStart >= text.length) break;
     const lineEnd = newline === -1 ? text.length : newline;
-    if (verify(text.slice(lineStart, lineEnd), lineEnd)) found.push(lineNo);
+    if (verify(text.slice(lineStart, lineEnd))) found.push(lineNo);
     lineStart = lineEnd + 1;
     lineNo++;
   }
