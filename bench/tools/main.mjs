@@ -201,21 +201,16 @@ function piFdShim(piAgentDir, fd) {
 }
 
 /**
- * A HOME whose user settings load the host's default extension set, in its order, from this
- * checkout by path, with grep and find forced onto their Node engines. Naming any extension
- * replaces the default set, so all of it is listed: the pipeline (policy, audit, redaction hooks)
- * stays the same as the 'airlock' row's and only the engines differ. A default extension that is
- * not in this checkout is left out, as the default set leaves out one that is not installed.
+ * A HOME whose user settings change the default extension set: an entry naming a default package
+ * takes its place (settings add to the default set, they do not replace it). The engine home
+ * gives grep and find their Node engines, so the pipeline (policy, audit, redaction hooks) stays
+ * the 'airlock' row's and only the engines differ; the tools-only home leaves out every default
+ * extension that is not a tool ("-name").
  */
 function nodeEngineHome(dir, defaultExtensions, { toolsOnly = false } = {}) {
-  const extensions = [];
-  for (const name of defaultExtensions) {
-    if (toolsOnly && !name.startsWith('@airlock/tool-')) continue;
-    const folder = path.join(ROOT, 'extensions', name.replace(/^@airlock\//, ''));
-    if (!fs.existsSync(path.join(folder, 'package.json'))) continue;
-    const forced = !toolsOnly && (name === '@airlock/tool-grep' || name === '@airlock/tool-find');
-    extensions.push(forced ? { path: folder, options: { engine: 'node' } } : { path: folder });
-  }
+  const extensions = toolsOnly
+    ? defaultExtensions.filter((name) => !name.startsWith('@airlock/tool-')).map((name) => `-${name}`)
+    : ['@airlock/tool-grep', '@airlock/tool-find'].filter((name) => defaultExtensions.includes(name)).map((name) => ({ name, options: { engine: 'node' } }));
   const config = ensureDir(path.join(dir, '.config', 'airlock'));
   fs.writeFileSync(path.join(config, 'settings.json'), `${JSON.stringify({ extensions }, null, 2)}\n`);
   return dir;

@@ -14,7 +14,6 @@ import { extensionPackage, sandbox, BIN } from './harness.js';
  */
 
 const sandboxed = bubblewrapWorks();
-const rg = existsSync('/usr/bin/rg') || spawnable('rg');
 /** Generous: what the issue measured was "no answer at all"; these answer in seconds. */
 const ANSWERS_WITHIN = 60_000;
 
@@ -76,16 +75,12 @@ describe('a folder 2,100 levels deep, made by a command', () => {
     expect(r.stdout).toMatch(/\[1 folder more than 128 levels below the search folder was not entered \(d\/d\/d/);
   });
 
-  it('grep answers: with rg in the sandbox, the same refusal as bash; otherwise the matches it can reach', async () => {
+  // With path-policy's per-file rules grep searches in-process (no rg, so no sandbox to set up).
+  it('grep answers with the matches it can reach', async () => {
     const r = await call(s, 'grep', { pattern: 'needle' }, ['--timeout-ms', '10000']);
     expect(r.ms).toBeLessThan(ANSWERS_WITHIN);
-    if (sandboxed && rg) {
-      expect(r.code).toBe(1);
-      expect(r.stdout).toContain('is more than 128 levels below the workspace root');
-    } else {
-      expect(r.code).toBe(0);
-      expect(r.stdout).toContain('a.txt:1: needle');
-    }
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('a.txt:1: needle');
   });
 
   it('ls and read work as ever', async () => {
@@ -123,8 +118,7 @@ describe('a tree of 200,000 files', () => {
     expect(find.stdout).toMatch(/d000\/f0500\.txt[\s\S]*\[5 results limit reached/);
     const grep = await call(s, 'grep', { pattern: 'needle' }, ['--timeout-ms', '30000']);
     expect(grep.ms).toBeLessThan(ANSWERS_WITHIN);
-    if (sandboxed && rg) expect(grep.stdout).toContain('more than 200000 files and folders');
-    else expect(grep.stdout).toMatch(/d100\/f0500\.txt:1: needle|ran longer than 30000 ms/);
+    expect(grep.stdout).toMatch(/d100\/f0500\.txt:1: needle|ran longer than 30000 ms/);
     const ls = await call(s, 'ls', { path: 'd007' });
     expect(ls.stdout).toContain('[500 entries limit reached');
     const read = await call(s, 'read', { path: 'd100/f0500.txt' });

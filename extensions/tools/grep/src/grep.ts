@@ -3,7 +3,7 @@ import { constants, fstatSync, openSync, readSync, closeSync, readFileSync } fro
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { errnoCode, errorMessage as message, LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message, linearRegExp, LinearRegExpError } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, TruncationResult } from '@airlock/kernel';
 import { comparePaths, DEFAULT_TREE_BOUNDS, displayPath as display, limitName, openTargetSync, programLauncher, resolveExistingPath, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
@@ -89,7 +89,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       } catch (error) {
         throw rootError(shown, dir, errnoCode(error) ?? 'EIO');
       }
-      const engine: GrepEngine = choice === 'auto' ? (findRipgrep() ? 'rg' : 'node') : choice;
+      const gated = dir && ctx.access.active;
+      const engine = engineFor(choice, dir ? undefined : info.size, gated);
       const search: Search = {
         root: absolute,
         single: !dir,
@@ -104,7 +105,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
       if (params.glob !== undefined && params.glob !== '') search.glob = params.glob;
       // One file was judged as the call's own argument; a folder's files are judged one by one
       // (and with no policy judging files, rg needs no listing pass first).
-      if (dir && ctx.access.active) search.gate = new FileGate(ctx.access, absolute);
+      if (gated) search.gate = new FileGate(ctx.access, absolute);
 
       const found = engine === 'rg' ? await searchRipgrep(search) : await searchNode(search);
       signal?.throwIfAborted();
@@ -141,6 +142,27 @@ export function createGrepTool(options: GrepToolOptions = {}): AgentTool<typeof 
 
 export const grepTool = createGrepTool();
 
+/** A named file up to this size is searched in-process by 'auto'; a bigger one goes to rg, which streams it. */
+export const NODE_FILE_MAX = 8 * 1024 * 1024;
+
+/**
+ * The engine for one call. 'auto' takes rg only where it is the faster one: starting it costs a
+ * process (inside the OS sandbox, a namespace set-up and a mount plan as well), and with read
+ * rules to apply per file (`gated`) rg may search only after it listed the whole tree and every
+ * file was judged, so that is two processes and a judgement of every file even when the first
+ * few files hold all the matches the limit lets through. The Node engine judges each file when
+ * its walk gets there and stops at the limit; a named file was judged as the call's argument, so
+ * reading it here is what the read tool does. Both engines give the same output.
+ *
+ * @param fileSize the named file's size; undefined for a folder
+ */
+export function engineFor(choice: 'auto' | GrepEngine, fileSize: number | undefined, gated: boolean): GrepEngine {
+  if (choice !== 'auto') return choice;
+  if (!findRipgrep()) return 'node';
+  if (fileSize !== undefined) return fileSize <= NODE_FILE_MAX ? 'node' : 'rg';
+  return gated ? 'node' : 'rg';
+}
+
 /**
  * The regex for a pattern, in JavaScript syntax and matched by RE2 in linear time (the pattern is
  * the model's: a backtracking engine could be stalled by `(a|a)*$`, and rg's own engine is linear
@@ -151,14 +173,15 @@ export function compile(pattern: string, literal: boolean, ignoreCase: boolean):
   const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') : pattern;
   const flags = ignoreCase ? 'i' : '';
   try {
-    return new LinearRegExp(source, `${flags}u`);
+    // Shared per pattern (never given `g`): an agent repeats its searches, and compiling costs more than a small search.
+    return linearRegExp(source, `${flags}u`);
   } catch (unicode) {
     if (!(unicode instanceof LinearRegExpError)) throw unicode;
     let error = unicode;
     // Not valid in Unicode mode (`\-` outside a class, a lone `{`): JavaScript's legacy syntax.
     if (unicode.invalid) {
       try {
-        return new LinearRegExp(source, flags);
+        return linearRegExp(source, flags);
       } catch (legacy) {
         if (!(legacy instanceof LinearRegExpError)) throw legacy;
         error = legacy;

@@ -16,6 +16,6 @@ const extension = {
 } satisfies Extension<typeof Options>;
 
 export default extension;
-export { compile, createGrepTool, findRipgrep, grepTool, type GrepDetails, type GrepEngine, type GrepParams, type GrepToolOptions } from './grep.js';
+export { compile, createGrepTool, engineFor, findRipgrep, grepTool, NODE_FILE_MAX, type GrepDetails, type GrepEngine, type GrepParams, type GrepToolOptions } from './grep.js';
 export { globMatcher } from './node-engine.js';
 export { requiredLiteral } from './literal.js';

@@ -1,7 +1,8 @@
 import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { errnoCode, LinearRegExp } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/kernel/util';
 import { globTest, READ_NONBLOCKING, walk } from '@airlock/tool-common';
+import { lineSearch } from './line-search.js';
 import { requiredLiteral } from './literal.js';
 import { WholeFileReader } from './read-whole.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';
@@ -50,33 +51,18 @@ export async function searchNode(search: Search): Promise<Found> {
 }
 
 /**
- * The per-file search, with everything that does not depend on the file (the literal, the
- * prefilter regex) set up once. Cheapest test first: most files of a tree are rejected on their
- * raw bytes and never decoded.
+ * The per-file search, with everything that does not depend on the file (the literal, the line
+ * search) set up once. Cheapest test first: most files of a tree are rejected on their raw
+ * bytes and never decoded.
  */
 function scanner(search: Search, hits: Hit[]): (path: string, absolute: string, buffer: Buffer) => void {
   const text = requiredLiteral(search.pattern, search.literal, search.ignoreCase);
   const needle = text === undefined ? undefined : Buffer.from(text, 'latin1');
-  // A multiline prefilter: a line matches only if the whole text does (the line is a substring,
-  // and ^, $ and \b behave the same at its ends with the m flag). Linear time, like the regex
-  // itself (compile in grep.ts): the pattern is the model's. RE2 has no lookarounds, so nothing
-  // it matches can see past a line.
-  const prefilter = new LinearRegExp(search.regex.source, `${search.regex.flags}m`);
+  const lines = lineSearch(search.regex, search.pattern, search.literal, search.ignoreCase);
   return (path, absolute, buffer) => {
     if (isBinary(buffer)) return;
     if (needle && buffer.indexOf(needle) === -1) return;
-    const text = buffer.toString('utf8');
-    if (!prefilter.test(text)) return;
-    let start = 0;
-    let line = 1;
-    while (start <= text.length && hits.length < search.want) {
-      if (start === text.length && (text.length === 0 || text.endsWith('\n'))) break; // a trailing newline ends, not starts, a line
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      if (search.regex.test(text.slice(start, end))) hits.push({ path, absolute, line });
-      start = end + 1;
-      line++;
-    }
+    for (const line of lines(buffer.toString('utf8'), search.want - hits.length)) hits.push({ path, absolute, line });
   };
 }
 

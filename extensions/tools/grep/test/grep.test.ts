@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
-import { createGrepTool, findRipgrep } from '../src/index.js';
+import { createGrepTool, engineFor, findRipgrep, NODE_FILE_MAX, type GrepDetails } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
 function tree(files: Record<string, string | Buffer>): string {
@@ -98,6 +98,30 @@ describe.each(engines)('grep (%s engine): ours', (engine) => {
     const missing = await grep(dir, { pattern: 'x', path: 'readm.md' }, engine);
     expect(missing.outcome).toBe('error');
     expect(missing.text).toContain('Path not found: readm.md. Did you mean: readme.md?');
+  });
+});
+
+describe('grep: the engine auto takes', () => {
+  const auto = async (cwd: string, args: Record<string, unknown>) => {
+    const h = createToolHarness(createGrepTool(), { cwd });
+    return (await h.call(args)).details as GrepDetails;
+  };
+
+  it('searches a named file in-process, and leaves a big one to rg, which streams it', async () => {
+    const dir = tree({ 'small.txt': 'a hit\n', 'big.bin': '' });
+    truncateSync(join(dir, 'big.bin'), NODE_FILE_MAX + 1);
+    expect((await auto(dir, { pattern: 'hit', path: 'small.txt' })).engine).toBe('node');
+    expect((await auto(dir, { pattern: 'hit', path: 'big.bin' })).engine).toBe(findRipgrep() ? 'rg' : 'node');
+  });
+
+  it('searches a folder with rg when no read rules judge its files one by one', async () => {
+    const dir = tree({ 'a.txt': 'hit\n' });
+    expect((await auto(dir, { pattern: 'hit' })).engine).toBe(findRipgrep() ? 'rg' : 'node');
+  });
+
+  it('keeps an engine that settings chose', () => {
+    expect(engineFor('rg', 10, true)).toBe('rg');
+    expect(engineFor('node', undefined, false)).toBe('node');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exactLiteral } from '../src/literal.js';
 import { requiredLiteral } from '../src/index.js';
 
 // The Node engine skips a file whose bytes lack this text, so a wrong answer loses matches:
@@ -33,5 +34,33 @@ describe('requiredLiteral', () => {
   it('uses a literal pattern as it is, when ASCII', () => {
     expect(requiredLiteral('a|b(c', true, false)).toBe('a|b(c');
     expect(requiredLiteral('ünï', true, false)).toBeUndefined();
+  });
+});
+
+describe('requiredLiteral for decoded text', () => {
+  it('keeps non-ASCII characters, and a surrogate pair whole', () => {
+    expect(requiredLiteral('héllo', false, false, { ascii: false })).toBe('héllo');
+    expect(requiredLiteral('ünï', true, false, { ascii: false })).toBe('ünï');
+    // "😀?" makes the whole emoji optional, not only its second half
+    expect(requiredLiteral('ab😀?c', false, false, { ascii: false })).toBe('ab');
+  });
+});
+
+// A line that contains this text matches, with no regex run: a wrong answer invents matches.
+describe('exactLiteral', () => {
+  it('is the text of a pattern made only of plain characters', () => {
+    expect(exactLiteral('value_', false, false)).toBe('value_');
+    expect(exactLiteral('a\\.b\\(c', false, false)).toBe('a.b(c');
+    expect(exactLiteral('héllo wörld', false, false)).toBe('héllo wörld');
+    expect(exactLiteral('a|b(c', true, false)).toBe('a|b(c');
+  });
+
+  it('is nothing for a pattern that means more than its text', () => {
+    for (const pattern of ['value_[0-9]', 'ab?', 'ab+', 'ab*', 'a{2}', '^ab', 'ab$', 'a.b', 'a|b', '\\bab', '(ab)', 'a\\d', '😀?']) {
+      expect(exactLiteral(pattern, false, false), pattern).toBeUndefined();
+    }
+    expect(exactLiteral('ab', false, true)).toBeUndefined(); // ignoreCase
+    expect(exactLiteral('', false, false)).toBeUndefined();
+    expect(exactLiteral('a\nb', true, false)).toBeUndefined(); // no line holds a newline
   });
 });

@@ -22,7 +22,7 @@ const byName: AccessCheck = ({ path }) => {
   return undefined;
 };
 
-async function grep(t: { base: string; root: string }, engine: 'node' | 'rg', args: Record<string, unknown>, checks: AccessCheck[] = [byName]) {
+async function grep(t: { base: string; root: string }, engine: 'node' | 'rg' | 'auto', args: Record<string, unknown>, checks: AccessCheck[] = [byName]) {
   const kernel = createKernel({ cwd: t.root, spill: { dir: join(t.base, 'spill') } });
   for (const check of checks) kernel.registerAccessCheck(check);
   kernel.registry.register(createGrepTool({ engine }), { source: 'sdk' });
@@ -162,4 +162,21 @@ describe.skipIf(!findRipgrep())('grep: the engines agree on what the read rules 
     expect(rg.details.skipped?.paths).toHaveLength(100);
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith('airlock-rg-')).length).toBe(before);
   }, 30_000);
+});
+
+describe('grep (auto engine) and the read rules', () => {
+  it('judges the files it opens up to its limit, not the whole tree before searching', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`d${i % 10}/f${String(i).padStart(3, '0')}.txt`] = 'hit\n';
+    const t = tree(files);
+    const judged = new Set<string>();
+    const counting: AccessCheck = ({ path }) => {
+      if (path.endsWith('.txt')) judged.add(path);
+      return undefined;
+    };
+    const { details } = await grep(t, 'auto', { pattern: 'hit', limit: 5 }, [counting]);
+    expect(details.matches).toBe(5);
+    expect(details.matchLimitReached).toBe(5);
+    expect(judged.size).toBeLessThan(20);
+  });
 });

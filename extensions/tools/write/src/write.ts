@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, rememberJudged, existingVariants, resolveExistingPath, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, rememberJudged, existingVariants, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 
 const Params = Type.Object({
   path: Type.String({ description: 'Path of the file to write, relative to the working folder or absolute.' }),
@@ -36,13 +36,14 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
     return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
-    const absolute = await resolveExistingPath(params.path, ctx.cwd);
     const given = resolveToolPath(params.path, ctx.cwd);
     // Never a second file beside one whose name differs only in invisible characters: an existing
     // variant is the file the model meant (it saw the name in a listing, where the difference does
-    // not show); with several, none is obviously meant and the model must choose.
-    const variants = absolute === given ? existingVariants(given) : [];
+    // not show); with several, none is obviously meant and the model must choose. Looked for once
+    // (resolveExistingPath's rule): for a new file that lists the folder where the name is missing.
+    const variants = existingVariants(given);
     if (variants.length > 1) throw new Error(ambiguousName(displayPath(given, ctx.cwd), variants));
+    const absolute = variants.length === 1 ? (variants[0] as string) : given;
     const note = absolute === given ? '' : ` The file already existed under this name (written ${JSON.stringify(params.path)}); it was written, not a second file beside it.`;
     return ctx.withFileMutation(absolute, () => writeContent(absolute, params.content, ctx, signal, note), signal ? { signal } : {});
   },

@@ -5,6 +5,8 @@ import { bwrapWorks, hasProgram, machine, machinesClosedAfterEach, SECRET } from
 
 const hasRg = hasProgram('rg', '--version');
 const setup = machinesClosedAfterEach();
+/** grep on rg: with path-policy's per-file rules, 'auto' would search in-process and start no program. */
+const RG = { extensions: [{ name: '@airlock/tool-grep', options: { engine: 'rg' } }] };
 
 async function grep(m: ReturnType<typeof machine>, host: Awaited<ReturnType<ReturnType<typeof machine>['open']>>, pattern: string) {
   const r = await host.execute({ id: 'g1', name: 'grep', arguments: { pattern } });
@@ -13,7 +15,7 @@ async function grep(m: ReturnType<typeof machine>, host: Awaited<ReturnType<Retu
 
 describe.skipIf(!hasRg)('grep starts rg through the same sandbox', () => {
   it.skipIf(!bwrapWorks)('inside the sandbox rg finds what it finds outside, and never a secret', async () => {
-    const m = setup();
+    const m = setup(RG);
     writeFileSync(join(m.project, 'notes.md'), `needle here\n${SECRET.slice(0, 4)}\n`);
     const host = await m.open();
     expect(host.sandbox.service.status.active).toBe(true);
@@ -25,7 +27,7 @@ describe.skipIf(!hasRg)('grep starts rg through the same sandbox', () => {
   });
 
   it('with sandbox.mode "required" and no bubblewrap, rg is not started', async () => {
-    const m = setup({ sandbox: { mode: 'required' } });
+    const m = setup({ ...RG, sandbox: { mode: 'required' } });
     writeFileSync(join(m.project, 'notes.md'), 'needle here\n');
     const host = await m.open({ sandboxProgram: '/nonexistent/bin/bwrap' });
     const r = await grep(m, host, 'needle');
