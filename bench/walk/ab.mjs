@@ -40,7 +40,8 @@ for (let round = 0; round < rounds; round++) {
       for (const label of order) {
         const out = execFileSync(process.execPath, [path.join(here, 'worker.mjs'), bundles[label], spaces[shape], String(idle), String(later)], { encoding: 'utf8', maxBuffer: 1 << 24 });
         const r = JSON.parse(out.trim().split('\n').at(-1));
-        runs.push({ round, shape, idle, label, open: r.openMs, firstWrap: r.first.wrap, firstRelease: r.first.release, laterWrap: median(r.later.map((x) => x.wrap)), laterRelease: median(r.later.map((x) => x.release)) });
+        const laterOf = (field) => median(r.later.map((x) => x[field]));
+        runs.push({ round, shape, idle, label, open: r.openMs, firstWrap: r.first.wrap, firstRelease: r.first.release, laterWrap: laterOf('wrap'), laterRelease: laterOf('release'), firstWrapCpu: r.first.wrapCpu, firstReleaseCpu: r.first.releaseCpu, laterWrapCpu: laterOf('wrapCpu'), laterReleaseCpu: laterOf('releaseCpu') });
         process.stderr.write(`round ${round + 1}/${rounds} ${shape} idle ${idle} ${label}: first ${r.first.wrap.toFixed(1)} ms, later ${median(r.later.map((x) => x.wrap)).toFixed(2)} ms\n`);
       }
     }
@@ -49,19 +50,25 @@ for (let round = 0; round < rounds; round++) {
 
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const cell = (shape, idle, label, field) => median(runs.filter((r) => r.shape === shape && r.idle === idle && r.label === label).map((r) => r[field]));
-const lines = [
-  `| workspace | first wrap, at open: old → new | first wrap, 1 s after open: old → new | first release: old → new | later wrap: old → new | later release: old → new |`,
-  '|---|---:|---:|---:|---:|---:|',
-];
-for (const shape of shapes) {
-  const pair = (idle, field) => {
-    const o = cell(shape, idle, 'old', field);
-    const n = cell(shape, idle, 'new', field);
-    return `${fmt(o)} → **${fmt(n)}** (${(n / o).toFixed(2)}×)`;
-  };
-  lines.push(`| ${shape} | ${pair(0, 'firstWrap')} | ${pair(1000, 'firstWrap')} | ${pair(0, 'firstRelease')} | ${pair(0, 'laterWrap')} | ${pair(0, 'laterRelease')} |`);
-}
+const table = (suffix, title) => {
+  const lines = [
+    `${title}\n`,
+    `| workspace | first wrap, at open: old → new | first wrap, 1 s after open: old → new | first release: old → new | later wrap: old → new | later release: old → new |`,
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const shape of shapes) {
+    const pair = (idle, field) => {
+      const o = cell(shape, idle, 'old', field + suffix);
+      const n = cell(shape, idle, 'new', field + suffix);
+      return `${fmt(o)} → **${fmt(n)}** (${(n / o).toFixed(2)}×)`;
+    };
+    lines.push(`| ${shape} | ${pair(0, 'firstWrap')} | ${pair(1000, 'firstWrap')} | ${pair(0, 'firstRelease')} | ${pair(0, 'laterWrap')} | ${pair(0, 'laterRelease')} |`);
+  }
+  return lines.join('\n');
+};
 console.log(`${rounds} rounds, ${later} later calls per host, medians in ms; load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
-console.log(lines.join('\n'));
+console.log(table('', 'Wall time, ms (medians)'));
+console.log();
+console.log(table('Cpu', 'Processor time of the host process (user + system), ms (medians)'));
 const json = opt('json', undefined);
 if (json !== undefined) fs.writeFileSync(json, JSON.stringify({ builds, rounds, later, runs }, null, 1));
