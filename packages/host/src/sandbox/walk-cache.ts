@@ -50,7 +50,8 @@ export const SETTLE_MS = 3_000;
  *   folder): files known to have several names are looked at again on every walk; a first
  *   extra name made *to* a file of an unchanged folder, by a program outside the sandbox, from
  *   outside the roots, is seen once that folder changes (inside the sandbox the kernel refuses
- *   a link across mounts, and one inside the roots adds a name to a walked folder);
+ *   a link across mounts, and one made inside the roots gives the file a name a command could
+ *   write anyway);
  * - `node_modules/.pnpm` appearing in a folder listed before: looked for on every walk.
  *
  * One cache per host: the profile's verdicts depend on the paths and the rules, which do not
@@ -77,7 +78,7 @@ export class WalkCache {
     if (known === undefined) return undefined;
     const { key } = known;
     if (key.ino !== st.ino || key.dev !== st.dev || key.mtime !== st.mtimeNs || key.ctime !== st.ctimeNs) return undefined;
-    known.seen = generation;
+    known.seen = Math.max(known.seen, generation);
     return known.listed;
   }
 

@@ -182,6 +182,11 @@ export class RootsWalk {
       this.#cache.forget(folder.path);
       return this.#unreadable(folder, error);
     }
+    if (!stat.isDirectory()) {
+      // Swapped for a link or a file since its folder was listed: a link is never followed.
+      this.#cache.forget(folder.path);
+      return;
+    }
     const known = this.#cache.get(folder.path, stat, this.#generation);
     if (known !== undefined) return this.#reuse(folder, known);
     let dir: Dir;

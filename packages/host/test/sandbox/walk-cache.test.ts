@@ -93,6 +93,26 @@ describe('the walk cache sees every change between two commands', () => {
     expect((await planMounts(profile([root]), '/tmp/x', { cache })).hiddenFiles).toEqual([]);
   });
 
+  it('a folder swapped for a link while the walk runs is not entered', async () => {
+    const { root, outside } = workspace();
+    writeFileSync(join(outside, '.env'), 'not in the roots');
+    const swap = join(root, 'swap');
+    mkdirSync(swap);
+    // The swap happens after the folder holding it was listed, before the walk enters it.
+    const swapping: SandboxProfile = {
+      ...profile([root]),
+      classify: (p) => {
+        if (p === swap) {
+          rmSync(swap, { recursive: true });
+          symlinkSync(outside, swap);
+        }
+        return secrets(p);
+      },
+    };
+    const plan = await planMounts(swapping, '/tmp/x', { cache: settled() });
+    expect(plan.hiddenFiles).toEqual([]);
+  });
+
   it('a hard link made into the workspace, and a further name given to a file already linked, from outside', async () => {
     const { root, outside } = workspace();
     const cache = settled();
