@@ -33,12 +33,22 @@ for (const [label, dir] of Object.entries(builds)) {
 const spaces = Object.fromEntries(shapes.map((s) => [s, workspace(cacheDir, s)]));
 
 const runs = [];
+const failures = [];
 for (let round = 0; round < rounds; round++) {
   for (const shape of shapes) {
     for (const idle of idles) {
       const order = Math.random() < 0.5 ? ['old', 'new'] : ['new', 'old'];
       for (const label of order) {
-        const out = execFileSync(process.execPath, [path.join(here, 'worker.mjs'), bundles[label], spaces[shape], String(idle), String(later)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+        let out;
+        try {
+          out = execFileSync(process.execPath, [path.join(here, 'worker.mjs'), bundles[label], spaces[shape], String(idle), String(later)], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] });
+        } catch (error) {
+          // A walk past its bound (20 s on a loaded machine) fails the command: counted as such.
+          const why = /SandboxPlanError: ([^\n]{0,120})/.exec(String(error.stderr))?.[1] ?? String(error.message).slice(0, 200);
+          failures.push({ round, shape, idle, label, why });
+          process.stderr.write(`round ${round + 1}/${rounds} ${shape} idle ${idle} ${label}: FAILED ${why}\n`);
+          continue;
+        }
         const r = JSON.parse(out.trim().split('\n').at(-1));
         const laterOf = (field) => median(r.later.map((x) => x[field]));
         runs.push({ round, shape, idle, label, open: r.openMs, firstWrap: r.first.wrap, firstRelease: r.first.release, laterWrap: laterOf('wrap'), laterRelease: laterOf('release'), firstWrapCpu: r.first.wrapCpu, firstReleaseCpu: r.first.releaseCpu, laterWrapCpu: laterOf('wrapCpu'), laterReleaseCpu: laterOf('releaseCpu') });
@@ -48,7 +58,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const fmt = (v) => (Number.isNaN(v) ? 'failed' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const cell = (shape, idle, label, field) => median(runs.filter((r) => r.shape === shape && r.idle === idle && r.label === label).map((r) => r[field]));
 const table = (suffix, title) => {
   const lines = [
@@ -70,5 +80,6 @@ console.log(`${rounds} rounds, ${later} later calls per host, medians in ms; loa
 console.log(table('', 'Wall time, ms (medians)'));
 console.log();
 console.log(table('Cpu', 'Processor time of the host process (user + system), ms (medians)'));
+for (const f of failures) console.log(`\nFailed: round ${f.round + 1}, ${f.shape}, idle ${f.idle} ms, ${f.label}: ${f.why}`);
 const json = opt('json', undefined);
-if (json !== undefined) fs.writeFileSync(json, JSON.stringify({ builds, rounds, later, runs }, null, 1));
+if (json !== undefined) fs.writeFileSync(json, JSON.stringify({ builds, rounds, later, runs, failures }, null, 1));
