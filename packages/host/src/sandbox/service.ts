@@ -45,7 +45,8 @@ export interface HostSandbox {
    */
   expectWrite(path: string): void;
   /**
-   * Walk the workspace for `cwd` now, in the background, so the first command finds the walk
+   * Walk the workspace for `cwd` soon (200 ms from now, or when the first command comes), in the
+   * background, so the first command finds the walk
    * done (or joins it) instead of paying for the whole first listing. It only fills the cache:
    * every command still walks (one stat per unchanged folder), so nothing it learned is trusted
    * unchecked. Does nothing when the sandbox is not active.
@@ -119,10 +120,13 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   // The walk started when the host opened (warm), until it ends; a command waits for it rather
   // than listing the same folders beside it.
   let warming: Promise<void> | undefined;
+  /** Starts the walk at once if it is still waiting for its delay (see warm). */
+  let startWarming: (() => void) | undefined;
   let waiting = 0;
   const stopWarming = new AbortController();
   const plan = async (cwd: string, signal: AbortSignal | undefined): Promise<MountPlan & { hosts: string[]; profile: SandboxProfile }> => {
     if (warming !== undefined) {
+      startWarming?.();
       waiting++;
       try {
         await untilAborted(warming, signal);
@@ -272,8 +276,16 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     },
     warm(cwd) {
       if (!status.active || warming !== undefined) return;
-      // From the next turn of the event loop on: the host's opening returns first.
-      const walked = new Promise<void>((resolve) => setTimeout(resolve, 0).unref()).then(() => {
+      // After a short delay, or at once when a command comes first: a one-shot CLI call that
+      // runs no command (`airlock call read`) is done and closed before the walk starts.
+      const walked = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, WARM_DELAY_MS).unref();
+        startWarming = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }).then(() => {
+        startWarming = undefined;
         const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
         return planMounts(profile, '', { cache, bounds, signal: stopWarming.signal, background: () => waiting === 0 });
       });
@@ -302,6 +314,9 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     },
   };
 }
+
+/** How long after the host opens its walk of the workspace starts, unless a command comes first. */
+const WARM_DELAY_MS = 200;
 
 /**
  * Wait for the background walk, or until `signal` aborts (then reject with its reason). The
