@@ -1,4 +1,4 @@
-import type { BigIntStats } from 'node:fs';
+import { statfsSync, type BigIntStats } from 'node:fs';
 
 /**
  * What the walk learned from listing one folder: the names it keeps out of reach and the
@@ -29,12 +29,21 @@ interface Key {
 
 /**
  * How long after a folder's last change its listing may be reused. File systems stamp changes
- * with a clock that moves in steps (a kernel tick, up to 10 ms; one or two seconds on FAT, HFS+
- * or ext4 with small inodes): a name added in the same step as the change before it leaves the
- * folder's times as they were. A folder is listed again on every walk until its last change is
- * older than the coarsest step; git does the same for files its index calls "racily clean".
+ * with a clock that moves in steps: a name added in the same step as the change before it leaves
+ * the folder's times as they were. On Linux's local file systems the step is the kernel's tick
+ * (at most 10 ms; FINE_SETTLE_MS leaves five times that); elsewhere it can be a second or two
+ * (FAT, HFS+, ext3, a network file system's server), so a folder is listed again on every walk
+ * until its last change is older than SETTLE_MS. Git does the same for files its index calls
+ * "racily clean".
  */
 export const SETTLE_MS = 3_000;
+export const FINE_SETTLE_MS = 50;
+
+/**
+ * statfs magic numbers of local file systems stamped by the kernel's clock: ext2/3/4, tmpfs, XFS,
+ * Btrfs, F2FS. Not overlayfs: its times are those of the file system below, which may be any.
+ */
+const FINE_TIMES = new Set([0xef53, 0x01021994, 0x58465342, 0x9123683e, 0xf2f52010]);
 
 /**
  * What earlier walks learned, per folder, kept while the folder stays the same: same device and
@@ -45,7 +54,8 @@ export const SETTLE_MS = 3_000;
  *
  * What the key cannot see, and how the walk covers it:
  * - a change inside a subfolder: every subfolder has its own entry and its own stat;
- * - a change within the clock step of the change before it: see SETTLE_MS;
+ * - a change within the clock step of the change before it: see SETTLE_MS (one statfs per
+ *   device says which step applies);
  * - a file's link count (a hard link made or removed elsewhere changes the file, not the
  *   folder): files known to have several names are looked at again on every walk; a first
  *   extra name made *to* a file of an unchanged folder, by a program outside the sandbox, from
@@ -60,11 +70,15 @@ export const SETTLE_MS = 3_000;
 export class WalkCache {
   readonly #dirs = new Map<string, { key: Key; listed: Listed; seen: number }>();
   readonly #now: () => number;
+  readonly #settleMs: number | undefined;
+  /** The settle time per device (see SETTLE_MS). */
+  readonly #settleByDevice = new Map<bigint, number>();
   #generation = 0;
 
-  /** `now`: the wall clock in ms (tests move it). */
-  constructor(options: { now?: () => number } = {}) {
+  /** `now`: the wall clock in ms; `settleMs`: instead of asking the file system (both for tests). */
+  constructor(options: { now?: () => number; settleMs?: number } = {}) {
     this.#now = options.now ?? Date.now;
+    this.#settleMs = options.settleMs;
   }
 
   /** A number for one walk, to tell which folders it saw (see `sweep`). */
@@ -84,12 +98,26 @@ export class WalkCache {
 
   /** Keep a listing of `dir`, taken after `st` was; one of a folder too recently changed is not kept. */
   set(dir: string, st: BigIntStats, listed: Listed, generation: number): void {
-    const settled = BigInt(this.#now() - SETTLE_MS) * 1_000_000n;
+    const settled = BigInt(this.#now() - this.#settle(dir, st.dev)) * 1_000_000n;
     if (st.ctimeNs >= settled || st.mtimeNs >= settled) {
       this.#dirs.delete(dir);
       return;
     }
     this.#dirs.set(dir, { key: { dev: st.dev, ino: st.ino, mtime: st.mtimeNs, ctime: st.ctimeNs }, listed, seen: generation });
+  }
+
+  #settle(dir: string, device: bigint): number {
+    if (this.#settleMs !== undefined) return this.#settleMs;
+    let ms = this.#settleByDevice.get(device);
+    if (ms === undefined) {
+      try {
+        ms = FINE_TIMES.has(statfsSync(dir).type) ? FINE_SETTLE_MS : SETTLE_MS;
+      } catch {
+        ms = SETTLE_MS;
+      }
+      this.#settleByDevice.set(device, ms);
+    }
+    return ms;
   }
 
   forget(dir: string): void {

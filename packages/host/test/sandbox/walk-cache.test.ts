@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type BigIntStats } from 'node:fs';
+import { linkSync, lstatSync, statfsSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
@@ -158,7 +158,8 @@ describe('the walk cache sees every change between two commands', () => {
   it('a folder changed within the file system clock\'s step is listed again on every walk until it settles', async () => {
     const { root } = workspace();
     let now = Date.now();
-    const cache = new WalkCache({ now: () => now });
+    // The step of FAT or a network file system; a local one's (50 ms) is too short to test without races.
+    const cache = new WalkCache({ now: () => now, settleMs: 3_000 });
     let asked = 0;
     const counting: SandboxProfile = { ...profile([root]), classify: (p) => (asked++, secrets(p)) };
     await planMounts(counting, '/tmp/x', { cache });
@@ -170,6 +171,19 @@ describe('the walk cache sees every change between two commands', () => {
     await planMounts(counting, '/tmp/x', { cache });
     await planMounts(counting, '/tmp/x', { cache });
     expect(asked).toBe(3 * listing); // settled: listed once more, then reused
+  });
+
+  it('waits a kernel tick\'s worth on a local file system, and seconds elsewhere', async () => {
+    const { root } = workspace();
+    // Made just now: listed again by a walk at once, reused by one a second later.
+    let asked = 0;
+    const counting: SandboxProfile = { ...profile([root]), classify: (p) => (asked++, secrets(p)) };
+    const cache = new WalkCache({ now: () => Date.now() + 1_000 });
+    await planMounts(counting, '/tmp/x', { cache });
+    const listing = asked;
+    await planMounts(counting, '/tmp/x', { cache });
+    const local = ['0xef53', '0x1021994', '0x58465342', '0x9123683e'].includes(`0x${statfsSync(root).type.toString(16)}`);
+    expect(asked).toBe(local ? listing : 2 * listing);
   });
 
   it('holds only the folders the roots still have, and the bounds count reused folders', async () => {
