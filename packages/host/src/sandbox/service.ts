@@ -46,10 +46,10 @@ export interface HostSandbox {
   expectWrite(path: string): void;
   /**
    * Walk the workspace for `cwd` soon (200 ms from now, or when the first command comes), in the
-   * background, so the first command finds the walk
-   * done (or joins it) instead of paying for the whole first listing. It only fills the cache:
-   * every command still walks (one stat per unchanged folder), so nothing it learned is trusted
-   * unchecked. Does nothing when the sandbox is not active.
+   * background, so the first command finds the walk done (or joins it) instead of paying for the
+   * whole first listing. It only fills the cache: every command still walks (one stat per
+   * unchanged folder), so nothing it learned is trusted unchecked. Does nothing when the sandbox
+   * is not active.
    */
   warm(cwd: string): void;
   /** Stop the network proxy and remove the private folder. */
