@@ -298,6 +298,8 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   diagnostics.push(...extensions.diagnostics.map(fromExtensionDiagnostic));
   // loadExtensions has already made the kernel refuse every call (see there); this is for people.
   const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
+  // The sandbox's walk of the workspace, started in the background: the first command finds it done.
+  if (blocked === undefined) sandbox.warm(options.cwd);
 
   const selectOptions = toSelectOptions(settings.settings.tools);
   const initial = kernel.registry.select(selectOptions);

@@ -28,10 +28,18 @@ export interface PlanOptions {
   cache?: WalkCache;
   /** Ends the walk (the call's signal: its time limit, Ctrl-C); it rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * For a walk started before anyone needs it (when the host opens): true while nobody waits for
+   * it. Meanwhile it works in shorter slices with a pause between them, and does not keep the
+   * process alive; once someone waits, it goes on as any walk.
+   */
+  background?: () => boolean;
 }
 
 /** Work done between two hand-backs to the event loop. */
 const SLICE_MS = 8;
+/** The same for a background walk: the host's own work waits at most this long for it. */
+const BACKGROUND_SLICE_MS = 3;
 
 /**
  * Turn a profile into mounts: walk every writable folder once (without following links) and ask
@@ -49,9 +57,11 @@ const SLICE_MS = 8;
 export async function planMounts(profile: SandboxProfile, tmpDir: string, options: PlanOptions = {}): Promise<MountPlan> {
   options.signal?.throwIfAborted();
   const { walk, roots, bounds } = start(profile, options);
+  const idle = options.background ?? (() => false);
   try {
-    while (!walk.step(performance.now() + SLICE_MS)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    while (!walk.step(performance.now() + (idle() ? BACKGROUND_SLICE_MS : SLICE_MS))) {
+      // An unreferenced immediate would wait for some other event to wake the loop: a timer does not.
+      await new Promise<void>((resolve) => (idle() ? setTimeout(resolve, 1).unref() : setImmediate(resolve)));
       options.signal?.throwIfAborted();
     }
     return finish(profile, roots, walk.findings(), tmpDir, bounds.maxMounts);

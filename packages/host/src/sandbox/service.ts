@@ -44,6 +44,14 @@ export interface HostSandbox {
    * `.airlock/settings.local.json`): a command running meanwhile must not have it moved aside.
    */
   expectWrite(path: string): void;
+  /**
+   * Walk the workspace for `cwd` soon (200 ms from now, or when the first command comes), in the
+   * background, so the first command finds the walk done (or joins it) instead of paying for the
+   * whole first listing. It only fills the cache: every command still walks (one stat per
+   * unchanged folder), so nothing it learned is trusted unchecked. Does nothing when the sandbox
+   * is not active.
+   */
+  warm(cwd: string): void;
   /** Stop the network proxy and remove the private folder. */
   dispose(): Promise<void>;
 }
@@ -109,7 +117,23 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     return profile;
   };
   const bounds = options.walk ?? {};
+  // The walk started when the host opened (warm), until it ends; a command waits for it rather
+  // than listing the same folders beside it.
+  let warming: Promise<void> | undefined;
+  /** Starts the walk at once if it is still waiting for its delay (see warm). */
+  let startWarming: (() => void) | undefined;
+  let waiting = 0;
+  const stopWarming = new AbortController();
   const plan = async (cwd: string, signal: AbortSignal | undefined): Promise<MountPlan & { hosts: string[]; profile: SandboxProfile }> => {
+    if (warming !== undefined) {
+      startWarming?.();
+      waiting++;
+      try {
+        await untilAborted(warming, signal);
+      } finally {
+        waiting--;
+      }
+    }
     const profile = profileFor(cwd);
     const mounts = await planMounts(profile, privateDir().tmp, { cache, bounds, ...(signal === undefined ? {} : { signal }) });
     return { ...mounts, hosts: [...(profile.allowedHosts ?? [])], profile };
@@ -250,6 +274,30 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       }
       return summarize({ ...mounts, hosts: [...(profile.allowedHosts ?? [])], own: socat === undefined ? [] : [...hosts], unixSockets: seccomp ? 'blocked' : 'reachable' });
     },
+    warm(cwd) {
+      if (!status.active || warming !== undefined) return;
+      // After a short delay, or at once when a command comes first: a one-shot CLI call that
+      // runs no command (`airlock call read`) is done and closed before the walk starts.
+      const walked = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, WARM_DELAY_MS).unref();
+        startWarming = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }).then(() => {
+        startWarming = undefined;
+        const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
+        return planMounts(profile, '', { cache, bounds, signal: stopWarming.signal, background: () => waiting === 0 });
+      });
+      // Past a bound, a profile that throws, or stopped: the command's own plan meets the same and says so.
+      warming = walked.then(
+        () => undefined,
+        () => undefined,
+      );
+      void warming.then(() => {
+        warming = undefined;
+      });
+    },
     expectWrite(path) {
       const now = Date.now();
       // Forget old notes: a write is only relevant to commands running when it happened.
@@ -257,6 +305,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       expected.set(path, now);
     },
     async dispose() {
+      stopWarming.abort();
       const running = proxy;
       proxy = undefined;
       if (running !== undefined) await (await running.catch(() => undefined))?.close();
@@ -264,6 +313,30 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       dir = undefined;
     },
   };
+}
+
+/** How long after the host opens its walk of the workspace starts, unless a command comes first. */
+const WARM_DELAY_MS = 200;
+
+/**
+ * Wait for the background walk, or until `signal` aborts (then reject with its reason). The
+ * background walk does not keep the process alive; while a command waits for it, this does.
+ */
+function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  const alive = setInterval(() => {}, 60_000);
+  return new Promise<void>((resolve, reject) => {
+    const stop = () => {
+      clearInterval(alive);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    void work.then(() => {
+      clearInterval(alive);
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    });
+  });
 }
 
 /** The proxy variables; a command with hosts of its own carries its token as proxy credentials. */

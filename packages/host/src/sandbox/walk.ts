@@ -1,6 +1,9 @@
-import { lstatSync, opendirSync, type Dir, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, type BigIntStats, type Dir, type Dirent } from 'node:fs';
 import { errnoCode } from '@airlock/kernel/util';
 import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
+import { WalkCache, type Listed } from './walk-cache.js';
+
+export { WalkCache } from './walk-cache.js';
 
 /**
  * The walk of the writable roots that the sandbox's mounts come from: every entry is asked about
@@ -20,6 +23,10 @@ import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
  *
  * The walk is a state machine run in slices (`step`), so a caller can hand the event loop back
  * between slices: timers, aborts and signals are honoured while it runs.
+ *
+ * A folder unchanged since an earlier walk is not listed again (walk-cache.ts): a walk costs one
+ * stat per folder plus the work on the folders that changed. Every bound counts a reused folder
+ * as if it had been listed.
  */
 
 export interface WalkBounds {
@@ -58,39 +65,12 @@ const CLOCK_EVERY = 64;
 
 type Kind = 'dir' | 'file' | 'link' | 'other';
 
-export interface Entry {
+interface Entry {
   name: string;
   kind: Kind;
   verdict: SandboxVerdict | undefined;
   /** For a regular file with more than one name: how many, and which file it is (`dev:ino`). */
   links?: { count: number; id: string };
-}
-
-/**
- * What the walk learned about each folder, kept while the folder's modification time stays the
- * same. The verdicts depend on names and places only (the rules match paths, links are not
- * followed), and adding, removing or renaming an entry changes its folder's mtime, so an
- * unchanged folder needs no new listing and no new verdicts: a command then pays one stat per
- * folder instead of a judgment per file. One cache per host (the rules do not change in a session).
- * A file's link count is kept too: a hard link made to it from outside the workspace, by a
- * program outside the sandbox, while the folder stays unchanged, is not seen until it changes.
- */
-export class WalkCache {
-  readonly #dirs = new Map<string, { mtime: bigint; entries: Entry[] }>();
-
-  /** The entries of `dir` if it is unchanged since they were listed. */
-  get(dir: string, mtime: bigint): Entry[] | undefined {
-    const known = this.#dirs.get(dir);
-    return known !== undefined && known.mtime === mtime ? known.entries : undefined;
-  }
-
-  set(dir: string, mtime: bigint, entries: Entry[]): void {
-    this.#dirs.set(dir, { mtime, entries });
-  }
-
-  forget(dir: string): void {
-    this.#dirs.delete(dir);
-  }
 }
 
 /** What the walk found, before mounts are made of it. */
@@ -115,13 +95,14 @@ interface Pending {
 /** A folder being read a few entries at a time. */
 interface Listing extends Pending {
   dir: Dir;
-  mtime: bigint;
-  entries: Entry[];
+  stat: BigIntStats;
+  listed: Listed;
 }
 
 export class RootsWalk {
   readonly #profile: SandboxProfile;
   readonly #cache: WalkCache;
+  readonly #generation: number;
   readonly #bounds: WalkBounds;
   readonly #deadline: number;
   /** Folders to enter, breadth first: past a bound, everything shallower was judged (settings files are shallow). */
@@ -138,6 +119,7 @@ export class RootsWalk {
   constructor(profile: SandboxProfile, roots: readonly string[], cache: WalkCache, bounds: WalkBounds, now = performance.now()) {
     this.#profile = profile;
     this.#cache = cache;
+    this.#generation = cache.begin();
     this.#bounds = bounds;
     this.#deadline = now + bounds.maxMs;
     for (const root of roots) this.#queue.push({ path: root, depth: 0, root, top: undefined });
@@ -169,6 +151,7 @@ export class RootsWalk {
 
   /** What was found; call once `step` returned true. */
   findings(): WalkFindings {
+    this.#cache.sweep(this.#generation, this.#head);
     const linked: string[] = [];
     for (const { count, paths } of this.#names.values()) if (paths.length < count) linked.push(...paths);
     if (linked.length > this.#bounds.maxLinked) {
@@ -192,19 +175,20 @@ export class RootsWalk {
   }
 
   #enter(folder: Pending): void {
-    let mtime: bigint;
+    let stat: BigIntStats;
     try {
-      mtime = lstatSync(folder.path, { bigint: true }).mtimeNs;
+      stat = lstatSync(folder.path, { bigint: true });
     } catch (error) {
       this.#cache.forget(folder.path);
       return this.#unreadable(folder, error);
     }
-    const known = this.#cache.get(folder.path, mtime);
-    if (known !== undefined) {
-      this.#count(folder, known.length);
-      for (const entry of known) this.#visit(folder, entry);
+    if (!stat.isDirectory()) {
+      // Swapped for a link or a file since its folder was listed: a link is never followed.
+      this.#cache.forget(folder.path);
       return;
     }
+    const known = this.#cache.get(folder.path, stat, this.#generation);
+    if (known !== undefined) return this.#reuse(folder, known);
     let dir: Dir;
     try {
       // Small batches: the entry bound is checked as the folder is read, not after.
@@ -213,7 +197,7 @@ export class RootsWalk {
       this.#cache.forget(folder.path);
       return this.#unreadable(folder, error);
     }
-    this.#listing = { ...folder, dir, mtime, entries: [] };
+    this.#listing = { ...folder, dir, stat, listed: { count: 0, hidden: [], readOnly: [], guarded: [], linked: [], modules: false, dirs: [] } };
   }
 
   #read(listing: Listing): void {
@@ -227,13 +211,87 @@ export class RootsWalk {
     }
     if (dirent === null) {
       this.close();
-      this.#cache.set(listing.path, listing.mtime, listing.entries);
+      this.#cache.set(listing.path, listing.stat, listing.listed, this.#generation);
       return;
     }
     this.#count(listing, 1);
-    const entry = this.#judge(listing.path, dirent);
-    listing.entries.push(entry);
-    this.#visit(listing, entry);
+    listing.listed.count++;
+    this.#take(listing, this.#judge(listing.path, dirent));
+  }
+
+  /** A folder unchanged since it was listed: what it gave then, with the link counts and stores of now. */
+  #reuse(folder: Pending, listed: Listed): void {
+    this.#count(folder, listed.count);
+    for (const { name, dir } of listed.hidden) this.#found.hidden.push({ path: join(folder.path, name), dir });
+    for (const name of listed.readOnly) this.#found.readOnly.push(join(folder.path, name));
+    for (const name of listed.guarded) {
+      const path = join(folder.path, name);
+      this.#found.readOnly.push(path);
+      this.#found.guarded.push(path);
+    }
+    for (const name of listed.linked) {
+      const path = join(folder.path, name);
+      const links = linksOf(path);
+      if (links !== undefined) this.#linkedFile(path, links);
+    }
+    if (listed.modules) this.#store(join(folder.path, 'node_modules'));
+    for (const name of listed.dirs) this.#subfolder(folder, join(folder.path, name));
+  }
+
+  /** One entry just judged: noted for the cache and taken into the findings. */
+  #take(listing: Listing, entry: Entry): void {
+    if (entry.kind === 'link') return;
+    const { listed } = listing;
+    const path = join(listing.path, entry.name);
+    const found = this.#found;
+    if (entry.verdict === 'hidden') {
+      const dir = entry.kind === 'dir';
+      listed.hidden.push({ name: entry.name, dir });
+      return void found.hidden.push({ path, dir });
+    }
+    if (entry.verdict === 'read-only') {
+      listed.readOnly.push(entry.name);
+      return void found.readOnly.push(path);
+    }
+    if (entry.verdict === 'guarded') {
+      listed.guarded.push(entry.name);
+      found.readOnly.push(path);
+      found.guarded.push(path);
+      return;
+    }
+    if (entry.links !== undefined) {
+      listed.linked.push(entry.name);
+      this.#linkedFile(path, entry.links);
+    }
+    if (entry.kind !== 'dir') return;
+    if (entry.name === 'node_modules') {
+      listed.modules = true;
+      this.#store(path);
+    }
+    if (SKIP_DIRS.has(entry.name)) return;
+    listed.dirs.push(entry.name);
+    this.#subfolder(listing, path);
+  }
+
+  #linkedFile(path: string, links: { count: number; id: string }): void {
+    const names = this.#names.get(links.id);
+    if (names === undefined) this.#names.set(links.id, { count: links.count, paths: [path] });
+    else names.paths.push(path);
+  }
+
+  /**
+   * pnpm's virtual store: each file there is a hard link into pnpm's store outside the
+   * workspace, shared by every project. Mounted read-only as a whole (one mount, not one per
+   * file); installing packages inside the sandbox fails anyway (the store is read-only).
+   */
+  #store(modules: string): void {
+    const store = join(modules, '.pnpm');
+    if (kindOf(store) === 'dir') this.#found.stores.push(store);
+  }
+
+  #subfolder(folder: Pending, path: string): void {
+    if (folder.depth + 1 > this.#bounds.maxDepth) throw this.#tooDeep(path, folder.root);
+    this.#queue.push({ path, depth: folder.depth + 1, root: folder.root, top: folder.top ?? path });
   }
 
   #judge(folder: string, dirent: Dirent): Entry {
@@ -255,35 +313,6 @@ export class RootsWalk {
     // A link's target is judged where it lives; mounting onto a link would mount onto its target.
     const verdict = kind === 'link' ? undefined : this.#profile.classify(path);
     return { name, kind, verdict, ...(links === undefined ? {} : { links }) };
-  }
-
-  #visit(folder: Pending, entry: Entry): void {
-    if (entry.kind === 'link') return;
-    const path = join(folder.path, entry.name);
-    const found = this.#found;
-    if (entry.verdict === 'hidden') return void found.hidden.push({ path, dir: entry.kind === 'dir' });
-    if (entry.verdict === 'read-only') return void found.readOnly.push(path);
-    if (entry.verdict === 'guarded') {
-      found.readOnly.push(path);
-      found.guarded.push(path);
-      return;
-    }
-    if (entry.links !== undefined) {
-      const names = this.#names.get(entry.links.id);
-      if (names === undefined) this.#names.set(entry.links.id, { count: entry.links.count, paths: [path] });
-      else names.paths.push(path);
-    }
-    if (entry.kind !== 'dir') return;
-    if (entry.name === 'node_modules') {
-      // pnpm's virtual store: each file there is a hard link into pnpm's store outside the
-      // workspace, shared by every project. Mounted read-only as a whole (one mount, not one per
-      // file); installing packages inside the sandbox fails anyway (the store is read-only).
-      const store = join(path, '.pnpm');
-      if (kindOf(store) === 'dir') found.stores.push(store);
-    }
-    if (SKIP_DIRS.has(entry.name)) return;
-    if (folder.depth + 1 > this.#bounds.maxDepth) throw this.#tooDeep(path, folder.root);
-    this.#queue.push({ path, depth: folder.depth + 1, root: folder.root, top: folder.top ?? path });
   }
 
   #count(folder: Pending, n: number): void {
@@ -372,6 +401,16 @@ function join(dir: string, name: string): string {
 
 function isUnknown(dirent: Dirent): boolean {
   return !(dirent.isFIFO() || dirent.isSocket() || dirent.isCharacterDevice() || dirent.isBlockDevice());
+}
+
+/** A regular file's names now (how many, and which file), when it has more than one. */
+function linksOf(path: string): { count: number; id: string } | undefined {
+  try {
+    const st = lstatSync(path, { bigint: true });
+    return st.isFile() && st.nlink > 1n ? { count: Number(st.nlink), id: `${st.dev}:${st.ino}` } : undefined;
+  } catch {
+    return undefined; // gone: its folder changed, and is listed again next time
+  }
 }
 
 /** Which file a path is, exactly (bigint: inode numbers can pass 2^53). */
