@@ -63,6 +63,9 @@ const IDLE_CLOSE_MS = 2000;
  */
 const LOCK_IDLE_MS = 20;
 
+/** How often a busy holder looks for a waiter's want (lock.ts). */
+const WANT_CHECK_MS = 2;
+
 /** Writers holding a lock: let go (head moved, lock removed) when the process exits without close(). */
 const holding = new Set<AuditWriter>();
 let exitHook = false;
@@ -113,6 +116,7 @@ export class AuditWriter {
   /** The lock, while this writer keeps it between records. */
   #hold: LockHold | undefined;
   #touched = 0;
+  #wantChecked = 0;
   #lockIdle: NodeJS.Timeout | undefined;
   /** The head on disk carries this hold's `writing` mark. */
   #headMarked = false;
@@ -162,7 +166,7 @@ export class AuditWriter {
         this.#lockProblem = undefined;
       }
       await this.#afterWrite(target);
-      if (this.#hold !== undefined && this.#hold.wanted()) this.#letGo();
+      if (this.#hold !== undefined && this.#handOver()) this.#letGo();
       else if (this.#hold !== undefined) this.#armLockIdle();
       const headError = this.#headError;
       this.#headError = undefined;
@@ -246,6 +250,17 @@ export class AuditWriter {
     // Unmarked: nobody holds the lock, so the head names the last record.
     if (this.#headBehind || this.#headMarked) this.#saveHead();
     hold.release();
+  }
+
+  /**
+   * Does another writer wait for the lock? Asked at most every WANT_CHECK_MS: a waiter polls no
+   * faster than that, and a burst of records then costs one stat, not one per record.
+   */
+  #handOver(): boolean {
+    const now = Date.now();
+    if (now - this.#wantChecked < WANT_CHECK_MS) return false;
+    this.#wantChecked = now;
+    return this.#hold?.wanted() ?? false;
   }
 
   /** One timer, re-armed only when it fires early (as #armIdle), so a busy writer pays nothing per record. */
