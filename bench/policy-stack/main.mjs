@@ -55,27 +55,26 @@ export async function main(argv) {
   const started = new Date();
   const load0 = os.loadavg();
   for (let r = 1; r <= o.rounds; r++) {
-    const jobs = [];
-    for (const root of o.roots) for (const set of o.sets) jobs.push({ root, set });
-    // Alternate the order each round so neither checkout always runs first.
-    for (const job of r % 2 ? jobs : jobs.reverse()) {
-      const key = `${job.root}\u0000${job.set}`;
-      const editFile = `edit-${r}-${path.basename(job.root)}-${job.set.replace(/\W+/g, '_')}.txt`;
-      fs.writeFileSync(path.join(ws, editFile), `${'x'.repeat(5000)}\nMARKER_A\n${'y'.repeat(5000)}\n`);
-      const spec = {
-        root: job.root, tmp, workspace: ws, tool: o.tool, readFile: 'small.txt', editFile, keep: SETS[job.set],
-        warmup: 200, batches: Math.max(4, Math.round(o.calls / 50)), perBatch: 50, resultFile: path.join(tmp, `r-${r}-${job.set.replace(/\W+/g, '_')}.json`),
-      };
-      const res = runWorker(WORKER, spec, { cwd: ROOT });
-      if (res.failed) throw new Error(`${job.set} @ ${job.root} failed:\n${res.stderr}`);
+    // One worker per round with every (checkout, set) in it, taking turns batch by batch (worker.mjs);
+    // the order of the subjects alternates from round to round.
+    let subjects = o.roots.flatMap((root) => o.sets.map((set) => ({ root, set, keep: SETS[set] })));
+    if (r % 2 === 0) subjects = subjects.reverse();
+    const spec = {
+      tmp, workspace: ws, tool: o.tool, readFile: 'small.txt', subjects,
+      warmup: 200, batches: Math.max(4, Math.round(o.calls / 20)), perBatch: 20, resultFile: path.join(tmp, `r-${r}.json`),
+    };
+    const res = runWorker(WORKER, spec, { cwd: ROOT, timeoutMs: 1_800_000 });
+    if (res.failed) throw new Error(`round ${r} failed:\n${res.stderr}`);
+    subjects.forEach(({ root, set }, i) => {
+      const key = `${root}\u0000${set}`;
       if (!samples.has(key)) samples.set(key, []);
-      samples.get(key).push(...res.perCallUs);
-      log(`[${r}/${o.rounds}] ${path.basename(job.root)} ${job.set}: ${(median(res.perCallUs) / 1000).toFixed(3)} ms/call  (${res.extensions.length} extensions)`);
-    }
+      samples.get(key).push(...res.perCallUs[i]);
+      log(`[${r}/${o.rounds}] ${path.basename(root)} ${set}: ${(median(res.perCallUs[i]) / 1000).toFixed(3)} ms/call  (${res.extensions[i].length} extensions)`);
+    });
   }
   fs.rmSync(tmp, { recursive: true, force: true });
   const lines = [];
-  lines.push(`${started.toISOString()} · Node ${process.version} · load at start ${load0.map((x) => x.toFixed(2)).join(' ')} · ${o.tool}, ${o.rounds} rounds interleaved, ms per call (median of 50-call batch means)`);
+  lines.push(`${started.toISOString()} · Node ${process.version} · load at start ${load0.map((x) => x.toFixed(2)).join(' ')} · ${o.tool}, ${o.rounds} rounds interleaved, ms per call (median of 20-call batch means; every checkout and set in one process per round, taking turns batch by batch)`);
   lines.push('');
   lines.push(`| set | ${o.roots.map((r) => `${path.basename(r)} ms | ${path.basename(r)} − tools`).join(' | ')} |`);
   lines.push(`|---|${o.roots.map(() => '---:|---:').join('|')}|`);

@@ -61,7 +61,7 @@ const IDLE_CLOSE_MS = 2000;
  * another writer waits, at the end of the record being written): a batch of calls pays for the
  * lock once, and a second run in the same project waits at most this long for an idle one.
  */
-const LOCK_IDLE_MS = 20;
+const LOCK_IDLE_MS = 100;
 
 /** How often a busy holder looks for a waiter's want (lock.ts). */
 const WANT_CHECK_MS = 2;
