@@ -18,8 +18,10 @@ const WORKER = path.join(HERE, 'worker.mjs');
 
 export const description = 'per-extension cost (path-policy, redact-secrets, audit-log) of a small read or edit, checkouts interleaved';
 
+const NOOP = path.join(HERE, 'noop-observer');
 const SETS = {
   tools: [],
+  'no-op observer': { keep: [], extra: [NOOP] },
   'path-policy': ['@airlock/path-policy'],
   'redact-secrets': ['@airlock/redact-secrets'],
   'audit-log': ['@airlock/audit-log'],
@@ -57,7 +59,7 @@ export async function main(argv) {
   for (let r = 1; r <= o.rounds; r++) {
     // One worker per round with every (checkout, set) in it, taking turns batch by batch (worker.mjs);
     // the order of the subjects alternates from round to round.
-    let subjects = o.roots.flatMap((root) => o.sets.map((set) => ({ root, set, keep: SETS[set] })));
+    let subjects = o.roots.flatMap((root) => o.sets.map((set) => ({ root, set, ...(Array.isArray(SETS[set]) ? { keep: SETS[set] } : SETS[set]) })));
     if (r % 2 === 0) subjects = subjects.reverse();
     const spec = {
       tmp, workspace: ws, tool: o.tool, readFile: 'small.txt', subjects,

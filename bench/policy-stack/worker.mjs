@@ -14,9 +14,9 @@ import { workerMain } from '../lib/harness.mjs';
 
 const GUARDS = ['@airlock/path-policy', '@airlock/redact-secrets', '@airlock/audit-log', '@airlock/approval', '@airlock/telemetry'];
 
-async function open(spec, root, keep, index) {
+async function open(spec, root, keep, index, extra = []) {
   const home = fs.mkdtempSync(path.join(spec.tmp, 'home-'));
-  const leftOut = GUARDS.filter((g) => !keep.includes(g)).map((g) => `-${g}`);
+  const leftOut = [...GUARDS.filter((g) => !keep.includes(g)).map((g) => `-${g}`), ...extra.map((p) => ({ path: p }))];
   fs.mkdirSync(path.join(home, '.config', 'airlock'), { recursive: true });
   fs.writeFileSync(path.join(home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: leftOut }));
   const { openHost } = await import(pathToFileURL(path.join(root, 'packages/host/dist/index.js')).href);
@@ -43,7 +43,7 @@ workerMain(async (spec) => {
   const subjects = [];
   // Each checkout's host comes from its own dist and loads its own extension files, so hosts of
   // two checkouts live side by side in one process without sharing a module.
-  for (const [i, { root, keep }] of spec.subjects.entries()) subjects.push(await open(spec, root, keep, i));
+  for (const [i, { root, keep, extra }] of spec.subjects.entries()) subjects.push(await open(spec, root, keep, i, extra));
   for (const s of subjects) for (let i = 0; i < spec.warmup; i++) await s.call();
   // spec.profile: a CPU profile of the timed loops alone (start-up, which jiti dominates, left out).
   const session = spec.profile ? new inspector.Session() : undefined;
