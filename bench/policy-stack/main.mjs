@@ -17,6 +17,12 @@ const ROOT = path.resolve(HERE, '../..');
 const WORKER = path.join(HERE, 'worker.mjs');
 
 export const description = 'per-extension cost (path-policy, redact-secrets, audit-log) of a small read or edit, checkouts interleaved';
+export const usage = `Usage: pnpm bench policy-stack [options]
+  --roots A,B        checkouts to compare (default: this one); each needs its packages built
+  --rounds N         worker processes, one after another (default 6)
+  --tool read|edit   the small call (default read: 20 short lines; edit: one marker in a 10 KB file)
+  --calls N          timed calls per subject and round (default 400)
+  --sets a,b         extension sets (default all): tools, no-op observer, path-policy, redact-secrets, audit-log, policy stack, default set`;
 
 const NOOP = path.join(HERE, 'noop-observer');
 const SETS = {
