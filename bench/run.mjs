@@ -25,6 +25,7 @@ const BENCHES = {
   mcp: { module: './serve/mcp.mjs', needs: { build: true, peer: false } },
   'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
   output: { module: './output/main.mjs', needs: { build: false, peer: false } },
+  'policy-stack': { module: './policy-stack/main.mjs', needs: { build: true, peer: false } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):

@@ -44,6 +44,8 @@ export function placeholderDigests(value: unknown, digestOf: (placeholder: strin
   const seen = new Set<object>();
   const visit = (v: unknown): void => {
     if (typeof v === 'string') {
+      // Most strings hold no placeholder: one indexOf instead of a regex iterator each.
+      if (!v.includes('[REDACTED:')) return;
       for (const m of v.matchAll(PLACEHOLDER)) {
         const digest = digestOf(m[0]);
         if (digest !== undefined) found[m[0]] = digest;

@@ -25,6 +25,10 @@ function placeholder(ruleId: string, n: number): string {
   return `[REDACTED:${ruleId}#${n}]`;
 }
 
+/** Keys remembered per redactor (see keyInfo), and the longest one remembered. */
+const MEMO_KEYS = 1024;
+const MEMO_KEY_CHARS = 128;
+
 function isPlainObject(value: object): value is Record<string, unknown> {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -81,6 +85,24 @@ export function createRedactor(scanner: SecretScanner): Redactor {
     return hit?.ruleId;
   };
 
+  /**
+   * Object keys are a small vocabulary (path, kind, command, …) met on every call: each key's
+   * redacted text and whether it names a secret are kept, so a key is scanned once per session.
+   * Both are functions of the key alone (a secret keeps its placeholder for the redactor's life).
+   */
+  const keys = new Map<string, { text: string; secretName: boolean }>();
+  const keyInfo = (key: string): { text: string; secretName: boolean } => {
+    let info = keys.get(key);
+    if (info === undefined) {
+      info = { text: text(key), secretName: looksSecretName(key) };
+      if (key.length <= MEMO_KEY_CHARS) {
+        if (keys.size >= MEMO_KEYS) keys.clear();
+        keys.set(key, info);
+      }
+    }
+    return info;
+  };
+
   const walk = (value: unknown, seen: Map<object, unknown>, state: { changed: boolean }): unknown => {
     if (typeof value === 'string') {
       const out = text(value);
@@ -100,8 +122,10 @@ export function createRedactor(scanner: SecretScanner): Redactor {
     const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
     seen.set(value, copy);
     for (const [key, item] of Object.entries(value)) {
-      const newKey = walk(key, seen, state) as string;
-      const ruleId = typeof item === 'string' ? keyedRule(key, item) : undefined;
+      const info = keyInfo(key);
+      const newKey = info.text;
+      if (newKey !== key) state.changed = true;
+      const ruleId = typeof item === 'string' && info.secretName ? keyedRule(key, item) : undefined;
       if (ruleId !== undefined) {
         copy[newKey] = placeholderFor(item as string, ruleId);
         state.changed = true;

@@ -30,6 +30,12 @@ export const Head = Type.Object({
   /** Rotated files numbered up to this one were removed by rotation (maxFiles); 0: none. */
   pruned: Type.Integer({ minimum: 0 }),
   time: Type.String(),
+  /**
+   * Set while a run holds the log's lock: it moves the head on its fsync interval and when it lets
+   * the lock go, not after every record, so records of this session may follow the head's record.
+   * Still set after the run: it stopped without letting go (killed, or the machine went down).
+   */
+  writing: Type.Optional(Type.Object({ session: Type.String(), pid: Type.Integer(), host: Type.String() })),
 });
 export type Head = Static<typeof Head>;
 

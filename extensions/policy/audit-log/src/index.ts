@@ -16,14 +16,20 @@ function pathOption(options: unknown): string | undefined {
  * decision and per result. Observers fail open: a log that cannot be written is reported as a
  * hook failure on every call, and the calls go on (this is a record, not a policy).
  */
+const loggers = new WeakMap<ExtensionAPI, AuditLogger>();
+
 const extension = {
   name: 'audit-log',
   options: AuditOptions,
   setup(api, input) {
-    installAuditLog(api, input);
+    loggers.set(api, installAuditLog(api, input));
     // The log's location comes from the settings as written, trusted or not: reading a log runs
     // nothing, and a person looks at the log the project's settings point to.
     api.registerCommand(auditCommand((command) => pathOption(command.settingsOptions)));
+  },
+  // The writer keeps the log's lock while records flow: the host's close lets it go and moves the head.
+  async dispose(api) {
+    await loggers.get(api)?.close();
   },
 } satisfies Extension<typeof AuditOptions>;
 

@@ -28,5 +28,10 @@ export function createAuditRedactor(options: {
   const base = createSecretScanner({ env: options.env, allow: options.allow });
   const files = options.secretFiles;
   const redactor = createRedactor(files === undefined ? base : withFileSecrets(base, () => loadFileSecrets(files), options.allow));
-  return { value: (v) => redactor.value(v), text: (t) => redactor.text(t), digests: (v) => placeholderDigests(v, redactor.digestOf) };
+  return {
+    value: (v) => redactor.value(v),
+    text: (t) => redactor.text(t),
+    // A placeholder this redactor did not write has no digest: until it writes one, there is nothing to look for.
+    digests: (v) => (redactor.count === 0 ? {} : placeholderDigests(v, redactor.digestOf)),
+  };
 }

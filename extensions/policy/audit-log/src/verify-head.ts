@@ -78,8 +78,20 @@ export function checkHead(lines: readonly ChainLine[], head: HeadCheck, notes: s
     notes.push(`The head names seq ${h.seq}, one record before the end: a run stopped between writing its last record and moving the head (the next record moves it).`);
     return undefined;
   }
-  const named = records.find((l) => l.hash === h.hash && l.record!.seq === h.seq);
+  const namedAt = records.findIndex((l) => l.hash === h.hash && l.record!.seq === h.seq);
+  const named = records[namedAt];
   const at = { file: last.file, line: last.line };
+  // A run keeping the lock moves the head on its fsync interval, marked `writing`: the records
+  // after the head's are that run's (it is still writing, or it was killed before moving the head).
+  // The chain check above has already shown that they chain from the head's record.
+  const writing = h.writing;
+  if (named !== undefined && writing !== undefined && records.slice(namedAt + 1).every((l) => l.record!.session === writing.session)) {
+    notes.push(
+      `The head names seq ${h.seq}; the ${lastSeq - h.seq} record(s) after it are session ${writing.session}'s (process ${writing.pid} on ${writing.host}), ` +
+        'which moves the head on its fsync interval and when it lets the lock go: it is still writing, or it stopped before moving the head (the next run moves it).',
+    );
+    return undefined;
+  }
   if (named !== undefined) {
     return {
       kind: 'appended',

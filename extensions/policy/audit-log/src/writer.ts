@@ -4,7 +4,9 @@ import { GENESIS, lineHash } from '@airlock/audit-format';
 import { readTail } from './file-tail.js';
 import { HeadFile, headPathFor, HEAD_VERSION, readHead, realLogPath } from './head.js';
 import { FORMAT_VERSION, type AuditRecord, type HeadMismatchRecord, type RecordBody } from './record.js';
-import { lockLog } from './lock.js';
+import { lockLog, TOUCH_MS, type LockHold } from './lock.js';
+import { followsHead } from './head-lag.js';
+import { hostname } from 'node:os';
 import { listSet, rotatedPath } from './rotation.js';
 import { sha256Hex } from '@airlock/audit-format';
 
@@ -55,6 +57,20 @@ const APPEND_READ = constants.O_APPEND | constants.O_CREAT | constants.O_RDWR;
 const IDLE_CLOSE_MS = 2000;
 
 /**
+ * The lock is kept while records flow and let go after this long without one (or at once when
+ * another writer waits, at the end of the record being written): a batch of calls pays for the
+ * lock once, and a second run in the same project waits at most this long for an idle one.
+ */
+const LOCK_IDLE_MS = 100;
+
+/** How often a busy holder looks for a waiter's want (lock.ts). */
+const WANT_CHECK_MS = 2;
+
+/** Writers holding a lock: let go (head moved, lock removed) when the process exits without close(). */
+const holding = new Set<AuditWriter>();
+let exitHook = false;
+
+/**
  * Appends records to the active file and keeps the chain.
  *
  * - One in-process queue: records get their `seq` and `prev` in the order they are written, so the
@@ -65,6 +81,15 @@ const IDLE_CLOSE_MS = 2000;
  *   file is still the one it holds and has the size it expects; if another process appended or
  *   rotated, it re-reads the tail. Two runs in one project chain their records one after the
  *   other instead of forking.
+ * - The lock is kept while records flow: taken at the first record, let go after LOCK_IDLE_MS
+ *   without one, at the end of the record being written when another writer waits for it, at
+ *   close() and at process exit. Taking it costs a file creation and removal; a small call writes
+ *   two records, so holding it is most of what makes a record cheap.
+ * - The head moves with the lock: when the lock is taken (marked `writing`: records of this
+ *   session may follow the head's record), on the fsync interval, at rotation, and when the lock
+ *   is let go (unmarked: the head names the last record). Whenever nobody holds the lock, the head
+ *   names the log's last record, as before; a run killed while holding it leaves a marked head,
+ *   which verify and the next run accept only for records of that session that chain from it.
  * - The file is created on the first record, not at start-up: a run that calls no tool leaves no trace.
  */
 export class AuditWriter {
@@ -88,6 +113,15 @@ export class AuditWriter {
   /** While a record is being written: why it goes on without the lock (stamped into every record written under that hold). */
   #lockProblem: string | undefined;
   readonly #givenUp = new Set<string>();
+  /** The lock, while this writer keeps it between records. */
+  #hold: LockHold | undefined;
+  #touched = 0;
+  #wantChecked = 0;
+  #lockIdle: NodeJS.Timeout | undefined;
+  /** The head on disk carries this hold's `writing` mark. */
+  #headMarked = false;
+  /** Records were written since the head last moved. */
+  #headBehind = false;
   readonly #warned = new Set<string>();
   #headError: Error | undefined;
 
@@ -105,17 +139,17 @@ export class AuditWriter {
       if (this.#closed) throw new Error(`The audit log ${this.#o.path} is closed; records after close() are not written.`);
       // Another run may write the same log: from reading its last line to appending ours and
       // moving the head, no one else may. A lock that cannot be had never drops the record (lock.ts).
-      const hold = await lockLog(this.#o.path, { waitMs: this.#o.lockWaitMs, givenUp: this.#givenUp }).catch((error: unknown) => {
-        throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
-      });
-      this.#lockProblem = hold.problem;
-      if (hold.problem !== undefined) this.#warn(`${hold.problem}.`);
+      const { hold, problem: lockProblem } = await this.#lock();
+      this.#lockProblem = lockProblem;
+      if (lockProblem !== undefined) this.#warn(`${lockProblem}.`);
       let record: AuditRecord;
       let target: FileHandle;
       try {
         const file = await this.#ready();
         // The head was deleted or replaced while this run held it: check it again, as at start.
         if (this.#head?.moved()) await this.#recordMismatch(file, this.#checkHead(this.#seq === 0 ? undefined : { seq: this.#seq - 1, prev: undefined, hash: this.#prev }));
+        // Before the first record of a hold, the head says records of this session may follow it.
+        if (hold.held && !this.#headMarked) this.#saveHead();
         record = this.#stamp(body);
         const line = JSON.stringify(record);
         const bytes = Buffer.from(`${line}\n`);
@@ -123,12 +157,17 @@ export class AuditWriter {
         await this.#write(target, bytes);
         this.#advance(line);
         this.stats.records += 1;
-        this.#saveHead();
+        this.#headBehind = true;
+        // Without the lock the head moves with every record, as it always did; after a rotation
+        // too, so that the head's record is in the active file.
+        // And at the first record of a new log, which had no head to mark.
+        if (!hold.held || target !== file || !this.#headMarked) this.#saveHead();
       } finally {
         this.#lockProblem = undefined;
-        hold.release();
       }
       await this.#afterWrite(target);
+      if (this.#hold !== undefined && this.#handOver()) this.#letGo();
+      else if (this.#hold !== undefined) this.#armLockIdle();
       const headError = this.#headError;
       this.#headError = undefined;
       if (headError !== undefined) throw headError;
@@ -151,6 +190,7 @@ export class AuditWriter {
     return this.#enqueue(async () => {
       this.#closed = true;
       this.#clearTimer();
+      this.#letGo();
       if (this.#file === undefined) return this.#head?.close();
       if (this.#o.fsync !== 'never') await this.#sync();
       this.#head?.close();
@@ -164,6 +204,75 @@ export class AuditWriter {
     // A failed record must not poison the queue: the next one tries again (and reopens).
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The lock this record is written under: the one kept from the last record, or a new one. The
+   * problem is given once per hold (a lock taken over is said in the first record written under it).
+   */
+  async #lock(): Promise<{ hold: LockHold; problem?: string }> {
+    if (this.#hold !== undefined) {
+      if (Date.now() - this.#touched < TOUCH_MS) return { hold: this.#hold };
+      this.#touched = Date.now();
+      if (this.#hold.touch()) return { hold: this.#hold };
+      // Taken over while this run kept it (its process stood still for longer than STALE_MS):
+      // it is someone else's now, so take it again like any writer.
+      this.#hold = undefined;
+      holding.delete(this);
+    }
+    const hold = await lockLog(this.#o.path, { waitMs: this.#o.lockWaitMs, givenUp: this.#givenUp }).catch((error: unknown) => {
+      throw problem(`open ${this.#o.path}`, error, 'Check that the folder is writable, or set the audit-log option "path" to a file you can write.');
+    });
+    if (hold.held) {
+      this.#hold = hold;
+      this.#touched = Date.now();
+      this.#headMarked = false;
+      holding.add(this);
+      if (!exitHook) {
+        exitHook = true;
+        // Synchronous, so it runs in 'exit': a CLI run ends without closing its host.
+        process.on('exit', () => {
+          for (const writer of holding) writer.#letGo();
+        });
+      }
+    }
+    return { hold, ...(hold.problem === undefined ? {} : { problem: hold.problem }) };
+  }
+
+  /** Move the head to the last record (unmarked) and let the lock go. Synchronous: it also runs at process exit. */
+  #letGo(): void {
+    const hold = this.#hold;
+    if (hold === undefined) return;
+    this.#hold = undefined;
+    holding.delete(this);
+    if (this.#lockIdle !== undefined) clearTimeout(this.#lockIdle);
+    this.#lockIdle = undefined;
+    // Unmarked: nobody holds the lock, so the head names the last record.
+    if (this.#headBehind || this.#headMarked) this.#saveHead();
+    hold.release();
+  }
+
+  /**
+   * Does another writer wait for the lock? Asked at most every WANT_CHECK_MS: a waiter polls no
+   * faster than that, and a burst of records then costs one stat, not one per record.
+   */
+  #handOver(): boolean {
+    const now = Date.now();
+    if (now - this.#wantChecked < WANT_CHECK_MS) return false;
+    this.#wantChecked = now;
+    return this.#hold?.wanted() ?? false;
+  }
+
+  /** One timer, re-armed only when it fires early (as #armIdle), so a busy writer pays nothing per record. */
+  #armLockIdle(ms = LOCK_IDLE_MS): void {
+    if (this.#lockIdle !== undefined) return;
+    this.#lockIdle = setTimeout(() => {
+      this.#lockIdle = undefined;
+      const left = this.#lastWrite + LOCK_IDLE_MS - Date.now();
+      if (left > 0) return this.#armLockIdle(left);
+      void this.#enqueue(async () => this.#letGo()).catch(() => undefined);
+    }, ms);
+    this.#lockIdle.unref();
   }
 
   #now(): string {
@@ -269,6 +378,8 @@ export class AuditWriter {
     if (head !== undefined && found !== undefined) {
       if (found.seq === head.seq && found.hash === head.hash) return undefined;
       if (found.seq === head.seq + 1 && found.prev === head.hash) return undefined;
+      // A run that held the lock stopped without moving the head: its records follow the head's.
+      if (head.writing !== undefined && found.seq !== undefined && found.seq > head.seq && followsHead(this.#o.path, head, head.writing.session)) return undefined;
     }
     return {
       type: 'head-mismatch',
@@ -294,8 +405,11 @@ export class AuditWriter {
     this.#seq += 1;
   }
 
-  /** Move the head to the record just written (under the lock, like the record itself). */
+  /** Move the head to the last record written (under the lock, like the records); marked `writing` while this writer keeps the lock. */
   #saveHead(): void {
+    // Nothing written yet (a new log): there is no record to name.
+    if (this.#seq === 0) return;
+    const marked = this.#hold !== undefined;
     try {
       this.#head ??= new HeadFile(headPathFor(this.#o.path, this.#o.headsDir));
       this.#head.write({
@@ -305,7 +419,10 @@ export class AuditWriter {
         hash: this.#prev,
         pruned: this.#pruned,
         time: this.#now(),
+        ...(marked ? { writing: { session: this.#o.session, pid: process.pid, host: hostName() } } : {}),
       });
+      this.#headMarked = marked;
+      this.#headBehind = false;
     } catch (error) {
       // Kept until the record being appended is written too: a head that cannot move must not
       // cost the record; append reports it afterwards.
@@ -349,11 +466,18 @@ export class AuditWriter {
     this.#dirty = true;
     this.#lastWrite = Date.now();
     this.#armIdle(IDLE_CLOSE_MS);
-    if (this.#o.fsync === 'always') await this.#sync(file);
-    else if (this.#o.fsync === 'interval' && this.#timer === undefined) {
+    if (this.#o.fsync === 'always') {
+      if (this.#headBehind) this.#saveHead();
+      await this.#sync(file);
+    } else if (this.#timer === undefined && (this.#o.fsync === 'interval' || this.#headBehind)) {
+      // The head moves on the same interval as fsync (with "never" too), so a long hold never
+      // leaves it further behind than the records a power cut could cost.
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
-        void this.#enqueue(() => this.#sync()).catch(() => undefined);
+        void this.#enqueue(async () => {
+          if (this.#headBehind && this.#hold !== undefined) this.#saveHead();
+          if (this.#o.fsync === 'interval') await this.#sync();
+        }).catch(() => undefined);
       }, this.#o.fsyncIntervalMs);
       // A pending fsync must not keep the process alive: records are already written, and the
       // OS flushes its cache after exit; only a power cut within the interval can lose them.
@@ -409,6 +533,7 @@ export class AuditWriter {
   async #release(): Promise<void> {
     const file = this.#file;
     if (file === undefined || Date.now() - this.#lastWrite < IDLE_CLOSE_MS) return;
+    this.#letGo();
     if (this.#o.fsync !== 'never') await this.#sync(file);
     this.#file = undefined;
     this.#head?.close();
@@ -420,6 +545,12 @@ export class AuditWriter {
     if (this.#idle !== undefined) clearTimeout(this.#idle);
     this.#timer = this.#idle = undefined;
   }
+}
+
+let host: string | undefined;
+function hostName(): string {
+  host ??= hostname();
+  return host;
 }
 
 type MismatchBody = Omit<HeadMismatchRecord, 'v' | 'seq' | 'time' | 'session' | 'prev' | 'lock'>;

@@ -73,6 +73,8 @@ describe('the head: where it lives and what it holds', () => {
     kernel.registry.register(echo, { source: 'sdk' });
     const logger = track(installAuditLog(apiFor(kernel, project, []), { path: 'logs/audit.jsonl', fsync: 'never' }, { env: {}, home }));
     await kernel.executeToolCall({ id: 'c1', name: 'echo', arguments: { text: 'hi' } });
+    // The head moves when the run lets the log's lock go (here: at close).
+    await logger.close();
     const headFile = logger.writer.headPath;
     expect(headFile.startsWith(join(home, '.local', 'state', 'airlock', 'audit-heads'))).toBe(true);
     expect(readHead(headFile)).toMatchObject({ kind: 'head', head: { seq: 1 } });

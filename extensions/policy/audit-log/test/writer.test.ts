@@ -140,6 +140,7 @@ describe('writer: rotation', () => {
     const a = writer(path);
     const b = writer(path);
     for (let i = 0; i < 20; i++) await (i % 3 === 0 ? b : a).append(body(i));
+    await Promise.all([a.close(), b.close()]);
     expect(verifyAuditLog(path, { headsDir: join(dirname(path), 'heads') })[0]).toMatchObject({ report: { ok: true, records: 20, notes: [] } });
   });
 });

@@ -13,6 +13,7 @@ import type { CompiledRule, RuleEntry } from './rules/types.js';
 import { compileProtected } from './protected.js';
 import { createExecConfigSet } from './exec-config/set.js';
 import { SECRET_PATTERNS } from './secrets.js';
+import { secretUnion } from './secret-union.js';
 import { shellItems } from './shell.js';
 import { sandboxProfile } from './sandbox-profile.js';
 import { unsandboxedRisk } from './unsandboxed.js';
@@ -155,6 +156,8 @@ export function createPolicy(o: PolicyOptions): Policy {
       throw new RuleError(`The secret pattern ${JSON.stringify(p)} (built in, or from extraSecrets) is malformed: ${(error as Error).message}`);
     }
   });
+  // For verdicts: the built-in ones tested as one (secret-union.ts); the sandbox profile keeps each.
+  const judgedSecrets = [secretUnion(secrets.slice(0, SECRET_PATTERNS.length)), ...secrets.slice(SECRET_PATTERNS.length)];
   const protect = compileProtected(o.protectedPaths, space.roots, anchors, space);
   const exec = createExecConfigSet({ roots: space.roots, home, anchors, space, ...xdg(o) });
   const defaults: DefaultEffect = { ...DEFAULT_EFFECT, ...o.defaultEffect };
@@ -189,7 +192,7 @@ export function createPolicy(o: PolicyOptions): Policy {
           secretsDenied: defaults.secretRead === 'deny',
           rules,
           netDefault: defaults.net,
-          judgeHost: (host) => judge({ type: 'net', host }, { tool: 'bash', rules, defaults, space, secrets, exec }).effect,
+          judgeHost: (host) => judge({ type: 'net', host }, { tool: 'bash', rules, defaults, space, secrets: judgedSecrets, exec }).effect,
           protectedPaths: o.protectedPaths,
           checkFile: (f) => policy.checkFile(f),
           protectedAt: (path) => protect?.covering(path),
@@ -202,7 +205,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       if (kind === 'fs.write') exec.reset();
       const c = canonicalFilePaths(path, cwd ?? o.cwd, home, realDirs ?? (scope === undefined ? new Map() : dirCache(scope)), notLink === true);
       if (!c.ok) return { effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(path)}: ${c.reason}` };
-      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets, exec });
+      const finding = judge({ type: 'fs', kind, given: path, paths: c.paths, from: 'resource' }, { tool, rules, defaults, space, secrets: judgedSecrets, exec });
       return { effect: finding.effect, reason: finding.reason, rule: finding.rule };
     },
     async decide(call) {
@@ -274,7 +277,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       // The call as a whole goes last: among equal verdicts the first is reported, and a file or
       // command says more than "no rule names the tool".
       items.push(call.effects === 'unknown' ? { type: 'tool', unknownEffects: true } : { type: 'tool' });
-      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets, exec, ...(protect === undefined ? {} : { protect }) };
+      const ctx: JudgeContext = { tool: call.tool, rules, defaults, space, secrets: judgedSecrets, exec, ...(protect === undefined ? {} : { protect }) };
       const findings = liftDefaultAsks(
         items.map((item) => judge(item, ctx)),
         exactApproval(rules, call),

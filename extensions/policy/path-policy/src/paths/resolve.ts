@@ -33,7 +33,8 @@ export function canonicalPaths(raw: string, cwd: string, home: string): Canonica
     // The kernel resolves ".." after symlinks (physically), not as text: follow the path as written.
     const written = expandHome(raw.startsWith('@') ? raw.slice(1) : raw, home);
     const physical = isAbsolute(written) ? written : `${cwd.replace(/\/+$/, '')}/${written}`;
-    for (const start of [lexical, physical]) {
+    // Usually one and the same (no `..`, no `.`): then its links and real path are looked up once.
+    for (const start of physical === lexical ? [lexical] : [lexical, physical]) {
       for (const hop of linkHops(start)) paths.add(hop);
       paths.add(realTarget(start, 0, paths));
     }
