@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 // bundled by vite (which transpiles it) in the projects that use the AI SDK.
 const aiSdkInline = { server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource-parser'] } } };
 // The MCP SDK's HTTP client reaches eventsource-parser the same way; the CLI's tests import every
-// extension's entry (the error catalogue), @airlock/mcp-tools among them.
+// extension's entry (the error catalogue), @airlock/mcp-tools among them, and mcp-tools' own tests
+// load it into hosts (natively, as a built-in: jiti, which resolved without `source`, is no longer
+// the fallback).
 const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk/, 'eventsource-parser'] } } };
 
 // Every project extends this, so vitest calls it once per project too; only the first call acts.
@@ -36,7 +38,7 @@ export default defineConfig({
       { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
       { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...aiSdkInline } },
       { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...mcpClientInline } },
-      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'policy/telemetry/**'] } },
+      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'policy/telemetry/**'], ...mcpClientInline } },
       // The OpenTelemetry packages' ESM builds (picked by the `module` condition the workers get)
       // have extension-less imports Node refuses: telemetry's tests run without that condition.
       {
