@@ -202,7 +202,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
           command,
           shell,
           args,
-          ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
+          ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args }, contained: sandboxed.processesEndWithIt === true }),
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
           timeoutSeconds,
