@@ -52,7 +52,7 @@ function readSmall(path: string): string | undefined {
   try {
     let length = 0;
     for (let n = -1; n !== 0 && length < statBuffer.length; length += n) n = readSync(fd, statBuffer, length, statBuffer.length - length, null);
-    return statBuffer.latin1Slice(0, length);
+    return statBuffer.toString('latin1', 0, length);
   } catch {
     return undefined;
   } finally {

@@ -157,6 +157,13 @@ describe('bash: resource limits', () => {
     expect(r.outcome).toBe('ok');
     expect(h.text(r)).toMatch(/^(1048576|\d+)\n(3600|\d+)\ndone\n$/);
   });
+
+  it('whichever shell sets the limits, the command runs in bash -c with them, as bash reports them', async () => {
+    const h = createToolHarness(createBashTool({ limits: { fileSizeBytes: 2 * 1024 * 1024, processes: 4000, cpuSeconds: 60 } }));
+    const r = await h.call({ command: 'echo "$0 $# ${BASH_VERSION:+bash}"; ulimit -Hf; ulimit -Su; ulimit -St; ulimit -Ht' });
+    expect(r.outcome, h.text(r)).toBe('ok');
+    expect(h.text(r)).toMatch(/^\S*bash 0 bash\n2048\n4000\n60\n65\n$/);
+  });
 });
 
 describe('bash: the process limit (as nobody: Linux never applies RLIMIT_NPROC to root)', () => {
