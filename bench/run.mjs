@@ -24,6 +24,7 @@ const BENCHES = {
   mcp: { module: './serve/mcp.mjs', needs: { build: true, peer: false } },
   'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
   output: { module: './output/main.mjs', needs: { build: false, peer: false } },
+  sandbox: { module: './sandbox/main.mjs', needs: { build: true, peer: true } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):
