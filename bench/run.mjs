@@ -26,6 +26,7 @@ const BENCHES = {
   'serve-rpc': { module: './serve/rpc.mjs', needs: { build: true, peer: false } },
   output: { module: './output/main.mjs', needs: { build: false, peer: false } },
   'policy-stack': { module: './policy-stack/main.mjs', needs: { build: true, peer: false } },
+  sandbox: { module: './sandbox/main.mjs', needs: { build: true, peer: true } },
 };
 
 const COMMON_OPTIONS = `common options (before or after the bench's own):

@@ -27,7 +27,8 @@ export const usage = `pnpm bench tools [options]
   --direct           include it in --quick too
   --no-gc            skip the forced full GC before each timed run
   --no-write         do not write bench/results/tools.{json,md} nor the README table
-  --keep             keep the generated inputs (printed path)`;
+  --keep             keep the generated inputs (printed path)
+  --base DIR         also run the 'airlock' (and for bash 'airlock.nosandbox') subject from the built tree at DIR, as '*.before' rows: before and after in one run`;
 
 function parseArgs(argv) {
   const opts = { quick: false, rounds: undefined, only: undefined, direct: undefined, nodeEngine: true, gc: true, write: true, keep: false };
@@ -47,6 +48,7 @@ function parseArgs(argv) {
     else if (a === '--no-gc') opts.gc = false;
     else if (a === '--no-write') opts.write = false;
     else if (a === '--keep') opts.keep = true;
+    else if (a === '--base') opts.base = path.resolve(value());
     else throw new Error(`unknown option for the tools bench: ${a}\n${usage}`);
   }
   if (opts.rounds !== undefined && !(Number.isInteger(opts.rounds) && opts.rounds > 0)) throw new Error('--rounds needs a positive integer');
@@ -284,6 +286,10 @@ export async function main(argv) {
     if (opts.nodeEngine && w.needs && binaries[w.needs]) jobs.push({ w, subject: 'airlock.node', side: 'airlock', home: homeNode });
     if (w.tool === 'bash') jobs.push({ w, subject: 'airlock.nosandbox', side: 'airlock', home: homeNoSandbox });
     if (w.tool === 'bash') jobs.push({ w, subject: 'airlock.noseccomp', side: 'airlock' });
+    if (opts.base) {
+      jobs.push({ w, subject: 'airlock.before', side: 'airlock', root: opts.base });
+      if (w.tool === 'bash') jobs.push({ w, subject: 'airlock.nosandbox.before', side: 'airlock', home: homeNoSandbox, root: opts.base });
+    }
     if (!piUnavailable(w)) jobs.push({ w, subject: 'pi', side: 'pi' });
     if (w.shell) jobs.push({ w, subject: 'shell', side: 'shell', argsOverride: { command: w.shell } });
   }
@@ -300,7 +306,7 @@ export async function main(argv) {
       const { plan, target, shell, needs, title, argsOverride, ...workload } = { ...job.w, argsOverride: job.argsOverride };
       if (job.argsOverride) workload.args = job.argsOverride;
       if (job.side === 'shell') workload.expect = undefined;
-      const spec = { side: job.side, subject: job.subject, workspace: ws, home: job.home ?? home, workload, ...job.w.plan, gcBetweenReps: opts.gc, resultFile: path.join(tmp, `${key.replace(/[^a-z0-9_]+/gi, '-')}-${r}.json`) };
+      const spec = { side: job.side, subject: job.subject, ...(job.root ? { root: job.root } : {}), workspace: ws, home: job.home ?? home, workload, ...job.w.plan, gcBetweenReps: opts.gc, resultFile: path.join(tmp, `${key.replace(/[^a-z0-9_]+/gi, '-')}-${r}.json`) };
       const env = { TMPDIR: workerTmp, PI_OFFLINE: '1', PI_CODING_AGENT_DIR: piAgentDir };
       const res = runWorker(WORKER, spec, { cwd: ROOT, env });
       const wall = Math.round(performance.now() - t0);
@@ -371,7 +377,7 @@ function buildReport({ opts, sizes, rounds, workloads, jobs, runs, failures, mac
     const a = subjects.airlock;
     const pi = subjects.pi;
     const ratio = (s) => (s && !s.failed && pi && !pi.failed ? round(s.medianMs / pi.medianMs, 3) : null);
-    const ratios = { airlock: ratio(a), 'airlock.tools': ratio(subjects['airlock.tools']), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']), 'airlock.nosandbox': ratio(subjects['airlock.nosandbox']), 'airlock.noseccomp': ratio(subjects['airlock.noseccomp']) };
+    const ratios = { airlock: ratio(a), 'airlock.tools': ratio(subjects['airlock.tools']), 'airlock.direct': ratio(subjects['airlock.direct']), 'airlock.node': ratio(subjects['airlock.node']), 'airlock.nosandbox': ratio(subjects['airlock.nosandbox']), 'airlock.noseccomp': ratio(subjects['airlock.noseccomp']), 'airlock.before': ratio(subjects['airlock.before']), 'airlock.nosandbox.before': ratio(subjects['airlock.nosandbox.before']) };
     const bare = subjects['airlock.nosandbox'];
     // What the sandbox costs: the sandboxed row over the same pipeline with sandbox.mode "off".
     const sandbox = a && !a.failed && bare && !bare.failed ? { overMs: round(a.medianMs - bare.medianMs, 3), ratio: round(a.medianMs / bare.medianMs, 3) } : null;
@@ -435,7 +441,7 @@ export function renderMarkdown(r) {
   L.push('| workload | subject | median ms | min–max ms | runs | first call ms | peak RSS MB | ÷ Pi | target |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
   for (const [id, w] of Object.entries(r.workloads)) {
-    const order = ['airlock', 'airlock.noseccomp', 'airlock.nosandbox', 'airlock.tools', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
+    const order = ['airlock', 'airlock.before', 'airlock.noseccomp', 'airlock.nosandbox', 'airlock.nosandbox.before', 'airlock.tools', 'airlock.direct', 'airlock.node', 'pi', 'shell'];
     for (const key of order) {
       const s = w.subjects[key];
       if (!s) {

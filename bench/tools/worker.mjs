@@ -25,7 +25,8 @@ function textOf(result) {
 }
 
 async function openAirlock(spec) {
-  const { openHost } = await import(pathToFileURL(path.join(ROOT, 'packages/host/dist/index.js')).href);
+  // spec.root: another built tree (--base), measured in the same run as this one.
+  const { openHost } = await import(pathToFileURL(path.join(spec.root ?? ROOT, 'packages/host/dist/index.js')).href);
   const home = spec.home;
   // 'airlock.noseccomp': the same sandbox without its seccomp filter (an architecture it has no
   // program for), so the filter's own cost shows next to the 'airlock' row in one run.

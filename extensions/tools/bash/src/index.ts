@@ -4,16 +4,16 @@ import { appendNotice, closestNames, tailNotice } from '@airlock/kernel/util';
 import { buildEnv } from '@airlock/secrets';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';
-import { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
+import { DEFAULT_RESOURCE_LIMITS, limitedCommand, limitNotice, limitsHit, ResourceLimits, LIMIT_SETUP_FAILED } from './limits.js';
 import { runCommand, type Ending, type RunResult } from './run.js';
 import { sanitize } from './sanitize.js';
 import { analyzeBash, commandTouches } from './touches.js';
-import { createShellResolver } from './shell.js';
+import { createPreludeResolver, createShellResolver } from './shell.js';
 
 export { buildEnv, looksSecret, looksSecretValue, nameMatcher } from '@airlock/secrets';
 export { BackgroundJobs, type JobInfo } from './jobs.js';
 export { createJobsTool } from './jobs-tool.js';
-export { DEFAULT_RESOURCE_LIMITS, limitedShellArgs, ResourceLimits } from './limits.js';
+export { DEFAULT_RESOURCE_LIMITS, limitedCommand, limitedShellArgs, ResourceLimits } from './limits.js';
 export { sanitize } from './sanitize.js';
 export { commandTouches, loadCommandAnalysis } from './touches.js';
 
@@ -134,6 +134,7 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
     throw new Error('bash: defaultTimeoutSeconds is 0 (no limit) but allowNoTimeout is false; set one of them.');
   }
   const resolveShell = createShellResolver(options.shellPath);
+  const preludeFor = createPreludeResolver();
   // The text the shell runs: what resources() hands the policy is exactly this, never the bare command.
   const asRun = (command: string): string => (options.commandPrefix === undefined ? command : `${options.commandPrefix}\n${command}`);
 
@@ -167,13 +168,14 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
 
       const shell = resolveShell(env.PATH);
       const command = asRun(params.command);
-      const args = limitedShellArgs(shell, command, options.limits);
+      // `launch` sets the limits, then execs the shell that runs the command.
+      const { file: launch, args } = limitedCommand(shell, command, options.limits, preludeFor(shell));
       const sandboxed = await sandboxFor(ctx, env, signal);
       if (params.background === true) {
         // A background job runs under the same sandbox as any command.
         const job = await jobs.start({
-          shell: sandboxed?.file ?? shell,
-          args: sandboxed === undefined ? args : [...sandboxed.args, shell, ...args],
+          shell: sandboxed?.file ?? launch,
+          args: sandboxed === undefined ? args : [...sandboxed.args, launch, ...args],
           command,
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
@@ -200,9 +202,9 @@ export function createBashTool(partial: Partial<BashOptions> = {}, jobs: Backgro
       try {
         run = await runCommand({
           command,
-          shell,
+          shell: launch,
           args,
-          ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args } }),
+          ...(sandboxed === undefined ? {} : { wrapper: { file: sandboxed.file, args: sandboxed.args }, contained: sandboxed.processesEndWithIt === true }),
           cwd: ctx.cwd,
           env: sandboxed?.env ?? env,
           timeoutSeconds,

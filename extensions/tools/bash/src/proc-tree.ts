@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 /**
  * Processes a command started that left its process group, found through Linux's /proc.
@@ -14,8 +14,10 @@ import { readdirSync, readFileSync } from 'node:fs';
  * Only a process that both cleared the variable and lost its parent chain escapes. Other systems
  * have no /proc: there the group kill is all there is (see the README).
  *
- * Only called when a command is being stopped, never on the normal path: one pass over /proc is a
- * few milliseconds.
+ * Called when a command is stopped, and at the end of every command that runs outside a PID
+ * namespace of its own. A pass over all of /proc reads one file per process on the machine (a few
+ * milliseconds, far more under load); `pidsSince` narrows it to the pids handed out since the
+ * command started, so a short command pays for the processes it made, not for the machine's.
  */
 export const RUN_MARKER = 'AIRLOCK_BASH_RUN';
 
@@ -33,14 +35,66 @@ export interface ProcessInfo {
 /** Whether /proc can be scanned here. */
 export const canScanProcesses = process.platform === 'linux';
 
-/** pid, parent and start time from /proc/<pid>/stat; undefined once the process is gone. */
-export function readProcess(pid: number): ProcessInfo | undefined {
-  let stat: string;
+/**
+ * One buffer for every stat file: readFileSync gives a /proc file (size 0 to stat) a fresh 64 KiB
+ * buffer, which in a scan of every process made most of the scan's time and garbage.
+ */
+const statBuffer = Buffer.allocUnsafe(4096);
+
+/** A /proc file of at most 4 KiB as text; undefined if it cannot be read (the process is gone). */
+function readSmall(path: string): string | undefined {
+  let fd: number;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    fd = openSync(path, 'r');
   } catch {
     return undefined;
   }
+  try {
+    let length = 0;
+    for (let n = -1; n !== 0 && length < statBuffer.length; length += n) n = readSync(fd, statBuffer, length, statBuffer.length - length, null);
+    return statBuffer.toString('latin1', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** pid, parent and start time from /proc/<pid>/stat; undefined once the process is gone. */
+/** Which pids a scan reads; the others are passed over without opening anything. */
+export type PidFilter = (pid: number) => boolean;
+
+/**
+ * The pids a process started at or after `rootPid` (a process that started `ms` ago) can have:
+ * `rootPid` up to the newest pid handed out now. Undefined (scan everything) when that is not
+ * known for sure: the pid counter wrapped around since (it restarts low after pid_max, 32768 on
+ * some systems), or the command ran long enough that it might have wrapped all the way round
+ * unseen; a quarter of a second is far below the time even a fork loop needs for that.
+ *
+ * Why it holds: Linux hands out pids in increasing order until it wraps, and a process that
+ * left its parent, its group or its session keeps its pid. So does one in a PID namespace of its
+ * own, as seen from ours.
+ */
+export function pidsSince(rootPid: number, ms: number): PidFilter | undefined {
+  if (ms > 250) return undefined;
+  const last = lastPid();
+  if (last === undefined || last < rootPid) return undefined;
+  return (pid) => pid >= rootPid && pid <= last;
+}
+
+/** The pid most recently handed out in this PID namespace, from /proc/loadavg's last field. */
+export function lastPid(): number | undefined {
+  try {
+    const last = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(' ').at(-1));
+    return Number.isInteger(last) && last > 0 ? last : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function readProcess(pid: number): ProcessInfo | undefined {
+  const stat = readSmall(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
   // The command name (field 2) is in parentheses and may itself hold spaces or ")": fields after
   // it start after the last ")".
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -57,7 +111,7 @@ export function readProcess(pid: number): ProcessInfo | undefined {
  * inits; the sandbox's bwrap leaves one behind) stay for good: waiting for them to go would hold
  * every command's end for the whole kill grace period. Linux only (see canScanProcesses).
  */
-export function groupHasLiving(pgid: number): boolean {
+export function groupHasLiving(pgid: number, only?: PidFilter): boolean {
   let names: string[];
   try {
     names = readdirSync('/proc');
@@ -66,7 +120,7 @@ export function groupHasLiving(pgid: number): boolean {
   }
   for (const name of names) {
     const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
+    if (!Number.isInteger(pid) || (only !== undefined && !only(pid))) continue;
     const info = readProcess(pid);
     if (info !== undefined && info.pgrp === pgid && !info.zombie) return true;
   }
@@ -88,7 +142,7 @@ function hasMarker(pid: number, mark: string): boolean {
  * before the shell are passed over without reading their environment: that keeps the scan at
  * every call's end cheap on a machine with many processes.
  */
-export function findRunProcesses(rootPid: number, runId: string, since?: string): ProcessInfo[] {
+export function findRunProcesses(rootPid: number, runId: string, since?: string, only?: PidFilter): ProcessInfo[] {
   if (!canScanProcesses) return [];
   let names: string[];
   try {
@@ -99,7 +153,7 @@ export function findRunProcesses(rootPid: number, runId: string, since?: string)
   const all = new Map<number, ProcessInfo>();
   for (const name of names) {
     const pid = Number(name);
-    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || (only !== undefined && !only(pid))) continue;
     const info = readProcess(pid);
     if (info !== undefined) all.set(pid, info);
   }

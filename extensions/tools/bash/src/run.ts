@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
 import { afterNextPoll } from './after-poll.js';
-import { canScanProcesses, findRunProcesses, groupHasLiving, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
+import { canScanProcesses, findRunProcesses, groupHasLiving, pidsSince, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -19,6 +19,12 @@ export interface RunOptions {
   args?: readonly string[];
   /** Runs `shell -c command` through this program (the sandbox's bubblewrap and its arguments before the shell). */
   wrapper?: { file: string; args: readonly string[] };
+  /**
+   * Every process of the command lives in a PID namespace that ends when the spawned process
+   * exits (the OS sandbox's, see SandboxedCommand.processesEndWithIt): once it has exited on its
+   * own, nothing is left to look for.
+   */
+  contained?: boolean;
   cwd: string;
   env: Record<string, string>;
   /** 0 = no limit. */
@@ -165,6 +171,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     const pid = child.pid;
+    const spawnedAt = performance.now();
+    /** The pids a scan needs to read: those handed out since the shell started, while that is sure. */
+    const scope = () => (pid === undefined ? undefined : pidsSince(pid, performance.now() - spawnedAt));
     // The shell's start time: no process of this run started before it (see findRunProcesses).
     const since = canScanProcesses && pid !== undefined ? readProcess(pid)?.start : undefined;
     const groupAlive = (): boolean => {
@@ -175,7 +184,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
         return false;
       }
       // Zombies alone keep the group "alive" for kill(0): look closer where we can.
-      return !canScanProcesses || groupHasLiving(pid);
+      return !canScanProcesses || groupHasLiving(pid, scope());
     };
     const killGroup = (signal: NodeJS.Signals): void => {
       if (pid === undefined) return;
@@ -191,7 +200,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     };
 
     /** Processes of this run outside the group (setsid, daemons); Linux only, see proc-tree.ts. */
-    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId, since));
+    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId, since, scope()));
 
     /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
@@ -351,7 +360,8 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       // Both ends reached: every byte written was delivered to onData. Otherwise a process may still write.
       const pipesHeldOpen = streamFailed || !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
-      leftovers ??= stopReason === undefined ? endLeftovers().count : 0;
+      // In a PID namespace that ended with the shell's wrapper, nothing can be left: no scan.
+      leftovers ??= stopReason !== undefined || (options.contained === true && exited !== undefined) ? 0 : endLeftovers().count;
       const result = tail.end();
       let fullOutputPath: string | undefined;
       let fullOutputCapped: boolean | undefined;

@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
 
 /**
  * The shell to run commands with: the settings' `shellPath`, else `bash` on PATH, else `sh`.
@@ -32,4 +32,42 @@ export function findOnPath(name: string, path: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The shell that sets the resource limits before it execs `shell` (limits.ts): /bin/sh when it is
+ * dash, which starts in about a third of bash's time, else `shell` itself. Only for a shell that
+ * can be run: a missing one stays the spawn error it names (dash would only say exit 127).
+ * Looked up once per shell.
+ */
+export function createPreludeResolver(): (shell: string) => string {
+  let dash: boolean | undefined;
+  const runnable = new Map<string, boolean>();
+  return (shell) => {
+    dash ??= isDash('/bin/sh');
+    if (!dash) return shell;
+    let ok = runnable.get(shell);
+    if (ok === undefined) {
+      ok = canRun(shell);
+      runnable.set(shell, ok);
+    }
+    return ok ? '/bin/sh' : shell;
+  };
+}
+
+function isDash(path: string): boolean {
+  try {
+    return basename(realpathSync(path)) === 'dash';
+  } catch {
+    return false;
+  }
+}
+
+function canRun(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

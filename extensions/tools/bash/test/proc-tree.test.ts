@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { canScanProcesses, groupHasLiving, readProcess } from '../src/proc-tree.js';
+import { canScanProcesses, findRunProcesses, groupHasLiving, pidsSince, readProcess } from '../src/proc-tree.js';
 
 /**
  * A process group whose members have all exited is over, even when its zombies are never reaped
@@ -42,5 +42,32 @@ describe.runIf(canScanProcesses)('groupHasLiving', () => {
       py.stdin.end();
       await new Promise((r) => py.once('exit', r));
     }
+  });
+});
+
+/**
+ * The end of a short command reads only the pids handed out since it started. A process it
+ * started must always be inside that window, also one that left the group: otherwise it would
+ * outlive its call unseen.
+ */
+describe.runIf(canScanProcesses)('pidsSince', () => {
+  it('holds a process started after the root, also one in a session of its own', async () => {
+    const root = spawn('sh', ['-c', 'setsid sleep 23 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const daemon = Number(await new Promise<string>((resolve) => root.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
+      const only = pidsSince(root.pid!, 10);
+      expect(only).toBeDefined();
+      expect(only!(root.pid!)).toBe(true);
+      expect(only!(daemon)).toBe(true);
+      expect(only!(root.pid! - 1)).toBe(false);
+      expect(findRunProcesses(root.pid!, 'no-such-run', readProcess(root.pid!)!.start, only).map((p) => p.pid)).toContain(daemon);
+      process.kill(daemon, 'SIGKILL');
+    } finally {
+      root.kill('SIGKILL');
+    }
+  });
+
+  it('gives up (scan everything) for a command that ran long enough for the pids to wrap around unseen', () => {
+    expect(pidsSince(process.pid, 60_000)).toBeUndefined();
   });
 });

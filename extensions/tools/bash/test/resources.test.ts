@@ -46,6 +46,16 @@ describe('bash: processes a command leaves behind', () => {
     expect(await gone(pid)).toBe(true);
   });
 
+  it('a daemon that left the group and holds no pipe is ended after a short command too', async () => {
+    // The command ends at once and nothing keeps its pipes open: only the scan at its end finds the daemon.
+    const h = createToolHarness(createBashTool({ killGraceMs: 300 }), { cwd: makeTempDir('airlock-bash-daemon-') });
+    const r = await h.call({ command: "(setsid sh -c 'echo $$ > pid.txt; exec sleep 23' < /dev/null > /dev/null 2>&1 &); while [ ! -s pid.txt ]; do :; done; echo pid=$(cat pid.txt)" });
+    expect(r.outcome).toBe('ok');
+    const pid = pidIn(h.text(r));
+    expect(await gone(pid)).toBe(true);
+    expect(h.text(r)).toContain('[The command left a process running; ended when it finished.');
+  });
+
   it('one that ignores SIGTERM gets SIGKILL after the grace period', async () => {
     const h = createToolHarness(createBashTool({ killGraceMs: 300 }));
     const r = await h.call({ command: "sh -c 'trap \"\" TERM; echo pid=$$; exec sleep 23' & sleep 0.2" });
@@ -146,6 +156,13 @@ describe('bash: resource limits', () => {
     const r = await h.call({ command: 'ulimit -f; ulimit -t; echo done' });
     expect(r.outcome).toBe('ok');
     expect(h.text(r)).toMatch(/^(1048576|\d+)\n(3600|\d+)\ndone\n$/);
+  });
+
+  it('whichever shell sets the limits, the command runs in bash -c with them, as bash reports them', async () => {
+    const h = createToolHarness(createBashTool({ limits: { fileSizeBytes: 2 * 1024 * 1024, processes: 4000, cpuSeconds: 60 } }));
+    const r = await h.call({ command: 'echo "$0 $# ${BASH_VERSION:+bash}"; ulimit -Hf; ulimit -Su; ulimit -St; ulimit -Ht' });
+    expect(r.outcome, h.text(r)).toBe('ok');
+    expect(h.text(r)).toMatch(/^\S*bash 0 bash\n2048\n4000\n60\n65\n$/);
   });
 });
 

@@ -204,6 +204,9 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
         file: line.file,
         args: line.args,
         env: { ...withoutSocketVariables(env), ...netEnv, TMPDIR: tmp },
+        // bwrapArgs always unshares the PID namespace (its init ends every process in it when the
+        // command exits) and dies with its parent, also the inner one beside the proxy bridge.
+        processesEndWithIt: true,
         summary: summarize({ ...mounts, own: socat === undefined ? [] : own, unixSockets: seccomp ? 'blocked' : 'reachable', ...(cannotNest === undefined ? {} : { noNetwork: cannotNest }) }),
         hint: (output) => sandboxHint(output, { writable: mounts.writable }),
         release: async () => {

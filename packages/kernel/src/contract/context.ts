@@ -333,6 +333,12 @@ export interface SandboxedCommand {
   readonly env: Record<string, string>;
   /** The profile it runs under, in words (for logs and `policy explain`). */
   readonly summary: string;
+  /**
+   * Every process the command starts lives in a PID namespace that ends when the process started
+   * from `file` exits (its init's death kills the rest): once that process has exited, none of
+   * them is left, and a tool need not look for leftovers. Absent where that does not hold.
+   */
+  readonly processesEndWithIt?: true;
   /** A short hint for the model when the output shows the sandbox refused something, else undefined. */
   hint(output: string): string | undefined;
   /**
