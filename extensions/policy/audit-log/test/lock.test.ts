@@ -136,6 +136,8 @@ hold.release();
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(record.lock).toBeUndefined();
     await new Promise((resolve) => (child.exitCode === null ? child.on('exit', resolve) : resolve(undefined)));
+    // The writer keeps the lock while records flow; closed, it lets go and leaves nothing behind.
+    await s.w.close();
     expect(readdirSync(join(s.dir, 'log'))).toEqual(['audit.jsonl']);
     expect(s.verify()).toMatchObject({ ok: true, records: 1, notes: [] });
   }, 20_000);

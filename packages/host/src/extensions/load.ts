@@ -39,11 +39,23 @@ async function importBuiltin(resolved: ResolvedExtension, jiti: () => Promise<Ji
   try {
     return await import(pathToFileURL(resolved.entryFile).href);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    if (!unknownExtension(error)) throw error;
     const compiled = compiledEntry(resolved.realDir, resolved.entryFile);
-    if (compiled !== undefined) return import(pathToFileURL(compiled).href);
+    if (compiled !== undefined) {
+      try {
+        return await import(pathToFileURL(compiled).href);
+      } catch (compiledError) {
+        // A dependency the runtime resolved to TypeScript (a package's `source` condition under a
+        // runner started with --conditions source): jiti resolves and transpiles it itself.
+        if (!unknownExtension(compiledError)) throw compiledError;
+      }
+    }
     return (await jiti()).import(resolved.entryFile);
   }
+}
+
+function unknownExtension(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_UNKNOWN_FILE_EXTENSION';
 }
 
 /**

@@ -19,7 +19,10 @@ import type { MountPlan } from './mounts.js';
 export function bwrapArgs(plan: MountPlan, options: { cwd: string; denyFile: string; nests?: 'as-root' | 'as-user' }): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const p of plan.writable) args.push('--bind', p, p);
-  for (const p of plan.readOnly) args.push('--ro-bind', p, p);
+  // -try: a path removed between the plan and the start (a lock file let go, a file a build
+  // replaced) is nothing to protect, and must not fail the command. One that reappears during
+  // the command is what release() checks, as for a path that did not exist at the plan.
+  for (const p of plan.readOnly) args.push('--ro-bind-try', p, p);
   for (const p of plan.hiddenDirs) args.push('--perms', '0000', '--tmpfs', p);
   for (const p of plan.hiddenFiles) args.push('--ro-bind', options.denyFile, p);
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup-try', '--new-session');
