@@ -109,6 +109,9 @@ describe('a tree of 200,000 files', () => {
     expect(r.ms).toBeLessThan(ANSWERS_WITHIN);
     if (!sandboxed) return void expect(r.stdout).toContain('ran');
     expect(r.code).toBe(1);
+    // On a loaded machine the walk may not reach its bound within the call's 10 s: then the
+    // call's time limit answers, saying so. Either way nothing ran and the model is told why.
+    if (/ran longer than (its )?10000 ms/.test(r.stdout)) return;
     expect(r.stdout).toContain('the workspace has more than 200000 files and folders to check for secrets');
     expect(r.stdout).toMatch(/The biggest folder at the top of the workspace is .*\/d\d{3} \(1000 of them\)/);
   });
