@@ -299,7 +299,13 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   // loadExtensions has already made the kernel refuse every call (see there); this is for people.
   const blocked = extensions.blocked === undefined ? undefined : blockedFrom(extensions.blocked);
   // The sandbox's walk of the workspace, started in the background: the first command finds it done.
-  if (blocked === undefined) sandbox.warm(options.cwd);
+  if (blocked === undefined) {
+    kernel.onEvent((event) => {
+      if (event.type === 'tool_execution_start') sandbox.calls(1);
+      else if (event.type === 'tool_execution_end') sandbox.calls(-1);
+    });
+    sandbox.warm(options.cwd);
+  }
 
   const selectOptions = toSelectOptions(settings.settings.tools);
   const initial = kernel.registry.select(selectOptions);

@@ -28,12 +28,21 @@ export interface PlanOptions {
   cache?: WalkCache;
   /** Ends the walk (the call's signal: its time limit, Ctrl-C); it rejects with the signal's reason. */
   signal?: AbortSignal;
-  /**
-   * For a walk started before anyone needs it (when the host opens): true while nobody waits for
-   * it. Meanwhile it works in shorter slices with a pause between them, and does not keep the
-   * process alive; once someone waits, it goes on as any walk.
-   */
-  background?: () => boolean;
+  /** For a walk started before anyone needs it (when the host opens); see Background. */
+  background?: Background;
+}
+
+/**
+ * How a walk started before anyone needs it shares the thread with the host's own work. Until
+ * someone waits for it, it works in short slices, only while the host is idle (no call running:
+ * a slice beside a small call would double the call's time), and does not keep the process
+ * alive; once someone waits, it goes on as any walk.
+ */
+export interface Background {
+  /** True once a command waits for this walk. */
+  needed(): boolean;
+  /** undefined while the host is idle; else settles when it is, or when the walk is needed or stopped. */
+  busy(): Promise<void> | undefined;
 }
 
 /** Work done between two hand-backs to the event loop. */
@@ -57,12 +66,27 @@ const BACKGROUND_SLICE_MS = 3;
 export async function planMounts(profile: SandboxProfile, tmpDir: string, options: PlanOptions = {}): Promise<MountPlan> {
   options.signal?.throwIfAborted();
   const { walk, roots, bounds } = start(profile, options);
-  const idle = options.background ?? (() => false);
-  try {
-    while (!walk.step(performance.now() + (idle() ? BACKGROUND_SLICE_MS : SLICE_MS))) {
+  const background = options.background;
+  const aside = () => background !== undefined && !background.needed();
+  const stopped = () => options.signal?.aborted === true;
+  // A background walk steps only when the host has been idle across a timer tick: woken the
+  // moment a call ends, it would run its slice before the caller of that call went on.
+  const untilIdle = async () => {
+    const from = performance.now();
+    while (aside() && !stopped()) {
+      const busy = background!.busy();
+      if (busy !== undefined) await busy;
       // An unreferenced immediate would wait for some other event to wake the loop: a timer does not.
-      await new Promise<void>((resolve) => (idle() ? setTimeout(resolve, 1).unref() : setImmediate(resolve)));
+      else if ((await new Promise<void>((resolve) => setTimeout(resolve, 1).unref()), background!.busy() === undefined)) break;
+    }
+    walk.postpone(performance.now() - from);
+  };
+  try {
+    for (;;) {
+      if (aside()) await untilIdle();
       options.signal?.throwIfAborted();
+      if (walk.step(performance.now() + (aside() ? BACKGROUND_SLICE_MS : SLICE_MS))) break;
+      if (!aside()) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return finish(profile, roots, walk.findings(), tmpDir, bounds.maxMounts);
   } catch (error) {

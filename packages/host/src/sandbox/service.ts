@@ -52,6 +52,11 @@ export interface HostSandbox {
    * is not active.
    */
   warm(cwd: string): void;
+  /**
+   * A call started (+1) or ended (-1) in this host: the background walk steps aside while any
+   * call runs, so it never slows a small call (a command that needs the walk still joins it).
+   */
+  calls(change: 1 | -1): void;
   /** Stop the network proxy and remove the private folder. */
   dispose(): Promise<void>;
 }
@@ -124,10 +129,30 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
   let startWarming: (() => void) | undefined;
   let waiting = 0;
   const stopWarming = new AbortController();
+  // Calls running in the host, and the wake-up of a background walk waiting for them to end.
+  let running = 0;
+  let idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  const wakeWalk = () => {
+    idle?.resolve();
+    idle = undefined;
+  };
+  const background = {
+    needed: () => waiting > 0,
+    busy: () => {
+      if (running === 0) return undefined;
+      if (idle === undefined) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => (resolve = done));
+        idle = { promise, resolve };
+      }
+      return idle.promise;
+    },
+  };
   const plan = async (cwd: string, signal: AbortSignal | undefined): Promise<MountPlan & { hosts: string[]; profile: SandboxProfile }> => {
     if (warming !== undefined) {
       startWarming?.();
       waiting++;
+      wakeWalk();
       try {
         await untilAborted(warming, signal);
       } finally {
@@ -290,7 +315,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
       }).then(() => {
         startWarming = undefined;
         const profile = options.profile(cwd) ?? { writable: [cwd], readOnly: [], hidden: [], classify: () => undefined };
-        return planMounts(profile, '', { cache, bounds, signal: stopWarming.signal, background: () => waiting === 0 });
+        return planMounts(profile, '', { cache, bounds, signal: stopWarming.signal, background });
       });
       // Past a bound, a profile that throws, or stopped: the command's own plan meets the same and says so.
       warming = walked.then(
@@ -301,6 +326,10 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
         warming = undefined;
       });
     },
+    calls(change) {
+      running = Math.max(0, running + change);
+      if (running === 0) wakeWalk();
+    },
     expectWrite(path) {
       const now = Date.now();
       // Forget old notes: a write is only relevant to commands running when it happened.
@@ -309,6 +338,7 @@ export async function createSandbox(options: SandboxOptions): Promise<HostSandbo
     },
     async dispose() {
       stopWarming.abort();
+      wakeWalk();
       const running = proxy;
       proxy = undefined;
       if (running !== undefined) await (await running.catch(() => undefined))?.close();

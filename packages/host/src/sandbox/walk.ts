@@ -104,7 +104,7 @@ export class RootsWalk {
   readonly #cache: WalkCache;
   readonly #generation: number;
   readonly #bounds: WalkBounds;
-  readonly #deadline: number;
+  #deadline: number;
   /** Folders to enter, breadth first: past a bound, everything shallower was judged (settings files are shallow). */
   readonly #queue: Pending[] = [];
   #head = 0;
@@ -123,6 +123,11 @@ export class RootsWalk {
     this.#bounds = bounds;
     this.#deadline = now + bounds.maxMs;
     for (const root of roots) this.#queue.push({ path: root, depth: 0, root, top: undefined });
+  }
+
+  /** Time the walk spent waiting for its caller (a background walk stepping aside) does not count against its time bound. */
+  postpone(ms: number): void {
+    this.#deadline += ms;
   }
 
   /**

@@ -73,6 +73,71 @@ describe.skipIf(!bwrapWorks)('the walk started when the host opens', () => {
     expect(asked.n).toBeLessThan(631);
   });
 
+  it('steps aside while a call runs, goes on when the host is idle, and a command that needs it still gets the whole plan', async () => {
+    const { root, work } = project();
+    const asked = { n: 0 };
+    const sandbox = await sandboxFor(root, work, asked);
+    try {
+      sandbox.calls(1); // a small call (a read) is running when the walk's delay ends
+      sandbox.warm(work);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(asked.n).toBe(0);
+      sandbox.calls(1);
+      sandbox.calls(-1);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(asked.n).toBe(0); // one of two calls ended: still busy
+      sandbox.calls(-1);
+      for (let i = 0; i < 200 && asked.n < 631; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(asked.n).toBe(631);
+
+      // A bash call is itself a call: its command joins the walk rather than waiting for itself.
+      const again = await sandboxFor(root, work, asked);
+      try {
+        asked.n = 0;
+        again.calls(1);
+        again.warm(work);
+        await new Promise((r) => setTimeout(r, 300));
+        const cmd = await again.service.wrap(['true'], { cwd: work, env: {} });
+        expect(hiddenIn(cmd.args)).toEqual([join(work, 'd3', '.env')]);
+        await cmd.release();
+      } finally {
+        await again.dispose();
+      }
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it('time spent stepping aside does not count against the walk\'s time bound', async () => {
+    const { root, work } = project();
+    const asked = { n: 0 };
+    const profile = (): SandboxProfile => ({ writable: [work], readOnly: [], hidden: [], classify: (p) => (asked.n++, undefined) });
+    const sandbox = await createSandbox({ mode: 'auto', path: process.env.PATH ?? '', tmpRoot: root, profile, walk: { maxMs: 250 } });
+    try {
+      sandbox.calls(1);
+      sandbox.warm(work);
+      await new Promise((r) => setTimeout(r, 700)); // 200 ms delay, then 500 ms aside: twice the bound
+      sandbox.calls(-1);
+      for (let i = 0; i < 200 && asked.n < 631; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(asked.n).toBe(631);
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it('a walk waiting for the host to be idle ends with dispose', async () => {
+    const { root, work } = project();
+    const asked = { n: 0 };
+    const sandbox = await sandboxFor(root, work, asked);
+    sandbox.calls(1);
+    sandbox.warm(work);
+    await new Promise((r) => setTimeout(r, 300));
+    await sandbox.dispose();
+    sandbox.calls(-1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(asked.n).toBe(0);
+  });
+
   it('a command whose signal ends while it waits stops waiting', async () => {
     const { root, work } = project();
     const sandbox = await sandboxFor(root, work, { n: 0 });
