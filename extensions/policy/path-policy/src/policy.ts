@@ -6,7 +6,7 @@ import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';
 import { strictest, type Finding, type Item, type MatchedRule } from './items.js';
 import { DEFAULT_EFFECT, type DefaultEffect, type DefaultEffectInput } from './options.js';
 import { createCaseProbe, type FoldProbe } from './paths/case-fold.js';
-import { canonicalFilePaths, canonicalPaths } from './paths/resolve.js';
+import { canonicalFilePaths, canonicalPaths, type Canonical } from './paths/resolve.js';
 import { createPathSpace, type PathSpace } from './paths/space.js';
 import { compileRules, pathPattern, RuleError } from './rules/compile.js';
 import type { CompiledRule, RuleEntry } from './rules/types.js';
@@ -214,8 +214,9 @@ export function createPolicy(o: PolicyOptions): Policy {
       const items: Item[] = [];
       const resources: DerivedResource[] = [];
       const shell: { command: string; analysis: Analysis }[] = [];
+      const seen = new Map<string, Canonical>();
       const file = (kind: 'fs.read' | 'fs.write', raw: string, from: 'resource' | 'written') => {
-        const c = canonicalPaths(raw, cwd, home);
+        const c = canonicalPaths(raw, cwd, home, seen);
         if (!c.ok) {
           items.push({ type: 'fixed', subject: `${kind} ${JSON.stringify(raw)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(raw)}: ${c.reason}` });
           return;
@@ -239,7 +240,7 @@ export function createPolicy(o: PolicyOptions): Policy {
       // declares nothing cannot slip a path past them.
       const arg = call.args.path;
       if (!written && typeof arg === 'string') {
-        const c = canonicalPaths(arg, cwd, home);
+        const c = canonicalPaths(arg, cwd, home, seen);
         items.push(c.ok ? { type: 'arg-path', given: arg, paths: c.paths } : { type: 'fixed', subject: `${call.tool} ${JSON.stringify(arg)}`, effect: 'deny', rule: 'default:unresolvable-path', reason: `${JSON.stringify(arg)}: ${c.reason}` });
       }
 

@@ -73,6 +73,8 @@ export const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
 const BINARY_SNIFF = 8 * 1024;
 /** Header bytes read to sniff the type: the binary check and every image header but JPEG's. */
 const HEAD_BYTES = BINARY_SNIFF;
+/** Files smaller than this are read in one read (the line selection's own chunk). */
+const WHOLE_BYTES = 64 * 1024;
 /** JPEG states its size in the SOF segment, which can sit after EXIF data and thumbnails. */
 const JPEG_HEAD_BYTES = 128 * 1024;
 const DEFAULT_COUNT_BUDGET = 8 * 1024 * 1024;
@@ -150,6 +152,13 @@ function descriptorReader(fd: number): PositionalReader {
   return { read: (buffer, offset, length, position) => readAsync(fd, buffer, offset, length, position) };
 }
 
+/** Positional reads of a file already read whole: a read at or past its end gets nothing. */
+function memoryReader(bytes: Buffer): PositionalReader {
+  return {
+    read: async (buffer, offset, length, position) => ({ bytesRead: position >= bytes.length ? 0 : bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)) }),
+  };
+}
+
 /** Outside a kernel nothing was judged: hold the open to the file the path leads to now. */
 async function judgeNow(path: string): Promise<JudgedTarget> {
   return targetAt(await realpath(path).catch(() => path));
@@ -164,9 +173,13 @@ async function readOpen(
   signal: AbortSignal | undefined,
   countBudget: number,
 ): Promise<AgentToolResult<ReadDetails | undefined>> {
-  const head = Buffer.allocUnsafe(Math.min(size, HEAD_BYTES));
-  const { bytesRead } = head.length > 0 ? await fh.read(head, 0, head.length, 0) : { bytesRead: 0 };
+  // A small file is read whole, one byte more than its size: a short read says it ended there,
+  // and its lines are then selected from memory (one read instead of three).
+  const whole = size < WHOLE_BYTES;
+  const head = Buffer.allocUnsafe(whole ? size + 1 : HEAD_BYTES);
+  const { bytesRead } = await fh.read(head, 0, head.length, 0);
   const bytes = head.subarray(0, bytesRead);
+  if (whole && bytesRead < head.length) fh = memoryReader(bytes);
   const mime = sniffImageMime(bytes) ?? sniffConvertibleMime(bytes);
   if (mime) return readImage(fh, size, mime, bytes, ctx);
   if (isBmp(bytes)) return readBmp(fh, size, params.path, ctx);

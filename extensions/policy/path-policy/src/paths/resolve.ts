@@ -17,9 +17,13 @@ const MAX_HOPS = 40;
 export type Canonical = { ok: true; given: string; paths: string[] } | { ok: false; given: string; reason: string };
 
 /**
+ * `seen`: answers already found for this same moment (one decision), by the path they resolve
+ * to: a tool names its file twice (as written, and resolved), and both lead to the same lookups.
+ * Never kept across calls: a link may be swapped between two.
+ *
  * @example canonicalPaths('~/link', '/work', '/home/u') // { ok: true, paths: ['/home/u/link', '/etc/passwd'] }
  */
-export function canonicalPaths(raw: string, cwd: string, home: string): Canonical {
+export function canonicalPaths(raw: string, cwd: string, home: string, seen?: Map<string, Canonical>): Canonical {
   if (raw.includes('\0')) return { ok: false, given: raw, reason: 'the path contains a NUL byte, which no file name can hold' };
   let lexical: string;
   try {
@@ -28,11 +32,20 @@ export function canonicalPaths(raw: string, cwd: string, home: string): Canonica
     if (error instanceof PathError) return { ok: false, given: raw, reason: error.message };
     throw error;
   }
+  // The kernel resolves ".." after symlinks (physically), not as text: follow the path as written.
+  const written = expandHome(raw.startsWith('@') ? raw.slice(1) : raw, home);
+  const physical = isAbsolute(written) ? written : `${cwd.replace(/\/+$/, '')}/${written}`;
+  const key = physical === lexical ? lexical : `${lexical}\0${physical}`;
+  const known = seen?.get(key);
+  if (known !== undefined) return { ...known, given: raw };
+  const found = lookUp(raw, lexical, physical);
+  seen?.set(key, found);
+  return found;
+}
+
+function lookUp(raw: string, lexical: string, physical: string): Canonical {
   const paths = new Set<string>([lexical]);
   try {
-    // The kernel resolves ".." after symlinks (physically), not as text: follow the path as written.
-    const written = expandHome(raw.startsWith('@') ? raw.slice(1) : raw, home);
-    const physical = isAbsolute(written) ? written : `${cwd.replace(/\/+$/, '')}/${written}`;
     // Usually one and the same (no `..`, no `.`): then its links and real path are looked up once.
     for (const start of physical === lexical ? [lexical] : [lexical, physical]) {
       for (const hop of linkHops(start)) paths.add(hop);
