@@ -13,6 +13,8 @@ export const DEFAULT_SPILL_BUDGET_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_SPILL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** All sessions' spill files together, under one root (1 GiB); past it the oldest sessions go. */
 export const DEFAULT_SPILL_TOTAL_BYTES = 1024 * 1024 * 1024;
+/** How often, at most, a session's spills trigger the retention pass over every session (see #pruneAfter). */
+const PRUNE_EVERY_MS = 60_000;
 
 export interface SpillStoreOptions {
   /** Folder holding one sub-folder per session. Default {@link defaultSpillRoot}: `<os.tmpdir()>/airlock-spill-<uid>`. */
@@ -153,6 +155,9 @@ export class SpillStore {
   #ready: Promise<void> | undefined;
   #pruning: Promise<void> | undefined;
   #pruneAgain = false;
+  /** When the last retention pass started, and what this session wrote since (see #pruneAfter). */
+  #prunedAt = 0;
+  #sincePrune = 0;
   #disposed: Promise<void> | undefined;
 
   constructor(options: SpillStoreOptions) {
@@ -199,7 +204,7 @@ export class SpillStore {
       throw writeError(entry.path, error);
     }
     entry.settled = true;
-    this.#prune();
+    this.#pruneAfter(body.length);
     return { path: entry.path, bytes: body.length, offeredBytes: bytes.length, capped: body.length < bytes.length };
   }
 
@@ -219,9 +224,9 @@ export class SpillStore {
       reserve: (entry, data) => this.#reserve(entry, data),
       release: (entry) => this.#release(entry),
       track: (promise) => this.#track(promise),
-      done: () => {
+      done: (bytes) => {
         this.#writers.delete(writer);
-        this.#prune();
+        this.#pruneAfter(bytes);
       },
     });
     this.#writers.add(writer);
@@ -358,6 +363,8 @@ export class SpillStore {
    * request during a run makes one more run after it.
    */
   #prune(): void {
+    this.#prunedAt = Date.now();
+    this.#sincePrune = 0;
     if (this.#pruning !== undefined) {
       this.#pruneAgain = true;
       return;
@@ -376,6 +383,18 @@ export class SpillStore {
           }
         }),
     );
+  }
+
+  /**
+   * After a spill. The pass looks at every session under the root (an lstat per file), far more
+   * than one spill's work on a machine that keeps many: so it runs at most every
+   * PRUNE_EVERY_MS, or sooner once this session has written an eighth of the total budget since
+   * the last pass, which bounds how far the total can overshoot between passes.
+   */
+  #pruneAfter(bytes: number): void {
+    this.#sincePrune += bytes;
+    if (Date.now() - this.#prunedAt < PRUNE_EVERY_MS && this.#sincePrune * 8 < this.totalBudgetBytes) return;
+    this.#prune();
   }
 
   /** Files left by an earlier run of this session count against the budget, oldest first. */
@@ -427,7 +446,8 @@ interface WriterHost {
   reserve(entry: Entry, data: Uint8Array): Uint8Array;
   release(entry: Entry): void;
   track<T>(promise: Promise<T>): Promise<T>;
-  done(): void;
+  /** The writer is finished; `bytes` it kept (0 when discarded). */
+  done(bytes: number): void;
 }
 
 /** Bytes handed to one write call, so a burst of small chunks becomes few system calls. */
@@ -471,7 +491,7 @@ class StreamSpillWriter implements SpillWriter {
     this.#closed = true;
     this.#result ??= (async () => {
       await this.#settle();
-      this.#host.done();
+      this.#host.done(this.#error === undefined ? this.#entry.bytes : 0);
       if (this.#error !== undefined) {
         this.#host.release(this.#entry);
         throw writeError(this.path, this.#error);
@@ -491,7 +511,7 @@ class StreamSpillWriter implements SpillWriter {
         if (errnoCode(error) !== 'ENOENT') throw error;
       });
       this.#host.release(this.#entry);
-      this.#host.done();
+      this.#host.done(0);
     })();
     return this.#discarding;
   }

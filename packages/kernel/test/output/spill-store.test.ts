@@ -161,6 +161,24 @@ describe('SpillStore cleanup', () => {
     expect(await exists(store.dir)).toBe(true);
   });
 
+  it('does not look at every session after every spill: again once the session wrote an eighth of the total budget', async () => {
+    const store = createSpillStore({ root, sessionId: 'me', totalBudgetBytes: 80 });
+    await store.spill('x'); // the first use runs the pass
+    await store.idle();
+    // A session that went stale since: small spills right after do not walk the root again...
+    const stale = await oldSession('stale', 8 * DAY);
+    for (let i = 0; i < 3; i++) await store.spill('ab'); // 1 + 6 + 2 bytes since the pass: under 10
+    const file = store.open({ name: 'stream' });
+    file.write('cd');
+    await file.close();
+    await store.idle();
+    expect(await exists(stale)).toBe(true);
+    // ...until what it wrote since the last pass reaches 80 / 8 bytes.
+    await store.spill('0123456789');
+    await store.idle();
+    expect(await exists(stale)).toBe(false);
+  });
+
   it('never removes its own session and honours an explicit age', async () => {
     const store = createSpillStore({ root, sessionId: 'me' });
     await store.spill('x');
