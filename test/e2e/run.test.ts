@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
@@ -68,6 +68,12 @@ describe('airlock run -p', () => {
     const [cut] = resultsOf(lines(r.stdout));
     expect(cut).toMatchObject({ isError: true, toolName: 'write' });
     expect(cut.content[0].text).toMatch(/cut off at its length limit.*Retry with a shorter call/);
+    // Not run, and still recorded: the refusal went through the kernel's tool_result hook.
+    const root = join(s.home, '.local/state/airlock/audit');
+    const records = readdirSync(root).flatMap((d) => readFileSync(join(root, d, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line));
+    expect(records.filter((r) => r.type === 'result' && r.toolCallId === cut.toolCallId)).toEqual([
+      expect.objectContaining({ tool: 'write', outcome: 'error', isError: true, args: { path: 'cut.txt', content: 'half of it' } }),
+    ]);
   });
 
   it('--json streams the events in order, every line JSON, every event with the run id', async () => {

@@ -221,6 +221,24 @@ describe('stopping', () => {
     expect(provider.requests).toHaveLength(2);
   });
 
+  it('the calls of an unfinished message reach the kernel\'s tool_result hook (an audit log sees them); a runner without refuse answers them itself', async () => {
+    const f = fixture();
+    const audited: string[] = [];
+    f.kernel.on('tool_result', (e) => void audited.push(`${e.toolCallId} ${e.outcome}`), { name: 'audit/results', phase: 'observe' });
+    const cut = recording([{ content: [call('put', { path: 'cut.txt', content: 'half' }), call('cat', { path: 'a' })], stopReason: 'length' }, 'I will retry.']);
+    await runAgentLoop([userMessage('go')], { provider: cut, model: 'm', runner: f.runner });
+    const failed = recording([{ content: [call('cat', { path: 'a' })], stopReason: 'error', errorMessage: 'connection reset' }]);
+    await runAgentLoop([userMessage('go')], { provider: failed, model: 'm', runner: f.runner });
+    expect(audited).toEqual(['call_1_1 error', 'call_1_2 error', 'call_1_1 error']);
+    expect(f.ran).toEqual({});
+
+    const plain: ToolRunner = { tools: f.runner.tools, batch: f.runner.batch };
+    audited.length = 0;
+    const result = await runAgentLoop([userMessage('go')], { provider: recording([{ content: [call('cat', { path: 'a' })], stopReason: 'length' }, 'ok']), model: 'm', runner: plain });
+    expect(audited).toEqual([]);
+    expect(results(result.messages).map((m) => m.outcome)).toEqual(['error']);
+  });
+
   it('a final answer cut for length fails the run', async () => {
     const f = fixture();
     const result = await runAgentLoop([userMessage('go')], { provider: recording([{ content: 'The answer is', stopReason: 'length' }]), model: 'm', runner: f.runner });

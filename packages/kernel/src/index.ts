@@ -82,7 +82,7 @@ export { createKernel, Kernel, KERNEL_VERSION, NO_UI, type CallOptions, type Ker
 export type { PreflightReport } from './preflight.js';
 export { redactionError } from './text-redactors.js';
 export type { BatchOptions, BatchResult } from './run-batch.js';
-export type { Refusal } from './run-tool-call.js';
+export type { CallRefusal, Refusal } from './run-tool-call.js';
 export { MAX_VALUE_DEPTH } from './values.js';
 
 // Showing untrusted text to a person (also the pure subpath `@airlock/kernel/display`).

@@ -5,7 +5,7 @@ import { callSandbox } from './call/call-sandbox.js';
 import type { AccessCheck, DialogOptions, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
 import type { EventSink, HookRegistrar, KernelEvent } from './contract/hooks.js';
 import type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
-import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import { OUTCOMES, type Outcome, type ToolCall, type ToolResultMessage } from './contract/outcome.js';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
 import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
@@ -16,8 +16,8 @@ import { SpillStore } from './output/spill-store.js';
 import { createTruncationService, noticingCuts } from './output/truncation-service.js';
 import { resolveLimits } from './output/truncate.js';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
-import { runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
-import type { KernelRuntime, Refusal } from './run-tool-call.js';
+import { refuseBatch, runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
+import type { CallRefusal, KernelRuntime, Refusal } from './run-tool-call.js';
 import { dryRun, type PreflightReport } from './preflight.js';
 import { TextRedactors } from './text-redactors.js';
 import type { TextRedactor } from './contract/extension.js';
@@ -340,6 +340,26 @@ export class Kernel {
       maxConcurrency: options.maxConcurrency ?? this.#execution.maxConcurrency,
       timeoutMs: options.timeoutMs ?? this.#execution.timeoutMs,
     });
+  }
+
+  /**
+   * Answer calls that must not run, without running any part of them: no tool is looked up and
+   * no argument read, yet each gets a result (`refusal.outcome`, `refusal.text`) that passes the
+   * tool_result hook with the usual events, so the audit log, the redactor and telemetry see it
+   * like any other. An agent loop sends here the calls of a message the model did not finish
+   * (cut off, failed, aborted while streaming) and calls it could not read. One result per call,
+   * in order. Never throws.
+   *
+   * @example
+   * const [m] = await kernel.refuseBatch(calls, { outcome: 'error', text: 'Not run: the output was cut off.' });
+   * m.outcome; // 'error'
+   */
+  refuseBatch(calls: readonly ToolCall[], refusal: CallRefusal, options: { onEvent?: EventSink } = {}): Promise<ToolResultMessage[]> {
+    // A malformed refusal still refuses, with words of the kernel's own.
+    const given: unknown = refusal?.outcome;
+    const outcome = given !== 'ok' && OUTCOMES.includes(given as Outcome) ? (given as CallRefusal['outcome']) : 'error';
+    const text = typeof refusal?.text === 'string' && refusal.text !== '' ? refusal.text : 'Not run: the program that drives this agent refused the call.';
+    return refuseBatch(this.#runtime, this.#selection(undefined), Array.isArray(calls) ? calls : [], { outcome, text }, this.#listeners.sinkWith(options.onEvent));
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { EventSink } from './contract/hooks.js';
 import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { ToolSelection } from './registry.js';
-import { finish, type KernelRuntime, preflight, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
+import { type CallRefusal, finish, type KernelRuntime, preflight, refuseToolCall, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
 import { type Prepared, runScheduled } from './batch-schedule.js';
 import { EventChannel } from './state/event-channel.js';
 import { RunAbort } from './state/run-abort.js';
@@ -101,6 +101,20 @@ export async function runBatch(
     abort.release();
   }
   return { messages, terminate: messages.length > 0 && messages.every((m) => m.terminate === true) };
+}
+
+/** Calls answered without running any part of them (Kernel.refuseBatch): one result each, in source order. */
+export async function refuseBatch(kernel: KernelRuntime, selection: ToolSelection, rawCalls: readonly unknown[], refusal: CallRefusal, onEvent: EventSink | undefined): Promise<ToolResultMessage[]> {
+  const calls = rawCalls.map(toToolCall);
+  const abort = new RunAbort(undefined, calls.length);
+  const run: RunContext = { selection, events: new EventChannel(onEvent), timeoutMs: 0, abort };
+  const messages: ToolResultMessage[] = [];
+  try {
+    for (const call of calls) messages.push(await refuseToolCall(kernel, call, refusal, run));
+  } finally {
+    abort.release();
+  }
+  return messages;
 }
 
 /** Run `work` over `items`, at most `limit` at a time, starting them in order. */

@@ -1,5 +1,5 @@
 import type { ToolContext } from './contract/context.js';
-import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
 import type { HookBus } from './bus/hooks.js';
 import type { ToolSelection } from './registry.js';
 import { findTool } from './call/1-find-tool.js';
@@ -69,13 +69,36 @@ export async function runToolCall(kernel: KernelRuntime, call: ToolCall, run: Ru
   return finish(kernel, state);
 }
 
-/** Stages 1–4: decide whether the call may run, and with which arguments. */
-export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
+/**
+ * Stages 7–8 alone, for a call that must not run at all (Kernel.refuseBatch): no tool is looked
+ * up and no argument read; the result says why, and passes the tool_result hook like any other.
+ */
+export async function refuseToolCall(kernel: KernelRuntime, call: ToolCall, refusal: CallRefusal, run: RunContext): Promise<ToolResultMessage> {
+  const { state } = startCall(call, run);
+  stop(state, refusal.outcome, refusal.text);
+  return finish(kernel, state);
+}
+
+/** Why a call was answered without running (see Kernel.refuseBatch). */
+export interface CallRefusal {
+  readonly outcome: Exclude<Outcome, 'ok'>;
+  /** What the model is told, worded for it: what happened and what to do. */
+  readonly text: string;
+}
+
+/** The call's state, announced with its start event. */
+function startCall(call: ToolCall, run: RunContext): { state: CallState; tooDeep: boolean } {
   // Before anyone sees them (observers serialise the start event): arguments nested deeper than
-  // any walk behind this point may go are replaced by a note, and the call ends invalid below.
+  // any walk behind this point may go are replaced by a note, and the call ends invalid.
   const tooDeep = nestsDeeperThan(call.arguments, MAX_VALUE_DEPTH);
   const state = createCallState(tooDeep ? { id: call.id, name: call.name, arguments: previewJson(call.arguments) } : call, run.abort, run.events, run.dryRun === true);
   state.events.emit({ type: 'tool_execution_start', toolCallId: call.id, toolName: call.name, args: state.call.arguments });
+  return { state, tooDeep };
+}
+
+/** Stages 1–4: decide whether the call may run, and with which arguments. */
+export async function preflight(kernel: KernelRuntime, call: ToolCall, run: RunContext): Promise<CallState> {
+  const { state, tooDeep } = startCall(call, run);
   try {
     // Checked here, where every call of every entry point passes, so no caller can forget it.
     if (kernel.refusal !== undefined) stop(state, 'denied', refusedAll(call.name, kernel.refusal), { kind: 'kernel', reason: 'refused' });

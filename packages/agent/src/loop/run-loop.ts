@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentActivity, AnyAgentTool, BatchResult, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, BatchResult, CallRefusal, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
 import { toolCallsOf, type AssistantMessage, type AssistantToolCall, type Message, type UserMessage } from '../messages.js';
 import type { ModelProvider } from '../provider.js';
 import { buildSystemPrompt } from '../system-prompt.js';
@@ -8,7 +8,7 @@ import type { MessageQueue } from './queue.js';
 import type { AgentRunResult, RunStatus } from './result.js';
 import type { RunnerBatchOptions, ToolRunner } from './runner.js';
 import { streamReply, watchAbort } from './stream-reply.js';
-import { kernelCall, malformedText, unfinishedReason, unrunResult } from './unrun-calls.js';
+import { asCall, kernelCall, malformedText, unfinishedReason, unrunResult } from './unrun-calls.js';
 import { addUsage, emptyTotals } from './usage.js';
 
 /** The turn limit when none is given. */
@@ -236,7 +236,8 @@ function activityReporter(runner: ToolRunner, onError: ((error: unknown) => void
 
 /**
  * One message's calls: those that may run go to the runner as one batch (so the kernel's
- * ordering, policy and approval apply across them); the rest are answered here (unrun-calls.ts).
+ * ordering, policy and approval apply across them); the rest are refused through the runner,
+ * or answered here for a runner that cannot (unrun-calls.ts).
  * Results come back in the model's order, one per call.
  */
 async function runCalls(
@@ -253,9 +254,32 @@ async function runCalls(
     onEvent({ type: 'tool_execution_end', toolCallId: call.id, toolName: call.name, result });
     results[index] = result;
   };
+  // Calls that must not run still go through the kernel when the runner can take them there
+  // (refuseBatch: the tool_result hook sees them, so the audit log does); else answered here.
+  const refuse = async (at: readonly number[], outcome: CallRefusal['outcome'], text: string): Promise<void> => {
+    if (runner.refuse !== undefined) {
+      try {
+        const answered = await runner.refuse(
+          at.map((i) => asCall(calls[i]!)),
+          { outcome, text },
+          options,
+        );
+        at.forEach((i, k) => {
+          if (answered[k] !== undefined) results[i] = answered[k]!;
+        });
+      } catch {
+        // A runner that cannot refuse must not leave a hole: answered below.
+      }
+    }
+    for (const i of at) if (results[i] === undefined) answer(i, calls[i]!, outcome, text);
+  };
   const unfinished = unfinishedReason(message);
   if (unfinished !== undefined) {
-    for (let i = 0; i < calls.length; i++) answer(i, calls[i]!, unfinished.outcome, unfinished.text);
+    await refuse(
+      calls.map((_, i) => i),
+      unfinished.outcome,
+      unfinished.text,
+    );
     return { results, terminate: false };
   }
   let toKernel: readonly ToolCall[] = calls;
@@ -265,7 +289,7 @@ async function runCalls(
     slots = [];
     for (let i = 0; i < calls.length; i++) {
       const forKernel = kernelCall(calls[i]!);
-      if (forKernel === undefined) answer(i, calls[i]!, 'invalid', malformedText(calls[i]!));
+      if (forKernel === undefined) await refuse([i], 'invalid', malformedText(calls[i]!));
       else {
         some.push(forKernel);
         slots.push(i);

@@ -1,4 +1,4 @@
-import type { AgentActivity, AnyAgentTool, BatchResult, EventSink, Kernel, ToolCall, ToolSelection } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, BatchResult, CallRefusal, EventSink, Kernel, ToolCall, ToolResultMessage, ToolSelection } from '@airlock/kernel';
 
 /** What the loop passes with each batch. */
 export interface RunnerBatchOptions {
@@ -22,6 +22,13 @@ export interface ToolRunner {
   readonly tools: readonly AnyAgentTool[];
   batch(calls: readonly ToolCall[], options: RunnerBatchOptions): Promise<BatchResult>;
   /**
+   * Answer calls that must not run (those of a message the model did not finish, a call whose
+   * arguments could not be read) through the kernel's `refuseBatch`, so the tool_result hook
+   * sees them: the audit log, the redactor and telemetry record them like any other. A runner
+   * without it leaves the loop to answer them itself, and those results pass no hook.
+   */
+  refuse?(calls: readonly ToolCall[], refusal: CallRefusal, options: RunnerBatchOptions): Promise<ToolResultMessage[]>;
+  /**
    * Where the loop reports its runs, turns and model requests (ids, models, token usage, never
    * content): over a kernel or host, its extensions' `api.onAgentActivity` listeners (telemetry).
    */
@@ -40,7 +47,7 @@ export function runnerOf(selection: ToolSelection, batch: ToolRunner['batch'], a
 export interface RunnerHost {
   readonly selection: ToolSelection;
   batch: ToolRunner['batch'];
-  readonly kernel: Pick<Kernel, 'reportAgentActivity'>;
+  readonly kernel: Pick<Kernel, 'reportAgentActivity' | 'refuseBatch'>;
 }
 
 /**
@@ -62,6 +69,7 @@ export function hostRunner(host: RunnerHost): ToolRunner {
       return seen.tools;
     },
     batch: (calls, options) => host.batch(calls, options),
+    refuse: (calls, refusal, options) => host.kernel.refuseBatch(calls, refusal, eventsOf(options)),
     activity: (activity) => host.kernel.reportAgentActivity(activity),
   };
 }
@@ -74,10 +82,17 @@ export function hostRunner(host: RunnerHost): ToolRunner {
  * @example
  * const result = await runAgentLoop([userMessage('List the files')], { provider, model, runner: kernelRunner(kernel) });
  */
-export function kernelRunner(kernel: Pick<Kernel, 'executeBatch' | 'selectTools' | 'reportAgentActivity'>, selection: ToolSelection = kernel.selectTools()): ToolRunner {
-  return runnerOf(
-    selection,
-    (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }),
-    (activity) => kernel.reportAgentActivity(activity),
-  );
+export function kernelRunner(kernel: Pick<Kernel, 'executeBatch' | 'selectTools' | 'reportAgentActivity' | 'refuseBatch'>, selection: ToolSelection = kernel.selectTools()): ToolRunner {
+  return {
+    ...runnerOf(
+      selection,
+      (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }),
+      (activity) => kernel.reportAgentActivity(activity),
+    ),
+    refuse: (calls, refusal, options) => kernel.refuseBatch(calls, refusal, eventsOf(options)),
+  };
+}
+
+function eventsOf(options: RunnerBatchOptions): { onEvent?: EventSink } {
+  return options.onEvent === undefined ? {} : { onEvent: options.onEvent };
 }

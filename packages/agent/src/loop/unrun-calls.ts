@@ -1,15 +1,17 @@
-import type { Outcome, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { CallRefusal, Outcome, ToolCall, ToolResultMessage } from '@airlock/kernel';
 import type { AssistantMessage, AssistantToolCall } from '../messages.js';
 
 /**
- * Tool calls the loop answers itself, because they must not reach the kernel: the calls of a
- * message the model did not finish (cut at the output limit, a provider error, an abort while it
- * was streaming) — their arguments may be half-written — and a malformed call the kernel cannot be
- * shown as such. Every one still gets a result, so the transcript has no holes.
+ * Tool calls that must not run: the calls of a message the model did not finish (cut at the
+ * output limit, a provider error, an abort while it was streaming), whose arguments may be
+ * half-written, and a malformed call the kernel cannot be shown as such. The loop hands them to
+ * the kernel's refuseBatch through the runner (only stages 7–8 run, so the audit log sees them),
+ * or answers them itself for a runner that cannot. Every one gets a result: the transcript has
+ * no holes.
  */
 
 /** Why none of this message's calls may run, or undefined when they may. */
-export function unfinishedReason(message: AssistantMessage): { outcome: Outcome; text: string } | undefined {
+export function unfinishedReason(message: AssistantMessage): CallRefusal | undefined {
   switch (message.stopReason) {
     case 'length':
       return {
@@ -39,6 +41,11 @@ export function kernelCall(call: AssistantToolCall): ToolCall | undefined {
   const text = call.argumentsText;
   if (typeof text !== 'string' || text.trim() === '' || parses(text)) return undefined;
   return { id: call.id, name: call.name, arguments: text };
+}
+
+/** A call that will not run, as the kernel records it: its arguments as far as they were read, else their raw text. */
+export function asCall(call: AssistantToolCall): ToolCall {
+  return { id: call.id, name: call.name, arguments: call.parseError === undefined ? call.arguments : (call.argumentsText ?? call.arguments) };
 }
 
 export function malformedText(call: AssistantToolCall): string {
