@@ -1,5 +1,7 @@
 import { defaultServerConditions } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // `ai` reaches eventsource-parser, which also exports a "source" condition (its src/*.ts): the
@@ -14,6 +16,14 @@ const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk
 
 // Every project extends this, so vitest calls it once per project too; only the first call acts.
 const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));
+
+// Test files share their worker's module cache (isolate: false): importing the host and every
+// extension once per worker instead of once per file halved the host and extension projects'
+// time. A file that replaces modules (vi.mock) would leak its mocks into the files after it, so
+// those files, found by reading them, run in projects of their own with a fresh module cache each.
+const mocking = mockingTestFiles();
+const shared = (root: string) => ({ isolate: false, exclude: [...configDefaults.exclude, ...mocking.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1))] });
+const isolated = (root: string) => mocking.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1));
 
 // One root config with inline projects: glob projects would not inherit the `source`
 // condition and would fail to resolve workspace packages before a build (toolchain.md §11).
@@ -30,23 +40,38 @@ export default defineConfig({
     // install took longer than vitest's default 10 s, and a timed-out afterAll fails its file.
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'], ...shared('packages/kernel') } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
       // cold transpile cache on a busy 2-core machine one test can take several seconds.
-      { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
-      { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000 } },
-      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...aiSdkInline } },
-      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...mcpClientInline } },
-      { extends: true, test: { name: 'extensions', root: 'extensions', include: ['*/*/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'policy/telemetry/**'], ...mcpClientInline } },
+      { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'], ...shared('packages/agent') } },
+      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/host') } },
+      { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/serve') } },
+      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/sdk'), ...aiSdkInline } },
+      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/cli'), ...mcpClientInline } },
+      {
+        extends: true,
+        test: {
+          name: 'extensions',
+          root: 'extensions',
+          include: ['*/*/test/**/*.test.ts'],
+          ...shared('extensions'),
+          exclude: [...shared('extensions').exclude, 'policy/telemetry/**'],
+          ...mcpClientInline,
+        },
+      },
       // The OpenTelemetry packages' ESM builds (picked by the `module` condition the workers get)
       // have extension-less imports Node refuses: telemetry's tests run without that condition.
       {
         ssr: { resolve: { conditions: ['source', 'node'] } },
         test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: 60_000 },
       },
-      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: 20_000, server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
+      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: 20_000, ...shared('examples'), server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
+      // The files that mock modules, each with a fresh module cache (see `mocking` above).
+      ...['packages/cli', 'extensions'].flatMap((root) => {
+        const files = isolated(root);
+        return files.length === 0 ? [] : [{ extends: true, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: 20_000, ...mcpClientInline } }];
+      }),
     ],
     coverage: {
       provider: 'v8',
@@ -55,3 +80,37 @@ export default defineConfig({
     },
   },
 });
+
+/**
+ * Test files (relative to the repository) that replace modules with vi.mock or vi.doMock: they
+ * must not share a module cache with other files. Read from the files themselves, so a new one is
+ * isolated without anyone remembering to list it.
+ */
+function mockingTestFiles(): string[] {
+  const root = fileURLToPath(new URL('.', import.meta.url));
+  const found: string[] = [];
+  const visit = (dir: string, inTests: boolean): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) visit(path, inTests || entry.name === 'test');
+      else if (inTests && entry.name.endsWith('.ts')) {
+        const text = readFileSync(join(root, path), 'utf8');
+        if (entry.name.endsWith('.test.ts')) {
+          if (/\bvi\.(?:do)?[mM]ock\(/.test(text)) found.push(path);
+          continue;
+        }
+        // A helper's top-level hook is registered once per worker, for the first file that imports it.
+        const hook = /^(afterEach|afterAll|beforeEach|beforeAll)\(/m.exec(text);
+        if (hook !== null) {
+          throw new Error(
+            `${path} calls ${hook[1]}() at its top level: test files share their worker's modules (isolate: false), so only the first file to import it would get that hook. ` +
+              'Call the hook from the test files, or clean up inside the helper (makeTempDir, onTestFinished).',
+          );
+        }
+      }
+    }
+  };
+  for (const top of ['packages', 'extensions', 'examples']) visit(top, false);
+  return found;
+}
