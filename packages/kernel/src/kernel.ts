@@ -37,8 +37,6 @@ export interface KernelOptions {
    * sessions under the root (age, total bytes). Spills outlive the kernel; the policy prunes them.
    */
   spill?: { dir?: string; budgetBytes?: number; retentionMs?: number; totalBudgetBytes?: number };
-  /** Re-validate arguments after transform handlers changed them (default true; false = Pi's behaviour). */
-  revalidate?: boolean;
   /**
    * Images in results. Over `maxDimension` px a side or `maxBytes` of base64 (defaults 2000 and
    * 4.5 MiB), an image goes to `resize`; without one it becomes a note.
@@ -71,7 +69,7 @@ export interface PreflightOptions {
   tools?: ToolSelection | SelectOptions;
 }
 
-export type KernelBatchOptions = Omit<BatchOptions, never> & { tools?: ToolSelection | SelectOptions };
+export type KernelBatchOptions = BatchOptions & { tools?: ToolSelection | SelectOptions };
 
 /**
  * One kernel: a registry, a hook bus, one file mutation queue and one spill store, shared by every
@@ -150,7 +148,6 @@ export class Kernel {
     };
     this.#runtime = {
       bus: this.#bus,
-      revalidate: options.revalidate ?? true,
       normalize: {
         limits: this.limits,
         images: {

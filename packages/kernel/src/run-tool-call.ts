@@ -31,8 +31,6 @@ import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './v
 /** What the kernel gives every call (one per kernel instance). */
 export interface KernelRuntime {
   readonly bus: HookBus;
-  /** Re-validate arguments a transform changed (KernelOptions.revalidate). */
-  readonly revalidate: boolean;
   readonly normalize: NormalizeOptions;
   readonly updateThrottleMs: number;
   /** After an abort or time-out, how long a tool gets to settle before the call ends anyway. */

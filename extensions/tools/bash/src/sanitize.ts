@@ -9,16 +9,13 @@
 // CSI (ESC [ … final, or the 8-bit CSI), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC strings (ESC P|X|^|_ … ST),
 // and the remaining two- or three-byte escapes (charset selection, keypad modes, …).
 const ANSI =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
   /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?|\x1b[ -/]*[0-~]/g;
 
 // C0 except \t and \n, DEL, C1.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 export function sanitize(text: string): string {
   // Fast path: plain printable text (the usual case) is returned as is.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: see above.
   if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(text)) return text;
   let out = text.replace(ANSI, '');
   if (out.includes('\r')) {

@@ -181,7 +181,6 @@ function typeName(entry: Dirent | Stats): string | undefined {
 
 /** Control characters (a newline in a name) would break the one-entry-per-line format. */
 function printable(name: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point.
   return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

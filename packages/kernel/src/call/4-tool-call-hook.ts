@@ -13,8 +13,6 @@ import { isStopped, stop } from '../state/call-state.js';
 /** What stage 4 needs from the kernel. */
 export interface ToolCallHookRuntime {
   readonly bus: HookBus;
-  /** Re-validate arguments a transform changed (false: Pi's behaviour, run them as they are). */
-  readonly revalidate: boolean;
 }
 
 /**
@@ -26,7 +24,7 @@ export async function runToolCallHook(state: CallState, kernel: ToolCallHookRunt
   const { bus } = kernel;
   let pending = bus.runPhase('tool_call:transform', state);
   if (pending !== undefined) await pending;
-  revalidateAndFindResources(state, kernel.revalidate);
+  revalidateAndFindResources(state);
   pending = bus.runPhase('tool_call:authorize', state);
   if (pending !== undefined) await pending;
   combine(state);
@@ -66,13 +64,12 @@ const ResourceList = Compile(
 );
 
 /** After the transforms: re-validate changed arguments, then ask the tool what the call touches. */
-function revalidateAndFindResources(state: CallState, revalidate: boolean): void {
+function revalidateAndFindResources(state: CallState): void {
   if (isStopped(state)) return;
   const tool = state.tool!.tool;
-  // Pi runs whatever a hook left in the arguments; here a transform cannot smuggle an
-  // invalid shape past the schema (unless `revalidate: false` asks for Pi's behaviour).
+  // A transform cannot smuggle an invalid shape past the schema (Pi runs whatever a hook left).
   // A re-check keeps the arguments of the first judgement, so there is nothing to re-validate.
-  if (revalidate && state.provenance.length > 0 && state.recheck === undefined) {
+  if (state.provenance.length > 0 && state.recheck === undefined) {
     const checked = validateArguments(tool.parameters, state.args);
     if (!checked.ok) {
       const handlers = [...new Set(state.provenance.map((p) => p.handler))];

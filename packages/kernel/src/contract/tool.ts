@@ -89,5 +89,5 @@ export function defineTool<P extends TSchema, D = unknown>(tool: AgentTool<P, D>
 }
 
 /** Any tool, whatever its schema: the registry's element type. */
-// biome-ignore lint: the registry must accept every tool's params type.
+// `any`: the registry must accept every tool's params type.
 export type AnyAgentTool = AgentTool<any, any>;

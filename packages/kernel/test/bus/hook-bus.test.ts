@@ -62,14 +62,14 @@ describe('tool_call: transform, re-validation, provenance', () => {
     expect(text(msg)).toContain('path: expected a non-empty string, got a list');
   });
 
-  it('revalidate: false restores Pi’s behaviour (the transformed arguments run unchecked)', async () => {
-    const kernel = testKernel({ revalidate: false });
+  it('no option turns re-validation off: the old `revalidate: false` is ignored and the transformed arguments are still checked', async () => {
+    const kernel = testKernel({ revalidate: false } as never);
     const seen: unknown[] = [];
     kernel.registry.register(defineTool({ ...echo, execute: async (_id, p) => (seen.push(p), { content: [{ type: 'text', text: 'ran' }] }) }), { source: 'sdk' });
-    kernel.on('tool_call', () => ({ text: 42 }), { name: 'ext/breaks-it', phase: 'transform' });
+    kernel.on('tool_call', () => ({ text: ['not', 'a', 'string'] }), { name: 'ext/breaks-it', phase: 'transform' });
     const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'ok' } });
-    expect(msg.outcome).toBe('ok');
-    expect(seen).toEqual([{ text: 42 }]);
+    expect(msg.outcome).toBe('invalid');
+    expect(seen).toEqual([]);
   });
 
   it('re-validation coerces what a transform returned ("3" → 3), and provenance shows the coercion', async () => {
