@@ -7,16 +7,18 @@
  * - JSON but not a JSON-RPC 2.0 message → -32600 Invalid Request, with the request's id when it
  *   has a usable one; a malformed *response* (to one of our requests) gets no answer, since an
  *   error carrying its id would read as the answer to one of the client's own requests;
- * - a line longer than `maxLineBytes` → -32600 (id null), the line is skipped, reading goes on.
+ * - a line longer than `maxLineBytes` → -32600 (id null) when it ends; its bytes are dropped as
+ *   they come, and reading goes on.
  * Backpressure: while the output cannot take more (a client that does not read), reading stops,
- * so requests wait in the pipe rather than answers piling up in memory.
+ * so requests wait in the pipe rather than answers piling up in memory. The lines are framed by
+ * json-lines.ts, as for the JSON-RPC server.
  */
-import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { readLines, type LineSource } from '../json-lines.js';
 
 /** Where messages come from: a readable byte stream (process.stdin). */
-export type LineInput = Pick<Readable, 'on' | 'off' | 'pause' | 'resume'>;
+export type LineInput = LineSource;
 
 /** Where messages go: `write` returns false when the reader is behind; 'drain' says it caught up. */
 export interface LineOutput {
@@ -46,10 +48,7 @@ export class LineTransport implements Transport {
   readonly #input: LineInput;
   readonly #output: LineOutput;
   readonly #maxLineBytes: number;
-  #chunks: Buffer[] = [];
-  #size = 0;
-  /** Skipping the rest of a line that grew too long. */
-  #skipping = false;
+  #reader: ReturnType<typeof readLines> | undefined;
   #closed = false;
   #started = false;
   /** Sends in order: each waits for the one before (and its drain). */
@@ -64,10 +63,14 @@ export class LineTransport implements Transport {
   async start(): Promise<void> {
     if (this.#started) throw new Error('LineTransport already started (Server.connect starts it).');
     this.#started = true;
-    this.#input.on('data', this.#onData);
-    this.#input.on('end', this.#onEnd);
-    this.#input.on('close', this.#onEnd);
-    this.#input.on('error', this.#onError);
+    this.#reader = readLines(this.#input, this.#maxLineBytes, {
+      line: (text) => this.#line(text),
+      oversize: () => this.#reply(null, INVALID_REQUEST, `Invalid Request: a message longer than ${this.#maxLineBytes} bytes was skipped`),
+      end: (error) => {
+        if (error !== undefined) this.onerror?.(error);
+        void this.close();
+      },
+    });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -81,68 +84,25 @@ export class LineTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#input.off('data', this.#onData);
-    this.#input.off('end', this.#onEnd);
-    this.#input.off('close', this.#onEnd);
-    this.#input.off('error', this.#onError);
-    this.#input.pause();
-    this.#chunks = [];
+    this.#reader?.stop();
     this.onclose?.();
   }
 
   #write(line: string): Promise<void> {
     if (this.#output.write(line)) return Promise.resolve();
     // The reader is behind: stop taking requests until it catches up.
-    this.#input.pause();
+    this.#reader?.pause();
     return new Promise((resolve) =>
       this.#output.once('drain', () => {
-        if (!this.#closed) this.#input.resume();
+        if (!this.#closed) this.#reader?.resume();
         resolve();
       }),
     );
   }
 
-  readonly #onData = (chunk: Buffer | string): void => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    for (let end = data.indexOf(0x0a); end !== -1 && !this.#closed; end = data.indexOf(0x0a)) {
-      const tail = data.subarray(0, end);
-      data = data.subarray(end + 1);
-      if (this.#skipping) {
-        this.#skipping = false;
-        continue;
-      }
-      if (this.#size + tail.length > this.#maxLineBytes) {
-        this.#tooLong();
-        continue;
-      }
-      const line = Buffer.concat([...this.#chunks, tail]).toString('utf8');
-      this.#chunks = [];
-      this.#size = 0;
-      this.#line(line);
-    }
-    if (this.#closed || data.length === 0 || this.#skipping) return;
-    if (this.#size + data.length > this.#maxLineBytes) {
-      this.#tooLong();
-      this.#skipping = true;
-      return;
-    }
-    this.#chunks.push(data);
-    this.#size += data.length;
-  };
-
-  readonly #onEnd = (): void => void this.close();
-
-  readonly #onError = (error: Error): void => this.onerror?.(error);
-
-  #tooLong(): void {
-    this.#chunks = [];
-    this.#size = 0;
-    this.#reply(null, INVALID_REQUEST, `Invalid Request: a message longer than ${this.#maxLineBytes} bytes was skipped`);
-  }
-
-  #line(raw: string): void {
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (text.trim() === '') return; // a blank line between messages is not a message
+  /** One line (readLines drops blank ones and a trailing \r). */
+  #line(text: string): void {
+    if (this.#closed) return;
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -7,5 +7,5 @@ export { RunningRequests } from './running-requests.js';
 export { classify, RPC_ERRORS, RpcError, type Incoming, type RpcErrorObject, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from './protocol.js';
 export { METHODS, SERVER_MESSAGES, EVENT_TYPES, RUN_STATUSES, type MethodName, type MethodSpec, type ParamsOf, type ResultOf } from './schemas.js';
 export { checkParams } from './params.js';
-export { readLines, writeLines } from './json-lines.js';
+export { readLines, writeLines } from '../json-lines.js';
 export { renderRpcSchemas, withRpcSchemas } from './doc-schemas.js';

@@ -9,7 +9,7 @@ import { terminalSafe, type ToolUI } from '@airlock/kernel';
 import type { AgentPromptOptions } from './agent-prompt.js';
 import { createDialogBridge } from './dialogs.js';
 import { EventSubscriptions } from './event-subscriptions.js';
-import { readLines, writeLines } from './json-lines.js';
+import { readLines, writeLines } from '../json-lines.js';
 import { createDispatcher } from './methods.js';
 import { classify, errorOf, resultOf, RPC_ERRORS, RpcError, type RpcId, type RpcRequest } from './protocol.js';
 import { RunningRequests } from './running-requests.js';

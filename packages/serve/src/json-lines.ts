@@ -1,11 +1,15 @@
 /**
- * JSON lines over a pair of byte streams: a reader that hands over one line at a time and refuses
- * a line over the limit without holding it whole, and a writer that reports when the reader on
- * the other side falls behind (so the server can stop reading new requests: backpressure).
+ * JSON lines over a pair of byte streams, for both servers (JSON-RPC's `serve --stdio` and MCP's
+ * stdio transport): a reader that hands over one line at a time and refuses a line over the limit
+ * without holding it whole, and a writer that reports when the reader on the other side falls
+ * behind (so the server can stop reading new requests: backpressure).
  */
 import type { Readable, Writable } from 'node:stream';
 
 const NEWLINE = 0x0a;
+
+/** Where lines come from: a readable byte stream (process.stdin). */
+export type LineSource = Pick<Readable, 'on' | 'off' | 'pause' | 'resume'>;
 
 export interface LineReaderHandlers {
   /** One complete line, without its newline (and without a trailing \r). */
@@ -26,7 +30,7 @@ export interface LineReaderHandlers {
  * const reader = readLines(process.stdin, 8 << 20, { line: handle, oversize: refuse, end: finish });
  * reader.pause(); // stdout is full: read no more requests until it drains
  */
-export function readLines(input: Readable, maxLineBytes: number, handlers: LineReaderHandlers) {
+export function readLines(input: LineSource, maxLineBytes: number, handlers: LineReaderHandlers) {
   let parts: Buffer[] = [];
   let size = 0;
   /** Bytes of the line being dropped, or -1 when the current line is within the limit. */
