@@ -180,6 +180,7 @@ export class Kernel {
         imageInput: base.imageInput,
         access: this.#access.serviceFor(state.call.name, base.cwd),
         ...(base.sandbox === undefined ? {} : { sandbox: callSandbox(base.sandbox, state) }),
+        judged: () => state.judged,
       }),
     };
   }

@@ -4,7 +4,7 @@ export { namesNear, suggestNear } from './suggest.js';
 export { listingResult, type Listing, type ListingDetails, type StoppedDetails } from './listing.js';
 export { codeForErrno, rootError, settle, statSearchRoot, unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 export { ChangedDuringWriteError, writeFileAtomic, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
-export { identityOf, judgedFor, rememberJudged, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
+export { identityOf, judgedFor, sameIdentity, targetAt, type FileIdentity, type JudgedTarget } from './judged.js';
 export { canNameDescriptors, ChangedSinceJudgedError, DanglingLinkError, descriptorPath, JudgedFolder, openJudgedFile, openOrMakeFolder, setDescriptorNamingForTests } from './open-judged.js';
 export { LOCK_WAIT_MS, lockFile, lockName, type FileLock } from './file-lock.js';
 export { displayPath, limitName } from './format.js';

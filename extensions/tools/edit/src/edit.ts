@@ -16,7 +16,6 @@ import {
   namesNear,
   openJudgedFile,
   openTargetSync,
-  rememberJudged,
   resolveExistingPath,
   resolveToolPath,
   visibleName,
@@ -75,7 +74,7 @@ export const editTool: AgentTool<typeof Params, EditDetails> = {
   replay: 'never',
   resources(params, ctx) {
     // A missing file: execute reports it; policy sees where the path leads (links followed).
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, openTargetSync(params.path, ctx.cwd)), written: params.path }];
+    return [{ kind: 'fs.write', path: openTargetSync(params.path, ctx.cwd), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     if (!Array.isArray(params.edits) || params.edits.length === 0) {

@@ -11,7 +11,6 @@ import {
   judgedFor,
   openTargetSync,
   realPathOrSelf,
-  rememberJudged,
   resolveExistingPath,
   suggestNear as suggestion,
 } from '@airlock/tool-common';
@@ -61,7 +60,7 @@ export const lsTool: AgentTool<typeof Params, LsDetails> = {
   resources(params, ctx) {
     // A path that does not exist yet is reported as written; execute says it is missing.
     const written = params.path ?? '.';
-    return [{ kind: 'fs.read', path: rememberJudged(ctx, openTargetSync(written, ctx.cwd)), written }];
+    return [{ kind: 'fs.read', path: openTargetSync(written, ctx.cwd), written }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     const limit = params.limit ?? DEFAULT_LIMIT;

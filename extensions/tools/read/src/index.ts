@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, AgentToolResult, Content, Extension, Resource, ToolContext, TruncationLimits } from '@airlock/kernel';
-import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, openTargetSync, PathError, rememberJudged, resolveExistingPath, type JudgedTarget } from '@airlock/tool-common';
+import { ChangedSinceJudgedError, DanglingLinkError, judgedFor, notRegularFileError, targetAt, openJudgedFile, openTargetSync, PathError, resolveExistingPath, type JudgedTarget } from '@airlock/tool-common';
 import { describeFsError, isDirectory } from './errors.js';
 import { appendNotice, formatSize, imageDimensions, lineTooLongNotice, moreLinesNotice, sniffConvertibleMime, sniffImageMime, type ConvertibleMime, type ImageMime } from '@airlock/kernel/util';
 import { showingNotice } from './format.js';
@@ -111,7 +111,7 @@ export function createReadTool(options: ReadToolOptions = {}): AgentTool<typeof 
         if (error instanceof PathError) return []; // execute fails before touching the disk
         throw error;
       }
-      return [{ kind: 'fs.read', path: rememberJudged(ctx, path), written: params.path } satisfies Resource];
+      return [{ kind: 'fs.read', path, written: params.path } satisfies Resource];
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (signal?.aborted) throw new AbortError();

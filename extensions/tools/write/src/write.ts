@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
 import Type, { type Static } from 'typebox';
 import type { AgentTool, ToolContext } from '@airlock/kernel';
-import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, rememberJudged, existingVariants, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
+import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, existingVariants, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 
 const Params = Type.Object({
   path: Type.String({ description: 'Path of the file to write, relative to the working folder or absolute.' }),
@@ -33,7 +33,7 @@ export const writeTool: AgentTool<typeof Params, WriteDetails> = {
   parameters: Params,
   replay: 'never',
   resources(params, ctx) {
-    return [{ kind: 'fs.write', path: rememberJudged(ctx, realTargetSync(resolveExistingPathSync(params.path, ctx.cwd))), written: params.path }];
+    return [{ kind: 'fs.write', path: realTargetSync(resolveExistingPathSync(params.path, ctx.cwd)), written: params.path }];
   },
   async execute(_id, params: Static<typeof Params>, signal, _onUpdate, ctx) {
     const given = resolveToolPath(params.path, ctx.cwd);

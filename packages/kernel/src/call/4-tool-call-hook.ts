@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
 import type { Resource, ResourceKind } from '../contract/resource.js';
@@ -9,6 +10,7 @@ import { resourcesMayChangeFiles } from './may-change-files.js';
 import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from '../wording.js';
 import type { CallState } from '../state/call-state.js';
 import { isStopped, stop } from '../state/call-state.js';
+import { judgedFileAt } from '../util/file-identity.js';
 
 /** What stage 4 needs from the kernel. */
 export interface ToolCallHookRuntime {
@@ -102,6 +104,9 @@ function revalidateAndFindResources(state: CallState): void {
     return;
   }
   state.resources = deepFreeze(resources.map((r) => ({ ...r })));
+  // What each named file is now, as the policy is about to judge it: execute opens exactly that.
+  const cwd = state.ctx!.cwd;
+  state.judged = Object.freeze(state.resources.flatMap((r) => (r.kind === 'fs.read' || r.kind === 'fs.write' ? [Object.freeze(judgedFileAt(resolve(cwd, r.path)))] : [])));
   state.mayChangeFiles = tool.effects === 'unknown' || resourcesMayChangeFiles(state.resources);
 }
 

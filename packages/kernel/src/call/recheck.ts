@@ -21,6 +21,7 @@ export async function recheck(state: CallState, kernel: ToolCallHookRuntime, aft
     approval: state.approval,
   });
   state.resources = [];
+  state.judged = [];
   state.mayChangeFiles = true;
   state.votes = [];
   state.effect = undefined;

@@ -240,6 +240,35 @@ export interface ToolContext {
   access: AccessService;
   /** The OS sandbox every process a tool starts must run in; undefined when the host offers none. */
   sandbox?: SandboxService;
+  /**
+   * This call's file resources (`fs.read`, `fs.write`) as they were when the policy judged them,
+   * in the order `resources()` listed them: each path with the device and inode of what was there
+   * and of its folder. The kernel records them as `resources()` returns (and again when a batch
+   * re-judges the call), so every tool has them without doing anything; a tool opens exactly what
+   * was judged (tool-common's `openJudgedFile`) rather than whatever the name leads to by then.
+   * Empty outside a kernel (a tool called directly) and for a tool without `resources()`.
+   *
+   * @example const judged = ctx.judged()[0] ?? judgedFileAt(realPath); // then openJudgedFile(judged, shown)
+   */
+  judged(): readonly JudgedFile[];
+}
+
+/** Device and inode: which file (or folder) a name led to. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** One file resource as the policy judged it (see ToolContext.judged). */
+export interface JudgedFile {
+  /** The real path the policy judged. */
+  path: string;
+  /** The file at `path` when it was judged; undefined when nothing was there. */
+  file: FileIdentity | undefined;
+  /** The folder holding `path` when it was judged; undefined when it did not exist. */
+  folder: FileIdentity | undefined;
+  /** `path` was a symlink leading nowhere when judged (its real path could not be resolved). */
+  danglingLink?: boolean;
 }
 
 /** `sandbox.mode` in settings: `auto` runs sandboxed where it can, `required` refuses to run without it, `off` never sandboxes. */

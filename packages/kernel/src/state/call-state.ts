@@ -1,5 +1,5 @@
 import type { Content, Usage } from '../contract/content.js';
-import type { ToolContext } from '../contract/context.js';
+import type { JudgedFile, ToolContext } from '../contract/context.js';
 import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, Vote } from '../contract/hooks.js';
 import type { Outcome, ToolCall } from '../contract/outcome.js';
 import type { Resource } from '../contract/resource.js';
@@ -46,6 +46,8 @@ export interface CallState {
   proposedArgs: Args | undefined;
   provenance: ArgsChange[];
   resources: Resource[];
+  /** The file resources as they were when judged (ToolContext.judged), set with `resources`. */
+  judged: readonly JudgedFile[];
   /** `event.analyzeCommand` for this call, made on first use (see state/command-analysis.ts). */
   analyzeCommand?: (command: string) => Promise<ShellAnalysis>;
   votes: Vote[];
@@ -99,6 +101,7 @@ export function createCallState(call: ToolCall, abort: RunAbort, events: EventCh
     proposedArgs: undefined,
     provenance: [],
     resources: [],
+    judged: [],
     votes: [],
     effect: undefined,
     approval: undefined,

@@ -1,4 +1,4 @@
-import type { AccessCheck, FileStamp, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
+import type { AccessCheck, FileStamp, JudgedFile, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
 import { AccessChecks } from '../access-checks.js';
 import { FileMutationQueue } from '../file-mutation-queue.js';
 import { NO_UI } from '../kernel.js';
@@ -15,6 +15,8 @@ export interface TestContextOptions {
   accessChecks?: readonly AccessCheck[];
   /** The tool name the access checks are told (default "test-tool"). */
   toolName?: string;
+  /** What `ctx.judged()` returns: the files a policy judged for the call (default none, as outside a kernel). */
+  judged?: readonly JudgedFile[];
 }
 
 /** A ToolContext plus what the test can inspect: spilled files and log lines. */
@@ -82,6 +84,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     env: Object.freeze({ ...(options.env ?? {}) }),
     imageInput: options.imageInput ?? true,
     access: access.serviceFor(options.toolName ?? 'test-tool', cwd),
+    judged: () => options.judged ?? [],
     spills,
     logs,
   };

@@ -26,6 +26,9 @@ export {
   type ImageMime,
 } from '../output/images.js';
 
+// Which file a name led to when the policy judged it (ToolContext.judged), for tools that open it later.
+export { identityOf, judgedFileAt, sameIdentity } from './file-identity.js';
+
 // "Did you mean …?" for names people and models type (tools, rule kinds, file names).
 export { closestNames, didYouMean, editDistance } from '../suggest.js';
 
