@@ -54,6 +54,8 @@ export default defineConfig({
           name: 'extensions',
           root: 'extensions',
           include: ['*/*/test/**/*.test.ts'],
+          // Many of these run real processes and walk real trees: 5 s was short on a loaded machine.
+          testTimeout: 20_000,
           ...shared('extensions'),
           exclude: [...shared('extensions').exclude, 'policy/telemetry/**'],
           ...mcpClientInline,
@@ -66,7 +68,8 @@ export default defineConfig({
         test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: 60_000 },
       },
       { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: 20_000, ...shared('examples'), server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
-      { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 20_000 } },
+      // A test here may run a dozen CLI processes one after another: on a loaded machine 20 s was too short for that.
+      { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 60_000 } },
       // The files that mock modules, each with a fresh module cache (see `mocking` above).
       ...['packages/cli', 'extensions'].flatMap((root) => {
         const files = isolated(root);
