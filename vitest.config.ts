@@ -73,7 +73,7 @@ export default defineConfig({
       // The files that mock modules, each with a fresh module cache (see `mocking` above).
       ...['packages/cli', 'extensions'].flatMap((root) => {
         const files = isolated(root);
-        return files.length === 0 ? [] : [{ extends: true, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: 20_000, ...mcpClientInline } }];
+        return files.length === 0 ? [] : [{ extends: true as const, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: 20_000, ...mcpClientInline } }];
       }),
     ],
     coverage: {
