@@ -1,14 +1,9 @@
-import { renameSync, rm, statSync, writeFileSync } from 'node:fs';
+import { renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { defineTool, type JudgedFile, type Kernel } from '../src/index.js';
+import { defineTool, type JudgedFile } from '../src/index.js';
 import { testKernel } from './helpers.js';
-
-const kernels: Kernel[] = [];
-afterEach(() => {
-  for (const k of kernels.splice(0)) rm(k.cwd, { recursive: true, force: true }, () => {});
-});
 
 /**
  * ctx.judged(): what each file resource was when the policy judged it, recorded by the kernel,
@@ -16,8 +11,7 @@ afterEach(() => {
  */
 describe('ToolContext.judged', () => {
   it('lists the file resources in order, as they were when judged: a file replaced afterwards is not what it names', async () => {
-    const k = testKernel();
-    kernels.push(k);
+    const k = testKernel(); // its folder is removed when the test ends
     const a = join(k.cwd, 'a.txt');
     writeFileSync(a, 'judged');
     const judgedInode = statSync(a).ino;
@@ -60,7 +54,6 @@ describe('ToolContext.judged', () => {
 
   it('is empty for a tool that declares no files', async () => {
     const k = testKernel();
-    kernels.push(k);
     let seen: readonly JudgedFile[] | undefined;
     k.registry.register(defineTool({ name: 'noop', label: 'Noop', description: 'Nothing.', parameters: Type.Object({}), async execute(_id, _a, _s, _u, ctx) { seen = ctx.judged(); return { content: [] }; } }), { source: 'sdk' });
     await k.executeToolCall({ id: '1', name: 'noop', arguments: {} });

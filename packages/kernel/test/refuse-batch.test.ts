@@ -1,17 +1,9 @@
-import { rm } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool, type Kernel, type ToolResultEvent } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { defineTool, type ToolResultEvent } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
-const kernels: Kernel[] = [];
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => rm(k.cwd, { recursive: true, force: true })));
-});
-function kernel(): Kernel {
-  const k = testKernel();
-  kernels.push(k);
-  return k;
-}
+// testKernel's folder is a makeTempDir: removed when the test ends.
+const kernel = testKernel;
 
 describe('Kernel.refuseBatch: calls that must not run still end through the tool_result hook', () => {
   it('nothing of the call runs, yet observers, transforms and events see each result, in order', async () => {
