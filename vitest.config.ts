@@ -40,6 +40,7 @@ export default defineConfig({
     // install took longer than vitest's default 10 s, and a timed-out afterAll fails its file.
     hookTimeout: 60_000,
     projects: [
+      { extends: true, test: { name: 'toolkit', root: 'packages/toolkit', include: ['test/**/*.test.ts'], ...shared('packages/toolkit') } },
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'], ...shared('packages/kernel') } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
       // cold transpile cache on a busy 2-core machine one test can take several seconds.

@@ -319,7 +319,7 @@ describe('project trust', () => {
 describe('extensions: compatibility, failures, fail-closed', () => {
   const toolSource = (name: string) => `
 import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 export default {
   name: '${name}',
   setup(api) {
@@ -352,7 +352,8 @@ export default {
     const ext = extensionPackage(s, 'exts/defined', {
       name: 'defined',
       source: `import Type from 'typebox';
-import { defineExtension, defineTool, KERNEL_VERSION } from '@airlock/kernel';
+import { defineExtension, defineTool } from '@airlock/contract';
+import { KERNEL_VERSION } from '@airlock/kernel';
 export default defineExtension({
   name: 'defined',
   options: Type.Object({ suffix: Type.String({ default: '!' }) }),

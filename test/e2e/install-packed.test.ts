@@ -177,7 +177,7 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     expect(installed.stderr).not.toMatch(/ERR!/);
     expect(installed.code).toBe(0);
     // The kernel came from its tarball and runs on plain Node from its compiled files.
-    const kernel = await exec(process.execPath, ['--input-type=module', '-e', "const k = await import('@airlock/kernel'); const u = await import('@airlock/kernel/util'); console.log(typeof k.Kernel, u.formatSize(2048))"], { cwd: project, env });
+    const kernel = await exec(process.execPath, ['--input-type=module', '-e', "const k = await import('@airlock/kernel'); const u = await import('@airlock/toolkit/util'); console.log(typeof k.Kernel, u.formatSize(2048))"], { cwd: project, env });
     expect(kernel).toMatchObject({ code: 0, stdout: 'function 2.0KB\n' });
 
     writeFileSync(join(project, '.airlockrc.json'), JSON.stringify({ extensions: ['airlock-shout'] }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, type IO } from '@airlock/cli';
 import { openHost, type Host } from '@airlock/host';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 

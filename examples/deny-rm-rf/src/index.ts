@@ -1,4 +1,4 @@
-import type { Extension, ToolCallEvent, VoteInput } from '@airlock/kernel';
+import type { Extension, ToolCallEvent, VoteInput } from '@airlock/contract';
 import { rmVerdict } from './recursive-rm.js';
 
 const RULE = 'deny-rm-rf';

@@ -1,4 +1,4 @@
-import type { ShellCommand } from '@airlock/kernel';
+import type { ShellCommand } from '@airlock/contract';
 
 /** What one command is, for this policy: a recursive rm, maybe one (a word known only at run time), or neither. */
 export type RmVerdict = 'recursive' | 'unknown' | 'no';

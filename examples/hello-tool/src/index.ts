@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { AgentTool, Extension } from '@airlock/kernel';
+import type { AgentTool, Extension } from '@airlock/contract';
 import { greet } from './greet.js';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createKernel, type ExtensionAPI } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { type ExtensionAPI } from '@airlock/contract';
 import Value from 'typebox/value';
 import extension from '../src/index.js';
 

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import Type from 'typebox';
-import { createKernel, defineTool, type KernelEvent, type ToolCall, type ToolResultMessage } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { defineTool, type KernelEvent, type ToolCall, type ToolResultMessage } from '@airlock/contract';
 
 /**
  * One scripted model turn through the kernel, offline: the model "emits" a batch of tool calls,

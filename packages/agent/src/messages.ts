@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent, ToolResultMessage, Usage } from '@airlock/kernel';
+import type { ImageContent, TextContent, ToolResultMessage, Usage } from '@airlock/contract';
 
 /**
  * The transcript's vocabulary. A provider turns these into its own wire format and back; the loop,

@@ -1,4 +1,4 @@
-import type { AnyAgentTool } from '@airlock/kernel';
+import type { AnyAgentTool } from '@airlock/contract';
 import type { AssistantMessage, AssistantToolCall, Message } from './messages.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AnyAgentTool } from '@airlock/kernel';
+import type { AnyAgentTool } from '@airlock/contract';
 
 export interface SystemPromptOptions {
   /** The enabled tools: the same list the provider serializes (`ModelRequest.tools`). */

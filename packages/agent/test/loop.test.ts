@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AgentActivity, ToolResultMessage } from '@airlock/kernel';
+import type { AgentActivity, ToolResultMessage } from '@airlock/contract';
 import { kernelRunner, MessageQueue, runAgentLoop, textOf, userMessage, type AgentEvent, type Message, type ModelProvider, type ToolRunner } from '../src/index.js';
 import { call, collector, fixture, recording } from './support/fixture.js';
 
@@ -352,13 +352,13 @@ describe('usage and listeners', () => {
   });
 });
 
-describe('activity for observers (the kernel’s agent-activity listeners)', () => {
+describe('activity for observers (the host’s agent-activity listeners)', () => {
   it('reports the run, each turn and each model request with its usage, and the ids of the calls the kernel then runs', async () => {
     const f = fixture();
     writeFileSync(join(f.dir, 'a.txt'), 'x');
     const activity: AgentActivity[] = [];
     const kernelEvents: string[] = [];
-    f.kernel.onAgentActivity((a) => void activity.push(a));
+    f.services.activity.add((a) => void activity.push(a));
     f.kernel.onEvent((e) => {
       if (e.type === 'tool_execution_start') kernelEvents.push(`${e.type}:${e.toolCallId}:after-request-end=${activity.some((a) => a.type === 'model_request_end' && a.toolCallIds.includes(e.toolCallId))}`);
     });

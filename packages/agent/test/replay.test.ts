@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { createKernel, defineTool, type Kernel, type Outcome, type ToolResultMessage } from '@airlock/kernel';
+import { createKernel, type Kernel } from '@airlock/kernel';
+import { defineTool, type Outcome, type ToolResultMessage } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { kernelReplayRunner, replay, type AssistantMessage, type Message } from '../src/index.js';
 

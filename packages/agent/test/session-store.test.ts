@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { findSession, listSessions, loadTranscript, openTranscript, resumeTranscript, SessionError, sessionsDir, transcriptListener, userMessage, type AssistantMessage } from '../src/index.js';
 
 /** Transcripts on disk: one JSONL file per session in the user's state folder, keyed by project. */

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type AnyAgentTool } from '@airlock/kernel';
+import { defineTool, type AnyAgentTool } from '@airlock/contract';
 import { buildSystemPrompt, toolPromptLines } from '../src/index.js';
 
 const tool = (name: string, description: string, promptGuidelines?: string[]): AnyAgentTool =>

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { loadTranscript, openTranscript, redactMessage, type AssistantMessage } from '../src/index.js';
 
 /**

@@ -3,8 +3,9 @@ import { Option, type Command } from 'commander';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import type { ExtensionCommandEntry, Host } from '@airlock/host';
-import { displayText, type CommandHostFacts, type ExtensionCommand } from '@airlock/kernel';
-import { linearSchema, schemaProblems } from '@airlock/kernel/util';
+import { displayText } from '@airlock/toolkit/display';
+import { type CommandHostFacts, type ExtensionCommand } from '@airlock/contract';
+import { linearSchema, schemaProblems } from '@airlock/toolkit/util';
 import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, whenOutputClosed, type IO } from './io.js';
@@ -69,7 +70,7 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
         json: globals.json === true,
         globals: Object.freeze({ ...globals }),
         env: ctx.io.env,
-        kernel: ctx.host.kernel,
+        kernel: { cwd: ctx.host.kernel.session.cwd, registry: ctx.host.kernel.registry },
         settings: ctx.host.settings.settings as unknown as Readonly<Record<string, unknown>>,
         settingsOptions: settingsOptionsOf(ctx),
         signal: stop.signal,

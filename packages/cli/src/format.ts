@@ -1,4 +1,5 @@
-import { countOf, displayText, type ToolResultMessage } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/toolkit/display';
+import { type ToolResultMessage } from '@airlock/contract';
 
 /**
  * Human output. Content goes to stdout exactly as the model would see it (so it can be piped);

@@ -1,5 +1,5 @@
 import type { BundledExtensions } from '@airlock/host';
-import { terminalSafe } from '@airlock/kernel/display';
+import { terminalSafe } from '@airlock/toolkit/display';
 import { processWatchdog, type Watchdog } from './watchdog.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { displayText } from '@airlock/kernel/display';
+import { displayText } from '@airlock/toolkit/display';
 import { extensionSubcommands } from './commands/extensions-subcommands.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import type { Host } from '@airlock/host';

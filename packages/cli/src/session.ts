@@ -1,5 +1,6 @@
 import { openHost, type Host } from '@airlock/host';
-import { displayText, type ToolUI } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
+import { type ToolUI } from '@airlock/contract';
 import { UsageError, type IO } from './io.js';
 import type { GlobalOptions } from './main.js';
 import { resolve } from 'node:path';

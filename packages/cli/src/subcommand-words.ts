@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { closestNames, didYouMean } from '@airlock/kernel/util';
+import { closestNames, didYouMean } from '@airlock/toolkit/util';
 import { UsageError } from './io.js';
 
 /**

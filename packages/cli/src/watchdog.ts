@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { Host } from '@airlock/host';
-import { displayText } from '@airlock/kernel/display';
+import { displayText } from '@airlock/toolkit/display';
 
 /**
  * The backstop behind `--timeout-ms` (and `execution.timeoutMs`), Ctrl-C and a SIGTERM sent to

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { around, HOSTILE_SAMPLES, makeTempDir, rawHostile, spoofedLines, visibleForm, type HostileSample } from '@airlock/kernel/testing';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { formatResultHeader, formatStatus, table } from '../src/format.js';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { errorCode, errorCodes, registerErrorCodes, renderErrorCatalogue } from '@airlock/kernel';
+import { errorCode, errorCodes, registerErrorCodes, renderErrorCatalogue } from '@airlock/toolkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error — a plain .mjs script (it runs under node without a build step of its own); no types.
 import { ERRORS_DOC, extensionEntries } from '../scripts/error-doc.mjs';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { ToolCall } from '@airlock/kernel';
+import type { ToolCall } from '@airlock/contract';
 import { openHost } from '@airlock/host';
 import { loadTranscript, openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
 import { run } from '../src/index.js';

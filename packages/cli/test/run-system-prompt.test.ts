@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildSystemPrompt, hostRunner } from '@airlock/agent';
-import { providerToolName, toProviderTools } from '@airlock/kernel';
+import { providerToolName, toProviderTools } from '@airlock/toolkit';
 import { makeTempDir } from '@airlock/kernel/testing';
 import type { GlobalOptions } from '../src/main.js';
 import { openSession } from '../src/session.js';

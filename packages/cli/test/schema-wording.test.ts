@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKernel, defineTool, type ToolResultMessage } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { defineTool, type ToolResultMessage } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { settingsProblems, validateOptions } from '@airlock/host';
 import Type from 'typebox';

@@ -2,21 +2,22 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import {
   createKernel,
-  redactionError,
-  registerErrorCodes,
-  type Diagnostic,
-  type EventSink,
   type Kernel,
   type KernelBatchOptions,
+  type ToolSelection,
+} from '@airlock/kernel';
+import { HostServices, redactionError, registerErrorCodes } from '@airlock/toolkit';
+import {
+  type Diagnostic,
+  type EventSink,
   type Logger,
   type ProtectedPaths,
   type RuleStore,
   type ToolCall,
   type ToolResultMessage,
-  type ToolSelection,
   type ToolUI,
-} from '@airlock/kernel';
-import { displayFields } from '@airlock/kernel/display';
+} from '@airlock/contract';
+import { displayFields } from '@airlock/toolkit/display';
 import { defaultExtensionEntries, hostPackageDir, inlineExtensionName, loadExtensions, withDefaultSet, type BundledExtensions, type ExtensionToLoad, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
 import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
@@ -113,6 +114,8 @@ export interface HostBlocked {
  */
 export interface Host {
   readonly kernel: Kernel;
+  /** What extensions registered beside the kernel: access checks, redactors, sandbox profiles, activity listeners. */
+  readonly services: HostServices;
   readonly settings: LoadedSettings;
   readonly trust: TrustDecision | undefined;
   readonly extensions: LoadExtensionsResult;
@@ -241,12 +244,13 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     warn: (m) => say(`warning: ${m}`),
     error: (m) => say(`error: ${m}`),
   };
-  // Detected before the kernel exists (it hands the service to every call); the profile comes from
-  // the providers policy extensions register on that kernel, asked at each wrap.
-  let kernelRef: Kernel | undefined;
+  // What extensions register beside the kernel (access checks, redactors, sandbox profiles,
+  // activity listeners). The sandbox is detected before the kernel exists (it hands the service to
+  // every call); the profile comes from the providers policy extensions register, asked at each wrap.
+  const services = new HostServices(log);
   const sandbox = await createSandbox({
     mode: settings.settings.sandbox.mode,
-    profile: (cwd) => kernelRef?.sandboxProfile(cwd),
+    profile: (cwd) => services.sandboxProfiles.profile(cwd),
     ...(options.sandboxProgram === undefined ? {} : { program: options.sandboxProgram }),
     ...(options.sandboxArch === undefined ? {} : { arch: options.sandboxArch }),
     ...(env.PATH === undefined ? {} : { path: env.PATH }),
@@ -267,8 +271,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   if (status.active && status.weaker !== undefined) {
     diagnostics.push({ code: 'AIRLOCK_SANDBOX_WEAKER', severity: 'warning', details: { mode: status.mode, unixSockets: status.unixSockets }, message: status.weaker });
   }
-  const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env, sandbox: sandbox.service });
-  kernelRef = kernel;
+  const kernel = createKernel({ cwd: options.cwd, ...toKernelOptions(settings.settings), ui, log, env, sandbox: sandbox.service, access: services.access });
   // Settings add to the default set; leaving a default out takes an explicit entry ("-@airlock/audit-log"),
   // which an untrusted project's entries cannot be (the loader skips them and keeps the default).
   const entries = [...withDefaultSet(settings.extensions, defaultExtensionEntries(hostPackageDir())), ...(options.modules ?? []).map((m, i) => moduleEntry(m, i, options.cwd))];
@@ -278,12 +281,14 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     env,
     ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }),
     ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
-    spillRoot: dirname(kernel.spillStore.dir),
+    spillRoot: dirname(kernel.session.spillDir),
     extensions: settings.extensions,
   });
   const extensions = await loadExtensions({
     entries,
     kernel,
+    services,
+    sandbox: sandbox.service,
     trust: { trusted: trust?.trusted ?? false, ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }) },
     ui,
     log,
@@ -321,6 +326,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
 
   return {
     kernel,
+    services,
     settings,
     trust,
     extensions,
@@ -333,7 +339,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     sandbox,
     redact: (text) => {
       if (blocked !== undefined) throw redactionError(`the policy extension "${blocked.extension}" failed to load (${blocked.reason}), so nothing is written in clear`);
-      return kernel.redactText(text);
+      return services.redactors.apply(text);
     },
     onToolsChanged: (listener) => {
       let seen = enabledTools(selectionNow());

@@ -44,7 +44,7 @@ export * from './trust/index.js';
 export * from './ui/index.js';
 export { openHost, type Host, type HostBlocked, type HostFlags, type OpenHostOptions } from './host.js';
 // One shape for every problem reported without throwing, from the kernel, the loader, settings or the host.
-export type { Diagnostic, Severity } from '@airlock/kernel';
+export type { Diagnostic, Severity } from '@airlock/contract';
 export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';
 export { createImageResizer, resizeNote } from './images/resize.js';
 export { createSandbox, detectBubblewrap, DEFAULT_WALK_BOUNDS, planMounts, planMountsSync, bwrapArgs, sandboxHint, INSTALL_FIX, SandboxPlanError, type HostSandbox, type SandboxOptions, type MountPlan, type PlanOptions, type WalkBounds, type Detection } from './sandbox/index.js';

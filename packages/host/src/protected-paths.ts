@@ -1,5 +1,5 @@
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import type { ProtectedLocation, ProtectedPaths } from '@airlock/kernel';
+import type { ProtectedLocation, ProtectedPaths } from '@airlock/contract';
 import { DEFAULT_EXTENSIONS } from './extensions/defaults.js';
 import { airlockConfigDir, airlockStateDir, defaultExtensionDirs } from './extensions/dirs.js';
 import { LOADABLE } from './extensions/manifest.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KernelEvent, Resource, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { KernelEvent, Resource, ToolCall, ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../src/index.js';
 import { removeTempDirs, tempDir } from './extensions/fixtures.js';
 

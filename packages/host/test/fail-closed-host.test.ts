@@ -1,7 +1,9 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, type ToolResultMessage } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { type ToolResultMessage } from '@airlock/contract';
 import { loadExtensions, openHost, type Host } from '../src/index.js';
 import { entry, removeTempDirs, tempDir, writePackage } from './extensions/fixtures.js';
 
@@ -178,8 +180,8 @@ describe('an SDK user composing createKernel and loadExtensions', () => {
   it('the kernel refuses every call once loadExtensions reports blocked, without the caller checking', async () => {
     const w = world();
     const guard = w.policy('guard', `setup() { throw new Error('rules file is corrupt'); }`);
-    const kernel = createKernel({ cwd: w.project, spill: { dir: join(w.root, 'spill') } });
-    const result = await loadExtensions({ entries: [entry(w.marker, w.root), entry(guard, w.root)], kernel, trust: { trusted: false }, defaults: false, cwd: w.project });
+    const { kernel, services } = createTestHost({ cwd: w.project, spill: { dir: join(w.root, 'spill') } });
+    const result = await loadExtensions({ entries: [entry(w.marker, w.root), entry(guard, w.root)], kernel, services, trust: { trusted: false }, defaults: false, cwd: w.project });
     expect(result.blocked?.extension).toBe('guard');
     const file = join(w.project, 'sdk.txt');
     const m = await kernel.executeToolCall({ id: 's', name: 'mark', arguments: { file } });

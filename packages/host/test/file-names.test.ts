@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../src/index.js';
 import { removeTempDirs, tempDir } from './extensions/fixtures.js';
 

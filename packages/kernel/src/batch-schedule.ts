@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from './contract/outcome.js';
+import type { ToolResultMessage } from '@airlock/contract';
 import { type Access, accessOf, changesFiles, conflicts } from './call/access.js';
 import { recheck } from './call/recheck.js';
 import { type CallState, isStopped } from './state/call-state.js';

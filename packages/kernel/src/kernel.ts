@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { AccessChecks } from './access-checks.js';
-import { SandboxProfiles } from './sandbox-profiles.js';
-import { callSandbox } from './call/call-sandbox.js';
-import type { AccessCheck, DialogOptions, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
-import type { EventSink, HookRegistrar, KernelEvent } from './contract/hooks.js';
-import type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
-import { OUTCOMES, type Outcome, type ToolCall, type ToolResultMessage } from './contract/outcome.js';
+import type { AccessProvider, DialogOptions, EventSink, FileLedger, FileStamp, HookRegistrar, KernelEvent, Logger, SandboxService, ToolContext, ToolUI, TruncationLimits } from '@airlock/contract';
+import { OUTCOMES, type Outcome, type ToolCall, type ToolResultMessage } from '@airlock/contract';
+import { AccessChecks, createTruncationService, DEFAULT_IMAGE_LIMITS, EventListeners, FileMutationQueue, noticingCuts, resolveLimits, SpillStore } from '@airlock/toolkit';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
+import { callSandbox } from './call/call-sandbox.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
-import { DEFAULT_IMAGE_LIMITS } from './output/images.js';
-import { EventListeners } from './event-listeners.js';
-import type { CallState } from './state/call-state.js';
-import { FileMutationQueue } from './file-mutation-queue.js';
-import { SpillStore } from './output/spill-store.js';
-import { createTruncationService, noticingCuts } from './output/truncation-service.js';
-import { resolveLimits } from './output/truncate.js';
+import { dryRun } from './preflight.js';
+import type { PreflightReport } from '@airlock/contract';
 import { type SelectOptions, type ToolSelection, ToolRegistry } from './registry.js';
 import { refuseBatch, runBatch, type BatchOptions, type BatchResult } from './run-batch.js';
 import type { CallRefusal, KernelRuntime, Refusal } from './run-tool-call.js';
-import { dryRun, type PreflightReport } from './preflight.js';
-import { TextRedactors } from './text-redactors.js';
-import type { TextRedactor } from './contract/extension.js';
+import type { CallState } from './state/call-state.js';
 
 /** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
 export const KERNEL_VERSION = '1.0.0';
@@ -52,6 +42,40 @@ export interface KernelOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The OS sandbox tools run their processes in (`ctx.sandbox`); the host builds it from settings. */
   sandbox?: SandboxService;
+  /**
+   * Where each call's `ctx.access` comes from: the host's per-file checks (default: none, so every
+   * file is allowed and `ctx.access.active` is false).
+   */
+  access?: AccessProvider;
+}
+
+/** What a kernel was started with, fixed for its life. */
+export interface KernelSession {
+  /** Names the spill folder and goes into every ToolContext. */
+  readonly id: string;
+  /** Where relative paths resolve. */
+  readonly cwd: string;
+  /** The environment tools see as `ctx.env`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Limits for what enters the model's context. */
+  readonly limits: TruncationLimits;
+  /** The folder this session's spill files go to (under the spill root, which holds every session's). */
+  readonly spillDir: string;
+}
+
+/** How a kernel is doing now: what a host checks before it reports or leaves. */
+export interface KernelStatus {
+  /** Set when every call is refused (see Kernel.refuseAll). */
+  refusal: Refusal | undefined;
+  /**
+   * Calls the kernel gave up on (time limit or abort, then the grace period) whose tool has not
+   * settled yet. Such a tool may hold a thread in a system call nothing can cancel (a blocking
+   * open of a FIFO), and then Node cannot exit: a host about to leave checks this and ends its
+   * process the hard way.
+   */
+  stuckCalls: number;
+  /** The hook handlers registered, in registration order. */
+  handlers: HandlerInfo[];
 }
 
 export interface CallOptions {
@@ -82,40 +106,32 @@ export type KernelBatchOptions = BatchOptions & { tools?: ToolSelection | Select
  * const { messages } = await kernel.executeBatch([{ id: '1', name: 'echo', arguments: { text: 'hi' } }]);
  */
 export class Kernel {
-  readonly version = KERNEL_VERSION;
+  /** The tools this kernel can run, and the enabled sets it selects from them. */
   readonly registry = new ToolRegistry();
-  readonly fileMutations = new FileMutationQueue();
-  readonly spillStore: SpillStore;
-  readonly sessionId: string;
-  readonly cwd: string;
-  readonly limits: TruncationLimits;
-  /** The OS sandbox tools get as `ctx.sandbox`, if the host offers one. */
-  readonly sandbox: SandboxService | undefined;
-  /** The environment tools see as `ctx.env` (frozen). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** What the kernel was started with (frozen). */
+  readonly session: KernelSession;
+  readonly #fileMutations = new FileMutationQueue();
+  readonly #spillStore: SpillStore;
   readonly #bus: HookBus;
-  readonly #access = new AccessChecks();
-  readonly #redactors = new TextRedactors();
   readonly #stuck = { count: 0 };
   readonly #onDispose = new Set<() => void | Promise<void>>();
-  readonly #sandboxProfiles = new SandboxProfiles();
   readonly #runtime: KernelRuntime;
   readonly #execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   #defaultSelection: { revision: number; selection: ToolSelection } | undefined;
 
   constructor(options: KernelOptions = {}) {
-    this.cwd = options.cwd ?? process.cwd();
-    this.sandbox = options.sandbox;
-    this.sessionId = options.sessionId ?? randomUUID();
-    this.limits = resolveLimits(options.limits);
-    this.spillStore = new SpillStore({
-      sessionId: this.sessionId,
+    const cwd = options.cwd ?? process.cwd();
+    const sessionId = options.sessionId ?? randomUUID();
+    const limits = resolveLimits(options.limits);
+    const spillStore = new SpillStore({
+      sessionId,
       ...(options.spill?.dir === undefined ? {} : { root: options.spill.dir }),
       ...(options.spill?.budgetBytes === undefined ? {} : { budgetBytes: options.spill.budgetBytes }),
       ...(options.spill?.retentionMs === undefined ? {} : { retentionMs: options.spill.retentionMs }),
       ...(options.spill?.totalBudgetBytes === undefined ? {} : { totalBudgetBytes: options.spill.totalBudgetBytes }),
       onWarning: (message) => this.#log.warn(message),
     });
+    this.#spillStore = spillStore;
     this.#bus = createHookBus();
     this.#execution = {
       mode: options.execution?.mode ?? 'parallel',
@@ -124,21 +140,22 @@ export class Kernel {
     };
     this.#log = options.log ?? SILENT;
     this.#listeners = new EventListeners(this.#log);
-    this.#activity = new EventListeners(this.#log, 'kernel.onAgentActivity', 'agent activity listener');
-    const truncate = createTruncationService(this.limits);
+    const truncate = createTruncationService(limits);
     const ui = options.ui ?? NO_UI;
     const env = Object.freeze({ ...(options.env ?? {}) });
-    this.env = env;
+    this.session = Object.freeze({ id: sessionId, cwd, env, limits, spillDir: spillStore.dir });
+    const access = options.access ?? new AccessChecks();
+    const fileMutations = this.#fileMutations;
     const imageInput = options.images?.imageInput ?? true;
     const base = {
-      cwd: this.cwd,
-      sessionId: this.sessionId,
-      limits: this.limits,
+      cwd,
+      sessionId,
+      limits,
       truncate,
-      spill: (data: string | Uint8Array, o?: Parameters<ToolContext['spill']>[1]) => this.spillStore.spill(data, o),
-      openSpill: (o?: Parameters<ToolContext['openSpill']>[0]) => this.spillStore.open(o),
+      spill: (data: string | Uint8Array, o?: Parameters<ToolContext['spill']>[1]) => spillStore.spill(data, o),
+      openSpill: (o?: Parameters<ToolContext['openSpill']>[0]) => spillStore.open(o),
       withFileMutation: <T>(path: string, fn: () => Promise<T>, o?: { signal?: AbortSignal }) =>
-        this.fileMutations.run(path, fn, { cwd: this.cwd, ...(o?.signal === undefined ? {} : { signal: o.signal }) }),
+        fileMutations.run(path, fn, { cwd, ...(o?.signal === undefined ? {} : { signal: o.signal }) }),
       files: createFileLedger(),
       ui,
       log: this.#log,
@@ -149,7 +166,7 @@ export class Kernel {
     this.#runtime = {
       bus: this.#bus,
       normalize: {
-        limits: this.limits,
+        limits,
         images: {
           block: options.images?.blockImages ?? false,
           imageInput,
@@ -157,7 +174,7 @@ export class Kernel {
           maxBytes: options.images?.maxBytes ?? DEFAULT_IMAGE_LIMITS.maxBytes,
           ...(options.images?.resize ? { resize: options.images.resize } : {}),
         },
-        spill: (text, o) => this.spillStore.spill(text, o),
+        spill: (text, o) => spillStore.spill(text, o),
       },
       refusal: undefined,
       updateThrottleMs: options.updateThrottleMs ?? 100,
@@ -178,7 +195,7 @@ export class Kernel {
         log: base.log,
         env: base.env,
         imageInput: base.imageInput,
-        access: this.#access.serviceFor(state.call.name, base.cwd),
+        access: access.serviceFor(state.call.name, base.cwd),
         ...(base.sandbox === undefined ? {} : { sandbox: callSandbox(base.sandbox, state) }),
         judged: () => state.judged,
       }),
@@ -187,7 +204,6 @@ export class Kernel {
 
   readonly #log: Logger;
   readonly #listeners: EventListeners<KernelEvent>;
-  readonly #activity: EventListeners<AgentActivity>;
 
   /**
    * Listen to every call's events (tool_execution_start/update/end, decisions, hook failures),
@@ -206,30 +222,6 @@ export class Kernel {
   }
 
   /**
-   * Listen to what agent loops driving this kernel report: runs, turns and model requests with
-   * token usage, never message content (see AgentActivity). Called synchronously, never awaited; a
-   * throw or rejection is logged and the run goes on. Returns the function that removes it.
-   *
-   * @example
-   * kernel.onAgentActivity((a) => { if (a.type === 'model_request_end') console.log(a.model, a.usage?.output); });
-   */
-  onAgentActivity(listener: AgentActivityListener): () => void {
-    return this.#activity.add(listener);
-  }
-
-  /**
-   * Tell the agent-activity listeners what a loop did. `@airlock/agent` calls it through its tool
-   * runner; call it from a loop of your own so telemetry sees your turns and model requests too.
-   * Never throws for a listener's failure.
-   *
-   * @example
-   * kernel.reportAgentActivity({ type: 'turn_start', runId, turnId: `${runId}:1`, turn: 1 });
-   */
-  reportAgentActivity(activity: AgentActivity): void {
-    this.#activity.emit(activity);
-  }
-
-  /**
    * Add a handler to a hook phase. Returns a function that removes it.
    *
    * @example
@@ -238,67 +230,14 @@ export class Kernel {
   readonly on: HookRegistrar['on'] = (hook, handler, options) => this.#bus.on(hook, handler, options);
 
   /**
-   * Add a per-file check tools consult through `ctx.access` (see AccessService). Returns a
-   * function that removes it.
+   * How the kernel is doing now: the refusal, if every call is refused; calls given up on whose
+   * tool has not settled; the handlers registered. A snapshot: it does not change afterwards.
    *
    * @example
-   * kernel.registerAccessCheck(({ path }) => (path.endsWith('.env') ? { effect: 'deny', reason: 'secrets stay closed' } : undefined), { name: 'me/env' });
+   * if (kernel.status().stuckCalls > 0) process.kill(process.pid, 'SIGKILL');
    */
-  registerAccessCheck(check: AccessCheck, options: { name?: string } = {}): () => void {
-    return this.#access.add(options.name ?? `access-check-${this.#access.size + 1}`, check);
-  }
-
-  /**
-   * Add a text redactor (see TextRedactor): what `redactText` applies to text a host writes down
-   * outside the tool pipeline, such as session transcripts. Returns a function that removes it.
-   *
-   * @example
-   * kernel.registerRedactor((text) => text.replaceAll(token, '[REDACTED]'), { name: 'me/token' });
-   */
-  registerRedactor(redactor: TextRedactor, options: { name?: string } = {}): () => void {
-    return this.#redactors.add(options.name ?? `redactor-${this.#redactors.size + 1}`, redactor);
-  }
-
-  /**
-   * The text with every registered redactor applied, in registration order (unchanged when none
-   * is registered). Throws when a redactor fails, naming it: the caller withholds the text then.
-   *
-   * @example
-   * kernel.redactText('token ghp_…'); // 'token [REDACTED:github-token#1]' with redact-secrets loaded
-   */
-  redactText(text: string): string {
-    return this.#redactors.apply(text);
-  }
-
-  /** How many text redactors are registered (a host can tell "nothing redacts" from "nothing found"). */
-  get redactorCount(): number {
-    return this.#redactors.size;
-  }
-
-  /**
-   * Add a provider of the OS sandbox's file rules (see SandboxProfileProvider). Returns a
-   * function that removes it.
-   *
-   * @example
-   * kernel.registerSandboxProfile(({ cwd }) => ({ writable: [cwd], readOnly: [], hidden: [], classify: () => undefined }));
-   */
-  registerSandboxProfile(provider: SandboxProfileProvider): () => void {
-    return this.#sandboxProfiles.add(provider);
-  }
-
-  /** The registered providers' combined profile for `cwd`; undefined when none is registered. */
-  sandboxProfile(cwd: string): SandboxProfile | undefined {
-    return this.#sandboxProfiles.profile(cwd);
-  }
-
-  /** The handlers registered, in registration order. */
-  handlers(): HandlerInfo[] {
-    return this.#bus.handlers();
-  }
-
-  /** The enabled set for these selection options (see ToolRegistry.select). */
-  selectTools(options: SelectOptions = {}): ToolSelection {
-    return this.registry.select(options);
+  status(): KernelStatus {
+    return { refusal: this.#runtime.refusal, stuckCalls: this.#stuck.count, handlers: this.#bus.handlers() };
   }
 
   /** Run one call through every stage. Never throws: every outcome is a result message. */
@@ -379,24 +318,6 @@ export class Kernel {
     this.#runtime.refusal = Object.freeze({ reason, fix });
   }
 
-  /** Why every call is refused, if it is (see refuseAll). */
-  get refusal(): Refusal | undefined {
-    return this.#runtime.refusal;
-  }
-
-  /**
-   * Calls this kernel gave up on (time limit or abort, then the grace period) whose tool has not
-   * settled yet. Such a tool may hold a thread in a system call nothing can cancel (a blocking
-   * open of a FIFO), and then Node cannot exit: a host about to leave checks this and ends its
-   * process the hard way.
-   *
-   * @example
-   * if (kernel.stuckCalls > 0) process.kill(process.pid, 'SIGKILL');
-   */
-  get stuckCalls(): number {
-    return this.#stuck.count;
-  }
-
   /**
    * Run `fn` when the kernel is disposed, before spills in flight are closed. Returns the function that
    * takes it back.
@@ -425,7 +346,7 @@ export class Kernel {
         }
       }),
     );
-    await this.spillStore.dispose();
+    await this.#spillStore.dispose();
   }
 
   #selection(tools: ToolSelection | SelectOptions | undefined): ToolSelection {

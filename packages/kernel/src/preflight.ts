@@ -1,6 +1,6 @@
-import type { Effect } from './contract/hooks.js';
-import type { PreflightReport } from './contract/preflight.js';
-import type { Outcome, ToolCall } from './contract/outcome.js';
+import type { Effect } from '@airlock/contract';
+import type { PreflightReport } from '@airlock/contract';
+import type { Outcome, ToolCall } from '@airlock/contract';
 import type { ToolSelection } from './registry.js';
 import { toToolCall } from './run-batch.js';
 import { preflight, type KernelRuntime } from './run-tool-call.js';

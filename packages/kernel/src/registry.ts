@@ -1,9 +1,10 @@
-import type { AnyAgentTool } from './contract/tool.js';
-import type { Diagnostic } from './contract/diagnostic.js';
-import { AirlockErrors, describeOrigin, type SelectionUnknownToolDetails } from './errors.js';
-import { jsonProblem } from './json-value.js';
-import { closestNames, didYouMean } from './suggest.js';
-import { schemaRegexProblem } from './util/linear-schema.js';
+import type { AnyAgentTool } from '@airlock/contract';
+import type { Diagnostic } from '@airlock/contract';
+import { AirlockErrors, describeOrigin, type SelectionUnknownToolDetails } from '@airlock/toolkit';
+import { jsonProblem } from '@airlock/toolkit';
+import { closestNames } from '@airlock/toolkit';
+import { didYouMean } from '@airlock/toolkit/util';
+import { schemaRegexProblem } from '@airlock/toolkit/util';
 
 /**
  * The first two of the three tool sets (architecture §2): the registry holds every tool the host

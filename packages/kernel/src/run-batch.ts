@@ -1,5 +1,5 @@
-import type { EventSink } from './contract/hooks.js';
-import type { ToolCall, ToolResultMessage } from './contract/outcome.js';
+import type { EventSink } from '@airlock/contract';
+import type { ToolCall, ToolResultMessage } from '@airlock/contract';
 import type { ToolSelection } from './registry.js';
 import { type CallRefusal, finish, type KernelRuntime, preflight, refuseToolCall, type RunContext, runPrepared, runToolCall } from './run-tool-call.js';
 import { type Prepared, runScheduled } from './batch-schedule.js';

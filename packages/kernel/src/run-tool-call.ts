@@ -1,5 +1,5 @@
-import type { ToolContext } from './contract/context.js';
-import type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
+import type { ToolContext } from '@airlock/contract';
+import type { Outcome, ToolCall, ToolResultMessage } from '@airlock/contract';
 import type { HookBus } from './bus/hooks.js';
 import type { ToolSelection } from './registry.js';
 import { findTool } from './call/1-find-tool.js';
@@ -14,7 +14,8 @@ import type { EventChannel } from './state/event-channel.js';
 import type { RunAbort } from './state/run-abort.js';
 import { type CallState, createCallState, isStopped, stop } from './state/call-state.js';
 import { abortedBeforeStart, argumentsTooDeep, internalError as internalErrorText, invalidArguments, refusedAll } from './wording.js';
-import { errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from './values.js';
+import { errorMessage } from '@airlock/toolkit/util';
+import { MAX_VALUE_DEPTH, nestsDeeperThan, previewJson } from '@airlock/toolkit/util';
 
 /**
  * One tool call, stage by stage. Start reading here.

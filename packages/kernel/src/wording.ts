@@ -1,6 +1,7 @@
-import type { Vote } from './contract/hooks.js';
-import type { Outcome } from './contract/outcome.js';
-import { cutForEcho, previewJson } from './values.js';
+import type { Vote } from '@airlock/contract';
+import type { Outcome } from '@airlock/contract';
+import { cutForEcho } from '@airlock/toolkit/util';
+import { previewJson } from '@airlock/toolkit/util';
 
 /**
  * Every sentence the model reads about a call that did not simply succeed, in one place and in

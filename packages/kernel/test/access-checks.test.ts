@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { createKernel, defineTool, type AccessCheck, type AccessRequest, type AccessVerdict } from '../src/index.js';
-import { createTestContext } from '../src/testing/index.js';
+import { defineTool, type AccessCheck, type AccessRequest, type AccessVerdict } from '@airlock/contract';
+import { createTestContext, createTestHost } from '@airlock/kernel/testing';
 
 /** A tool that asks ctx.access about the files it is given and returns the verdicts as details. */
 const probe = defineTool({
@@ -16,8 +16,8 @@ const probe = defineTool({
 });
 
 async function verdicts(checks: AccessCheck[], paths: string[]): Promise<AccessVerdict[]> {
-  const kernel = createKernel({ cwd: '/work' });
-  checks.forEach((check, i) => kernel.registerAccessCheck(check, { name: `c${i + 1}` }));
+  const { kernel, services } = createTestHost({ cwd: '/work' });
+  checks.forEach((check, i) => services.access.add(`c${i + 1}`, check));
   kernel.registry.register(probe, { source: 'sdk' });
   const message = await kernel.executeToolCall({ id: '1', name: 'probe', arguments: { paths } });
   expect(message.outcome).toBe('ok');
@@ -35,7 +35,7 @@ describe('ctx.access: per-file checks registered with the kernel', () => {
   });
 
   it('says whether any check is registered, so a tool can skip judging (grep skips its rg listing pass)', async () => {
-    const kernel = createKernel({ cwd: '/work' });
+    const { kernel, services } = createTestHost({ cwd: '/work' });
     const seen: boolean[] = [];
     kernel.registry.register(
       defineTool({ ...probe, name: 'active', async execute(_id, _p, _s, _u, ctx) {
@@ -45,7 +45,7 @@ describe('ctx.access: per-file checks registered with the kernel', () => {
       { source: 'sdk' },
     );
     await kernel.executeToolCall({ id: '1', name: 'active', arguments: { paths: [] } });
-    const off = kernel.registerAccessCheck(deny, { name: 'c1' });
+    const off = services.access.add('c1', deny);
     await kernel.executeToolCall({ id: '2', name: 'active', arguments: { paths: [] } });
     off();
     await kernel.executeToolCall({ id: '3', name: 'active', arguments: { paths: [] } });
@@ -94,9 +94,9 @@ describe('ctx.access: per-file checks registered with the kernel', () => {
     expect(seen).toEqual(['probe /work fs.read a.ts']);
   });
 
-  it('the function registerAccessCheck returns removes the check', async () => {
-    const kernel = createKernel({ cwd: '/work' });
-    const off = kernel.registerAccessCheck(deny);
+  it('the function adding a check returns removes it', async () => {
+    const { kernel, services } = createTestHost({ cwd: '/work' });
+    const off = services.access.add('c1', deny);
     kernel.registry.register(probe, { source: 'sdk' });
     const run = async () => (await kernel.executeToolCall({ id: '1', name: 'probe', arguments: { paths: ['/work/.env'] } })).details as AccessVerdict[];
     expect((await run())[0]!.effect).toBe('deny');
@@ -105,7 +105,7 @@ describe('ctx.access: per-file checks registered with the kernel', () => {
   });
 
   it('refuses a check that is not a function, at registration', () => {
-    const kernel = createKernel({ cwd: '/work' });
-    expect(() => kernel.registerAccessCheck('deny' as unknown as AccessCheck, { name: 'bad' })).toThrow('An access check must be a function (got string for "bad")');
+    const { kernel, services } = createTestHost({ cwd: '/work' });
+    expect(() => services.access.add('bad', 'deny' as unknown as AccessCheck)).toThrow('An access check must be a function (got string for "bad")');
   });
 });

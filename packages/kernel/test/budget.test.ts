@@ -12,19 +12,24 @@ function sources(dir: string): string[] {
 }
 
 describe('the kernel stays a microkernel', () => {
-  // re2js: a linear-time regex engine for patterns from outside (tool schemas); see util/linear-regex.ts.
-  it('has exactly three runtime dependencies, pinned: typebox, tapable and re2js', () => {
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['re2js', 'tapable', 'typebox']);
-    for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+  // The contract and the toolkit are Airlock's own packages below it (package-layers.test.ts).
+  it('has four runtime dependencies: the contract and the toolkit, and typebox and tapable pinned', () => {
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@airlock/contract', '@airlock/toolkit', 'tapable', 'typebox']);
+    for (const [name, version] of Object.entries(pkg.dependencies)) expect(version).toMatch(name.startsWith('@airlock/') ? /^workspace:\*$/ : /^\d+\.\d+\.\d+$/);
   });
 
-  it('imports nothing but node built-ins, its three dependencies and its own files', () => {
+  it('is at most 5,000 lines of source, its test helpers included', () => {
+    const lines = sources(join(root, 'src')).reduce((n, file) => n + readFileSync(file, 'utf8').split('\n').length, 0);
+    expect(lines).toBeLessThanOrEqual(5000);
+  });
+
+  it('imports nothing but node built-ins, its four dependencies and its own files', () => {
     const offenders: string[] = [];
     for (const file of sources(join(root, 'src'))) {
-      // Doc comments show imports an extension would write (`from '@airlock/kernel/util'`): not the kernel's own.
+      // Doc comments show imports an extension would write: not the kernel's own.
       const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
       for (const [, spec] of code.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
-        if (!/^(node:|\.{1,2}\/|typebox(\/|$)|tapable$|re2js$)/.test(spec!)) offenders.push(`${file}: ${spec}`);
+        if (!/^(node:|\.{1,2}\/|typebox(\/|$)|tapable$|@airlock\/contract$|@airlock\/toolkit(\/util)?$)/.test(spec!)) offenders.push(`${file}: ${spec}`);
       }
     }
     expect(offenders).toEqual([]);

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type ShellAnalysis, type ToolCallEvent } from '../src/index.js';
+import { defineTool, type ShellAnalysis, type ToolCallEvent } from '@airlock/contract';
 import { testKernel, text } from './helpers.js';
 
 /** A tool that runs nothing, declares its `command` as an exec resource and analyses it with `analyzer`. */

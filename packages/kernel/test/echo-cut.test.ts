@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, defineTool } from '../src/index.js';
+import { createKernel } from '../src/index.js';
+import { defineTool } from '@airlock/contract';
 import { echo, text } from './helpers.js';
 
 /** Texts for the model quote the call; a huge argument must not make a huge result (issue 9). */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Type from 'typebox';
-import { createKernel, defineTool, type KernelEvent, type KernelOptions } from '../src/index.js';
+import { createKernel, type KernelOptions } from '../src/index.js';
+import { defineTool, type KernelEvent, type Logger } from '@airlock/contract';
 import { makeTempDir } from '../src/testing/index.js';
 
 /** A kernel whose spill folder lives in a fresh temp dir (removed when the test finishes), so tests never share state. */
@@ -60,4 +61,10 @@ export function collect(): { events: KernelEvent[]; sink: (e: KernelEvent) => vo
 
 export function text(message: { content: readonly { type: string; text?: string }[] }): string {
   return message.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+/** A logger that keeps its warnings and errors, to see what a failing listener or callback left behind. */
+export function memoryLog(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, debug: () => {}, info: () => {}, warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m) };
 }

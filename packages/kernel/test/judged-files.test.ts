@@ -2,7 +2,7 @@ import { renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { defineTool, type JudgedFile } from '../src/index.js';
+import { defineTool, type JudgedFile } from '@airlock/contract';
 import { testKernel } from './helpers.js';
 
 /**
@@ -12,7 +12,7 @@ import { testKernel } from './helpers.js';
 describe('ToolContext.judged', () => {
   it('lists the file resources in order, as they were when judged: a file replaced afterwards is not what it names', async () => {
     const k = testKernel(); // its folder is removed when the test ends
-    const a = join(k.cwd, 'a.txt');
+    const a = join(k.session.cwd, 'a.txt');
     writeFileSync(a, 'judged');
     const judgedInode = statSync(a).ino;
     let seen: readonly JudgedFile[] = [];
@@ -25,7 +25,7 @@ describe('ToolContext.judged', () => {
         resources: () => [
           { kind: 'fs.read', path: 'a.txt' },
           { kind: 'net', host: 'example.com' },
-          { kind: 'fs.write', path: join(k.cwd, 'missing', 'b.txt') },
+          { kind: 'fs.write', path: join(k.session.cwd, 'missing', 'b.txt') },
         ],
         async execute(_id, _args, _signal, _update, ctx) {
           seen = ctx.judged();
@@ -45,7 +45,7 @@ describe('ToolContext.judged', () => {
     );
     const m = await k.executeToolCall({ id: '1', name: 'peek', arguments: {} });
     expect(m.outcome).toBe('ok');
-    expect(seen.map((j) => j.path)).toEqual([a, join(k.cwd, 'missing', 'b.txt')]);
+    expect(seen.map((j) => j.path)).toEqual([a, join(k.session.cwd, 'missing', 'b.txt')]);
     expect(seen[0]!.file?.ino).toBe(judgedInode);
     expect(statSync(a).ino).not.toBe(judgedInode);
     expect(seen[1]).toMatchObject({ file: undefined, folder: undefined });

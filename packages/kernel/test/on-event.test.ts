@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentActivity, KernelEvent, Logger, ToolResultEvent } from '../src/index.js';
-import { collect, echo, testKernel, text } from './helpers.js';
+import type { AgentActivity, KernelEvent, Logger, ToolResultEvent } from '@airlock/contract';
+import { collect, echo, memoryLog, testKernel, text } from './helpers.js';
+import { HostServices } from '@airlock/toolkit';
 
-/** A logger that keeps its warnings, to see what a failing listener left behind. */
-function memoryLog(): Logger & { warnings: string[] } {
-  const warnings: string[] = [];
-  return { warnings, debug: () => {}, info: () => {}, warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m) };
-}
 
 const call = (id: string, args: unknown = { text: id }) => ({ id, name: 'echo', arguments: args });
 
@@ -82,21 +78,21 @@ describe('kernel.onEvent: persistent listeners', () => {
   });
 });
 
-describe('kernel.onAgentActivity: what agent loops report', () => {
+describe('HostServices.activity: what agent loops report, for extensions\' api.onAgentActivity', () => {
   it('every listener hears each report until it unsubscribes; one that throws is logged and the others still hear it', () => {
     const log = memoryLog();
-    const k = testKernel({ log });
+    const activity = new HostServices(log).activity;
     const heard: AgentActivity[] = [];
-    k.onAgentActivity(() => {
+    activity.add(() => {
       throw new Error('observer broke');
     });
-    const off = k.onAgentActivity((a) => void heard.push(a));
-    k.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
+    const off = activity.add((a) => void heard.push(a));
+    activity.emit({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
     off();
-    k.reportAgentActivity({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
+    activity.emit({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
     expect(heard).toEqual([{ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 }]);
     expect(log.warnings).toEqual([expect.stringMatching(/agent activity listener failed on turn_start.*observer broke/), expect.stringMatching(/failed on turn_end.*observer broke/)]);
-    expect(() => k.onAgentActivity(1 as never)).toThrow(/kernel.onAgentActivity needs a function, got number/);
+    expect(() => activity.add(1 as never)).toThrow(/api.onAgentActivity needs a function, got number/);
   });
 });
 

@@ -1,12 +1,13 @@
 import { rm } from 'node:fs/promises';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool, type Decision, type Kernel, type ToolCall } from '../src/index.js';
+import { defineTool, type Decision, type ToolCall } from '@airlock/contract';
+import { type Kernel } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 const kernels: Kernel[] = [];
 afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => rm(k.cwd, { recursive: true, force: true })));
+  await Promise.all(kernels.splice(0).map((k) => rm(k.session.cwd, { recursive: true, force: true })));
 });
 
 /**

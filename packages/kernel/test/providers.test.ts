@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, test } from 'vitest';
-import type { AnyAgentTool } from '../src/contract/tool.js';
-import { AirlockError, isAirlockError } from '../src/errors.js';
+import type { AnyAgentTool } from '@airlock/contract';
+import { AirlockError, isAirlockError } from '@airlock/toolkit';
 import {
   providerToolName,
   providerToolNames,
@@ -9,10 +9,10 @@ import {
   toGeminiSchema,
   toGeminiTool,
   toProviderTools,
-} from '../src/providers/index.js';
-import type { ProviderId } from '../src/providers/index.js';
-import { toJsonSchema, toJsonValue } from '../src/json-value.js';
-import { ToolRegistry } from '../src/registry.js';
+} from '@airlock/toolkit';
+import type { ProviderId } from '@airlock/toolkit';
+import { toJsonSchema, toJsonValue } from '@airlock/toolkit';
+import { ToolRegistry } from '../src/index.js';
 
 function tool(name: string, parameters: unknown, extra: Record<string, unknown> = {}): AnyAgentTool {
   return {

@@ -1,11 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool, type Kernel, type ToolResultEvent } from '../src/index.js';
+import { defineTool, type ToolResultEvent } from '@airlock/contract';
+import { type Kernel } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 const kernels: Kernel[] = [];
 afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => rm(k.cwd, { recursive: true, force: true })));
+  await Promise.all(kernels.splice(0).map((k) => rm(k.session.cwd, { recursive: true, force: true })));
 });
 function kernel(): Kernel {
   const k = testKernel();
@@ -63,7 +64,7 @@ describe('Kernel.refuseAll: every call on every entry point is refused', () => {
     k.registry.register(echo, { source: 'sdk' });
     k.refuseAll({} as never);
     k.refuseAll(REFUSAL);
-    expect(k.refusal?.reason).toBe('the host that runs Airlock refused every call');
+    expect(k.status().refusal?.reason).toBe('the host that runs Airlock refused every call');
     const msg = await k.executeToolCall({ id: 'a', name: 'echo', arguments: { text: 'x' } });
     expect(msg.outcome).toBe('denied');
   });
@@ -71,7 +72,7 @@ describe('Kernel.refuseAll: every call on every entry point is refused', () => {
   it('a kernel that was never refused runs calls as usual', async () => {
     const k = kernel();
     k.registry.register(echo, { source: 'sdk' });
-    expect(k.refusal).toBeUndefined();
+    expect(k.status().refusal).toBeUndefined();
     expect((await k.executeToolCall({ id: 'a', name: 'echo', arguments: { text: 'x' } })).outcome).toBe('ok');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineTool, type ToolResultEvent } from '../src/index.js';
+import { defineTool, type ToolResultEvent } from '@airlock/contract';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 // testKernel's folder is a makeTempDir: removed when the test ends.

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, test } from 'vitest';
-import type { AnyAgentTool } from '../src/contract/tool.js';
-import { AirlockError, AirlockErrors, isAirlockError, kernelError } from '../src/errors.js';
+import type { AnyAgentTool } from '@airlock/contract';
+import { AirlockError, AirlockErrors, isAirlockError, kernelError } from '@airlock/toolkit';
 import { ToolRegistry } from '../src/registry.js';
 import type { ExclusionCode, SelectOptions, ToolSource } from '../src/registry.js';
 

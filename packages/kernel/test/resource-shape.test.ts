@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type Resource, type ToolCallEvent } from '../src/index.js';
+import { defineTool, type Resource, type ToolCallEvent } from '@airlock/contract';
 import { testKernel, text } from './helpers.js';
 
 /** A tool that declares whatever resources it is built with, and writes nothing when it runs. */

@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import Type from 'typebox';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineTool, type Kernel, type Resource } from '../src/index.js';
+import { defineTool, type Resource } from '@airlock/contract';
+import { type Kernel } from '../src/index.js';
 import { collect, sleep, testKernel, text } from './helpers.js';
 
 /**
@@ -36,7 +37,7 @@ let met: boolean[];
 
 beforeEach(() => {
   kernel = testKernel();
-  work = kernel.cwd;
+  work = kernel.session.cwd;
   log = [];
   meet = undefined;
   met = [];

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import Type from 'typebox';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKernel, defineTool, type Kernel, type Resource, type ToolCallEvent } from '../src/index.js';
+import { createKernel, type Kernel } from '../src/index.js';
+import { defineTool, type Resource, type ToolCallEvent } from '@airlock/contract';
 import { collect, sleep, text } from './helpers.js';
 
 /**

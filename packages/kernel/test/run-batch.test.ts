@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type ToolCall } from '../src/index.js';
+import { defineTool, type ToolCall } from '@airlock/contract';
 import { collect, delayTool, echo, sleep, testKernel, text } from './helpers.js';
 
 const calls = (specs: [string, Record<string, unknown>][]): ToolCall[] => specs.map(([name, args], i) => ({ id: `c${i}`, name, arguments: args }));

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE_LIMITS, NOTICE_ROOM, defineTool, type ImageResizer, type KernelOptions, type ResizeRequest, type ToolContext } from '../src/index.js';
+import { DEFAULT_IMAGE_LIMITS, NOTICE_ROOM } from '@airlock/toolkit';
+import { defineTool, type ToolContext } from '@airlock/contract';
+import { type ImageResizer, type KernelOptions, type ResizeRequest } from '../src/index.js';
 import { collect, echo, testKernel, text } from './helpers.js';
 
 describe('executeToolCall: every outcome becomes a result message', () => {
@@ -261,13 +263,13 @@ describe('executeToolCall: every outcome becomes a result message', () => {
       }),
       { source: 'sdk' },
     );
-    expect(kernel.stuckCalls).toBe(0);
+    expect(kernel.status().stuckCalls).toBe(0);
     const msg = await kernel.executeToolCall({ id: 'c', name: 'late', arguments: {} }, { timeoutMs: 10 });
     expect(msg.outcome).toBe('timeout');
-    expect(kernel.stuckCalls).toBe(1);
+    expect(kernel.status().stuckCalls).toBe(1);
     release();
     await new Promise((r) => setTimeout(r, 0));
-    expect(kernel.stuckCalls).toBe(0);
+    expect(kernel.status().stuckCalls).toBe(0);
   });
 
   it('aborted before start: the tool never runs', async () => {
@@ -336,7 +338,7 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(readFileSync(path!, 'utf8')).toBe('full text');
     expect(locked).toBe('locked');
     expect(head).toBe('a');
-    expect(ctx).toMatchObject({ cwd: kernel.cwd, sessionId: 'sess-1', toolCallId: 'call-9', limits: { maxLines: 2000, maxBytes: 51200 } });
+    expect(ctx).toMatchObject({ cwd: kernel.session.cwd, sessionId: 'sess-1', toolCallId: 'call-9', limits: { maxLines: 2000, maxBytes: 51200 } });
     expect(ctx!.ui.interactive).toBe(false);
   });
 

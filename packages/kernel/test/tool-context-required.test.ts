@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { defineTool, type ToolContext } from '../src/index.js';
+import { defineTool, type ToolContext } from '@airlock/contract';
 import { createTestContext, createToolHarness } from '../src/testing/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expectTypeOf, it } from 'vitest';
-import { defineTool, type HandlerFor, type ToolCallEvent, type ToolResultEvent, type VoteInput } from '../src/index.js';
+import { defineTool, type HandlerFor, type ToolCallEvent, type ToolResultEvent, type VoteInput } from '@airlock/contract';
 
 describe('types: the phase decides what a handler may return', () => {
   it('authorize returns a vote, transform returns arguments, observe returns nothing', () => {

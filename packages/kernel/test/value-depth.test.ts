@@ -1,8 +1,10 @@
 import { rm } from 'node:fs/promises';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool, MAX_VALUE_DEPTH, type Kernel, type KernelEvent, type KernelOptions } from '../src/index.js';
-import { nestsDeeperThan, previewJson } from '../src/values.js';
+import { defineTool, type KernelEvent } from '@airlock/contract';
+import { MAX_VALUE_DEPTH } from '@airlock/toolkit/util';
+import { type Kernel, type KernelOptions } from '../src/index.js';
+import { nestsDeeperThan, previewJson } from '@airlock/toolkit/util';
 import { echo, sleep, testKernel, text } from './helpers.js';
 
 /**
@@ -12,7 +14,7 @@ import { echo, sleep, testKernel, text } from './helpers.js';
 
 const kernels: Kernel[] = [];
 afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => rm(k.cwd, { recursive: true, force: true })));
+  await Promise.all(kernels.splice(0).map((k) => rm(k.session.cwd, { recursive: true, force: true })));
 });
 function kernel(options: KernelOptions = {}): Kernel {
   const k = testKernel(options);

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, type SandboxService, type SandboxWrapOptions } from '../src/index.js';
+import { defineTool, type SandboxService, type SandboxWrapOptions } from '@airlock/contract';
 import { testKernel, text } from './helpers.js';
 
 /** A sandbox that records what each command was wrapped with, and a tool that wraps one command. */

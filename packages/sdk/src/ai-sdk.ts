@@ -3,7 +3,8 @@
  * programs that do not use the AI SDK never load it.
  */
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
-import { providerToolNames, toProviderTools, type ToolResultMessage } from '@airlock/kernel';
+import { providerToolNames, toProviderTools } from '@airlock/toolkit';
+import { type ToolResultMessage } from '@airlock/contract';
 import type { Airlock } from './create-airlock.js';
 
 /** What the model is sent for a result (the AI SDK's ToolResultOutput, which `ai` does not export by name). */

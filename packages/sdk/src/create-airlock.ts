@@ -1,7 +1,8 @@
 import { Agent, buildSystemPrompt, hostRunner, type AgentOptions, type ModelProvider, type ToolRunner } from '@airlock/agent';
 import type { Host, HostBlocked, Diagnostic, HostFlags, OpenHostOptions, SettingsLayer } from '@airlock/host';
 import { openHost } from './open-host.js';
-import type { AnyAgentTool, BatchResult, KernelBatchOptions, PreflightReport, ToolCall, ToolResultMessage, ToolSelection, ToolUI } from '@airlock/kernel';
+import type { AnyAgentTool, PreflightReport, ToolCall, ToolResultMessage, ToolUI } from '@airlock/contract';
+import type { BatchResult, KernelBatchOptions, ToolSelection } from '@airlock/kernel';
 import { splitExtensions, type ExtensionInput } from './extension-inputs.js';
 
 export interface CreateAirlockOptions {
@@ -114,7 +115,7 @@ function wrapHost(host: Host): Airlock {
   const agents = new Set<Agent>();
   let closed: Promise<void> | undefined;
   const promptFor = (tools: readonly AnyAgentTool[], provider?: Pick<ModelProvider, 'toolName'>): string =>
-    buildSystemPrompt({ tools, ...(provider?.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
+    buildSystemPrompt({ tools, ...(provider?.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.session.cwd });
   const systemPrompt = (provider?: Pick<ModelProvider, 'toolName'>): string => promptFor(runner.tools, provider);
   const close = (): Promise<void> =>
     (closed ??= (async () => {

@@ -12,34 +12,34 @@ export { openAITools, runOpenAIToolCalls, type OpenAIAssistantLike, type OpenAIM
 // The kernel: the tool and extension contracts, results, provider schemas.
 export {
   defineExtension,
-  displayText,
   OUTCOMES,
-  providerToolName,
-  providerToolNames,
-  toProviderTools,
-  PROVIDER_IDS,
   type AgentTool,
   type AgentToolResult,
   type AnyAgentTool,
-  type BatchResult,
   type Content,
   type Extension,
   type ExtensionAPI,
   type ImageContent,
-  type KernelBatchOptions,
   type KernelEvent,
   type Outcome,
   type PreflightReport,
-  type ProviderId,
   type TextContent,
   type ToolCall,
   type ToolCallEvent,
   type ToolContext,
   type ToolResultEvent,
   type ToolResultMessage,
-  type ToolSelection,
   type ToolUI,
-} from '@airlock/kernel';
+} from '@airlock/contract';
+export { displayText } from '@airlock/toolkit/display';
+export {
+  providerToolName,
+  providerToolNames,
+  toProviderTools,
+  PROVIDER_IDS,
+  type ProviderId,
+} from '@airlock/toolkit';
+export { type BatchResult, type KernelBatchOptions, type ToolSelection } from '@airlock/kernel';
 
 // The host: options and what an open host reports.
 export { SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';

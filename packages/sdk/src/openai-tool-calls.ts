@@ -5,7 +5,9 @@
  * names and images are spelled exactly as Airlock's OpenAI provider spells them.
  */
 import { parseToolArguments, toOpenAIMessages, wireToolCallId, type AssistantMessage, type AssistantToolCall } from '@airlock/agent';
-import { providerToolNames, toProviderTools, type KernelBatchOptions, type OpenAIFunctionTool, type ToolResultMessage } from '@airlock/kernel';
+import { providerToolNames, toProviderTools, type OpenAIFunctionTool } from '@airlock/toolkit';
+import { type KernelBatchOptions } from '@airlock/kernel';
+import { type ToolResultMessage } from '@airlock/contract';
 import type { Airlock } from './create-airlock.js';
 
 /** A tool call as a chat completion returns it (`choices[0].message.tool_calls[n]`). */

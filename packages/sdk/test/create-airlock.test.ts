@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { defineTool } from '@airlock/kernel';
+import { defineTool } from '@airlock/contract';
 import { createAirlock, defineExtension, scriptedProvider, textOf as assistantText, type Airlock, type ModelProvider } from '../src/index.js';
 import { guard, noSecrets, project, textOf } from './support/project.js';
 

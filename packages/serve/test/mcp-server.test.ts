@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineExtension, type AgentTool, type ToolSet } from '@airlock/kernel';
+import { defineExtension, type AgentTool, type ToolSet } from '@airlock/contract';
 import { createElicitationUI, createMcpServer, toolAnnotations } from '../src/index.js';
 
 /** The MCP server as a library: a real host on a temp folder, the SDK's client in memory. */

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineExtension, defineTool } from '@airlock/kernel';
+import { defineExtension, defineTool } from '@airlock/contract';
 import { rpcSessions, textOf } from './support/rpc-session.js';
 
 const session = rpcSessions('airlock-rpc-methods-');

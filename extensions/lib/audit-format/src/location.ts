@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { airlockStateHome, projectRoot, projectStateDir, stateHome, type StateLocation } from '@airlock/kernel/util';
+import { airlockStateHome, projectRoot, projectStateDir, stateHome, type StateLocation } from '@airlock/toolkit/util';
 
 /**
  * Where the log lives by default: `$XDG_STATE_HOME/airlock/audit/<project>-<hash>/audit.jsonl`

@@ -1,4 +1,4 @@
-import { LinearRegExp } from '@airlock/kernel/util';
+import { LinearRegExp } from '@airlock/toolkit/util';
 import { looksSecretName } from './names.js';
 import { createSecretScanner } from './scanner.js';
 

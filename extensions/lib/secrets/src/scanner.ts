@@ -1,4 +1,4 @@
-import { LinearRegExp } from '@airlock/kernel/util';
+import { LinearRegExp } from '@airlock/toolkit/util';
 import { findAssignments } from './assignments.js';
 import { base64Blocks } from './base64-blocks.js';
 import { encodedSecrets } from './encoded.js';

@@ -1,4 +1,4 @@
-import type { ShellAnalysis, ShellCommand, ShellContext, ShellLink, ShellRedirect, ShellRevisionRead } from '@airlock/kernel';
+import type { ShellAnalysis, ShellCommand, ShellContext, ShellLink, ShellRedirect, ShellRevisionRead } from '@airlock/contract';
 
 // The shapes live in the kernel's contract (every tool_call handler sees them through
 // event.analyzeCommand); here under the names this library has always used.

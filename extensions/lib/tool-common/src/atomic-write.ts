@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import { accessSync, closeSync, constants, fchmodSync, fchownSync, fstatSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, writevSync } from 'node:fs';
 import { access, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import type { JudgedFolder } from './open-judged.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AccessService, AccessVerdict } from '@airlock/kernel';
+import type { AccessService, AccessVerdict } from '@airlock/contract';
 import { comparePaths } from './walk.js';
 
 /**

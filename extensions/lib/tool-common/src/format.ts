@@ -1,5 +1,5 @@
-import type { TruncationResult } from '@airlock/kernel';
-import { formatSize } from '@airlock/kernel/util';
+import type { TruncationResult } from '@airlock/contract';
+import { formatSize } from '@airlock/toolkit/util';
 import { isAbsolute, relative } from 'node:path';
 
 /** Small wording helpers every built-in tool needs, kept in one place. */

@@ -1,4 +1,4 @@
-import { LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
+import { LinearRegExp, LinearRegExpError } from '@airlock/toolkit/util';
 import picomatch from 'picomatch';
 
 /**

@@ -1,5 +1,5 @@
-import type { FileIdentity, JudgedFile, ToolContext } from '@airlock/kernel';
-import { identityOf, judgedFileAt, sameIdentity } from '@airlock/kernel/util';
+import type { FileIdentity, JudgedFile, ToolContext } from '@airlock/contract';
+import { identityOf, judgedFileAt, sameIdentity } from '@airlock/toolkit/util';
 
 /**
  * What the policy judged for one call, so execute can open exactly that.

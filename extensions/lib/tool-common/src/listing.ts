@@ -1,4 +1,4 @@
-import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/kernel';
+import type { AgentToolResult, ToolContext, TruncationResult } from '@airlock/contract';
 import { skippedDetails, skippedNotice, type SkippedDetails, type SkippedFile, type SkippedWords } from './file-gate.js';
 import { unreadableDetails, unreadableNotice, type Unreadable, type UnreadableDetails } from './unreadable.js';
 import type { WalkStop } from './walk.js';

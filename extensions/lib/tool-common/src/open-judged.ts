@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import { sameIdentity, type FileIdentity, type JudgedTarget } from './judged.js';
 
 /**

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import { resolveExistingPathSync } from './paths.js';
 
 // Same as the Linux kernel's limit on symlinks followed in one lookup.

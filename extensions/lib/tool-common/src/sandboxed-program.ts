@@ -1,4 +1,4 @@
-import type { SandboxService } from '@airlock/kernel';
+import type { SandboxService } from '@airlock/contract';
 
 /** A program and its arguments, ready for spawn/execFile. */
 export interface ProgramLine {

@@ -1,6 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { closestNames } from '@airlock/kernel/util';
+import { closestNames } from '@airlock/toolkit/util';
 import { visibleName } from './paths.js';
 
 /** A suggestion is a courtesy, not a search: huge folders are compared on their first names only. */

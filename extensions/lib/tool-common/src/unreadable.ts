@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { errnoCode, errorMessage, isPermissionDenied } from '@airlock/kernel/util';
+import { errnoCode, errorMessage, isPermissionDenied } from '@airlock/toolkit/util';
 import { suggestNear } from './suggest.js';
 import { comparePaths } from './walk.js';
 

@@ -1,6 +1,6 @@
 import { lstatSync, opendirSync, readFileSync, type Dir, type Dirent } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import ignore, { type Ignore } from 'ignore';
 
 /**

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import type { ApprovalInput, Extension, ExtensionAPI, NoAnswer, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/kernel';
-import { noAnswerText } from '@airlock/kernel/util';
+import type { ApprovalInput, Extension, ExtensionAPI, NoAnswer, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/contract';
+import { noAnswerText } from '@airlock/toolkit/util';
 import { literalRules } from './literal-rule.js';
 import { name, promptText } from './prompt.js';
 

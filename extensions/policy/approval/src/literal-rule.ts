@@ -1,4 +1,4 @@
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import { commandRule, literalRule } from '@airlock/rules';
 
 /**

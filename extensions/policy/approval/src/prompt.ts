@@ -1,5 +1,5 @@
-import type { ArgsChange, Resource, Vote } from '@airlock/kernel';
-import { countOf, displayText, displayValue } from '@airlock/kernel/display';
+import type { ArgsChange, Resource, Vote } from '@airlock/contract';
+import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
 
 /**
  * Long values are cut so a prompt fits a terminal, always keeping their start and their end

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
-import type { AgentTool, NoAnswer, RuleStore, ToolUI, Vote } from '@airlock/kernel';
+import type { AgentTool, NoAnswer, RuleStore, ToolUI, Vote } from '@airlock/contract';
 import { CHOICES, createApprover, type ApprovalOptions } from '../src/index.js';
 import { literalRules } from '../src/literal-rule.js';
 import { promptText } from '../src/prompt.js';

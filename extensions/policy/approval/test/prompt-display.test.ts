@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { around, HOSTILE_SAMPLES, rawHostile, spoofedLines, visibleForm } from '@airlock/kernel/testing';
-import type { ArgsChange, Resource, Vote } from '@airlock/kernel';
+import type { ArgsChange, Resource, Vote } from '@airlock/contract';
 import { promptText, type PromptFacts } from '../src/prompt.js';
 
 /**

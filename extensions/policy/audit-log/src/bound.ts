@@ -1,4 +1,4 @@
-import { ECHO_KEEP_CHARS } from '@airlock/kernel/util';
+import { ECHO_KEEP_CHARS } from '@airlock/toolkit/util';
 import { sha256Hex } from '@airlock/audit-format';
 
 /**

@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type } from 'typebox';
-import type { CommandInput, ExtensionCommand } from '@airlock/kernel';
-import { countOf, displayText } from '@airlock/kernel/display';
+import type { CommandInput, ExtensionCommand } from '@airlock/contract';
+import { countOf, displayText } from '@airlock/toolkit/display';
 import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { followAuditLog, formatRecord, tailAuditLog } from './tail.js';
 import { verifyAuditLog, type VerifyReport } from './verify.js';

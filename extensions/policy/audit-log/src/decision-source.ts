@@ -1,4 +1,4 @@
-import type { DecisionSource as KernelSource } from '@airlock/kernel';
+import type { DecisionSource as KernelSource } from '@airlock/contract';
 import type { DecisionSource } from './record.js';
 
 /**

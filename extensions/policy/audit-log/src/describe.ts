@@ -1,4 +1,4 @@
-import type { ArgsChange, ToolCallEvent, ToolResultEvent, Vote } from '@airlock/kernel';
+import type { ArgsChange, ToolCallEvent, ToolResultEvent, Vote } from '@airlock/contract';
 import { boundedCopy, finishCuts } from './bound.js';
 import { canonicalJson, sha256Hex } from '@airlock/audit-format';
 import { toAuditSource } from './decision-source.js';

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Extension, ExtensionAPI } from '@airlock/kernel';
+import type { Extension, ExtensionAPI } from '@airlock/contract';
 import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { createAuditLogger, type AuditLogger } from './logger.js';
 import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';

@@ -1,4 +1,4 @@
-import type { ToolCallEvent, ToolResultEvent } from '@airlock/kernel';
+import type { ToolCallEvent, ToolResultEvent } from '@airlock/contract';
 import { describeDecision, describeResult } from './describe.js';
 import type { AuditOptions } from './options.js';
 import type { AuditRedactor } from './redact.js';

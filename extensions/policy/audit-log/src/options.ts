@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { schemaProblemLines } from '@airlock/kernel/util';
+import { schemaProblemLines } from '@airlock/toolkit/util';
 import Value from 'typebox/value';
 
 /** The extension's options (settings: `{ "name": "@airlock/audit-log", "options": { … } }`). */

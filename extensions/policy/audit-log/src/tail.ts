@@ -2,7 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { join } from 'node:path';
 import { listSet, setsInFolder } from './rotation.js';
 import type { AuditRecord } from './record.js';
-import { displayText, displayValue } from '@airlock/kernel/display';
+import { displayText, displayValue } from '@airlock/toolkit/display';
 
 /** The last records of a log, oldest first, read back through rotated files when the active one is short. */
 export interface TailLine {

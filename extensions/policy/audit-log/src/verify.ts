@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { schemaProblemLines } from '@airlock/kernel/util';
+import { schemaProblemLines } from '@airlock/toolkit/util';
 import { Compile } from 'typebox/compile';
 import { GENESIS, lineHash } from '@airlock/audit-format';
 import { headPathFor, headsInFolder, readHead, realLogPath } from './head.js';

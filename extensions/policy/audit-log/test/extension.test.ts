@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, type EventSink } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { type EventSink } from '@airlock/contract';
 import extension, { defaultAuditPath, installAuditLog, projectRoot, resolveAuditPath, resolveOptions } from '../src/index.js';
 import { apiFor, closeLoggers, echo, readRecords, tempDir, track, removeTempDirs } from './helpers.js';
 
@@ -17,7 +18,7 @@ describe('the extension package', () => {
     const dir = tempDir();
     const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
     extension.setup(apiFor(kernel, dir, []), { ...resolvedDefaults(), path: join(dir, 'audit.jsonl') });
-    expect(kernel.handlers().map((h) => `${h.hook}:${h.phase}:${h.name}`)).toEqual([
+    expect(kernel.status().handlers.map((h) => `${h.hook}:${h.phase}:${h.name}`)).toEqual([
       'tool_call:observe:audit-log/decisions',
       'tool_result:observe:audit-log/results',
     ]);

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
-import { createKernel, defineTool, type EventSink, type ExtensionAPI, type Kernel } from '@airlock/kernel';
+import { createKernel, type Kernel } from '@airlock/kernel';
+import { defineTool, type EventSink, type ExtensionAPI } from '@airlock/contract';
 import { installAuditLog, lineHash, type AuditLogger, type AuditOptionsInput, type AuditRecord } from '../src/index.js';
 
 const temps: string[] = [];

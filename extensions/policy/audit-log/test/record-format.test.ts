@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, type EventSink } from '@airlock/kernel';
+import { createKernel } from '@airlock/kernel';
+import { type EventSink } from '@airlock/contract';
 import { installAuditLog, verifyAuditLog } from '../src/index.js';
 import { apiFor, closeLoggers, echo, GITHUB_TOKEN, readLines, removeTempDirs, tempDir, track } from './helpers.js';
 

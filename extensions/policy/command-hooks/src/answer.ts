@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { schemaProblemLines } from '@airlock/kernel/util';
+import { schemaProblemLines } from '@airlock/toolkit/util';
 import type { ToolEvent } from './options.js';
 import type { HookRun } from './run-hook.js';
 

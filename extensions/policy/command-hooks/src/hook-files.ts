@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { ShellAnalysis, ShellCommand } from '@airlock/kernel';
+import type { ShellAnalysis, ShellCommand } from '@airlock/contract';
 
 /** A file a configured hook command runs or names, with the hook that names it. */
 export interface HookFile {

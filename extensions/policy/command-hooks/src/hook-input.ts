@@ -1,4 +1,4 @@
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import { openTargetSync, resolveToolPath } from '@airlock/tool-common';
 import type { PathTarget, ToolMapping } from './tool-map.js';
 

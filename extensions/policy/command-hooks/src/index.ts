@@ -1,4 +1,4 @@
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { homedir } from 'node:os';
 import { analyzeShell } from '@airlock/shell-analysis';
 import { hookEnv } from './env.js';

@@ -1,4 +1,4 @@
-import { LinearRegExp, LinearRegExpError } from '@airlock/kernel/util';
+import { LinearRegExp, LinearRegExpError } from '@airlock/toolkit/util';
 
 /**
  * Claude Code's matcher rules (hooks.md, "Matcher patterns"), tested against the `tool_name` the

@@ -1,4 +1,4 @@
-import type { Content } from '@airlock/kernel';
+import type { Content } from '@airlock/contract';
 import type { ToolEvent } from './options.js';
 
 /** What every event's stdin JSON carries (hooks.md, "Common input fields"). */

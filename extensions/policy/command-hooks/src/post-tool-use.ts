@@ -1,4 +1,4 @@
-import type { Content, ResultPatch, ToolResultEvent } from '@airlock/kernel';
+import type { Content, ResultPatch, ToolResultEvent } from '@airlock/contract';
 import { readAnswer } from './answer.js';
 import { hookLabel, type CompiledHook } from './hook-set.js';
 import type { ToolEvent } from './options.js';

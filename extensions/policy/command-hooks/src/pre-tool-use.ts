@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Effect, Logger, ToolCallEvent, VoteInput } from '@airlock/kernel';
+import type { Effect, Logger, ToolCallEvent, VoteInput } from '@airlock/contract';
 import { readAnswer, type HookOutput } from './answer.js';
 import { hookLabel, type CompiledHook, type HookSet } from './hook-set.js';
 import { inputFields, shownInput, shownKey, targetFromResources, targetNow, type ShownInput } from './hook-input.js';

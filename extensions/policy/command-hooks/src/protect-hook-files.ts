@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { SandboxProfile, ToolCallEvent, VoteInput } from '@airlock/kernel';
+import type { SandboxProfile, ToolCallEvent, VoteInput } from '@airlock/contract';
 import { absolute, type HookFile } from './hook-files.js';
 import { realTargetSync } from '@airlock/tool-common';
 

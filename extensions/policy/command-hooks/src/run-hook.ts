@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { SandboxedCommand, SandboxStatus, SandboxWrapOptions } from '@airlock/kernel';
+import type { SandboxedCommand, SandboxStatus, SandboxWrapOptions } from '@airlock/contract';
 
 /** Each of stdout and stderr is kept up to this many bytes; the rest is read and dropped. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import { machinesClosedAfterEach, type Hooks, type Machine } from './support.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import type { Policy, PolicyCall } from './policy.js';
 import { parseRule, specDialect, type RuleSurface } from '@airlock/rules';
 import type { CompiledRule } from './rules/types.js';

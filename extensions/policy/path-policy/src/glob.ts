@@ -1,4 +1,4 @@
-import { LinearRegExp } from '@airlock/kernel/util';
+import { LinearRegExp } from '@airlock/toolkit/util';
 
 /**
  * Glob → RegExp for the four things rules match: paths, commands, hosts and tool names. Each

@@ -1,4 +1,4 @@
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { checkExamples } from './examples.js';
 import { OptionsSchema } from './options.js';
 import { createPolicy } from './policy.js';

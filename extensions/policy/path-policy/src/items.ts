@@ -1,4 +1,4 @@
-import type { Effect } from '@airlock/kernel';
+import type { Effect } from '@airlock/contract';
 
 /**
  * One thing a call touches, in the form the policy judges it. A call becomes a list of items:

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
-import type { Effect, ProtectedRuleName } from '@airlock/kernel';
-import { linearRegExp } from '@airlock/kernel/util';
+import type { Effect, ProtectedRuleName } from '@airlock/contract';
+import { linearRegExp } from '@airlock/toolkit/util';
 import { strictest, type Command, type Finding, type Item, type ItemOrigin, type MatchedRule } from './items.js';
 import type { DefaultEffect } from './options.js';
 import type { PathSpace } from './paths/space.js';

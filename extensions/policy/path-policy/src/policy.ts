@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Effect, ProtectedPaths, Resource, SandboxProfile } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, Resource, SandboxProfile } from '@airlock/contract';
 import type { Analysis } from '@airlock/shell-analysis';
 import { isLiteral, normalizeCommand } from './glob.js';
 import { judge, PROTECTED_RULE, type JudgeContext } from './judge.js';

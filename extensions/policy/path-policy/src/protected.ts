@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ProtectedPaths, SpillMarkerName } from '@airlock/kernel';
-import { LinearRegExp } from '@airlock/kernel/util';
+import type { ProtectedPaths, SpillMarkerName } from '@airlock/contract';
+import { LinearRegExp } from '@airlock/toolkit/util';
 import type { PathSpace } from './paths/space.js';
 import { escapeDir, pathPattern, type Anchors } from './rules/compile.js';
 import type { PathPattern } from './rules/types.js';

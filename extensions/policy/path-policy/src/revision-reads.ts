@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { linearRegExp } from '@airlock/kernel/util';
+import { linearRegExp } from '@airlock/toolkit/util';
 import type { RevisionRead } from '@airlock/shell-analysis';
 import type { Item } from './items.js';
 import { SECRET_SAMPLE_NAMES } from './secrets.js';

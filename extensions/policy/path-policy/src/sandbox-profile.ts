@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Effect, ProtectedPaths, SandboxProfile } from '@airlock/kernel';
+import type { Effect, ProtectedPaths, SandboxProfile } from '@airlock/contract';
 import type { FileQuery, FileVerdict } from './policy.js';
 import type { CompiledRule, PathPattern } from './rules/types.js';
 import { executableConfigFor } from './exec-config/export.js';

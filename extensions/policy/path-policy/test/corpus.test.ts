@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Effect, Resource } from '@airlock/kernel';
+import type { Effect, Resource } from '@airlock/contract';
 import type { RuleEntry } from '../src/index.js';
 import { analyzeShell, type Analysis } from '@airlock/shell-analysis';
 import { machine, policyFor, toolResources, type Machine } from './fixture.js';

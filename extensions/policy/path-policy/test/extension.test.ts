@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { createKernel, defineTool, type ExtensionAPI } from '@airlock/kernel';
+import { createTestHost } from '@airlock/kernel/testing';
+import { defineTool, type AccessCheck, type ExtensionAPI } from '@airlock/contract';
 import extension, { OptionsSchema } from '../src/index.js';
 import Value from 'typebox/value';
 import { machine } from './fixture.js';
 
 /** Set the extension up on a real kernel with the given settings; returns the kernel. */
 async function load(permissions: object, cwd: string) {
-  const kernel = createKernel({ cwd });
+  const { kernel, services } = createTestHost({ cwd });
   const api = {
     on: kernel.on.bind(kernel),
-    registerAccessCheck: kernel.registerAccessCheck.bind(kernel),
+    registerAccessCheck: (check: AccessCheck, o?: { name?: string }) => void services.access.add(o?.name ?? 'path-policy', check),
     // `airlock policy` itself runs through the real CLI (packages/cli/test/policy*.test.ts).
     registerCommand: () => {},
     settings: Object.freeze({ permissions }),

@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import { createPolicy, loadShell, type Policy, type PolicyOptions, type RuleEntry } from '../src/index.js';
 import { makeTempDir } from '@airlock/kernel/testing';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LinearRegExp } from '@airlock/kernel/util';
+import { LinearRegExp } from '@airlock/toolkit/util';
 import { commandGlob, hostGlob, pathGlob, toolGlob } from '../src/glob.js';
 import { machine, policyFor } from './fixture.js';
 

@@ -1,7 +1,7 @@
 import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProtectedPaths } from '@airlock/kernel';
+import type { ProtectedPaths } from '@airlock/contract';
 import type { RuleEntry } from '../src/index.js';
 import { machine, policyFor, toolResources, type Machine } from './fixture.js';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Effect } from '@airlock/kernel';
+import type { Effect } from '@airlock/contract';
 import { CREDENTIAL_COMMANDS, type RuleEntry } from '../src/index.js';
 import { machine, policyFor, type Machine } from './fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Resource } from '@airlock/kernel';
+import type { Resource } from '@airlock/contract';
 import { machine, policyFor, toolResources, type Machine } from './fixture.js';
 import type { RuleEntry } from '../src/index.js';
 

@@ -1,4 +1,4 @@
-import type { Content, ToolResultEvent, ToolResultHandlers } from '@airlock/kernel';
+import type { Content, ToolResultEvent, ToolResultHandlers } from '@airlock/contract';
 import { placeholderDigests, type Redactor } from '@airlock/secrets';
 
 /**

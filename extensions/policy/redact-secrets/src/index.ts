@@ -1,4 +1,4 @@
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { homedir } from 'node:os';
 import { createRedactor, createSecretScanner, loadFileSecrets, withFileSecrets } from '@airlock/secrets';
 import { redactHandler } from './handler.js';

@@ -1,5 +1,5 @@
 import type { Attributes, Context, Histogram, Span } from '@opentelemetry/api';
-import type { AgentActivity, Usage } from '@airlock/kernel';
+import type { AgentActivity, Usage } from '@airlock/contract';
 import type { TelemetrySinks } from './pipeline.js';
 
 /** OTel API enum values (stable in the spec), so this module needs no runtime import of the API. */

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { ExtensionAPI } from '@airlock/kernel';
+import type { ExtensionAPI } from '@airlock/contract';
 import { resolveAuditPath } from '@airlock/audit-format';
 
 const AUDIT_PACKAGE = '@airlock/audit-log';

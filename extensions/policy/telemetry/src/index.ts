@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import type { Extension, ExtensionAPI } from '@airlock/kernel';
+import type { Extension, ExtensionAPI } from '@airlock/contract';
 import { createRedactor, createSecretScanner } from '@airlock/secrets';
 import { resolveTelemetry, type TelemetryConfig } from './config.js';
 import { createRecorder, type Recorder } from './recorder.js';

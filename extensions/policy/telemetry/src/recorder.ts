@@ -1,5 +1,5 @@
 import type { Attributes, Context, Counter, Histogram, Span } from '@opentelemetry/api';
-import type { Content, DecisionSource, KernelEvent, LoadedExtensionInfo } from '@airlock/kernel';
+import type { Content, DecisionSource, KernelEvent, LoadedExtensionInfo } from '@airlock/contract';
 import { canonicalJson, sha256Hex } from '@airlock/audit-format';
 import type { TelemetrySinks } from './pipeline.js';
 import { placeholderCounts } from '@airlock/secrets';

@@ -28,7 +28,7 @@ describe('spans for the agent: a run, its turns, its model requests (GenAI conve
       { content: [call('echo', { text: 'one' }, 'c1'), call('echo', { text: 'two' }, 'c2')], stopReason: 'toolUse', usage: { input: 120, output: 30, cacheRead: 400, cacheWrite: 50 } },
       { content: [{ type: 'text', text: 'Both echoed.' }], usage: { input: 600, output: 8 } },
     ]);
-    const result = await runAgentLoop([userMessage('echo twice')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel) });
+    const result = await runAgentLoop([userMessage('echo twice')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel, undefined, t.activity) });
     expect(result.status).toBe('done');
     const spans = t.spans();
     expect(tree(spans)).toEqual([{ 'invoke_agent airlock': [{ turn: ['chat tiny-1', 'execute_tool echo', 'execute_tool echo'] }, { turn: ['chat tiny-1'] }] }]);
@@ -39,7 +39,7 @@ describe('spans for the agent: a run, its turns, its model requests (GenAI conve
       'gen_ai.agent.name': 'airlock',
       'gen_ai.provider.name': 'scripted',
       'gen_ai.request.model': 'tiny-1',
-      'gen_ai.conversation.id': t.kernel.sessionId,
+      'gen_ai.conversation.id': t.kernel.session.id,
       'airlock.run.id': result.runId,
       'airlock.agent.status': 'done',
       'airlock.agent.turns': 2,
@@ -89,7 +89,7 @@ describe('spans for the agent: a run, its turns, its model requests (GenAI conve
   it('a provider that fails: the chat span and the run are errors, with a low-cardinality error.type and no message text', async () => {
     const t = tracedKernel();
     const provider = scriptedProvider([{ content: [], stopReason: 'error', errorMessage: 'upstream said 529 overloaded for key sk-live-123' }]);
-    const result = await runAgentLoop([userMessage('hi')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel) });
+    const result = await runAgentLoop([userMessage('hi')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel, undefined, t.activity) });
     expect(result.status).toBe('failed');
     const spans = t.spans();
     const chat = spans.find((s) => s.name === 'chat tiny-1')!;
@@ -105,7 +105,7 @@ describe('spans for the agent: a run, its turns, its model requests (GenAI conve
     const t = tracedKernel();
     const controller = new AbortController();
     const provider = scriptedProvider([{ content: [call('wait', {}, 'w1')], stopReason: 'toolUse' }, 'never sent']);
-    const running = runAgentLoop([userMessage('wait')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel), signal: controller.signal });
+    const running = runAgentLoop([userMessage('wait')], { provider, model: 'tiny-1', runner: kernelRunner(t.kernel, undefined, t.activity), signal: controller.signal });
     // Abort while the tool is running (it waits for its signal).
     await new Promise<void>((resolve) => {
       const off = t.kernel.onEvent((e) => {
@@ -130,9 +130,9 @@ describe('spans for the agent: a run, its turns, its model requests (GenAI conve
 
   it('a host that closes mid-run: what is open ends as unfinished, so the trace is not lost', async () => {
     const t = tracedKernel();
-    t.kernel.reportAgentActivity({ type: 'agent_start', runId: 'r', provider: 'openai', model: 'gpt-x' });
-    t.kernel.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
-    t.kernel.reportAgentActivity({ type: 'model_request_start', runId: 'r', turnId: 'r:1', provider: 'openai', model: 'gpt-x' });
+    t.activity({ type: 'agent_start', runId: 'r', provider: 'openai', model: 'gpt-x' });
+    t.activity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
+    t.activity({ type: 'model_request_start', runId: 'r', turnId: 'r:1', provider: 'openai', model: 'gpt-x' });
     await t.stop();
     expect(t.spans().map((s) => [s.name, s.attributes['airlock.outcome']])).toEqual([
       ['chat gpt-x', 'unfinished'],

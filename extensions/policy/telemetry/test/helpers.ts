@@ -5,13 +5,15 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { installAuditLog } from '@airlock/audit-log';
-import { createKernel, defineTool, type ExtensionAPI, type Kernel, type LoadedExtensionInfo } from '@airlock/kernel';
-import { createTestApi, makeTempDir } from '@airlock/kernel/testing';
+import type { Kernel } from '@airlock/kernel';
+import { defineTool, type AgentActivity, type ExtensionAPI, type LoadedExtensionInfo } from '@airlock/contract';
+import type { HostServices } from '@airlock/toolkit';
+import { createTestApi, createTestHost, makeTempDir } from '@airlock/kernel/testing';
 import { installTelemetry, stopTelemetry } from '../src/index.js';
 
 /** The ExtensionAPI the host would give, on a kernel, with this cwd and environment. */
-export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}, overrides: Partial<ExtensionAPI> = {}): ExtensionAPI {
-  return createTestApi(kernel, { cwd, env, ...overrides });
+export function apiFor(kernel: Kernel, cwd: string, env: Record<string, string> = {}, overrides: Partial<ExtensionAPI> = {}, services?: HostServices): ExtensionAPI {
+  return createTestApi(kernel, { cwd, env, ...overrides }, services);
 }
 
 export const echo = defineTool({
@@ -54,7 +56,7 @@ export const wait = defineTool({
 /** A kernel with echo and wait, telemetry installed over in-memory exporters. */
 export function tracedKernel(options: { exportContent?: boolean; env?: Record<string, string>; audit?: boolean; extensions?: readonly LoadedExtensionInfo[] } = {}) {
   const dir = makeTempDir('airlock-telemetry-');
-  const kernel = createKernel({ cwd: dir, spill: { dir: join(dir, 'spill') } });
+  const { kernel, services } = createTestHost({ cwd: dir, spill: { dir: join(dir, 'spill') } });
   kernel.registry.register(echo, { source: 'sdk' });
   kernel.registry.register(wait, { source: 'sdk' });
   kernel.registry.register(peek, { source: 'sdk' });
@@ -63,7 +65,7 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
   const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 60_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const api = apiFor(kernel, dir, options.env, options.extensions === undefined ? {} : { loadedExtensions: () => options.extensions! });
+  const api = apiFor(kernel, dir, options.env, options.extensions === undefined ? {} : { loadedExtensions: () => options.extensions! }, services);
   const auditPath = join(dir, 'audit', 'audit.jsonl');
   const auditLogger = options.audit === true ? installAuditLog(apiFor(kernel, dir, options.env), { path: auditPath, fsync: 'never' }, { env: {}, home: dir }) : undefined;
   const logs = new InMemoryLogRecordExporter();
@@ -94,6 +96,8 @@ export function tracedKernel(options: { exportContent?: boolean; env?: Record<st
     logs: () => logs.getFinishedLogRecords(),
     closeAudit: () => auditLogger?.close(),
     kernel,
+    /** Report agent activity as a host would (what `kernelRunner(kernel, undefined, t.activity)` does for a loop). */
+    activity: (a: AgentActivity) => services.activity.emit(a),
     spans: (): ReadableSpan[] => kept ?? spans.getFinishedSpans(),
     /** Flush the metrics and return every data point by metric name. */
     async metrics(): Promise<Map<string, { attributes: Record<string, unknown>; value: unknown }[]>> {

@@ -19,7 +19,7 @@ describe('a span per tool call (GenAI execute_tool conventions)', () => {
       'airlock.outcome': 'ok',
       'airlock.decision': 'allow',
       'airlock.decision.source': 'default',
-      'airlock.session.id': t.kernel.sessionId,
+      'airlock.session.id': t.kernel.session.id,
     });
     expect(root.status.code).toBe(0);
     expect(spans).toHaveLength(1);

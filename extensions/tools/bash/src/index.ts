@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/kernel';
-import { appendNotice, closestNames, tailNotice } from '@airlock/kernel/util';
+import type { AgentTool, Extension, SandboxedCommand, ToolContext, TruncationResult } from '@airlock/contract';
+import { appendNotice, closestNames, tailNotice } from '@airlock/toolkit/util';
 import { buildEnv } from '@airlock/secrets';
 import { BackgroundJobs, type JobInfo } from './jobs.js';
 import { createJobsTool } from './jobs-tool.js';

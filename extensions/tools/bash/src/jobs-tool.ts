@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { AgentTool } from '@airlock/kernel';
+import type { AgentTool } from '@airlock/contract';
 import type { BackgroundJobs, JobInfo } from './jobs.js';
 
 const Params = Type.Object({

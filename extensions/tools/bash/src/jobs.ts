@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { SpillWriter, ToolContext } from '@airlock/kernel';
+import type { SpillWriter, ToolContext } from '@airlock/contract';
 import { canScanProcesses, findRunProcesses, RUN_MARKER, signalProcesses } from './proc-tree.js';
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/kernel';
+import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/contract';
 import { afterNextPoll } from './after-poll.js';
 import { canScanProcesses, findRunProcesses, groupHasLiving, pidsSince, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
 

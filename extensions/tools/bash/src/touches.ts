@@ -1,4 +1,4 @@
-import type { ExecTouches } from '@airlock/kernel';
+import type { ExecTouches } from '@airlock/contract';
 import type { Analysis, SimpleCommand } from '@airlock/shell-analysis';
 
 /**

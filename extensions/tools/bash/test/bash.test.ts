@@ -118,7 +118,7 @@ describe('bash: basics (Pi tools.test.ts)', () => {
   it('small outputs leave no spill file behind', async () => {
     const h = harness();
     await h.call({ command: 'seq 10' });
-    const dir = h.kernel.spillStore.dir ?? undefined;
+    const dir = h.kernel.session.spillDir ?? undefined;
     if (typeof dir === 'string' && existsSync(dir)) {
       expect(execFileSync('find', [dir, '-type', 'f']).toString()).toBe('');
     }

@@ -2,9 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { errnoCode, errnoWords } from '@airlock/kernel/util';
+import { errnoCode, errnoWords } from '@airlock/toolkit/util';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, FileStamp, ToolContext } from '@airlock/kernel';
+import type { AgentTool, FileStamp, ToolContext } from '@airlock/contract';
 import {
   ChangedDuringWriteError,
   ChangedSinceJudgedError,

@@ -2,9 +2,9 @@ import { execFile, spawnSync } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { errnoCode, errorMessage as message } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message } from '@airlock/toolkit/util';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import type { AgentTool, TruncationResult } from '@airlock/contract';
 import { comparePaths, DEFAULT_TREE_BOUNDS, globTest, displayPath as display, limitName, openTargetSync, pacer, resolveExistingPath, walk, type WalkStop } from '@airlock/tool-common';
 import { codeForErrno, FileGate, findExecutable, FOLDER_WORDS, listingResult, programLauncher, rootError, settle, statSearchRoot, type ProgramLauncher, type SkippedDetails, type StoppedDetails, type Unreadable, type UnreadableDetails } from '@airlock/tool-common';
 

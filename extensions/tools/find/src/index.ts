@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { createFindTool } from './find.js';
 
 const Options = Type.Object({

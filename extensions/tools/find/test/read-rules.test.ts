@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, type AccessCheck } from '@airlock/kernel';
+import { createTestHost } from '@airlock/kernel/testing';
+import { type AccessCheck } from '@airlock/contract';
 import { tree as makeTree } from '../../../lib/tool-common/test/support/tree.js';
 import { createFindTool, findFd, type FindDetails } from '../src/index.js';
 
@@ -21,8 +22,8 @@ const rules: AccessCheck = ({ path }) => {
 };
 
 async function find(t: { base: string; root: string }, engine: 'node' | 'fd', args: Record<string, unknown>, checks: AccessCheck[] = [rules]) {
-  const kernel = createKernel({ cwd: t.root, spill: { dir: join(t.base, 'spill') } });
-  for (const check of checks) kernel.registerAccessCheck(check);
+  const { kernel, services } = createTestHost({ cwd: t.root, spill: { dir: join(t.base, 'spill') } });
+  checks.forEach((check, i) => services.access.add(`check-${i + 1}`, check));
   kernel.registry.register(createFindTool({ engine }), { source: 'sdk' });
   const message = await kernel.executeToolCall({ id: '1', name: 'find', arguments: args });
   const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

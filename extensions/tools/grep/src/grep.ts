@@ -3,9 +3,9 @@ import { constants, fstatSync, openSync, readSync, closeSync, readFileSync } fro
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { errnoCode, errorMessage as message, linearRegExp, LinearRegExpError } from '@airlock/kernel/util';
+import { errnoCode, errorMessage as message, linearRegExp, LinearRegExpError } from '@airlock/toolkit/util';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import type { AgentTool, TruncationResult } from '@airlock/contract';
 import { comparePaths, DEFAULT_TREE_BOUNDS, displayPath as display, limitName, openTargetSync, programLauncher, resolveExistingPath, UNSANDBOXED, type ProgramLine } from '@airlock/tool-common';
 import { searchNode } from './node-engine.js';
 import { BINARY_PROBE, type Found, type Hit, type Search } from './search.js';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { createGrepTool } from './grep.js';
 
 const Options = Type.Object({

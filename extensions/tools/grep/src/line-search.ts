@@ -1,4 +1,4 @@
-import { linearRegExp } from '@airlock/kernel/util';
+import { linearRegExp } from '@airlock/toolkit/util';
 import { exactLiteral, requiredLiteral } from './literal.js';
 
 /**

@@ -1,6 +1,6 @@
 import { open, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import { globTest, READ_NONBLOCKING, walk } from '@airlock/tool-common';
 import { lineSearch } from './line-search.js';
 import { requiredLiteral } from './literal.js';

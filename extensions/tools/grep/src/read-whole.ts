@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { errnoCode } from '@airlock/kernel/util';
+import { errnoCode } from '@airlock/toolkit/util';
 import { descriptorPath, READ_NONBLOCKING } from '@airlock/tool-common';
 
 /** Kept between files; most source files fit, so a search allocates almost nothing per file. */

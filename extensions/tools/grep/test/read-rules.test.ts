@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, type AccessCheck } from '@airlock/kernel';
+import { createTestHost } from '@airlock/kernel/testing';
+import { type AccessCheck } from '@airlock/contract';
 import { tree as makeTree } from '../../../lib/tool-common/test/support/tree.js';
 import { createGrepTool, findRipgrep, type GrepDetails } from '../src/index.js';
 
@@ -23,8 +24,8 @@ const byName: AccessCheck = ({ path }) => {
 };
 
 async function grep(t: { base: string; root: string }, engine: 'node' | 'rg' | 'auto', args: Record<string, unknown>, checks: AccessCheck[] = [byName]) {
-  const kernel = createKernel({ cwd: t.root, spill: { dir: join(t.base, 'spill') } });
-  for (const check of checks) kernel.registerAccessCheck(check);
+  const { kernel, services } = createTestHost({ cwd: t.root, spill: { dir: join(t.base, 'spill') } });
+  checks.forEach((check, i) => services.access.add(`check-${i + 1}`, check));
   kernel.registry.register(createGrepTool({ engine }), { source: 'sdk' });
   const message = await kernel.executeToolCall({ id: '1', name: 'grep', arguments: args });
   const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

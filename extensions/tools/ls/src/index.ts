@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { lsTool } from './ls.js';
 
 const Options = Type.Object({});

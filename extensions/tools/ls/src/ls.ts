@@ -1,8 +1,8 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { errnoCode, errnoWords, errorMessage as message, isPermissionDenied } from '@airlock/kernel/util';
+import { errnoCode, errnoWords, errorMessage as message, isPermissionDenied } from '@airlock/toolkit/util';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, TruncationResult } from '@airlock/kernel';
+import type { AgentTool, TruncationResult } from '@airlock/contract';
 import {
   ChangedSinceJudgedError,
   displayPath as display,

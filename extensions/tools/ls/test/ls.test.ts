@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
-import { closestNames as closeNames } from '@airlock/kernel/util';
+import { closestNames as closeNames } from '@airlock/toolkit/util';
 import extension, { compareNames, lsTool, type LsDetails } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Logger, SandboxService } from '@airlock/kernel';
+import type { Logger, SandboxService } from '@airlock/contract';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -1,4 +1,4 @@
-import type { AgentTool, Extension, ExtensionAPI } from '@airlock/kernel';
+import type { AgentTool, Extension, ExtensionAPI } from '@airlock/contract';
 import { ServerConnection, type McpTool } from './connection.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, McpToolsOptions, type ServerConfig } from './options.js';
 import { noteLines } from './mapping.js';

@@ -1,4 +1,4 @@
-import type { Resource, ToolContext } from '@airlock/kernel';
+import type { Resource, ToolContext } from '@airlock/contract';
 import { openTargetSync } from '@airlock/tool-common';
 import type { Kind } from './mapping.js';
 

@@ -1,4 +1,4 @@
-import type { AgentToolResult, ImageContent, TextContent } from '@airlock/kernel';
+import type { AgentToolResult, ImageContent, TextContent } from '@airlock/contract';
 
 /**
  * An MCP `tools/call` result as an Airlock tool result: text stays text, images stay images

@@ -1,5 +1,5 @@
-import type { AgentTool } from '@airlock/kernel';
-import { linearSchema, SchemaRegexError } from '@airlock/kernel/util';
+import type { AgentTool } from '@airlock/contract';
+import { linearSchema, SchemaRegexError } from '@airlock/toolkit/util';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { McpTool, ServerConnection } from './connection.js';

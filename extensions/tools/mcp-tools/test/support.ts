@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { openHost, type Host } from '@airlock/host';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 
 /** The test MCP server (McpServer from the SDK), spawned over stdio or served over HTTP. */
 export const SERVER_FILE = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.url));

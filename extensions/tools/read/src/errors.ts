@@ -1,6 +1,6 @@
 import { lstat, opendir, readlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { closestNames, errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
+import { closestNames, errnoCode, errnoWords, isPermissionDenied } from '@airlock/toolkit/util';
 import { visibleName } from '@airlock/tool-common';
 
 /**

@@ -1,4 +1,4 @@
-import { formatSize } from '@airlock/kernel/util';
+import { formatSize } from '@airlock/toolkit/util';
 
 /**
  * read's own notice for a slice of a file. The shared notices (sizes, more lines, a line too

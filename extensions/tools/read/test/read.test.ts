@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 import extension, { createReadTool, readStats, type ReadDetails } from '../src/index.js';
-import { closestNames as closeNames } from '@airlock/kernel/util';
+import { closestNames as closeNames } from '@airlock/toolkit/util';
 import { selectLines } from '../src/lines.js';
 
 let dir: string;

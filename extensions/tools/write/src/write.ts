@@ -2,9 +2,9 @@ import type { Stats } from 'node:fs';
 import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/kernel/util';
+import { errnoCode, errnoWords, isPermissionDenied } from '@airlock/toolkit/util';
 import Type, { type Static } from 'typebox';
-import type { AgentTool, ToolContext } from '@airlock/kernel';
+import type { AgentTool, ToolContext } from '@airlock/contract';
 import { ChangedDuringWriteError, ChangedSinceJudgedError, displayPath, judgedFor, lockFile, openOrMakeFolder, realTarget, realTargetSync, existingVariants, resolveExistingPathSync, resolveToolPath, visibleName, writeFileAtomic, type AtomicWriteResult, type JudgedFolder } from '@airlock/tool-common';
 
 const Params = Type.Object({

@@ -1,4 +1,4 @@
-import type { KernelEvent, ToolResultMessage } from '@airlock/kernel';
+import type { KernelEvent, ToolResultMessage } from '@airlock/contract';
 import type { AssistantMessage, Message } from '../messages.js';
 import type { ModelStreamEvent } from '../provider.js';
 import type { AgentRunResult } from './result.js';

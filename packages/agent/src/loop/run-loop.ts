@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentActivity, AnyAgentTool, BatchResult, CallRefusal, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, KernelEvent, ToolCall, ToolResultMessage } from '@airlock/contract';
+import type { BatchResult, CallRefusal } from '@airlock/kernel';
 import { toolCallsOf, type AssistantMessage, type AssistantToolCall, type Message, type UserMessage } from '../messages.js';
 import type { ModelProvider } from '../provider.js';
 import { buildSystemPrompt } from '../system-prompt.js';

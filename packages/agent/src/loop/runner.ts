@@ -1,4 +1,5 @@
-import type { AgentActivity, AnyAgentTool, BatchResult, CallRefusal, EventSink, Kernel, ToolCall, ToolResultMessage, ToolSelection } from '@airlock/kernel';
+import type { AgentActivity, AnyAgentTool, EventSink, ToolCall, ToolResultMessage } from '@airlock/contract';
+import type { BatchResult, CallRefusal, Kernel, ToolSelection } from '@airlock/kernel';
 
 /** What the loop passes with each batch. */
 export interface RunnerBatchOptions {
@@ -14,7 +15,7 @@ export interface RunnerBatchOptions {
  * `not_found`).
  *
  * @example
- * const runner = kernelRunner(kernel, kernel.selectTools({ excludeTools: ['bash'] }));
+ * const runner = kernelRunner(kernel, kernel.registry.select({ excludeTools: ['bash'] }));
  * const fromHost = hostRunner(await openHost({ cwd, interactive: false }));
  */
 export interface ToolRunner {
@@ -47,7 +48,9 @@ export function runnerOf(selection: ToolSelection, batch: ToolRunner['batch'], a
 export interface RunnerHost {
   readonly selection: ToolSelection;
   batch: ToolRunner['batch'];
-  readonly kernel: Pick<Kernel, 'reportAgentActivity' | 'refuseBatch'>;
+  readonly kernel: Pick<Kernel, 'refuseBatch'>;
+  /** Where the run's activity goes: the host's listeners (extensions' `api.onAgentActivity`). */
+  readonly services: { readonly activity: { emit(activity: AgentActivity): void } };
 }
 
 /**
@@ -70,25 +73,26 @@ export function hostRunner(host: RunnerHost): ToolRunner {
     },
     batch: (calls, options) => host.batch(calls, options),
     refuse: (calls, refusal, options) => host.kernel.refuseBatch(calls, refusal, eventsOf(options)),
-    activity: (activity) => host.kernel.reportAgentActivity(activity),
+    activity: (activity) => host.services.activity.emit(activity),
   };
 }
 
 /**
  * A runner over a kernel: every batch runs through `kernel.executeBatch` with this selection
  * (default: every registered tool, as the kernel selects them now), so ordering, policy and
- * approval apply as for any batch.
+ * approval apply as for any batch. `activity` hears the run's turns and model requests (a host's
+ * `services.activity.emit`, so telemetry sees them); without it they go nowhere.
  *
  * @example
  * const result = await runAgentLoop([userMessage('List the files')], { provider, model, runner: kernelRunner(kernel) });
  */
-export function kernelRunner(kernel: Pick<Kernel, 'executeBatch' | 'selectTools' | 'reportAgentActivity' | 'refuseBatch'>, selection: ToolSelection = kernel.selectTools()): ToolRunner {
+export function kernelRunner(
+  kernel: Pick<Kernel, 'executeBatch' | 'registry' | 'refuseBatch'>,
+  selection: ToolSelection = kernel.registry.select(),
+  activity?: (activity: AgentActivity) => void,
+): ToolRunner {
   return {
-    ...runnerOf(
-      selection,
-      (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }),
-      (activity) => kernel.reportAgentActivity(activity),
-    ),
+    ...runnerOf(selection, (calls, options) => kernel.executeBatch(calls, { ...options, tools: selection }), activity),
     refuse: (calls, refusal, options) => kernel.refuseBatch(calls, refusal, eventsOf(options)),
   };
 }

@@ -1,4 +1,5 @@
-import type { CallRefusal, Outcome, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { CallRefusal } from '@airlock/kernel';
+import type { Outcome, ToolCall, ToolResultMessage } from '@airlock/contract';
 import type { AssistantMessage, AssistantToolCall } from '../messages.js';
 
 /**

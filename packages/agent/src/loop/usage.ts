@@ -1,4 +1,4 @@
-import type { Usage } from '@airlock/kernel';
+import type { Usage } from '@airlock/contract';
 
 /**
  * A run's token totals. `model` sums what the provider reported for each of the loop's own

@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/kernel';
+import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/contract';
 import type { ContentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AssistantMessage, Message, UserMessage } from '../messages.js';
 import { repairTranscript } from './repair-transcript.js';

@@ -1,4 +1,4 @@
-import { toProviderTools } from '@airlock/kernel';
+import { toProviderTools } from '@airlock/toolkit';
 import type { ClientOptions } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';

@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/kernel';
+import type { ImageContent, TextContent, ToolResultMessage } from '@airlock/contract';
 import type { ChatCompletionContentPart, ChatCompletionContentPartText, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AssistantMessage, Message, UserMessage } from '../messages.js';
 import { repairTranscript } from './repair-transcript.js';

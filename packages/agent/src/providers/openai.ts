@@ -1,4 +1,4 @@
-import { toProviderTools } from '@airlock/kernel';
+import { toProviderTools } from '@airlock/toolkit';
 import type { ClientOptions } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';

@@ -1,4 +1,4 @@
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 
 /**
  * What a failed model request means for the person running the agent. Both SDKs throw errors of

@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import type { AssistantMessage, Message } from '../messages.js';
 import { toolCallsOf } from '../messages.js';
 

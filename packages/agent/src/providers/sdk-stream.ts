@@ -1,4 +1,4 @@
-import { providerToolNames, type ProviderId } from '@airlock/kernel';
+import { providerToolNames, type ProviderId } from '@airlock/toolkit';
 import type { ModelRequest, ModelStreamEvent } from '../provider.js';
 import { AssistantBuilder } from './assistant-builder.js';
 import type { Connection } from './connection.js';

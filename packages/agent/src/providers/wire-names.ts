@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { providerToolName } from '@airlock/kernel';
+import { providerToolName } from '@airlock/toolkit';
 
 /**
  * Ids and names from a transcript, respelled where an API would refuse them. They come from the

@@ -1,4 +1,4 @@
-import type { Content, Outcome, PreflightReport, ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { Content, Outcome, PreflightReport, ToolCall, ToolResultMessage } from '@airlock/contract';
 import { toolCallsOf, type AssistantToolCall, type Message } from '../messages.js';
 import type { ReplayRunner } from './runner.js';
 

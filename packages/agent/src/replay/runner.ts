@@ -1,5 +1,6 @@
 import { dirname, sep } from 'node:path';
-import type { AnyAgentTool, Kernel, PreflightReport, SelectOptions, ToolCall, ToolResultMessage, ToolSelection } from '@airlock/kernel';
+import type { AnyAgentTool, PreflightReport, ToolCall, ToolResultMessage } from '@airlock/contract';
+import type { Kernel, SelectOptions, ToolSelection } from '@airlock/kernel';
 
 /**
  * What replay needs from the current Airlock: judge a call without running it (the kernel's
@@ -25,7 +26,7 @@ export interface ReplayRunner {
  * const report = await replay(loadTranscript(path), kernelReplayRunner(host.kernel, { tools: host.selection }));
  */
 export function kernelReplayRunner(kernel: Kernel, options: { tools?: ToolSelection | SelectOptions; signal?: AbortSignal } = {}): ReplayRunner {
-  const spillRoot = dirname(kernel.spillStore.dir) + sep;
+  const spillRoot = dirname(kernel.session.spillDir) + sep;
   const extra = { ...(options.tools === undefined ? {} : { tools: options.tools }), ...(options.signal === undefined ? {} : { signal: options.signal }) };
   return {
     preflight: (call) => kernel.preflight(call, extra),

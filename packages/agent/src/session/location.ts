@@ -1,4 +1,4 @@
-import { projectStateDir, type StateLocation } from '@airlock/kernel/util';
+import { projectStateDir, type StateLocation } from '@airlock/toolkit/util';
 
 /**
  * The folder of a project's transcripts: `$XDG_STATE_HOME/airlock/sessions/<project>-<hash>/`,

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { KERNEL_VERSION } from '@airlock/kernel';
-import { errnoWords, errorMessage } from '@airlock/kernel/util';
+import { errnoWords, errorMessage } from '@airlock/toolkit/util';
 import type { Message } from '../messages.js';
 import { newSessionId } from './id.js';
 import { sessionsDir, type StateLocation } from './location.js';

@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider, ProviderSetupError, toolCallsOf, userMessage, type AssistantMessage, type Message } from '../../src/index.js';
 import { anthropicMessageEvents, anthropicSSE, startModelServer, type ModelServer, type Reply } from '../support/model-server.js';

@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 import { describe, expect, it } from 'vitest';
 import { MISSING_RESULT_TEXT, repairTranscript, userMessage, type AssistantMessage, type Message } from '../../src/index.js';
 

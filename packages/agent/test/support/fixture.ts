@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Type from 'typebox';
-import { createKernel, defineTool, type Kernel } from '@airlock/kernel';
+import { createTestHost } from '@airlock/kernel/testing';
+import { defineTool } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { kernelRunner, scriptedProvider, type AgentEvent, type Message, type ModelProvider, type ModelRequest, type ToolRunner } from '../../src/index.js';
 
@@ -12,7 +13,7 @@ import { kernelRunner, scriptedProvider, type AgentEvent, type Message, type Mod
  */
 export function fixture() {
   const dir = makeTempDir('airlock-agent-');
-  const kernel: Kernel = createKernel({ cwd: dir });
+  const { kernel, services } = createTestHost({ cwd: dir });
   const ran: Record<string, number> = {};
   const count = (name: string): void => void (ran[name] = (ran[name] ?? 0) + 1);
   const Path = Type.Object({ path: Type.String() });
@@ -94,8 +95,8 @@ export function fixture() {
     }),
     { source: 'sdk' },
   );
-  const runner: ToolRunner = kernelRunner(kernel);
-  return { dir, kernel, runner, ran };
+  const runner: ToolRunner = kernelRunner(kernel, undefined, (a) => services.activity.emit(a));
+  return { dir, kernel, services, runner, ran };
 }
 
 /** A scripted provider that also records each request's messages (copied as it saw them). */

@@ -1,4 +1,4 @@
-import { defineTool, type AnyAgentTool } from '@airlock/kernel';
+import { defineTool, type AnyAgentTool } from '@airlock/contract';
 import Type from 'typebox';
 import type { AssistantMessage } from '../../src/messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../src/provider.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { displayText, type KernelEvent, type ToolCall } from '@airlock/kernel';
-import { schemaProblemLines } from '@airlock/kernel/util';
+import { displayText } from '@airlock/toolkit/display';
+import { type KernelEvent, type ToolCall } from '@airlock/contract';
+import { schemaProblemLines } from '@airlock/toolkit/util';
 import Type from 'typebox';
 import { formatBatchSummary, formatContent, formatResultHeader } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';

@@ -1,4 +1,4 @@
-import type { Content, KernelEvent, ToolResultMessage } from '@airlock/kernel';
+import type { Content, KernelEvent, ToolResultMessage } from '@airlock/contract';
 import { liveOutput } from '../live-output.js';
 import { formatContent, formatStatus } from '../format.js';
 import { EXIT, type IO } from '../io.js';

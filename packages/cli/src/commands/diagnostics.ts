@@ -1,5 +1,5 @@
 import type { Host, Diagnostic } from '@airlock/host';
-import { countOf, displayText } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/toolkit/display';
 import type { IO } from '../io.js';
 
 /**

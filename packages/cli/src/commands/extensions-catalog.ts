@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectTrust } from '../extensions/project-trust.js';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { buildCatalog, findWorkspaceRoot, renderCatalog } from '../extensions/catalog.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';

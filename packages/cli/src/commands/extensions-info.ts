@@ -1,7 +1,9 @@
+import { KERNEL_VERSION } from '@airlock/kernel';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultExtensionDirs, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
-import { displayText, type ExtensionCommand } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
+import { type ExtensionCommand } from '@airlock/contract';
 import { describePackage, type PackageFacts } from '../extensions/package-facts.js';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
@@ -40,7 +42,7 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
           ...(record === undefined ? {} : { layer: record.layer, settingsFile: record.settingsFile ?? null, compatible: record.compatible ?? null }),
           registered: loaded ? { tools: record.tools, hooks: record.hooks } : null,
           commands,
-          kernelVersion: host.kernel.version,
+          kernelVersion: KERNEL_VERSION,
         })}\n`,
       );
     } else io.stdout.write(render(facts, dir, record, commands, host));
@@ -78,7 +80,7 @@ function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefine
       : record.layer === 'defaults'
         ? `${record.status}, from Airlock's default set`
         : `${record.status}, named by the ${record.layer} settings${record.settingsFile === undefined ? '' : ` (${show(record.settingsFile)})`}`;
-  const kernel = p.kernel === undefined ? '' : `${p.kernel} (this kernel: ${host.kernel.version}${record?.compatible === false ? ', not in the range' : ''})`;
+  const kernel = p.kernel === undefined ? '' : `${p.kernel} (this kernel: ${KERNEL_VERSION}${record?.compatible === false ? ', not in the range' : ''})`;
   const registered = record?.status === 'loaded' ? record.hooks.map((h) => `${h.hook}:${h.phase} (${show(h.name)})`) : [];
   const rows = [
     ['status', status],

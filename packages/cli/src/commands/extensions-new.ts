@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { displayText, KERNEL_VERSION } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
+import { KERNEL_VERSION } from '@airlock/kernel';
 import { cliPackageDir, namesOf, packageNameProblem, scaffold } from '../extensions/scaffold.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';

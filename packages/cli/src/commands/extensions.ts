@@ -1,4 +1,5 @@
-import { countOf, displayText } from '@airlock/kernel';
+import { KERNEL_VERSION } from '@airlock/kernel';
+import { countOf, displayText } from '@airlock/toolkit/display';
 import { table } from '../format.js';
 import { blockedHeadline, blocks, withFixLine, withoutFix } from './diagnostics.js';
 import { EXIT, type IO } from '../io.js';
@@ -22,7 +23,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
     if (g.json) {
       io.stdout.write(
         `${JSON.stringify({
-          kernelVersion: host.kernel.version,
+          kernelVersion: KERNEL_VERSION,
           blocked: host.blocked ?? null,
           extensions: records.map((r) => ({ ...r, diagnostics: diagnosticsOf(r.name, r.spec) })),
           diagnostics: host.diagnostics,
@@ -38,7 +39,7 @@ export async function extensionsCommand(g: GlobalOptions, io: IO): Promise<numbe
       rows.push([r.name, r.version ?? '', r.status, r.layer, kernel, provides, source]);
     }
     io.stdout.write(table(rows));
-    io.stdout.write(`\nkernel ${host.kernel.version}; ${host.extensions.loaded.length} of ${countOf(records.length, 'extension')} loaded.\n`);
+    io.stdout.write(`\nkernel ${KERNEL_VERSION}; ${host.extensions.loaded.length} of ${countOf(records.length, 'extension')} loaded.\n`);
     // A blocking extension's fix is part of the block's, so it is said once, at the end.
     for (const d of host.diagnostics) io.stdout.write(`\n${d.severity}: ${show(blocks(host, d) ? withoutFix(d) : withFixLine(d))}\n`);
     if (host.blocked) {

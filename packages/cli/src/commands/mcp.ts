@@ -1,5 +1,5 @@
 import { createElicitationUI, createMcpServer, LineTransport, type LineOutput } from '@airlock/serve';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';

@@ -1,5 +1,5 @@
 import { kernelReplayRunner, loadTranscript, replay, SessionError, type LoadedTranscript, type ReplayReport, type ReplayRow } from '@airlock/agent';
-import { countOf, displayText, displayValue } from '@airlock/kernel';
+import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSystemPrompt, hostRunner, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
-import { displayText, type AnyAgentTool } from '@airlock/kernel';
-import { projectStateDir, shellQuote } from '@airlock/kernel/util';
+import { displayText } from '@airlock/toolkit/display';
+import { type AnyAgentTool } from '@airlock/contract';
+import { projectStateDir, shellQuote } from '@airlock/toolkit/util';
 import { tourDisplay } from '../demo/tour-display.js';
 import { findTour, makeTourProject } from '../demo/tour-project.js';
 import { tourProvider } from '../demo/tour-provider.js';
@@ -57,7 +58,7 @@ export async function runDemo(a: DemoArgs, g: GlobalOptions, io: IO): Promise<nu
     const transcript = openTourTranscript(project, host, where);
     const runner = hostRunner(host);
     const provider = tourProvider(script);
-    const systemPrompt = (tools: readonly AnyAgentTool[]): string => buildSystemPrompt({ tools, cwd: host.kernel.cwd });
+    const systemPrompt = (tools: readonly AnyAgentTool[]): string => buildSystemPrompt({ tools, cwd: host.kernel.session.cwd });
     const show = g.json ? jsonLines(io) : tourDisplay(io);
     const record = transcriptListener(transcript);
     const onEvent = (event: AgentEvent): void => {

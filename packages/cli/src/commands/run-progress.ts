@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@airlock/agent';
-import type { Content } from '@airlock/kernel';
+import type { Content } from '@airlock/contract';
 import { formatStatus } from '../format.js';
 import type { IO } from '../io.js';
 import { liveOutput } from '../live-output.js';

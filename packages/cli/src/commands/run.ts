@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { buildSystemPrompt, hostRunner, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
-import { displayText, type AnyAgentTool } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
+import { type AnyAgentTool } from '@airlock/contract';
 import { runInteractive } from '../interactive/session.js';
 import { createLineEditor, type LineEditor } from '../interactive/line-editor.js';
 import { pausingUI } from '../interactive/pausing-ui.js';
@@ -57,7 +58,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
     const { transcript, history } = startTranscript(a, host, g, io);
     const runner = hostRunner(host);
     const systemPrompt = (tools: readonly AnyAgentTool[]): string =>
-      buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd });
+      buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.session.cwd });
     const maxTurns = a.maxTurns === undefined ? {} : { maxTurns: a.maxTurns };
     if (editor !== undefined) {
       return await runInteractive({ editor, agent: { provider, model, runner, systemPrompt, history, ...maxTurns }, transcript, modelSpec: a.model, io }).finally(() => transcript.close());

@@ -1,6 +1,6 @@
 import type { Host } from '@airlock/host';
 import { createRpcServer } from '@airlock/serve';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openSession } from '../session.js';

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { SessionError, findSession, type SessionQuery } from '@airlock/agent';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 

@@ -1,5 +1,5 @@
 import { listSessions, sessionsDir } from '@airlock/agent';
-import { countOf } from '@airlock/kernel';
+import { countOf } from '@airlock/toolkit/display';
 import { formatBytes, table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';

@@ -12,7 +12,7 @@ import type { IO } from '../io.js';
  * leaveIfStuck(host, io);
  */
 export function leaveIfStuck(host: Host, io: IO): void {
-  const stuck = host.kernel.stuckCalls;
+  const stuck = host.kernel.status().stuckCalls;
   if (stuck === 0) return;
   io.stderr.write(
     `airlock: ${stuck === 1 ? 'a tool call is' : `${stuck} tool calls are`} still stuck after being stopped ` +

@@ -1,4 +1,5 @@
-import { countOf, toProviderTools, type ProviderId } from '@airlock/kernel';
+import { countOf } from '@airlock/toolkit/display';
+import { toProviderTools, type ProviderId } from '@airlock/toolkit';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { defaultTrustFile, setTrust } from '@airlock/host';
 import { homedir } from 'node:os';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 

@@ -1,5 +1,6 @@
 import type { AgentEvent } from '@airlock/agent';
-import { displayText, displayValue, type Content, type ToolResultMessage } from '@airlock/kernel';
+import { displayText, displayValue } from '@airlock/toolkit/display';
+import { type Content, type ToolResultMessage } from '@airlock/contract';
 import { formatStatus } from '../format.js';
 import type { IO } from '../io.js';
 import { liveOutput } from '../live-output.js';

@@ -2,8 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayText } from '@airlock/kernel';
-import { errorMessage } from '@airlock/kernel/util';
+import { displayText } from '@airlock/toolkit/display';
+import { errorMessage } from '@airlock/toolkit/util';
 import { UsageError } from '../io.js';
 
 /** What `examples/tour/` holds: the script, the user's prompt, the project the run works in. */

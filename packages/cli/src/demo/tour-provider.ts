@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { createScriptedProvider, type Message, type ModelProvider, type ScriptBlock, type ScriptEntry } from '@airlock/agent';
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 
 /**
  * A scripted model for the tour: it plays the script's replies in order, like `scripted:FILE`,

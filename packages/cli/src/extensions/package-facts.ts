@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createExtensionJiti, POLICY_PHASES, readManifest } from '@airlock/host';
-import { errorMessage } from '@airlock/kernel/util';
+import { errorMessage } from '@airlock/toolkit/util';
 import { optionRows, type OptionRow } from './option-rows.js';
 
 /** What an extension package is for: a tool, a policy (hooks that judge or change calls), or a library others import. */

@@ -1,5 +1,5 @@
 import { createTtyUI } from '@airlock/host';
-import type { ToolUI } from '@airlock/kernel';
+import type { ToolUI } from '@airlock/contract';
 import type { LineEditor } from './line-editor.js';
 
 /**

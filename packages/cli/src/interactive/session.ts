@@ -1,5 +1,5 @@
 import { Agent, transcriptListener, type AgentEvent, type AgentOptions, type AgentRunResult, type Transcript } from '@airlock/agent';
-import { displayText } from '@airlock/kernel';
+import { displayText } from '@airlock/toolkit/display';
 import { progress } from '../commands/run-progress.js';
 import { EXIT, type IO } from '../io.js';
 import type { LineEditor } from './line-editor.js';

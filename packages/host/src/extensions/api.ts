@@ -8,16 +8,17 @@ import type {
   HandlerOptions,
   HookName,
   HookRegistrar,
-  Kernel,
   LoadedExtensionInfo,
   Logger,
   ProtectedPaths,
   RuleStore,
   SandboxProfileProvider,
+  SandboxService,
   TextRedactor,
-  ToolSource,
   ToolUI,
-} from '@airlock/kernel';
+} from '@airlock/contract';
+import { KERNEL_VERSION, type Kernel, type ToolSource } from '@airlock/kernel';
+import type { HostServices } from '@airlock/toolkit';
 import { errorText } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
@@ -40,6 +41,10 @@ import type { RegisteredHandler } from './types.js';
 
 export interface ApiContext {
   kernel: Kernel;
+  /** Where access checks, redactors, sandbox profiles and agent-activity listeners go. */
+  services: HostServices;
+  /** The OS sandbox the host built, offered as `api.sandbox` and `api.processSandbox`. */
+  sandbox?: SandboxService;
   /** The extension's own name: the handler namespace and the log prefix. */
   extension: string;
   /** `package@version`, recorded as each tool's origin. */
@@ -234,7 +239,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     onAgentActivity(listener: AgentActivityListener): void {
       refuseWhenSealed('onAgentActivity');
       if (typeof listener !== 'function') throw new TypeError(`api.onAgentActivity needs a function, got ${typeof listener}`);
-      const off = ctx.kernel.onAgentActivity(guarded('agent activity listener', listener));
+      const off = ctx.services.activity.add(guarded('agent activity listener', listener));
       undo.push({ what: 'an agent activity listener', run: off });
     },
     loadedExtensions: () => ctx.loadedExtensions?.() ?? [],
@@ -272,7 +277,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       const name = (namespaced(options?.name ?? 'access-check') as string) || `${ctx.extension}/access-check`;
       let off: () => void;
       try {
-        off = ctx.kernel.registerAccessCheck(check, { name });
+        off = ctx.services.access.add(name, check);
       } catch (error) {
         registrationErrors.push({ kind: 'handler', name, error });
         throw error;
@@ -286,7 +291,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       const name = (namespaced(options?.name ?? 'redactor') as string) || `${ctx.extension}/redactor`;
       let off: () => void;
       try {
-        off = ctx.kernel.registerRedactor(redactor, { name });
+        off = ctx.services.redactors.add(name, redactor);
       } catch (error) {
         registrationErrors.push({ kind: 'handler', name, error });
         throw error;
@@ -297,7 +302,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     },
     registerSandboxProfile(provider: SandboxProfileProvider): void {
       refuseWhenSealed('registerSandboxProfile');
-      const off = ctx.kernel.registerSandboxProfile(provider);
+      const off = ctx.services.sandboxProfiles.add(provider);
       // The sandbox's rules are policy: if their extension fails to load, nothing may run.
       policy = true;
       undo.push({ what: 'a sandbox profile provider', run: off });
@@ -313,13 +318,13 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     ui: ctx.ui,
     log,
     settings: ctx.settings,
-    kernelVersion: ctx.kernel.version,
+    kernelVersion: KERNEL_VERSION,
     cwd: ctx.cwd,
-    sessionId: ctx.kernel.sessionId,
-    env: ctx.kernel.env,
+    sessionId: ctx.kernel.session.id,
+    env: ctx.kernel.session.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
-    ...(ctx.kernel.sandbox === undefined ? {} : { sandbox: ctx.kernel.sandbox.status, processSandbox: ctx.kernel.sandbox }),
+    ...(ctx.sandbox === undefined ? {} : { sandbox: ctx.sandbox.status, processSandbox: ctx.sandbox }),
   });
 
   return {

@@ -1,5 +1,5 @@
 import semver from 'semver';
-import type { Diagnostic } from '@airlock/kernel';
+import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, type Subject } from './diagnostics.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ErrorCodeSpec } from '@airlock/kernel';
+import type { ErrorCodeSpec } from '@airlock/toolkit';
 import type { DiagnosticCode } from './diagnostics.js';
 
 /**

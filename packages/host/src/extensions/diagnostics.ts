@@ -1,6 +1,7 @@
-import { registerErrorCodes, type Diagnostic, type ErrorCodeSpec, type Severity } from '@airlock/kernel';
-import { displayFields } from '@airlock/kernel/display';
-import { didYouMean } from '@airlock/kernel/util';
+import { registerErrorCodes, type ErrorCodeSpec } from '@airlock/toolkit';
+import { type Diagnostic, type Severity } from '@airlock/contract';
+import { displayFields } from '@airlock/toolkit/display';
+import { didYouMean } from '@airlock/toolkit/util';
 import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayerName } from './types.js';
 

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtensionDirs } from './types.js';
-import { airlockStateHome } from '@airlock/kernel/util';
+import { airlockStateHome } from '@airlock/toolkit/util';
 
 /**
  * The folders Airlock reads per user and ships from. Everything is a parameter elsewhere, so

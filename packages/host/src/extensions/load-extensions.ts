@@ -1,7 +1,9 @@
-import { closestNames, NO_UI, type EventSink, type ExtensionCommand, type Kernel, type KernelEvent, type Logger, type ProtectedPaths, type Refusal, type RuleStore, type ToolUI } from '@airlock/kernel';
+import { closestNames, type HostServices } from '@airlock/toolkit';
+import { NO_UI, type Kernel, type Refusal } from '@airlock/kernel';
+import { type EventSink, type ExtensionCommand, type KernelEvent, type Logger, type ProtectedPaths, type RuleStore, type SandboxService, type ToolUI } from '@airlock/contract';
 import { DEFAULT_GUARDS, defaultExtensionEntries } from './defaults.js';
-import type { Diagnostic } from '@airlock/kernel';
-import { displayText } from '@airlock/kernel/display';
+import type { Diagnostic } from '@airlock/contract';
+import { displayText } from '@airlock/toolkit/display';
 import { diagnostic, errorText, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
@@ -38,6 +40,14 @@ export interface LoadExtensionsOptions {
    */
   entries: readonly ExtensionToLoad[] | undefined;
   kernel: Kernel;
+  /**
+   * Where extensions' access checks, redactors, sandbox profiles and agent-activity listeners go:
+   * the HostServices whose `access` the kernel was built with (`createKernel({ access: services.access })`),
+   * so what a policy registers is what each call's `ctx.access` consults.
+   */
+  services: HostServices;
+  /** The OS sandbox the kernel was built with, offered to extensions as `api.sandbox`. */
+  sandbox?: SandboxService;
   /** From `resolveTrust` (or --trust / --no-trust). `projectDir` defaults to `cwd`. */
   trust: { trusted: boolean; projectDir?: string };
   ui?: ToolUI;
@@ -116,7 +126,7 @@ export interface ExtensionCommandEntry {
  * await kernel.dispose(); // runs each loaded extension's dispose(), newest first
  */
 export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
-  const cwd = options.cwd ?? options.kernel.cwd;
+  const cwd = options.cwd ?? options.kernel.session.cwd;
   const projectDir = options.trust.projectDir ?? cwd;
   const trusted = options.trust.trusted === true;
   const log = options.log ?? SILENT;
@@ -198,6 +208,8 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
   const ctx: LoadContext = {
     jiti: () => (jiti ??= createExtensionJiti()),
     kernel: options.kernel,
+    services: options.services,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     ui: options.ui ?? NO_UI,
     log,
     settings: frozenCopy(options.settings ?? {}) as Readonly<Record<string, unknown>>,

@@ -1,9 +1,14 @@
 import { pathToFileURL } from 'node:url';
 import type { Jiti } from 'jiti';
+import * as contractModule from '@airlock/contract';
 import * as kernelModule from '@airlock/kernel';
-import * as kernelDisplay from '@airlock/kernel/display';
-import * as kernelUtil from '@airlock/kernel/util';
-import { isAirlockError, type EventSink, type ExtensionCommand, type Kernel, type LoadedExtensionInfo, type Logger, type ProtectedPaths, type RuleStore, type ToolUI } from '@airlock/kernel';
+import * as toolkitModule from '@airlock/toolkit';
+import * as toolkitDisplay from '@airlock/toolkit/display';
+import * as toolkitUtil from '@airlock/toolkit/util';
+import { isAirlockError } from '@airlock/toolkit';
+import { type EventSink, type ExtensionCommand, type LoadedExtensionInfo, type Logger, type ProtectedPaths, type RuleStore, type SandboxService, type ToolUI } from '@airlock/contract';
+import { KERNEL_VERSION, type Kernel } from '@airlock/kernel';
+import type { HostServices } from '@airlock/toolkit';
 import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
@@ -13,7 +18,7 @@ import { createExtensionApi, type ExtensionSandbox, type RegistrationError } fro
 import { checkKernelRange } from './compat.js';
 import { compiledEntry } from './compiled-entry.js';
 import { BUILTIN_TOOL_PACKAGES } from './defaults.js';
-import type { Diagnostic } from '@airlock/kernel';
+import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { validateOptions } from './options.js';
@@ -59,15 +64,15 @@ function unknownExtension(error: unknown): boolean {
 }
 
 /**
- * One jiti for a load. `@airlock/kernel` (and typebox) are given to extensions as the host's own
+ * One jiti for a load. Airlock's packages (and typebox) are given to extensions as the host's own
  * module objects (`virtualModules`), not as an `alias` to a file: an alias makes jiti load that
  * file itself, which is a second kernel whenever the host's kernel was loaded by anyone else
  * (vitest's module runner, or dist/ while the alias points at src/): `instanceof` fails and
- * there are two mutation queues. The module object the host imported is the one kernel there
- * is, from src/ or dist/ alike. typebox is shared for the same reason, and so an extension
- * folder without its own node_modules still loads. `moduleCache: false`: every load (a second
- * kernel in the same process, a reload after settings changed) gets fresh modules of the user's
- * extensions; Airlock's own packages are shared instead (see importBuiltin).
+ * there are two mutation queues. The module object the host imported is the one there is, from
+ * src/ or dist/ alike. typebox is shared for the same reason, and so an extension folder without
+ * its own node_modules still loads. `moduleCache: false`: every load (a second kernel in the same
+ * process, a reload after settings changed) gets fresh modules of the user's extensions;
+ * Airlock's own packages are shared instead (see importBuiltin).
  *
  * @example
  * const jiti = createExtensionJiti();
@@ -79,10 +84,15 @@ export async function createExtensionJiti(): Promise<Jiti> {
   return createJiti(import.meta.url, {
     moduleCache: false,
     virtualModules: {
-      '@airlock/kernel': kernelModule,
-      // The pure subpaths extensions may import at run time: the host's own copies, as for the kernel.
-      '@airlock/kernel/display': kernelDisplay,
-      '@airlock/kernel/util': kernelUtil,
+      '@airlock/contract': contractModule,
+      '@airlock/toolkit': toolkitModule,
+      '@airlock/toolkit/display': toolkitDisplay,
+      '@airlock/toolkit/util': toolkitUtil,
+      '@airlock/kernel': KERNEL_1_0,
+      // Extensions written before the kernel was split into contract, kernel and toolkit import
+      // the helpers from these paths; they keep loading (see KERNEL_1_0).
+      '@airlock/kernel/display': toolkitDisplay,
+      '@airlock/kernel/util': toolkitUtil,
       typebox,
       'typebox/compile': typeboxCompile,
       'typebox/system': typeboxSystem,
@@ -91,6 +101,14 @@ export async function createExtensionJiti(): Promise<Jiti> {
   });
 }
 
+/**
+ * What `@airlock/kernel` offered extensions at run time before the split (defineTool,
+ * defineExtension, the output helpers, the error catalogue…): one object, so a published
+ * extension built against kernel 1.0 loads unchanged. New code imports each name from its own
+ * package.
+ */
+const KERNEL_1_0: Readonly<Record<string, unknown>> = Object.freeze({ ...toolkitDisplay, ...toolkitModule, ...contractModule, ...kernelModule });
+
 export interface LoadContext {
   /** The loader, created on the first extension that needs it. */
   jiti: () => Promise<Jiti>;
@@ -98,6 +116,8 @@ export interface LoadContext {
   rules?: RuleStore;
   protectedPaths?: ProtectedPaths;
   kernel: Kernel;
+  services: HostServices;
+  sandbox?: SandboxService;
   ui: ToolUI;
   log: Logger;
   /** Frozen once for all extensions. */
@@ -162,7 +182,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
 
   // 1. Compatibility, before any of its code runs.
   const incompatible = checkKernelRange(
-    { packageName: resolved.packageName, version: resolved.version, range: resolved.manifest.kernel, kernelVersion: ctx.kernel.version },
+    { packageName: resolved.packageName, version: resolved.version, range: resolved.manifest.kernel, kernelVersion: KERNEL_VERSION },
     subject,
   );
   record.compatible = incompatible === undefined;
@@ -221,6 +241,8 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
   const origin = `${resolved.packageName}@${resolved.version}`;
   const box = createExtensionApi({
     kernel: ctx.kernel,
+    services: ctx.services,
+    ...(ctx.sandbox === undefined ? {} : { sandbox: ctx.sandbox }),
     extension: ext.name,
     origin,
     toolSource: BUILTIN_TOOL_PACKAGES.includes(resolved.packageName) ? 'builtin' : 'extension',

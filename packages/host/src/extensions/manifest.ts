@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, join, normalize, sep } from 'node:path';
-import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES, type ExtensionManifest } from '@airlock/kernel';
-import type { Diagnostic } from '@airlock/kernel';
+import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES } from '@airlock/kernel';
+import { type ExtensionManifest } from '@airlock/contract';
+import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 
 /**

@@ -1,4 +1,4 @@
-import { formatSchemaProblem, linearSchema, schemaProblemLines, schemaProblems } from '@airlock/kernel/util';
+import { formatSchemaProblem, linearSchema, schemaProblemLines, schemaProblems } from '@airlock/toolkit/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 import { stripKinds, TRUSTED_ONLY_KINDS, USER_ONLY_KINDS } from '../settings/value-kind.js';

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
-import { closestNames } from '@airlock/kernel';
+import { closestNames } from '@airlock/toolkit';
 import { isPathSpec } from '../settings/extension-spec.js';
-import type { Diagnostic } from '@airlock/kernel';
+import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, type Subject } from './diagnostics.js';
 import { inlineExtensionName, unwrapExtension } from './inline.js';
 import { checkInlineManifest, LOADABLE, readManifest } from './manifest.js';

@@ -1,5 +1,5 @@
-import type { AnyAgentTool } from '@airlock/kernel';
-import { closestNames, didYouMean } from '@airlock/kernel/util';
+import type { AnyAgentTool } from '@airlock/contract';
+import { closestNames, didYouMean } from '@airlock/toolkit/util';
 
 /**
  * What the host checks about a tool an extension registers, beyond what the kernel refuses:

@@ -1,4 +1,5 @@
-import type { AnyAgentTool, Kernel, Logger, ToolSet, ToolSetChange, ToolSource } from '@airlock/kernel';
+import type { AnyAgentTool, Logger, ToolSet, ToolSetChange } from '@airlock/contract';
+import type { Kernel, ToolSource } from '@airlock/kernel';
 import { errorText } from './diagnostics.js';
 import { unknownToolKeys } from './tool-checks.js';
 

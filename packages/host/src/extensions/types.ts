@@ -1,4 +1,4 @@
-import type { EventSink, ExtensionManifest } from '@airlock/kernel';
+import type { EventSink, ExtensionManifest } from '@airlock/contract';
 
 /**
  * Shapes shared by the extension loader's modules. `ExtensionToLoad` is what the loader needs

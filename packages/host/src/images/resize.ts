@@ -8,7 +8,8 @@
  * falling quality, then a smaller scale. A note with the scale factor follows the image, so the
  * model can map coordinates it reads in the small image back to the original.
  */
-import type { Content, ImageContent, ImageResizer, ResizeRequest } from '@airlock/kernel';
+import type { Content, ImageContent } from '@airlock/contract';
+import type { ImageResizer, ResizeRequest } from '@airlock/kernel';
 import type { Sharp, SharpOptions } from 'sharp';
 
 type SharpFactory = (input: Buffer, options?: SharpOptions) => Sharp;

@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import type { SandboxProfile } from '@airlock/kernel';
+import type { SandboxProfile } from '@airlock/contract';
 import { DEFAULT_WALK_BOUNDS, kindOf, RootsWalk, SandboxPlanError, shortPath, WalkCache, type WalkBounds, type WalkFindings } from './walk.js';
 
 export { DEFAULT_WALK_BOUNDS, SandboxPlanError, WalkCache, type WalkBounds } from './walk.js';

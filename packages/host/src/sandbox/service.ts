@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } 
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostAllowed, type SandboxedCommand, type SandboxMode, type SandboxProfile, type SandboxService, type SandboxStatus } from '@airlock/kernel';
+import { hostAllowed } from '@airlock/toolkit';
+import { type SandboxedCommand, type SandboxMode, type SandboxProfile, type SandboxService, type SandboxStatus } from '@airlock/contract';
 import { bwrapArgs } from './bwrap-args.js';
 import { detectBubblewrap, type Detection } from './detect.js';
 import { sandboxHint } from './hint.js';
@@ -67,7 +68,7 @@ export interface HostSandbox {
  * and removed by `dispose`.
  *
  * @example
- * const sandbox = await createSandbox({ mode: 'auto', profile: (cwd) => kernel.sandboxProfile(cwd), path: process.env.PATH });
+ * const sandbox = await createSandbox({ mode: 'auto', profile: (cwd) => services.sandboxProfiles.profile(cwd), path: process.env.PATH });
  * sandbox.service.status // { mode: 'auto', active: true }
  */
 export async function createSandbox(options: SandboxOptions): Promise<HostSandbox> {

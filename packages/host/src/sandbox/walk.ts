@@ -1,6 +1,6 @@
 import { lstatSync, opendirSync, type BigIntStats, type Dir, type Dirent } from 'node:fs';
-import { errnoCode } from '@airlock/kernel/util';
-import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
+import { errnoCode } from '@airlock/toolkit/util';
+import type { SandboxProfile, SandboxVerdict } from '@airlock/contract';
 import { WalkCache, type Listed } from './walk-cache.js';
 
 export { WalkCache } from './walk-cache.js';

@@ -3,9 +3,9 @@
  * runs, so each error says which file (and which layer), where inside it, and what was expected.
  * Codes are stable API; the wording may change.
  */
-import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/kernel';
-import type { SchemaProblem } from '@airlock/kernel/util';
-import { displayText } from '@airlock/kernel/display';
+import { AirlockError, registerErrorCodes, type ErrorCodeSpec } from '@airlock/toolkit';
+import type { SchemaProblem } from '@airlock/toolkit/util';
+import { displayText } from '@airlock/toolkit/display';
 
 /** Which layer settings come from, lowest precedence first (what a layer holds is a `SettingsLayer`). */
 export type SettingsLayerName = 'defaults' | 'user' | 'project' | 'local' | 'code' | 'cli';

@@ -16,8 +16,9 @@
  */
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { registerErrorCodes, type Diagnostic } from '@airlock/kernel';
-import { displayFields } from '@airlock/kernel/display';
+import { registerErrorCodes } from '@airlock/toolkit';
+import { type Diagnostic } from '@airlock/contract';
+import { displayFields } from '@airlock/toolkit/display';
 import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
 import type { SettingsLayerName } from './errors.js';
 import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';

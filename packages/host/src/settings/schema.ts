@@ -9,7 +9,8 @@
  *
  * How layers merge is in merge.ts; where layers come from is in layers.ts.
  */
-import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, DEFAULT_SPILL_BUDGET_BYTES, DEFAULT_SPILL_RETENTION_MS, DEFAULT_SPILL_TOTAL_BYTES, type TruncationLimits } from '@airlock/kernel';
+import { DEFAULT_IMAGE_LIMITS, DEFAULT_LIMITS, DEFAULT_SPILL_BUDGET_BYTES, DEFAULT_SPILL_RETENTION_MS, DEFAULT_SPILL_TOTAL_BYTES } from '@airlock/toolkit';
+import { type TruncationLimits } from '@airlock/contract';
 import Type, { type Static, type TOptional, type TProperties } from 'typebox';
 import { valueKind } from './value-kind.js';
 

@@ -3,7 +3,7 @@
  * fails — the one schema wording every part of Airlock uses (schemaProblems, from the kernel),
  * then the few rules a JSON schema cannot say.
  */
-import { describeReceived, propertyPath, schemaProblems } from '@airlock/kernel/util';
+import { describeReceived, propertyPath, schemaProblems } from '@airlock/toolkit/util';
 import { Compile } from 'typebox/compile';
 import { invalidSettings, type SettingsProblem, type SettingsSource } from './errors.js';
 import { isPathSpec, parseExtensionSpec, specKey } from './extension-spec.js';

@@ -7,7 +7,7 @@
  * The mark is a JSON-schema annotation, `"x-airlock-value": "path" | "program" | "code" | "guard" | "text"`,
  * on the value's schema or on any schema above it (a marked object or list covers all inside).
  */
-import { linearRegExp, linearSchema } from '@airlock/kernel/util';
+import { linearRegExp, linearSchema } from '@airlock/toolkit/util';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
 

@@ -1,5 +1,5 @@
-import type { Diagnostic } from '@airlock/kernel';
-import { displayText } from '@airlock/kernel/display';
+import type { Diagnostic } from '@airlock/contract';
+import { displayText } from '@airlock/toolkit/display';
 import { diagnostic, errorText } from '../extensions/diagnostics.js';
 import type { SettingsLayerName } from '../extensions/types.js';
 import { defaultTrustFile, findTrust, readTrustStore, realDir, setTrust, type TrustEntry } from './store.js';

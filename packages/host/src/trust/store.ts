@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Diagnostic } from '@airlock/kernel';
+import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText } from '../extensions/diagnostics.js';
 import { airlockConfigDir } from '../extensions/dirs.js';
 

@@ -1,4 +1,4 @@
-import type { NoAnswer } from '@airlock/kernel';
+import type { NoAnswer } from '@airlock/contract';
 
 /**
  * One dialog on screen at a time, first come first served, whoever asks.

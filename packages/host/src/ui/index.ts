@@ -2,7 +2,8 @@
  * The host's ToolUI implementations — terminal, RPC bridge, or nobody (the kernel's NO_UI) — all
  * showing one dialog at a time through a DialogQueue.
  */
-import { NO_UI, type ToolUI } from '@airlock/kernel';
+import { NO_UI } from '@airlock/kernel';
+import { type ToolUI } from '@airlock/contract';
 import { createRpcUI, type RpcTransport, type RpcUIOptions } from './rpc.js';
 import { createTtyUI, type TtyUIOptions } from './tty.js';
 

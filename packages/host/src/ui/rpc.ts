@@ -14,9 +14,9 @@
  * them; choices verbatim (the answer must be one of them).
  */
 import { randomUUID } from 'node:crypto';
-import type { DialogOptions, Logger, NoAnswer, ToolUI } from '@airlock/kernel';
+import type { DialogOptions, Logger, NoAnswer, ToolUI } from '@airlock/contract';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
-import { terminalSafe } from '@airlock/kernel/display';
+import { terminalSafe } from '@airlock/toolkit/display';
 
 export type UIMethod = 'confirm' | 'select' | 'input';
 

@@ -26,8 +26,8 @@ import { Writable } from 'node:stream';
 import type confirmPrompt from '@inquirer/confirm';
 import type inputPrompt from '@inquirer/input';
 import type selectPrompt from '@inquirer/select';
-import type { DialogOptions, Logger, ToolUI } from '@airlock/kernel';
-import { terminalSafe } from '@airlock/kernel/display';
+import type { DialogOptions, Logger, ToolUI } from '@airlock/contract';
+import { terminalSafe } from '@airlock/toolkit/display';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
 import { fitWidth } from './fit-width.js';
 

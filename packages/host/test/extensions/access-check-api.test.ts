@@ -1,6 +1,8 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { createKernel, defineTool, NO_UI, type AccessVerdict } from '@airlock/kernel';
+import { createKernel, NO_UI } from '@airlock/kernel';
+import { defineTool, type AccessVerdict } from '@airlock/contract';
 import { createExtensionApi } from '../../src/extensions/api.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -17,9 +19,9 @@ const probe = defineTool({
 });
 
 function sandbox(extension: string) {
-  const kernel = createKernel({ cwd: '/work' });
+  const { kernel, services } = createTestHost({ cwd: '/work' });
   kernel.registry.register(probe, { source: 'sdk' });
-  const box = createExtensionApi({ kernel, extension, origin: `${extension}@1.0.0`, toolSource: 'extension', ui: NO_UI, log: silent, settings: {}, cwd: '/work' });
+  const box = createExtensionApi({ kernel, services, extension, origin: `${extension}@1.0.0`, toolSource: 'extension', ui: NO_UI, log: silent, settings: {}, cwd: '/work' });
   const verdict = async (path: string) => (await kernel.executeToolCall({ id: '1', name: 'probe', arguments: { path } })).details as AccessVerdict;
   return { kernel, box, verdict };
 }

@@ -1,3 +1,4 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel, KERNEL_VERSION } from '@airlock/kernel';
@@ -58,10 +59,11 @@ describe('compatibility while loading', () => {
     const throwing = `throw new Error('imported!');\nexport default {};\n`;
     writePackage(join(root, 'future'), { name: 'future', kernel: '^99.0.0', files: { 'src/index.ts': throwing } });
     writePackage(join(root, 'typo'), { name: 'typo', kernel: 'one point oh', files: { 'src/index.ts': throwing } });
-    const kernel = createKernel({ cwd: root });
+    const { kernel, services } = createTestHost({ cwd: root });
     const result = await loadExtensions({
       entries: [entry('./future', root), entry('./typo', root)],
       kernel,
+      services,
       trust: { trusted: true, projectDir: root },
       dirs: dirsIn(root),
     });

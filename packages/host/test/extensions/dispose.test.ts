@@ -1,3 +1,4 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,8 +75,8 @@ describe('Extension.dispose', () => {
   it('kernel.dispose() runs them too, for an SDK user who composed createKernel and loadExtensions', async () => {
     const root = tempDir();
     const order = join(root, 'order.log');
-    const kernel = createKernel({ cwd: root, spill: { dir: join(root, 'spill') } });
-    await loadExtensions({ entries: [entry(disposer(root, 'a', order), root), entry(disposer(root, 'b', order), root)], kernel, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, defaults: false, log: memoryLog() });
+    const { kernel, services } = createTestHost({ cwd: root, spill: { dir: join(root, 'spill') } });
+    await loadExtensions({ entries: [entry(disposer(root, 'a', order), root), entry(disposer(root, 'b', order), root)], kernel, services, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, defaults: false, log: memoryLog() });
     await kernel.dispose();
     expect(lines(order)).toEqual(['b same-api', 'a same-api']);
   });
@@ -83,8 +84,8 @@ describe('Extension.dispose', () => {
   it('a dispose that is not a function fails the load, saying what it must be', async () => {
     const root = tempDir();
     const pkg = writePackage(join(root, 'exts', 'odd'), { name: 'odd', files: { 'src/index.ts': `export default { name: 'odd', setup() {}, dispose: 'later' };\n` } });
-    const kernel = createKernel({ cwd: root, spill: { dir: join(root, 'spill') } });
-    const result = await loadExtensions({ entries: [entry(pkg, root, { optional: true })], kernel, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, defaults: false });
+    const { kernel, services } = createTestHost({ cwd: root, spill: { dir: join(root, 'spill') } });
+    const result = await loadExtensions({ entries: [entry(pkg, root, { optional: true })], kernel, services, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, defaults: false });
     expect(result.loaded).toEqual([]);
     expect(result.diagnostics.map((d) => d.code)).toContain('AIRLOCK_EXTENSION_BAD_EXPORT');
     expect(result.diagnostics.map((d) => d.message).join('\n')).toContain('"dispose" must be a function (api) => void | Promise<void> when given, got string');

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KernelEvent } from '@airlock/kernel';
+import type { KernelEvent } from '@airlock/contract';
 import { openHost, type Host } from '../../src/index.js';
 import { removeTempDirs, tempDir, toolPackage, writePackage } from './fixtures.js';
 
@@ -64,8 +64,8 @@ describe('api.onAgentActivity and api.loadedExtensions through a real host', () 
     );
     expect(host.blocked).toBeUndefined();
 
-    host.kernel.reportAgentActivity({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
-    host.kernel.reportAgentActivity({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
+    host.services.activity.emit({ type: 'turn_start', runId: 'r', turnId: 'r:1', turn: 1 });
+    host.services.activity.emit({ type: 'turn_end', runId: 'r', turnId: 'r:1', turn: 1, toolCalls: 0 });
 
     const lines = readFileSync(heard, 'utf8').trim().split('\n');
     const versions = host.extensions.loaded.filter((e) => e.name === 'watch' || e.name === 'tool').map((e) => `${e.name}@${e.packageName}@${e.version}`);

@@ -2,6 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ExtensionDirs, ExtensionToLoad } from '../../src/extensions/index.js';
+import type { Kernel } from '@airlock/kernel';
+import { createTestHost } from '@airlock/kernel/testing';
+import type { HostServices } from '@airlock/toolkit';
 
 /**
  * Real extension packages in temporary folders: package.json with an `airlock` manifest and
@@ -56,7 +59,7 @@ export function writePackage(dir: string, spec: PackageSpec): string {
 /** Extension source: registers an `echo`-style tool named `tool` that answers `<prefix><text>`. */
 export function toolSource(extName: string, tool: string, prefix = `${extName}:`): string {
   return `import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 
 const Params = Type.Object({ text: Type.String() });
 
@@ -102,4 +105,10 @@ export function memoryLog(): { lines: string[]; debug(m: string): void; info(m: 
     warn: (m) => lines.push(`warn ${m}`),
     error: (m) => lines.push(`error ${m}`),
   };
+}
+
+/** A kernel for `cwd` and the host services its `ctx.access` consults: what loadExtensions needs besides entries. */
+export function testHost(cwd: string): { kernel: Kernel; services: HostServices } {
+  const { kernel, services } = createTestHost({ cwd });
+  return { kernel, services };
 }

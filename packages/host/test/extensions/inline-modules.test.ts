@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { defineExtension, type ToolCallEvent } from '@airlock/kernel';
+import { defineExtension, type ToolCallEvent } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { openHost, SettingsError, type Host, type OpenHostOptions } from '../../src/index.js';
 

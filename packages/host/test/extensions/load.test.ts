@@ -1,8 +1,11 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createKernel, Kernel, KERNEL_VERSION, AirlockError, type KernelEvent } from '@airlock/kernel';
-import { displayText } from '@airlock/kernel/display';
-import * as kernelUtil from '@airlock/kernel/util';
+import { createKernel, Kernel, KERNEL_VERSION } from '@airlock/kernel';
+import { AirlockError } from '@airlock/toolkit';
+import { type KernelEvent } from '@airlock/contract';
+import { displayText } from '@airlock/toolkit/display';
+import * as kernelUtil from '@airlock/toolkit/util';
 import { loadExtensions, type LoadExtensionsOptions } from '../../src/extensions/index.js';
 import { dirsIn, entry, memoryLog, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
@@ -10,8 +13,8 @@ afterAll(removeTempDirs);
 
 /** loadExtensions with a fresh kernel, a trusted temp project and temp dirs. */
 async function load(root: string, entries: LoadExtensionsOptions['entries'], more: Partial<LoadExtensionsOptions> = {}) {
-  const kernel = createKernel({ cwd: root });
-  const result = await loadExtensions({ entries, kernel, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, ...more });
+  const { kernel, services } = createTestHost({ cwd: root });
+  const result = await loadExtensions({ entries, kernel, services, trust: { trusted: true, projectDir: root }, dirs: dirsIn(root), cwd: root, ...more });
   return { kernel, result };
 }
 
@@ -29,7 +32,7 @@ describe('loading a TypeScript extension', () => {
       files: {
         'src/helper.ts': `export function greet(name: string): string { return \`Hello, \${name}!\`; }\n`,
         'src/index.ts': `import Type from 'typebox';
-import type { Extension } from '@airlock/kernel';
+import type { Extension } from '@airlock/contract';
 import { greet } from './helper.js';
 const Params = Type.Object({ name: Type.String() });
 export default {
@@ -96,8 +99,8 @@ export default defineExtension({
     writePackage(join(root, 'ext'), {
       name: 'subpaths-ext',
       files: {
-        'src/index.ts': `import * as display from '@airlock/kernel/display';
-import * as util from '@airlock/kernel/util';
+        'src/index.ts': `import * as display from '@airlock/toolkit/display';
+import * as util from '@airlock/toolkit/util';
 export default { name: 'subpaths', setup() { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { display, util }; } };
 `,
       },
@@ -123,7 +126,7 @@ export default { name: 'subpaths', setup() { (globalThis as Record<string, unkno
       name: 'opts-ext',
       files: {
         'src/index.ts': `import Type from 'typebox';
-import { defineExtension } from '@airlock/kernel';
+import { defineExtension } from '@airlock/contract';
 export default defineExtension({
   name: 'opts',
   options: Type.Object({
@@ -160,7 +163,7 @@ export default defineExtension({
       name: 'cred-ext',
       files: {
         'src/index.ts': `import Type from 'typebox';
-import { defineExtension } from '@airlock/kernel';
+import { defineExtension } from '@airlock/contract';
 export default defineExtension({
   name: 'cred',
   options: Type.Object({
@@ -284,7 +287,7 @@ export default {
     expect(result.diagnostics[0]!.message).toContain('handler "half/watch"');
     expect(kernel.registry.has('half_one')).toBe(false);
     expect(kernel.registry.has('half_two')).toBe(false);
-    expect(kernel.handlers()).toEqual([]);
+    expect(kernel.status().handlers).toEqual([]);
     expect(result.listeners).toEqual([]);
     expect(result.extensions[0]).toMatchObject({ status: 'failed', tools: [], hooks: [] });
   });
@@ -419,7 +422,7 @@ describe('handler names and events', () => {
     });
     const { kernel, result } = await load(root, [entry('./guard', root)], { defaults: false });
     expect(result.diagnostics).toEqual([]);
-    expect(kernel.handlers().map((h) => h.name)).toEqual(['guard/rules', 'guard/explicit', 'guard/path-policy/impostor']);
+    expect(kernel.status().handlers.map((h) => h.name)).toEqual(['guard/rules', 'guard/explicit', 'guard/path-policy/impostor']);
     expect(result.loaded[0]!.hooks).toEqual([
       { hook: 'tool_call', phase: 'authorize', name: 'guard/rules' },
       { hook: 'tool_call', phase: 'authorize', name: 'guard/explicit' },
@@ -477,7 +480,7 @@ describe('fail closed for policy extensions', () => {
     expect(result.blocked!.message).toContain('rules file missing');
     expect(result.blocked!.fix).toContain(`remove "./policy" from "extensions" in ${file}`);
     // The failed policy handler is gone; the other extension still loaded (the host refuses to run tools).
-    expect(kernel.handlers()).toEqual([]);
+    expect(kernel.status().handlers).toEqual([]);
     expect(result.loaded.map((e) => e.name)).toEqual(['tool']);
   });
 

@@ -1,3 +1,4 @@
+import { createTestHost } from '@airlock/kernel/testing';
 import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,8 +116,8 @@ describe('paths', () => {
     expect(r.ok && r.resolved.realDir).toBe(join(root, 'shared', 'exts', 'hello'));
 
     // The same entry through the loader, from a cwd somewhere else entirely.
-    const kernel = createKernel({ cwd: root });
-    const result = await loadExtensions({ entries: [e], kernel, trust: { trusted: true, projectDir: join(root, 'project') }, dirs: dirsIn(root), cwd: '/' });
+    const { kernel, services } = createTestHost({ cwd: root });
+    const result = await loadExtensions({ entries: [e], kernel, services, trust: { trusted: true, projectDir: join(root, 'project') }, dirs: dirsIn(root), cwd: '/' });
     expect(result.loaded.map((x) => x.source.dir)).toEqual([join(root, 'shared', 'exts', 'hello')]);
   });
 

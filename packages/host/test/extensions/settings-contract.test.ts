@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
 import { loadSettings, type ExtensionEntry as SettingsEntry } from '../../src/settings/index.js';
 import { loadExtensions, type ExtensionToLoad } from '../../src/extensions/index.js';
-import { dirsIn, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
+import { dirsIn, testHost, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
 afterAll(removeTempDirs);
 
@@ -48,7 +48,7 @@ export default { name: 'user-ext', options: Type.Object({ who: Type.String({ def
     const s = await settings();
     const result = await loadExtensions({
       entries: s.extensionsListed ? s.extensions.map(assignable) : undefined,
-      kernel: createKernel({ cwd: project }),
+      ...testHost(project),
       trust: { trusted, projectDir: s.projectDir ?? project },
       dirs: dirsIn(root),
       settings: s.settings as unknown as Record<string, unknown>,
@@ -95,7 +95,7 @@ describe('settings → loader', () => {
     writePackage(join(root, 'plain'), { name: 'plain', files: { 'src/index.ts': toolSource('plain', 'plain') } });
     writeFileSync(join(root, '.airlockrc.json'), JSON.stringify({ extensions: ['./plain'] }));
     const s = await loadSettings({ cwd: root, homeDir: join(root, 'home'), env: {} });
-    const result = await loadExtensions({ entries: s.extensions, kernel: createKernel({ cwd: root }), trust: { trusted: true }, dirs: dirsIn(root), cwd: root });
+    const result = await loadExtensions({ entries: s.extensions, ...testHost(root), trust: { trusted: true }, dirs: dirsIn(root), cwd: root });
     expect(result.diagnostics).toEqual([]);
     expect(result.loaded.map((e) => e.name)).toEqual(['plain']);
   });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { defineExtension, type AgentTool, type ExtensionAPI, type ToolSet } from '@airlock/kernel';
+import { defineExtension, type AgentTool, type ExtensionAPI, type ToolSet } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
 import { openHost, type Host } from '../../src/index.js';
 

@@ -1,5 +1,6 @@
-import type { ImageContent, ResizeRequest } from '@airlock/kernel';
-import { DEFAULT_IMAGE_LIMITS, describeImage } from '@airlock/kernel';
+import type { ImageContent } from '@airlock/contract';
+import type { ResizeRequest } from '@airlock/kernel';
+import { DEFAULT_IMAGE_LIMITS, describeImage } from '@airlock/toolkit';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createImageResizer } from '../../src/images/resize.js';

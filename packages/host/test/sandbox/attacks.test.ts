@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ToolUI } from '@airlock/kernel';
+import type { ToolUI } from '@airlock/contract';
 import { API_KEY, bwrapWorks, hasProgram, machinesClosedAfterEach, SECRET } from './support.js';
 
 const hasSocat = hasProgram('socat', '-V');

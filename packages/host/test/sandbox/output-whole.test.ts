@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ToolCall, ToolResultMessage } from '@airlock/kernel';
+import type { ToolCall, ToolResultMessage } from '@airlock/contract';
 import { allCases, BENCH_ROUNDS, boundaryCases, checkResult, startLoad, type OutputCase } from '../../../../extensions/tools/bash/test/support/output-cases.js';
 import { bwrapWorks, machinesClosedAfterEach } from './support.js';
 

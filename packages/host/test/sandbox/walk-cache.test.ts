@@ -3,7 +3,7 @@ import { linkSync, lstatSync, statfsSync, mkdirSync, renameSync, rmSync, symlink
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
+import type { SandboxProfile, SandboxVerdict } from '@airlock/contract';
 import { planMounts, WalkCache } from '../../src/sandbox/mounts.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { SandboxProfile, SandboxVerdict } from '@airlock/kernel';
+import type { SandboxProfile, SandboxVerdict } from '@airlock/contract';
 import { planMounts, planMountsSync, SandboxPlanError, WalkCache, type WalkBounds } from '../../src/sandbox/mounts.js';
 import { shortPath } from '../../src/sandbox/walk.js';
 

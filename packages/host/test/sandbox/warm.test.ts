@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { SandboxProfile } from '@airlock/kernel';
+import type { SandboxProfile } from '@airlock/contract';
 import { createSandbox, type HostSandbox } from '../../src/index.js';
 import { bwrapWorks } from './support.js';
 

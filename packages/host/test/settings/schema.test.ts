@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAirlockError } from '@airlock/kernel';
+import { isAirlockError } from '@airlock/toolkit';
 import {
   defaultSettings,
   defineSettings,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKernel } from '@airlock/kernel';
 import { loadExtensions, resolveTrust, setTrust } from '../../src/extensions/index.js';
-import { dirsIn, entry, removeTempDirs, tempDir, toolPackage, writePackage } from '../extensions/fixtures.js';
+import { dirsIn, testHost, entry, removeTempDirs, tempDir, toolPackage, writePackage } from '../extensions/fixtures.js';
 
 afterAll(removeTempDirs);
 
@@ -33,7 +33,7 @@ function world() {
     entry(join(root, 'elsewhere', 'cli-ext'), root, { layer: 'cli' }),
   ];
   const load = (trusted: boolean) =>
-    loadExtensions({ entries, kernel: createKernel({ cwd: project }), trust: { trusted, projectDir: project }, dirs: dirsIn(root), cwd: project });
+    loadExtensions({ entries, ...testHost(project), trust: { trusted, projectDir: project }, dirs: dirsIn(root), cwd: project });
   return { root, project, trustFile, load };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { around, HOSTILE_SAMPLES, rawHostile, spoofedLines, visibleForm } from '@airlock/kernel/testing';
-import type { ToolUI } from '@airlock/kernel';
+import type { ToolUI } from '@airlock/contract';
 import { DialogQueue } from '../../src/ui/dialog-queue.js';
 import { CONTINUED, fitWidth } from '../../src/ui/fit-width.js';
 import { createTtyUI } from '../../src/ui/tty.js';

@@ -1,11 +1,12 @@
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
-import { Content } from '../contract/content.js';
-import type { FailureMode, HookName, ResultPatch, Vote } from '../contract/hooks.js';
+import { Content } from '@airlock/contract';
+import type { FailureMode, HookName, ResultPatch, Vote } from '@airlock/contract';
 import type { CallState, ResultDraft } from '../state/call-state.js';
 import { isStopped, stop } from '../state/call-state.js';
 import { abortedBeforeStart, handlerFailedClosed, withheld } from '../wording.js';
-import { cloneValue, deepFreeze, errorMessage, isPlainObject, isThenable, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
+import { cloneValue, deepFreeze, isPlainObject, isThenable, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '@airlock/toolkit/util';
+import { errorMessage } from '@airlock/toolkit/util';
 import type { DeadlineQueue } from './deadlines.js';
 import { PHASES, type Phase } from './phases.js';
 import { isEffect } from './votes.js';

@@ -1,7 +1,7 @@
 import { AsyncSeriesWaterfallHook } from 'tapable';
-import type { FailureMode, HandlerOptions, HookName, HookRegistrar } from '../contract/hooks.js';
+import type { FailureMode, HandlerOptions, HookName, HookRegistrar } from '@airlock/contract';
 import type { CallState } from '../state/call-state.js';
-import { AirlockErrors } from '../errors.js';
+import { AirlockErrors } from '@airlock/toolkit';
 import { DeadlineQueue } from './deadlines.js';
 import { policeHandler, policeUpdateRedactor, type ResolvedHandler, type UpdateState } from './handler-policy.js';
 import { PHASE_KEYS, phaseKey, phaseNames, PHASES, type Phase } from './phases.js';

@@ -1,4 +1,4 @@
-import type { FailureMode, HookName, ToolCallPhase, ToolResultPhase } from '../contract/hooks.js';
+import type { FailureMode, HookName, ToolCallPhase, ToolResultPhase } from '@airlock/contract';
 
 /**
  * Every phase of both hooks, named `hook:phase` (`tool_call:authorize`). The one key every table

@@ -1,4 +1,4 @@
-import type { ToolCallEvent, ToolResultEvent } from '../contract/hooks.js';
+import type { ToolCallEvent, ToolResultEvent } from '@airlock/contract';
 import type { CallState } from '../state/call-state.js';
 import type { Phase } from './phases.js';
 import { sharedAnalysis } from '../state/command-analysis.js';

@@ -1,4 +1,4 @@
-import type { Effect, Vote } from '../contract/hooks.js';
+import type { Effect, Vote } from '@airlock/contract';
 
 const RANK: Record<Effect, number> = { allow: 0, ask: 1, deny: 2 };
 

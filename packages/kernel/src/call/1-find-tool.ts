@@ -1,6 +1,6 @@
 import type { ToolSelection } from '../registry.js';
-import { providerToolName, PROVIDER_IDS } from '../providers/index.js';
-import { closestNames } from '../suggest.js';
+import { providerToolName, PROVIDER_IDS } from '@airlock/toolkit';
+import { closestNames } from '@airlock/toolkit';
 import type { CallState } from '../state/call-state.js';
 import { notFound } from '../wording.js';
 import { stop } from '../state/call-state.js';

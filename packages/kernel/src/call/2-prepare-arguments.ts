@@ -1,4 +1,4 @@
-import { errorMessage } from '../values.js';
+import { errorMessage } from '@airlock/toolkit/util';
 import { argumentsNotJson, argumentsUnreadable } from '../wording.js';
 import type { CallState } from '../state/call-state.js';
 import { stop } from '../state/call-state.js';

@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
-import { linearSchema } from '../util/linear-schema.js';
-import { schemaProblemLines } from '../util/schema-problems.js';
-import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
+import { linearSchema } from '@airlock/toolkit/util';
+import { schemaProblemLines } from '@airlock/toolkit/util';
+import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '@airlock/toolkit/util';
 
 /**
  * Stage 3: check the arguments against the tool's schema.

@@ -1,16 +1,17 @@
 import { resolve } from 'node:path';
 import { Compile } from 'typebox/compile';
 import Type from 'typebox';
-import type { Resource, ResourceKind } from '../contract/resource.js';
+import type { Resource, ResourceKind } from '@airlock/contract';
 import type { HookBus } from '../bus/hooks.js';
 import { combineVotes } from '../bus/votes.js';
-import { deepFreeze, errorMessage, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
+import { deepFreeze, jsonEqual, MAX_VALUE_DEPTH, nestsDeeperThan } from '@airlock/toolkit/util';
+import { errorMessage } from '@airlock/toolkit/util';
 import { validateArguments } from './3-validate-arguments.js';
 import { resourcesMayChangeFiles } from './may-change-files.js';
 import { deniedByApprover, deniedByPolicy, invalidAfterTransform, noApprover, resourcesMalformed, resourcesThrew, stoppedOnRecheck } from '../wording.js';
 import type { CallState } from '../state/call-state.js';
 import { isStopped, stop } from '../state/call-state.js';
-import { judgedFileAt } from '../util/file-identity.js';
+import { judgedFileAt } from '@airlock/toolkit/util';
 
 /** What stage 4 needs from the kernel. */
 export interface ToolCallHookRuntime {

@@ -1,7 +1,8 @@
 import { Compile } from 'typebox/compile';
-import { AgentToolResultSchema, type AgentToolResult } from '../contract/content.js';
+import { AgentToolResultSchema, type AgentToolResult } from '@airlock/contract';
 import type { HookBus } from '../bus/hooks.js';
-import { deepFreeze, errorMessage, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
+import { deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '@airlock/toolkit/util';
+import { errorMessage } from '@airlock/toolkit/util';
 import { createUpdateForwarder } from './forward-updates.js';
 import { abortedWhileRunning, didNotStop, malformedResult, timedOut as timedOutText } from '../wording.js';
 import type { CallState } from '../state/call-state.js';

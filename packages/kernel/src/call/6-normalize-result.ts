@@ -1,8 +1,9 @@
-import type { Content, ImageContent, TextContent } from '../contract/content.js';
-import type { SpillInfo, SpillOptions, TruncationLimits } from '../contract/context.js';
-import { describeImage, imageDataProblem, imageNote, type ImageInfo } from '../output/images.js';
-import { countLines, formatSize, NOTICE_ROOM, truncateHead, utf8ByteLength } from '../output/truncate.js';
-import { deepFreeze, errorMessage } from '../values.js';
+import type { Content, ImageContent, TextContent } from '@airlock/contract';
+import type { SpillInfo, SpillOptions, TruncationLimits } from '@airlock/contract';
+import { describeImage, imageDataProblem, imageNote, type ImageInfo } from '@airlock/toolkit';
+import { countLines, formatSize, NOTICE_ROOM, truncateHead, utf8ByteLength } from '@airlock/toolkit';
+import { deepFreeze } from '@airlock/toolkit/util';
+import { errorMessage } from '@airlock/toolkit/util';
 import type { CallState } from '../state/call-state.js';
 
 /**

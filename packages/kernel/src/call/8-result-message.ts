@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '../contract/outcome.js';
+import type { ToolResultMessage } from '@airlock/contract';
 import type { CallState } from '../state/call-state.js';
 
 /**

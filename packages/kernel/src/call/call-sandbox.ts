@@ -1,4 +1,4 @@
-import type { SandboxService, SandboxWrapOptions } from '../contract/context.js';
+import type { SandboxService, SandboxWrapOptions } from '@airlock/contract';
 import type { CallState } from '../state/call-state.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { AgentToolResult } from '../contract/content.js';
+import type { AgentToolResult } from '@airlock/contract';
 import type { HookBus } from '../bus/hooks.js';
 import type { UpdateState } from '../bus/handler-policy.js';
-import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '../values.js';
+import { cloneValue, deepFreeze, MAX_VALUE_DEPTH, nestsDeeperThan } from '@airlock/toolkit/util';
 import type { CallState } from '../state/call-state.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Resource } from '../contract/resource.js';
+import type { Resource } from '@airlock/contract';
 
 /**
  * May a call that touches these resources change what a later call of its batch would touch?

@@ -1,4 +1,4 @@
-import { errorMessage } from '../values.js';
+import { errorMessage } from '@airlock/toolkit/util';
 import { runToolCallHook, type ToolCallHookRuntime } from './4-tool-call-hook.js';
 import { type CallState, stop } from '../state/call-state.js';
 import { internalError } from '../wording.js';

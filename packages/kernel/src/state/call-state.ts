@@ -1,9 +1,9 @@
-import type { Content, Usage } from '../contract/content.js';
-import type { JudgedFile, ToolContext } from '../contract/context.js';
-import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, Vote } from '../contract/hooks.js';
-import type { Outcome, ToolCall } from '../contract/outcome.js';
-import type { Resource } from '../contract/resource.js';
-import type { ShellAnalysis } from '../contract/shell-analysis.js';
+import type { Content, Usage } from '@airlock/contract';
+import type { JudgedFile, ToolContext } from '@airlock/contract';
+import type { ApprovalInput, Args, ArgsChange, Decision, DecisionSource, Effect, Vote } from '@airlock/contract';
+import type { Outcome, ToolCall } from '@airlock/contract';
+import type { Resource } from '@airlock/contract';
+import type { ShellAnalysis } from '@airlock/contract';
 import type { RegisteredTool } from '../registry.js';
 import type { EventChannel } from './event-channel.js';
 import type { RunAbort } from './run-abort.js';

@@ -1,5 +1,6 @@
-import type { ShellAnalysis } from '../contract/shell-analysis.js';
-import { deepFreeze, errorMessage } from '../values.js';
+import type { ShellAnalysis } from '@airlock/contract';
+import { deepFreeze } from '@airlock/toolkit/util';
+import { errorMessage } from '@airlock/toolkit/util';
 
 /**
  * One call's `event.analyzeCommand`: the tool's analyzer, called at most once per command text,

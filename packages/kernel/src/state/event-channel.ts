@@ -1,4 +1,4 @@
-import type { EventSink, KernelEvent } from '../contract/hooks.js';
+import type { EventSink, KernelEvent } from '@airlock/contract';
 
 /**
  * Where a run's events go. Observers are called synchronously and never awaited, and a throwing or

@@ -1,9 +1,9 @@
-import type { AccessCheck, FileStamp, JudgedFile, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '../contract/context.js';
-import { AccessChecks } from '../access-checks.js';
-import { FileMutationQueue } from '../file-mutation-queue.js';
+import type { AccessCheck, FileStamp, JudgedFile, Logger, SpillInfo, SpillOptions, SpillWriter, ToolContext, TruncationLimits } from '@airlock/contract';
+import { AccessChecks } from '@airlock/toolkit';
+import { FileMutationQueue } from '@airlock/toolkit';
 import { NO_UI } from '../kernel.js';
-import { createTruncationService } from '../output/truncation-service.js';
-import { resolveLimits } from '../output/truncate.js';
+import { createTruncationService } from '@airlock/toolkit';
+import { resolveLimits } from '@airlock/toolkit';
 
 export interface TestContextOptions {
   cwd?: string;

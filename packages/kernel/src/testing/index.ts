@@ -7,7 +7,7 @@
 export { createTestContext, type TestContext, type TestContextOptions } from './fake-context.js';
 export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
 export { makeTempDir, removeTree } from './temp-dir.js';
-export { createTestApi } from './test-api.js';
+export { createTestApi, createTestHost, type TestHost } from './test-api.js';
 export { bubblewrapWorks } from './bubblewrap.js';
 export { REACH_PROBE, socketListeners, visibleSocketFiles, writeReachProbe, type SocketListeners } from './unix-sockets.js';
 export { around, HOSTILE_CHARACTERS, HOSTILE_SAMPLES, HOSTILE_SEQUENCES, hostileText, rawHostile, spoofedLines, SPOOF_MARK, visibleForm, type HostileSample } from './hostile-text.js';

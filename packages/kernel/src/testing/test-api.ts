@@ -1,9 +1,14 @@
-import type { ExtensionAPI } from '../contract/extension.js';
-import type { Kernel } from '../kernel.js';
+import type { ExtensionAPI, KernelEvent } from '@airlock/contract';
+import { HostServices } from '@airlock/toolkit';
+import { createKernel, KERNEL_VERSION, type Kernel, type KernelOptions } from '../kernel.js';
+
+const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * The ExtensionAPI a host would give an extension, built straight on a real kernel: tools,
- * handlers, access checks and event listeners go to that kernel; the log is silent, nobody answers
+ * handlers and event listeners go to that kernel; access checks, redactors, sandbox profiles and
+ * agent-activity listeners go to `services` (give the kernel `access: services.access` so its
+ * `ctx.access` consults them, or use createTestHost, which does). The log is silent, nobody answers
  * dialogs (`interactive: false`), commands are accepted and dropped. For testing an extension's
  * `setup` without a host; `overrides` replaces any member (a listener list, another cwd or env).
  *
@@ -12,23 +17,51 @@ import type { Kernel } from '../kernel.js';
  * await myExtension.setup(createTestApi(kernel));
  * const { messages } = await kernel.executeBatch([{ id: '1', name: 'my_tool', arguments: {} }]);
  */
-export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> = {}): ExtensionAPI {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> = {}, services?: HostServices): ExtensionAPI {
+  const noServices = (method: string) => () => {
+    throw new Error(`createTestApi(kernel) was given no services, so api.${method} has nowhere to go: use createTestHost(), or pass the HostServices the kernel was built with.`);
+  };
   return {
     registerTool: (tool) => void kernel.registry.register(tool, { source: 'extension' }),
     on: kernel.on,
-    onEvent: (listener) => void kernel.onEvent(listener),
-    onAgentActivity: (listener) => void kernel.onAgentActivity(listener),
+    onEvent: (listener: (event: KernelEvent) => void) => void kernel.onEvent(listener),
+    onAgentActivity: services === undefined ? noServices('onAgentActivity') : (listener) => void services.activity.add(listener),
     loadedExtensions: () => [],
     registerCommand: () => {},
-    registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
+    registerAccessCheck: services === undefined ? noServices('registerAccessCheck') : (check, options) => void services.access.add(options?.name ?? `access-check-${services.access.size + 1}`, check),
+    registerRedactor: services === undefined ? noServices('registerRedactor') : (redactor, options) => void services.redactors.add(options?.name ?? `redactor-${services.redactors.size + 1}`, redactor),
+    registerSandboxProfile: services === undefined ? noServices('registerSandboxProfile') : (provider) => void services.sandboxProfiles.add(provider),
     ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
-    log: silent,
+    log: SILENT,
     settings: {},
-    kernelVersion: kernel.version,
-    cwd: kernel.cwd,
-    sessionId: kernel.sessionId,
-    env: kernel.env,
+    kernelVersion: KERNEL_VERSION,
+    cwd: kernel.session.cwd,
+    sessionId: kernel.session.id,
+    env: kernel.session.env,
     ...overrides,
   };
+}
+
+/** A kernel, the host services beside it, and the API an extension's setup would get. */
+export interface TestHost {
+  readonly kernel: Kernel;
+  /** Where the api's access checks, redactors, sandbox profiles and activity listeners go. */
+  readonly services: HostServices;
+  readonly api: ExtensionAPI;
+}
+
+/**
+ * What a host assembles for an extension, without the host: a kernel whose `ctx.access` consults
+ * `services.access`, and `api` over both. For testing policy extensions that register access
+ * checks, redactors or sandbox profiles, or listen to agent activity.
+ *
+ * @example
+ * const { kernel, services, api } = createTestHost({ cwd: dir });
+ * await pathPolicy.setup(api);
+ * services.redactors.apply('token ghp_…'); // what a transcript would keep
+ */
+export function createTestHost(options: KernelOptions = {}, overrides: Partial<ExtensionAPI> = {}): TestHost {
+  const services = new HostServices(options.log ?? SILENT);
+  const kernel = createKernel({ ...options, access: services.access });
+  return { kernel, services, api: createTestApi(kernel, overrides, services) };
 }

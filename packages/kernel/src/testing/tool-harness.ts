@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AnyAgentTool } from '../contract/tool.js';
-import type { KernelEvent } from '../contract/hooks.js';
-import type { ToolResultMessage } from '../contract/outcome.js';
+import type { AnyAgentTool } from '@airlock/contract';
+import type { KernelEvent } from '@airlock/contract';
+import type { ToolResultMessage } from '@airlock/contract';
 import { createKernel, type Kernel, type KernelOptions } from '../kernel.js';
 import { removeTree } from './temp-dir.js';
 import { cleanUpAutomatically } from './test-runner-hooks.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import Type from 'typebox';
 import { rm } from 'node:fs/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { defineTool, type Effect, type Outcome, type ToolCallEvent, type ToolResultEvent } from '../../src/index.js';
+import { defineTool, type Effect, type Outcome, type ToolCallEvent, type ToolResultEvent } from '@airlock/contract';
 import { collect, echo, sleep, testKernel, text } from '../helpers.js';
 
 const pathTool = () => {
@@ -328,7 +328,7 @@ describe('failure modes and time limits', () => {
 
   it('a failing redactor: outcome error, content and details withheld, its error text (which may quote the output) kept from the model; audit still sees the call', async () => {
     const kernel = testKernel();
-    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    onTestFinished(() => rm(kernel.session.cwd, { recursive: true, force: true }));
     kernel.registry.register(echo, { source: 'sdk' });
     // JSON.parse quotes the text it fails on: the error message itself carries the secret.
     kernel.on('tool_result', (e) => void JSON.parse((e.content[0] as { text: string }).text), { name: 'acme/scrub', phase: 'redact' });
@@ -352,7 +352,7 @@ describe('failure modes and time limits', () => {
 
   it('a redactor that returns the output itself instead of a patch: withheld, and the complaint does not quote it', async () => {
     const kernel = testKernel();
-    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    onTestFinished(() => rm(kernel.session.cwd, { recursive: true, force: true }));
     kernel.registry.register(echo, { source: 'sdk' });
     kernel.on('tool_result', (e) => (e.content[0] as { text: string }).text as never, { name: 'acme/scrub', phase: 'redact' });
     const { events, sink } = collect();
@@ -365,7 +365,7 @@ describe('failure modes and time limits', () => {
 
   it('a redactor that times out: outcome error, withheld, and the time limit named', async () => {
     const kernel = testKernel();
-    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    onTestFinished(() => rm(kernel.session.cwd, { recursive: true, force: true }));
     kernel.registry.register(echo, { source: 'sdk' });
     kernel.on('tool_result', () => new Promise<undefined>(() => {}), { name: 'slow/scrub', phase: 'redact', timeoutMs: 20 });
     const msg = await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'token-xyz' } });
@@ -376,7 +376,7 @@ describe('failure modes and time limits', () => {
 
   it('a failing redactor on a denied call keeps the outcome denied (it already says the call did not run)', async () => {
     const kernel = testKernel();
-    onTestFinished(() => rm(kernel.cwd, { recursive: true, force: true }));
+    onTestFinished(() => rm(kernel.session.cwd, { recursive: true, force: true }));
     kernel.registry.register(echo, { source: 'sdk' });
     kernel.on('tool_call', () => ({ effect: 'deny', reason: 'no' }), { name: 'p/deny', phase: 'authorize' });
     kernel.on('tool_result', () => { throw new Error('boom'); }, { name: 'r/x', phase: 'redact' });
@@ -465,14 +465,14 @@ describe('registration', () => {
     expect((await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } })).outcome).toBe('denied');
     off();
     expect((await kernel.executeToolCall({ id: 'c', name: 'echo', arguments: { text: 'x' } })).outcome).toBe('ok');
-    expect(kernel.handlers()).toEqual([]);
+    expect(kernel.status().handlers).toEqual([]);
   });
 
   it('lists handlers with their resolved defaults', () => {
     const kernel = testKernel();
     kernel.on('tool_call', (_e: ToolCallEvent) => undefined, { name: 'p/a', phase: 'authorize' });
     kernel.on('tool_result', () => undefined, { name: 'a/o', phase: 'observe', timeoutMs: 5 });
-    expect(kernel.handlers()).toEqual([
+    expect(kernel.status().handlers).toEqual([
       { hook: 'tool_call', phase: 'authorize', name: 'p/a', failure: 'closed', timeoutMs: 10_000 },
       { hook: 'tool_result', phase: 'observe', name: 'a/o', failure: 'open', timeoutMs: 5 },
     ]);

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool, PHASES, POLICY_PHASES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type Phase } from '../../src/index.js';
+import { defineTool } from '@airlock/contract';
+import { PHASES, POLICY_PHASES, TOOL_CALL_PHASES, TOOL_RESULT_PHASES, type Phase } from '../../src/index.js';
 import { testKernel } from '../helpers.js';
 
 /** The phase record is the spec: these tests drive a real kernel from its rows, phase by phase. */
@@ -57,7 +58,7 @@ describe('the phase record', () => {
     const kernel = testKernel();
     const row = PHASES[key];
     onPhase(kernel, key, () => undefined, { name: 'test/defaults' });
-    expect(kernel.handlers()).toEqual([{ hook: row.hook, phase: row.phase, name: 'test/defaults', failure: row.failure, timeoutMs: row.timeoutMs }]);
+    expect(kernel.status().handlers).toEqual([{ hook: row.hook, phase: row.phase, name: 'test/defaults', failure: row.failure, timeoutMs: row.timeoutMs }]);
   });
 
   it.each(KEYS)('%s: a handler that throws fails the way the row says', async (key) => {

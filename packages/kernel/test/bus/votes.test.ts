@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { combineVotes } from '../../src/bus/votes.js';
-import type { Vote } from '../../src/index.js';
+import type { Vote } from '@airlock/contract';
 
 const vote = fc.record({ effect: fc.constantFrom('allow' as const, 'ask' as const, 'deny' as const), handler: fc.string() });
 

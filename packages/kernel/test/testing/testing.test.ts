@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineTool } from '../../src/index.js';
+import { defineTool } from '@airlock/contract';
 import { createTestContext, createToolHarness, makeTempDir } from '../../src/testing/index.js';
 
 const shout = defineTool({
@@ -53,7 +53,7 @@ describe('@airlock/kernel/testing cleans up after itself', () => {
     const spilled = /\[full: (.+)\]/.exec(h.text(r))![1]!;
     expect(spilled.startsWith(h.dir)).toBe(true);
     expect(existsSync(spilled)).toBe(true);
-    expect(h.kernel.cwd).toBe(h.dir);
+    expect(h.kernel.session.cwd).toBe(h.dir);
   });
 
   it('... and its folder is gone once that test finished', () => {

@@ -3,7 +3,7 @@
  * error, not_found, invalid, denied, aborted, timeout) is a tool result the model reads, never a
  * protocol error: the model can act on "denied: …" (choose another way), not on a JSON-RPC error.
  */
-import type { ToolResultMessage } from '@airlock/kernel';
+import type { ToolResultMessage } from '@airlock/contract';
 
 export type McpContentBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 

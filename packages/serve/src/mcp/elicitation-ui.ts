@@ -12,8 +12,8 @@
  * client may print them to a terminal); the choices go verbatim, since the answer must be one of them.
  */
 import { DialogQueue } from '@airlock/host';
-import type { DialogOptions, ToolUI } from '@airlock/kernel';
-import { terminalSafe } from '@airlock/kernel/display';
+import type { DialogOptions, ToolUI } from '@airlock/contract';
+import { terminalSafe } from '@airlock/toolkit/display';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 type Elicitor = Pick<Server, 'getClientCapabilities' | 'elicitInput'>;

@@ -7,7 +7,7 @@
  * waiting one instead of queueing behind it, so a chatty command never fills memory. Nothing is
  * sent once the call has finished (the spec allows progress only for requests still running).
  */
-import type { Content } from '@airlock/kernel';
+import type { Content } from '@airlock/contract';
 
 export interface ProgressNotification {
   method: 'notifications/progress';

@@ -8,7 +8,8 @@
  * auditors would not see invalid calls.
  */
 import type { Host } from '@airlock/host';
-import type { KernelEvent, ToolCall, ToolSelection } from '@airlock/kernel';
+import type { KernelEvent, ToolCall } from '@airlock/contract';
+import type { ToolSelection } from '@airlock/kernel';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';

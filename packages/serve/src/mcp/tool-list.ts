@@ -2,7 +2,9 @@
  * The tools an MCP client sees: the host's enabled set in the kernel's MCP shape, with the hints
  * MCP clients use to decide how careful to be, and the way back from an MCP name to Airlock's.
  */
-import { providerToolNames, toProviderTools, type AnyAgentTool, type McpTool, type ToolSelection } from '@airlock/kernel';
+import { providerToolNames, toProviderTools, type McpTool } from '@airlock/toolkit';
+import { type AnyAgentTool } from '@airlock/contract';
+import { type ToolSelection } from '@airlock/kernel';
 
 /** MCP's tool annotations (hints only: a client must not trust them from a server it does not trust). */
 export interface McpToolAnnotations {

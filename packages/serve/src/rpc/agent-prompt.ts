@@ -7,7 +7,7 @@ import { buildSystemPrompt, ModelSpecError, hostRunner, ProviderSetupError, reso
 import { RPC_ERRORS, RpcError, type RpcId } from './protocol.js';
 import type { ParamsOf, ResultOf } from './schemas.js';
 import type { ServedHost } from './server.js';
-import type { AnyAgentTool } from '@airlock/kernel';
+import type { AnyAgentTool } from '@airlock/contract';
 
 /** Where models come from for `agent/prompt`: what `airlock serve --model/--base-url` set. */
 export interface AgentPromptOptions {
@@ -43,11 +43,11 @@ export async function runAgentPrompt(params: ParamsOf<'agent/prompt'>, requestId
   if (host.blocked !== undefined) {
     throw new RpcError(RPC_ERRORS.blocked, `No agent runs: every tool call would be refused. ${host.blocked.message}`, { fix: host.blocked.fix });
   }
-  const { provider, model } = await openModel(params.model, options, host.kernel.cwd);
+  const { provider, model } = await openModel(params.model, options, host.kernel.session.cwd);
   const runner = hostRunner(host);
   const systemPrompt =
     params.systemPrompt ??
-    ((tools: readonly AnyAgentTool[]) => buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.cwd }));
+    ((tools: readonly AnyAgentTool[]) => buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.session.cwd }));
   const onEvent = (event: AgentEvent): void => {
     if (DROPPABLE.has(event.type) && ctx.backedUp()) return;
     ctx.send({ jsonrpc: '2.0', method: 'agent/event', params: { requestId, event: onTheWire(event) } });

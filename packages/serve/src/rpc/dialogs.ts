@@ -14,7 +14,7 @@
  */
 import { Compile } from 'typebox/compile';
 import { createRpcUI, type RpcTransport, type UICancelMessage, type UIMethod, type UIRequestMessage } from '@airlock/host';
-import type { DialogOptions, ToolUI } from '@airlock/kernel';
+import type { DialogOptions, ToolUI } from '@airlock/contract';
 import type { RpcResponse } from './protocol.js';
 import { ConfirmResult, InputResult, SelectResult } from './schemas.js';
 

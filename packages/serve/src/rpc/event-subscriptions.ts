@@ -3,7 +3,8 @@
  * notifications, once per subscription whose types match. Listening on the kernel only while at
  * least one subscription exists.
  */
-import type { Kernel, KernelEvent } from '@airlock/kernel';
+import type { Kernel } from '@airlock/kernel';
+import type { KernelEvent } from '@airlock/contract';
 import { RPC_ERRORS, RpcError } from './protocol.js';
 
 /** Subscriptions one client may hold at once: every event goes out once per subscription. */

@@ -2,7 +2,8 @@
  * What each method does, once its params have passed the schema (params.ts): the calls go to the
  * host (`execute`, `batch`, `kernel.preflight`, and agent/prompt's loop through `batch`), so every one runs the full pipeline.
  */
-import { toProviderTools, type ToolCall } from '@airlock/kernel';
+import { toProviderTools } from '@airlock/toolkit';
+import { type ToolCall } from '@airlock/contract';
 import { runAgentPrompt, type AgentPromptOptions } from './agent-prompt.js';
 import type { DialogBridge } from './dialogs.js';
 import type { EventSubscriptions } from './event-subscriptions.js';

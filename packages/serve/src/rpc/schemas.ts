@@ -4,7 +4,8 @@
  * doc-schemas.ts) the JSON Schemas in docs/rpc.md. Change a schema here and regenerate the page.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import { AgentToolResultSchema, OUTCOMES, PROVIDER_IDS } from '@airlock/kernel';
+import { AgentToolResultSchema, OUTCOMES } from '@airlock/contract';
+import { PROVIDER_IDS } from '@airlock/toolkit';
 
 const closed = { additionalProperties: false } as const;
 /** One of these strings (a union of constants in the JSON Schema, the literal union as the static type). */

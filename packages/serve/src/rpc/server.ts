@@ -5,7 +5,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Host } from '@airlock/host';
-import { terminalSafe, type ToolUI } from '@airlock/kernel';
+import { terminalSafe } from '@airlock/toolkit/display';
+import { type ToolUI } from '@airlock/contract';
 import type { AgentPromptOptions } from './agent-prompt.js';
 import { createDialogBridge } from './dialogs.js';
 import { EventSubscriptions } from './event-subscriptions.js';
@@ -27,7 +28,7 @@ export const DEFAULT_MAX_WAITING_CALLS = 1024;
 const SLOT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/batch', 'tools/preflight', 'agent/prompt']);
 
 /** What the server needs of a host (an `openHost` result has all of it). */
-export type ServedHost = Pick<Host, 'kernel' | 'selection' | 'blocked' | 'execute' | 'batch'> & Partial<Pick<Host, 'onToolsChanged'>>;
+export type ServedHost = Pick<Host, 'kernel' | 'services' | 'selection' | 'blocked' | 'execute' | 'batch'> & Partial<Pick<Host, 'onToolsChanged'>>;
 
 export interface RpcServerOptions {
   /** Requests (and answers to the server's dialogs) arrive here, one JSON object per line. */

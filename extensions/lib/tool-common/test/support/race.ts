@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { isAbsolute, relative } from 'node:path';
-import { createKernel, type AnyAgentTool, type Kernel, type ToolResultMessage } from '@airlock/kernel';
+import { createKernel, type Kernel } from '@airlock/kernel';
+import { type AnyAgentTool, type ToolResultMessage } from '@airlock/contract';
 
 /**
  * The attacker of issue 19 §4: a real process that keeps swapping a name between two things

@@ -1,6 +1,6 @@
-import type { CommandInput } from '@airlock/kernel';
-import { displayText, displayValue } from '@airlock/kernel/display';
-import { schemaProblemLines } from '@airlock/kernel/util';
+import type { CommandInput } from '@airlock/contract';
+import { displayText, displayValue } from '@airlock/toolkit/display';
+import { schemaProblemLines } from '@airlock/toolkit/util';
 import Value from 'typebox/value';
 import { checkExamples } from '../examples.js';
 import { loadShell } from '../load-shell.js';

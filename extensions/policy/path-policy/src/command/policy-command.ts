@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { CommandInput, ExtensionCommand, PreflightReport } from '@airlock/kernel';
-import { countOf, displayText, displayValue } from '@airlock/kernel/display';
+import type { CommandInput, ExtensionCommand, PreflightReport } from '@airlock/contract';
+import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
 import type { PolicyDecision } from '../policy.js';
 import { buildPolicy, formatPathPolicyDetail, LONG, PATH_POLICY, pathPolicyLoaded, RuleProblem, show } from './detail.js';
 import { parseRecord, readLines } from './policy-records.js';

@@ -1,4 +1,4 @@
-import type { AnyAgentTool, PreflightReport, Vote } from '@airlock/kernel';
+import type { AnyAgentTool, PreflightReport, Vote } from '@airlock/contract';
 
 /**
  * What `policy explain` and `policy test` say about one kernel preflight: the effect, the rule and

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isPermissionDenied } from '@airlock/kernel/util';
+import { isPermissionDenied } from '@airlock/toolkit/util';
 import { existingVariants, PathError, resolveToolPath, spellingKey } from '@airlock/tool-common';
 
 /** Characters resolveToolPath rewrites (a leading @, Unicode spaces): such a path takes the full route. */

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import type { Effect } from '@airlock/kernel';
+import type { Effect } from '@airlock/contract';
 import type { PathPattern } from '../rules/types.js';
 import type { FoldProbe } from './case-fold.js';
 

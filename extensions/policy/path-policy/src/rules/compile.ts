@@ -1,4 +1,4 @@
-import { closestNames } from '@airlock/kernel/util';
+import { closestNames } from '@airlock/toolkit/util';
 import { isRuleKind, parseRule, RULE_KINDS, RuleSyntaxError, specDialect } from '@airlock/rules';
 import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob, type GlobOrigin } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';

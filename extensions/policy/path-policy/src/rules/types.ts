@@ -1,4 +1,4 @@
-import type { Effect } from '@airlock/kernel';
+import type { Effect } from '@airlock/contract';
 
 /** The forms a rule may take in settings (the host's PermissionRule, restated so only types cross). */
 export type RuleInput =
