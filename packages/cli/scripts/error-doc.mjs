@@ -32,17 +32,24 @@ export function extensionEntries() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { createJiti } = await import('jiti');
-  const kernel = await import('@airlock/kernel');
+  // The catalogue is the toolkit's; the host and the CLI fill it as they load.
+  const toolkit = await import('@airlock/toolkit');
   await import('@airlock/host');
   await import('../dist/index.js');
-  // Extensions are TypeScript; they get the kernel instance imported above, as the host hands it to them.
-  const kernelDir = join(ROOT, 'packages', 'kernel', 'dist');
+  // Extensions are TypeScript; they get the packages' built copies imported above, as the host hands them its own.
+  const dist = (pkg, file) => join(ROOT, 'packages', pkg, 'dist', file);
   const jiti = createJiti(import.meta.url, {
-    alias: { '@airlock/kernel/util': join(kernelDir, 'util', 'index.js'), '@airlock/kernel/display': join(kernelDir, 'display', 'index.js'), '@airlock/kernel': join(kernelDir, 'index.js') },
+    alias: {
+      '@airlock/toolkit/util': dist('toolkit', 'util/index.js'),
+      '@airlock/toolkit/display': dist('toolkit', 'display/index.js'),
+      '@airlock/toolkit': dist('toolkit', 'index.js'),
+      '@airlock/contract': dist('contract', 'index.js'),
+      '@airlock/kernel': dist('kernel', 'index.js'),
+    },
   });
   for (const entry of extensionEntries()) await jiti.import(entry);
   const doc = existsSync(ERRORS_DOC) ? readFileSync(ERRORS_DOC, 'utf8') : '';
-  const next = kernel.renderErrorCatalogue(kernel.errorCodes());
+  const next = toolkit.renderErrorCatalogue(toolkit.errorCodes());
   if (!process.argv.includes('--write')) {
     process.stdout.write(next === doc ? 'docs/errors.md is up to date\n' : 'docs/errors.md is out of date: run with --write\n');
     process.exitCode = next === doc ? 0 : 1;

@@ -87,12 +87,12 @@ export function renderErrorCatalogue(list: readonly ErrorCodeEntry[]): string {
   const out: string[] = [
     '# Error codes',
     '',
-    '<!-- Generated from the error catalogue (packages/kernel/src/error-catalogue.ts and the modules that register codes)',
+    '<!-- Generated from the error catalogue (packages/toolkit/src/error-catalogue.ts and the modules that register codes)',
     '     by packages/cli/scripts/error-doc.mjs: run `pnpm --filter @airlock/cli docs:errors`. Do not edit. -->',
     '',
     'Every coded error and diagnostic Airlock raises. Programs match on the code (it never changes);',
     'the message is for people and may be reworded. Braces mark the parts a message fills in.',
-    'Extensions add their own codes with `registerErrorCodes` from `@airlock/kernel/util`.',
+    'Extensions add their own codes with `registerErrorCodes` from `@airlock/toolkit/util`.',
     '',
     ...order.map((who) => `- [${who}](#${anchor(who)}): ${groups.get(who)!.length} codes`),
   ];

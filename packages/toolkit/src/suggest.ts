@@ -1,6 +1,6 @@
 /**
  * "Did you mean …?" for names: tools, rule kinds, option keys, and the files near a path that was
- * not found (the one scorer; extensions take it from `@airlock/kernel/util`). A model or a user who types `raed`, `bsh` or `create-issue`
+ * not found (the one scorer; extensions take it from `@airlock/toolkit/util`). A model or a user who types `raed`, `bsh` or `create-issue`
  * should be pointed at `read`, `bash` or `github:create_issue`; someone who types `ls` when only
  * `cd` exists should get no suggestion at all, because a wrong hint costs more than none.
  */

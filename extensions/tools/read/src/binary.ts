@@ -1,5 +1,5 @@
 /**
- * Naming a binary file read will not show. Images are sniffed by the kernel (`@airlock/kernel/util`);
+ * Naming a binary file read will not show. Images are sniffed by the toolkit (`@airlock/toolkit/util`);
  * these formats only make the "binary file" message more useful.
  */
 

@@ -2,7 +2,7 @@ import { formatSize } from '@airlock/toolkit/util';
 
 /**
  * read's own notice for a slice of a file. The shared notices (sizes, more lines, a line too
- * long) come from `@airlock/kernel/util`, so read words them as the kernel does.
+ * long) come from `@airlock/toolkit/util`, so read words them as the kernel does.
  */
 
 /**

@@ -10,9 +10,9 @@ import type { GlobalOptions } from '../main.js';
 /**
  * `airlock extensions new <name> --tool|--policy [--dir DIR]`: a package with a manifest, its
  * TypeScript source, a test that passes as generated, a README and a tsconfig (templates/ in this
- * package). `@airlock/kernel`, needed for types and `@airlock/kernel/testing`, is not on a
- * registry yet: the package points at the kernel of the Airlock that made it, as a `file:` path
- * (its README says how to switch to a version range once it is published).
+ * package). `@airlock/contract` (its types) and `@airlock/kernel` (for `@airlock/kernel/testing`)
+ * are not on a registry yet: the package points at those of the Airlock that made it, as `file:`
+ * paths (its README says how to switch to version ranges once they are published).
  */
 export async function extensionsNewCommand(o: { name: string; tool?: boolean; policy?: boolean; dir?: string }, g: GlobalOptions, io: IO): Promise<number> {
   if (o.tool !== true && o.policy !== true) throw new UsageError('Say what to make: --tool (a package that adds a tool) or --policy (one that judges calls).', `Example: airlock extensions new ${o.name} --tool`);
@@ -23,13 +23,16 @@ export async function extensionsNewCommand(o: { name: string; tool?: boolean; po
   if (existsSync(target) && readdirSync(target).length > 0) {
     throw new UsageError(`${displayText(target, { maxChars: 300 })} already exists and is not empty; nothing was written.`, 'Give a new or empty folder with --dir, or another name.');
   }
-  const kernelDir = kernelPackageDir();
+  const kernelDir = packageDir('@airlock/kernel');
+  // The contract (what the new package's source compiles against) from the same Airlock.
+  const contractDir = packageDir('@airlock/contract');
   const words = {
     PACKAGE: o.name,
     EXTENSION: extension,
     TOOL: tool,
     KERNEL_RANGE: `^${KERNEL_VERSION.split('.')[0]}.0.0`,
     KERNEL_DEPENDENCY: `file:${relative(target, kernelDir).split(sep).join('/')}`,
+    CONTRACT_DEPENDENCY: `file:${relative(target, contractDir).split(sep).join('/')}`,
     TYPEBOX: typeboxVersion(),
   };
   const files = await scaffold(o.policy === true ? 'policy' : 'tool', target, words);
@@ -65,10 +68,10 @@ function kernelNote(kernelDir: string, dependency: string): string {
   return `${where}, which is not built: run \`pnpm build\` in that Airlock clone before \`npm install\`.`;
 }
 
-/** The kernel package this CLI runs: its real folder (the workspace's packages/kernel, or an install's node_modules/@airlock/kernel). */
-function kernelPackageDir(): string {
+/** An Airlock package this CLI runs: its real folder (the workspace's packages/kernel, or an install's node_modules/@airlock/kernel). */
+function packageDir(name: '@airlock/kernel' | '@airlock/contract'): string {
   const require = createRequire(join(cliPackageDir(), 'package.json'));
-  return dirname(realpathSync(require.resolve('@airlock/kernel/package.json')));
+  return dirname(realpathSync(require.resolve(`${name}/package.json`)));
 }
 
 function typeboxVersion(): string {

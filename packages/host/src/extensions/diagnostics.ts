@@ -261,7 +261,7 @@ const CATALOGUE = {
       // The form docs/extensions.md teaches: a plain object, typed with `satisfies` (a type-only
       // import, so the extension never loads a second kernel at run time).
       "default-export the extension object: export default { name: 'my-ext', options: Options, setup(api, options) { ... } } " +
-        'satisfies Extension<typeof Options>, with `import type { Extension } from "@airlock/kernel"` (docs/extensions.md).',
+        'satisfies Extension<typeof Options>, with `import type { Extension } from "@airlock/contract"` (docs/extensions.md).',
     ),
   ),
 

@@ -68,7 +68,7 @@ registerErrorCodes('host (settings)', SETTINGS_ERROR_CODES);
 
 /**
  * One thing wrong in a settings layer: a schema problem (the one wording, `schemaProblems` in
- * `@airlock/kernel/util`) or a rule a schema cannot say, with its property path inside the file
+ * `@airlock/toolkit/util`) or a rule a schema cannot say, with its property path inside the file
  * (`execution.maxConcurrency`, `permissions.deny[2]`; '' is the whole file).
  */
 export type SettingsProblem = Pick<SchemaProblem, 'path' | 'message'>;

@@ -69,16 +69,19 @@ export default {
     expect(message.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
-  it("gives the extension's runtime import of @airlock/kernel the host's own instance", async () => {
+  it("gives the extension's runtime imports of @airlock/kernel, /toolkit and /contract the host's own instances; kernel 1.0's single module still loads", async () => {
     const root = tempDir();
     const key = `__airlockIdentity_${Date.now()}`;
     writePackage(join(root, 'ext'), {
       name: 'identity-ext',
       files: {
         'src/index.ts': `import { Kernel, KERNEL_VERSION, AirlockError, defineExtension } from '@airlock/kernel';
+import { AirlockError as ToolkitError, formatSize } from '@airlock/toolkit';
+import { defineTool } from '@airlock/contract';
+import { formatSize as oldFormatSize } from '@airlock/kernel/util';
 export default defineExtension({
   name: 'identity',
-  setup(api) { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { Kernel, KERNEL_VERSION, AirlockError, apiVersion: api.kernelVersion }; },
+  setup(api) { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { Kernel, KERNEL_VERSION, AirlockError, ToolkitError, formatSize, oldFormatSize, defineTool, apiVersion: api.kernelVersion }; },
 });
 `,
       },
@@ -88,6 +91,9 @@ export default defineExtension({
     const seen = (globalThis as Record<string, unknown>)[key] as Record<string, unknown>;
     expect(seen.Kernel).toBe(Kernel);
     expect(seen.AirlockError).toBe(AirlockError);
+    expect(seen.ToolkitError).toBe(AirlockError);
+    expect(seen.oldFormatSize).toBe(seen.formatSize);
+    expect(typeof seen.defineTool).toBe('function');
     expect(seen.KERNEL_VERSION).toBe(KERNEL_VERSION);
     expect(seen.apiVersion).toBe(KERNEL_VERSION);
     delete (globalThis as Record<string, unknown>)[key];

@@ -1,5 +1,5 @@
 /**
- * `@airlock/kernel/display`: how to show text from a model, a file or a tool to a person. Pure
+ * `@airlock/toolkit/display`: how to show text from a model, a file or a tool to a person. Pure
  * functions with no state, so extensions may import this subpath at run time (the host hands
  * jiti-loaded extensions its own copy, as it does the kernel itself).
  */

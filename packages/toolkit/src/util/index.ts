@@ -1,8 +1,8 @@
 /**
- * `@airlock/kernel/util`: the kernel's pure helpers, for extensions to import at run time instead
+ * `@airlock/toolkit/util`: pure helpers, for extensions to import at run time instead
  * of keeping copies that drift from the kernel's wording. Nothing here has state or touches the
  * kernel's queues, so a second copy would do no harm; still, the host hands jiti-loaded
- * extensions its own module object (as it does `@airlock/kernel` and `/display`), and built-in
+ * extensions its own module object (as it does the kernel and `/display`), and built-in
  * extensions resolve this same file, so there is one instance.
  *
  * @example
