@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { createRunTempFolder, summarizeLeftovers, sweepRunTempFolder } from './run-temp-folder.js';
 
 /** Set while this process owns a run temp folder; vitest calls a global setup once per project too. */
@@ -37,6 +37,7 @@ export default function setup(): (() => void) | undefined {
         'Each test must remove what it creates: makeTempDir() from @airlock/kernel/testing inside a test, rm(dir, { recursive: true, force: true }) in afterAll for a folder made in beforeAll, dispose() for a tool harness made outside a test.\n',
     );
     const report = process.env.AIRLOCK_TEST_LEFTOVERS_REPORT;
-    if (report) writeFileSync(report, leftovers.join('\n') + '\n');
+    // Appended: .ci/run runs `pnpm test` and `pnpm test:e2e` with one report file.
+    if (report) appendFileSync(report, leftovers.join('\n') + '\n');
   };
 }
