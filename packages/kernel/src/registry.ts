@@ -7,9 +7,9 @@ import { didYouMean } from '@airlock/toolkit/util';
 import { schemaRegexProblem } from '@airlock/toolkit/util';
 
 /**
- * The first two of the three tool sets (architecture §2): the registry holds every tool the host
- * knows; `select` derives the enabled set. Provider schemas are built from a selection elsewhere
- * (`providers/`). Policy and host concerns stay outside: a deny rule arrives as plain names.
+ * The first two of the three tool sets (all registered, enabled, serialized): the registry holds
+ * every tool the host knows; `select` derives the enabled set. Provider schemas are built from a
+ * selection in @airlock/toolkit (`toProviderTools`). Policy and host concerns stay outside: a deny rule arrives as plain names.
  */
 
 export type ToolSource = 'builtin' | 'extension' | 'sdk';

@@ -5,7 +5,7 @@ import { openHost as openHostWith, type BundledExtensions, type Host, type OpenH
 /**
  * The host's `openHost`, with Airlock's default extensions compiled into one file
  * (dist/builtins.mjs, written by scripts/bundle-builtins.mjs at build), as the CLI has them:
- * loading them module by module was most of what opening a host cost a program (issue 25).
+ * loaded module by module, they were most of what opening a host cost a program.
  * Options that bring their own `bundled` are passed on as they are.
  *
  * @example

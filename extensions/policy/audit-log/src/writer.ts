@@ -88,7 +88,7 @@ let exitHook = false;
  * - The head moves with the lock: when the lock is taken (marked `writing`: records of this
  *   session may follow the head's record), on the fsync interval, at rotation, and when the lock
  *   is let go (unmarked: the head names the last record). Whenever nobody holds the lock, the head
- *   names the log's last record, as before; a run killed while holding it leaves a marked head,
+ *   names the log's last record; a run killed while holding it leaves a marked head,
  *   which verify and the next run accept only for records of that session that chain from it.
  * - The file is created on the first record, not at start-up: a run that calls no tool leaves no trace.
  */

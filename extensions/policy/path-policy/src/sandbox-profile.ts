@@ -68,7 +68,7 @@ export function sandboxProfile(s: ProfileSources, cwd: string): SandboxProfile {
       // no folder yet: nothing to protect
     }
   }
-  // Files other programs run as code (issue 19 §1), from the same list path-policy judges writes by.
+  // Files other programs run as code (git hooks, shell rc files), from the same list path-policy judges writes by.
   if (s.execConfig !== undefined) {
     for (const p of executableConfigFor({ roots: s.roots, ...s.execConfig }).paths) {
       if (p.exists === false) continue;

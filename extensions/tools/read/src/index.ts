@@ -12,7 +12,6 @@ import { AbortError, selectLines, type PositionalReader } from './lines.js';
 import { BmpError, decodeBmp, isBmp } from './bmp.js';
 import { encodePng } from './png-encode.js';
 
-export { readStats } from './lines.js';
 
 /**
  * The read tool: a file's lines within the context limits, streamed (a head read of a 50 MB file

@@ -54,9 +54,6 @@ const KEEP_CHUNK = 64 * 1024;
 const SCAN_CHUNK = 1024 * 1024;
 const NL = 0x0a;
 
-/** Process-wide count of bytes the read tool read, so tests can assert the cost of a read. */
-export const readStats = { bytesRead: 0 };
-
 export class AbortError extends Error {
   constructor() {
     super('Operation aborted');
@@ -141,7 +138,6 @@ export async function selectLines(fh: PositionalReader, o: LineSelectOptions): P
     if (n === 0) break;
     position += n;
     bytesRead += n;
-    readStats.bytesRead += n;
     let pos = 0;
     while (pos < n) {
       switch (phase) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
-import extension, { createReadTool, readStats, type ReadDetails } from '../src/index.js';
+import extension, { createReadTool, type ReadDetails } from '../src/index.js';
 import { closestNames as closeNames } from '@airlock/toolkit/util';
 import { selectLines } from '../src/lines.js';
 
@@ -397,10 +397,18 @@ describe('read: streaming cost', () => {
   });
 
   it('a head read of a 50 MB file reads only about what it keeps', async () => {
-    const before = readStats.bytesRead;
-    const { text, details } = await read({ path: big });
-    const readBytes = readStats.bytesRead - before;
+    // The bytes the line selection asks of the file, counted at the file handle.
+    const fh = await open(big, 'r');
+    let readBytes = 0;
+    try {
+      const counting = { read: async (b: Buffer, o: number, l: number, p: number) => { const r = await fh.read(b, o, l, p); readBytes += r.bytesRead; return r; } };
+      const sel = await selectLines(counting, { offset: 1, limit: undefined, maxLines: 2000, maxBytes: 51200, countBudget: 8 * 1024 * 1024, size: MB50 });
+      expect(sel.outputLines).toBe(512);
+    } finally {
+      await fh.close();
+    }
     expect(readBytes).toBeLessThan(512 * 1024);
+    const { text, details } = await read({ path: big });
     expect(details?.lines).toEqual({ start: 1, end: 512, total: undefined });
     expect(text).toMatch(/\[Showing lines 1-512 of a 50\.0MB file \(50\.0KB limit\)\. Use offset=513 to continue\.\]$/);
   });

@@ -24,7 +24,7 @@ export async function callCommand(a: CallArgs, g: GlobalOptions, io: IO): Promis
     reportDiagnostics(host, io, { verbose: g.verbose === true });
     const started = performance.now();
     // A person at a terminal sees a long command's output as it comes (on stderr, so stdout
-    // stays the result alone); a program reading a pipe gets only the result, as before.
+    // stays the result alone); a program reading a pipe gets only the result.
     const live = !g.json && io.stderrIsTTY === true ? liveOutput((text) => void io.stderr.write(text)) : undefined;
     const onEvent = live === undefined ? undefined : (event: KernelEvent) => {
       if (event.type === 'tool_execution_update' && event.toolCallId === a.id) live.update(textOf(event.partial.content));

@@ -63,7 +63,7 @@ function humanReport(report: ReplayReport, id: string): string {
   if (report.changed === 0) return `Session ${shown}: all ${countOf(report.calls, 'recorded call')} would be decided as recorded${ran}.\n`;
   const rows = [['#', 'TOOL', 'ARGUMENTS', 'RECORDED', 'NOW', 'BY', 'WHY']];
   for (const r of report.rows.filter((row) => row.changed)) {
-    // A different result was allowed as before: what differs matters, not the rule that allowed it again.
+    // A different result, allowed both times: what differs matters, not the rule that allowed it again.
     const differs = r.now === 'different';
     rows.push([String(r.index), r.tool, displayValue(r.args ?? null, { maxChars: 60 }), r.recorded, nowText(r), differs ? '' : by(r), differs ? differenceText(r) : (r.reason ?? '')]);
   }

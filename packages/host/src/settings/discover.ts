@@ -1,7 +1,7 @@
 /**
  * Finding and reading settings files with cosmiconfig 9 (module name `airlock`).
  *
- * Why each choice (toolchain.md §8–9):
+ * Why each choice:
  * - cosmiconfig's 'project' strategy stops at the first package.json, so from `packages/x/` it
  *   never sees a config at the repository root. We walk up ourselves and search each folder with
  *   strategy 'none', from the cwd to the filesystem root, stopping at the home folder (which is

@@ -15,7 +15,7 @@ export interface EnabledTools {
 }
 
 /**
- * The third tool set (architecture §2): the enabled tools serialized for one provider. The system
+ * The third of the three tool sets (all registered, enabled, serialized): the enabled tools for one provider. The system
  * prompt's tool list must be built from the same input, never from another list.
  */
 

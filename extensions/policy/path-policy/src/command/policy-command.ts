@@ -136,10 +136,10 @@ async function pathPolicyDetail(io: CommandInput, report: PreflightReport): Prom
 }
 
 /**
- * The JSON report. Its first keys are those explain always printed (tool, args, loaded, notes,
- * path-policy's resources/matched/findings/shell, effect, rule, reason, hosts, sandbox); effect,
- * rule, reason and hosts now come from the kernel's decision. New keys: outcome, handler, votes,
- * proposedArgs, provenance, declaredResources.
+ * The JSON report. It starts with the keys a script reading it relies on (tool, args, loaded,
+ * notes, path-policy's resources/matched/findings/shell, effect, rule, reason, hosts, sandbox),
+ * then outcome, handler, votes, proposedArgs, provenance and declaredResources. Effect, rule,
+ * reason and hosts come from the kernel's decision, so the report says what a real call would.
  */
 function explainJson(tool: string, input: Record<string, unknown>, report: PreflightReport, s: PreflightSummary, loaded: boolean, detail: PolicyDecision | undefined, sandbox: string | undefined): object {
   return {
