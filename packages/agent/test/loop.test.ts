@@ -366,7 +366,7 @@ describe('activity for observers (the host’s agent-activity listeners)', () =>
       { content: [call('cat', { path: 'a.txt' }, 'k1'), call('cat', { path: 'a.txt' }, 'k2')], usage: { input: 120, output: 30, cacheRead: 10 } },
       { content: [{ type: 'text', text: 'Done.' }], usage: { input: 200, output: 5 } },
     ]);
-    const result = await runAgentLoop([userMessage('go')], { provider, model: 'm1', runner: kernelRunner(f.kernel) });
+    const result = await runAgentLoop([userMessage('go')], { provider, model: 'm1', runner: f.runner });
     expect(result.status).toBe('done');
     const runId = result.runId;
     expect(activity.map((a) => a.type)).toEqual([
