@@ -28,3 +28,54 @@ export function afterNextPoll(fn: () => void): () => void {
     if (inner !== undefined) clearImmediate(inner);
   };
 }
+
+type TimerName = 'timeout' | 'idle' | 'cap' | 'deadline';
+
+/**
+ * The timers of one command's run, by name (one of each at a time), and the decisions waiting on
+ * a poll (afterNextPoll): all cancelled together when the call settles.
+ *
+ * @example
+ * const timers = new RunTimers();
+ * timers.set('idle', () => timers.afterPoll(checkQuiet), 100);
+ * timers.clearAll();
+ */
+export class RunTimers {
+  readonly #timers = new Map<TimerName, NodeJS.Timeout>();
+  readonly #polls = new Set<() => void>();
+
+  /** Start `name` (replacing one already running under that name). */
+  set(name: TimerName, fn: () => void, ms: number): void {
+    this.clear(name);
+    this.#timers.set(name, setTimeout(() => {
+      this.#timers.delete(name);
+      fn();
+    }, ms));
+  }
+
+  has(name: TimerName): boolean {
+    return this.#timers.has(name);
+  }
+
+  clear(name: TimerName): void {
+    const timer = this.#timers.get(name);
+    if (timer !== undefined) clearTimeout(timer);
+    this.#timers.delete(name);
+  }
+
+  /** Run `fn` once the event loop has polled for I/O (see afterNextPoll), unless cleared first. */
+  afterPoll(fn: () => void): void {
+    const cancel = afterNextPoll(() => {
+      this.#polls.delete(cancel);
+      fn();
+    });
+    this.#polls.add(cancel);
+  }
+
+  clearAll(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    for (const cancel of this.#polls) cancel();
+    this.#polls.clear();
+  }
+}

@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { SpillWriter, ToolContext, TruncationLimits, TruncationResult } from '@airlock/contract';
-import { afterNextPoll } from './after-poll.js';
-import { canScanProcesses, findRunProcesses, groupHasLiving, pidsSince, readProcess, RUN_MARKER, signalProcesses, type ProcessInfo } from './proc-tree.js';
+import type { ToolContext, TruncationLimits, TruncationResult } from '@airlock/contract';
+import { RunTimers } from './after-poll.js';
+import { canScanProcesses, RUN_MARKER } from './proc-tree.js';
+import { RunOutput } from './run-output.js';
+import { RunProcesses } from './run-processes.js';
 
 /** How a finished command ended. */
 export type Ending =
@@ -94,43 +96,27 @@ export class BashSetupError extends Error {
  */
 export function runCommand(options: RunOptions): Promise<RunResult> {
   const { ctx } = options;
-  let cwdOk = false;
-  try {
-    cwdOk = statSync(options.cwd).isDirectory();
-  } catch {
-    cwdOk = false;
-  }
-  if (!cwdOk) {
-    return Promise.reject(new BashSetupError(`Working directory does not exist: ${options.cwd}\nCannot execute bash commands.`));
-  }
-  if (options.signal?.aborted) return Promise.reject(new BashSetupError('Command aborted before it started.'));
+  const refused = startProblem(options);
+  if (refused !== undefined) return Promise.reject(refused);
 
   const idleAfterExitMs = options.idleAfterExitMs ?? 100;
   const maxWaitAfterExitMs = options.maxWaitAfterExitMs ?? 2000;
   // Short, so that killGraceMs plus this stays inside the kernel's grace period (see index.ts).
   const maxWaitAfterStopMs = options.maxWaitAfterStopMs ?? 250;
-  const updateIntervalMs = options.updateIntervalMs ?? 100;
-  const limits = tailLimits(ctx.limits);
-  const tail = ctx.truncate.stream(limits);
   // Marks every process of this run, so a stop can find the ones that left the process group.
   const runId = randomBytes(8).toString('hex');
   const env = canScanProcesses ? { ...options.env, [RUN_MARKER]: runId } : options.env;
 
   return new Promise<RunResult>((resolve, reject) => {
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
-      const shellArgs = options.args ?? ['-c', options.command];
-      const [file, args] = options.wrapper === undefined ? [options.shell, shellArgs] : [options.wrapper.file, [...options.wrapper.args, options.shell, ...shellArgs]];
-      child = spawn(file, args, {
-        cwd: options.cwd,
-        env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawnShell(options, env);
     } catch (error) {
       reject(new BashSetupError(`Could not start the shell ${options.shell}: ${(error as Error).message}`));
       return;
     }
+    const output = new RunOutput(ctx, tailLimits(ctx.limits), { ...(options.onTail === undefined ? {} : { onTail: options.onTail }), updateIntervalMs: options.updateIntervalMs ?? 100 });
+    const procs = new RunProcesses(child, runId);
 
     let finished = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -139,86 +125,19 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     let stopping = false;
     /** What endLeftovers found, once it ran. */
     let leftovers: number | undefined;
-    /** Chunks read so far: a decision confirmed after a poll compares it with the count it saw. */
-    let chunks = 0;
     let streamFailed = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: NodeJS.Timeout | undefined;
-    let idleTimer: NodeJS.Timeout | undefined;
-    let capTimer: NodeJS.Timeout | undefined;
-    let deadlineTimer: NodeJS.Timeout | undefined;
-    let updateTimer: NodeJS.Timeout | undefined;
-    let lastUpdate = 0;
-    /** Cancels the pending confirmations (afterNextPoll). */
-    const polls = new Set<() => void>();
-    const afterPoll = (fn: () => void): void => {
-      const cancel = afterNextPoll(() => {
-        polls.delete(cancel);
-        fn();
-      });
-      polls.add(cancel);
-    };
+    const timers = new RunTimers();
 
-    // Spill lazily: hold the first chunks (at most ~maxBytes) until the output is too big for the
-    // model, so small outputs never touch the disk.
-    let spill: SpillWriter | undefined;
-    let pending: Uint8Array[] | undefined = [];
-    const needsSpill = (): boolean => tail.totalBytes > limits.maxBytes || tail.totalLines > limits.maxLines;
-    const openSpill = (): void => {
-      spill = ctx.openSpill({ name: 'bash', ext: 'log' });
-      for (const chunk of pending ?? []) spill.write(chunk);
-      pending = undefined;
-    };
-
-    const pid = child.pid;
-    const spawnedAt = performance.now();
-    /** The pids a scan needs to read: those handed out since the shell started, while that is sure. */
-    const scope = () => (pid === undefined ? undefined : pidsSince(pid, performance.now() - spawnedAt));
-    // The shell's start time: no process of this run started before it (see findRunProcesses).
-    const since = canScanProcesses && pid !== undefined ? readProcess(pid)?.start : undefined;
-    const groupAlive = (): boolean => {
-      if (pid === undefined) return false;
-      try {
-        process.kill(-pid, 0);
-      } catch {
-        return false;
-      }
-      // Zombies alone keep the group "alive" for kill(0): look closer where we can.
-      return !canScanProcesses || groupHasLiving(pid, scope());
-    };
-    const killGroup = (signal: NodeJS.Signals): void => {
-      if (pid === undefined) return;
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        try {
-          child.kill(signal);
-        } catch {
-          // already gone
-        }
-      }
-    };
-
-    /** Processes of this run outside the group (setsid, daemons); Linux only, see proc-tree.ts. */
-    const strays = (): ProcessInfo[] => (pid === undefined ? [] : findRunProcesses(pid, runId, since, scope()));
-
-    /** SIGTERM to the whole group now, SIGKILL to whatever is left after the grace period. */
+    /** SIGTERM to the whole run now, SIGKILL to whatever is left after the grace period. */
     const stop = (reason: Ending): void => {
       if (stopReason !== undefined || finished) return;
       // The command has ended on its own: only its output is awaited, and what it left running
       // is ended now instead of after the quiet wait. Its exit status stands.
       if (exited !== undefined) return endRest();
       stopReason = reason;
-      const termed = strays();
-      killGroup('SIGTERM');
-      signalProcesses(termed, 'SIGTERM');
-      // Outlives the call on purpose: the promise may settle first (the shell died, a grandchild
-      // trapping TERM did not), and no process of the run may survive.
-      killTimer = setTimeout(() => {
-        if (groupAlive()) killGroup('SIGKILL');
-        // Those seen at SIGTERM time too: re-parented to init, they no longer descend from the shell.
-        signalProcesses([...termed, ...strays()], 'SIGKILL');
-      }, options.killGraceMs);
+      // The SIGKILL timer outlives the call on purpose: the promise may settle first (the shell
+      // died, a grandchild trapping TERM did not), and no process of the run may survive.
+      procs.terminate(options.killGraceMs);
       awaitPipes(options.killGraceMs + maxWaitAfterStopMs);
     };
 
@@ -228,9 +147,9 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
      */
     const awaitPipes = (ms: number): void => {
       stopping = true;
-      if (idleTimer !== undefined) clearTimeout(idleTimer);
-      if (capTimer !== undefined) clearTimeout(capTimer);
-      if (deadlineTimer === undefined) deadlineTimer = setTimeout(() => afterPoll(() => void finish()), ms);
+      timers.clear('idle');
+      timers.clear('cap');
+      if (!timers.has('deadline')) timers.set('deadline', () => timers.afterPoll(() => void finish()), ms);
     };
 
     /**
@@ -240,45 +159,26 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
      */
     const endRest = (): void => {
       if (finished || stopping) return;
-      const ended = endLeftovers();
+      const ended = procs.endLeftovers(options.killGraceMs);
       leftovers = ended.count;
       // Nothing of this run left to end: whatever holds the pipes is beyond reach (or closing them
       // right now); wait briefly, then the result says the output may be incomplete.
       awaitPipes(ended.signalled ? options.killGraceMs + maxWaitAfterStopMs : maxWaitAfterStopMs);
     };
 
-    const emitUpdate = (): void => {
-      updateTimer = undefined;
-      if (finished || options.onTail === undefined) return;
-      lastUpdate = Date.now();
-      options.onTail(tail.snapshot(), spill?.path);
-    };
-    const scheduleUpdate = (): void => {
-      if (options.onTail === undefined || updateTimer !== undefined) return;
-      updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdate + updateIntervalMs - Date.now()));
-    };
-
     const onData = (chunk: Uint8Array): void => {
       if (finished) return; // late callbacks after the call settled are ignored (Pi #5208)
-      chunks++;
-      tail.push(chunk);
-      if (spill !== undefined) spill.write(chunk);
-      else {
-        pending!.push(chunk);
-        if (needsSpill()) openSpill();
-      }
-      scheduleUpdate();
+      output.push(chunk);
       if (exited !== undefined && !stopping) armIdle();
     };
 
     /** Quiet for idleAfterExitMs, confirmed by a poll that read nothing new: then end the rest. */
     const armIdle = (): void => {
-      if (idleTimer !== undefined) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => {
-        const seen = chunks;
-        afterPoll(() => {
+      timers.set('idle', () => {
+        const seen = output.chunks;
+        timers.afterPoll(() => {
           if (finished || stopping) return;
-          if (chunks === seen) endRest();
+          if (output.chunks === seen) endRest();
           else armIdle();
         });
       }, idleAfterExitMs);
@@ -287,13 +187,7 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     const onAbort = (): void => stop({ kind: 'aborted' });
 
     const cleanup = (): void => {
-      if (timeoutTimer !== undefined) clearTimeout(timeoutTimer);
-      if (idleTimer !== undefined) clearTimeout(idleTimer);
-      if (capTimer !== undefined) clearTimeout(capTimer);
-      if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
-      for (const cancel of polls) cancel();
-      polls.clear();
-      if (updateTimer !== undefined) clearTimeout(updateTimer);
+      timers.clearAll();
       options.signal?.removeEventListener('abort', onAbort);
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
@@ -303,95 +197,17 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       child.stderr?.destroy();
     };
 
-    /**
-     * The command ended on its own, but processes it started may live on (`sleep 23 &`, a
-     * daemon that called setsid): nothing outlives its call unless the model asked for a
-     * background job. SIGTERM now, SIGKILL after the grace period. Returns how many were found
-     * (1 where processes cannot be listed) and whether anything was signalled.
-     */
-    const endLeftovers = (): { count: number; signalled: boolean } => {
-      // A zombie (exited, parent not reaping yet) still counts as a group member: not a leftover.
-      const found = strays().filter((p) => !p.zombie);
-      const group = groupAlive();
-      if (found.length === 0 && !group) return { count: 0, signalled: false };
-      if (group) killGroup('SIGTERM');
-      signalProcesses(found, 'SIGTERM');
-      killTimer = setTimeout(() => {
-        if (groupAlive()) killGroup('SIGKILL');
-        signalProcesses([...found, ...strays()], 'SIGKILL');
-      }, options.killGraceMs);
-      releaseWhenGone(found);
-      return { count: canScanProcesses ? found.length : 1, signalled: true };
-    };
-
-    /**
-     * Most leftovers are gone milliseconds after SIGTERM (often only the sandbox's processes,
-     * exiting with the command, or zombies not reaped yet). The SIGKILL timer would still hold the
-     * whole program open for the grace period after the call ended (1.5 s on every sandboxed bash
-     * call): look every few milliseconds, and once the group and everything found are gone, and a
-     * last scan finds nothing new, drop the timer.
-     */
-    const releaseWhenGone = (found: readonly ProcessInfo[]): void => {
-      const until = Date.now() + options.killGraceMs;
-      const poll = setInterval(() => {
-        if (killTimer === undefined || Date.now() > until) return clearInterval(poll);
-        if (groupAlive() || found.some((p) => readProcess(p.pid)?.start === p.start && !readProcess(p.pid)?.zombie)) return;
-        clearInterval(poll);
-        const late = strays().filter((p) => !p.zombie);
-        if (late.length > 0) {
-          signalProcesses(late, 'SIGTERM');
-          return; // the SIGKILL timer stays armed for these
-        }
-        clearTimeout(killTimer);
-        killTimer = undefined;
-      }, 20);
-      poll.unref();
-    };
-
     const finish = async (): Promise<void> => {
       if (finished) return;
-      // Output that came after the last update is shown before the result: whoever watches sees
-      // every line the command printed, however soon it ended (an update waits for its timer).
-      if (updateTimer !== undefined) {
-        clearTimeout(updateTimer);
-        emitUpdate();
-      }
+      output.flushUpdates();
       finished = true;
       // Both ends reached: every byte written was delivered to onData. Otherwise a process may still write.
       const pipesHeldOpen = streamFailed || !(child.stdout?.readableEnded ?? true) || !(child.stderr?.readableEnded ?? true);
       cleanup();
       // In a PID namespace that ended with the shell's wrapper, nothing can be left: no scan.
-      leftovers ??= stopReason !== undefined || (options.contained === true && exited !== undefined) ? 0 : endLeftovers().count;
-      const result = tail.end();
-      let fullOutputPath: string | undefined;
-      let fullOutputCapped: boolean | undefined;
-      try {
-        if (result.truncated) {
-          if (spill === undefined) openSpill();
-          const info = await spill!.close();
-          fullOutputPath = info.path;
-          if (info.capped) fullOutputCapped = true;
-        } else if (spill !== undefined) {
-          await spill.discard();
-        }
-      } catch (error) {
-        ctx.log.warn(`bash: could not save the full output: ${(error as Error).message}`);
-        fullOutputPath = undefined;
-      }
-      pending = undefined;
-      let ending: Ending;
-      if (stopReason !== undefined) ending = stopReason;
-      else if (exited?.code !== null && exited?.code !== undefined) ending = { kind: 'exit', code: exited.code };
-      else ending = { kind: 'signal', signal: exited?.signal ?? 'unknown signal' };
-      resolve({
-        ending,
-        tail: result,
-        lastLineBytes: tail.lastLineBytes,
-        ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
-        ...(fullOutputCapped === undefined ? {} : { fullOutputCapped }),
-        pipesHeldOpen,
-        leftovers,
-      });
+      leftovers ??= stopReason !== undefined || (options.contained === true && exited !== undefined) ? 0 : procs.endLeftovers(options.killGraceMs).count;
+      const kept = await output.close();
+      resolve({ ending: stopReason ?? endingOf(exited), ...kept, pipesHeldOpen, leftovers });
     };
 
     child.on('error', (error) => {
@@ -399,12 +215,12 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
       if (finished) return;
       finished = true;
       cleanup();
-      if (killTimer !== undefined) clearTimeout(killTimer);
-      void spill?.discard().catch(() => undefined);
+      procs.cancelKill();
+      output.discard();
       reject(new BashSetupError(`Could not start the shell ${options.shell}: ${error.message}`));
     });
 
-    if (pid === undefined) return; // 'error' follows
+    if (procs.pid === undefined) return; // 'error' follows
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.on('data', onData);
       // A failed read loses what was not read yet: the result says so (and the host does not crash).
@@ -413,17 +229,43 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
     child.on('exit', (code, signal) => {
       exited = { code, signal };
       // The command is over: what remains is collecting its output, bounded by the waits here.
-      if (timeoutTimer !== undefined) clearTimeout(timeoutTimer);
+      timers.clear('timeout');
       if (stopping) return; // a stop is under way, with its own deadline
       armIdle();
-      capTimer = setTimeout(() => afterPoll(endRest), maxWaitAfterExitMs);
+      timers.set('cap', () => timers.afterPoll(endRest), maxWaitAfterExitMs);
     });
     // Every pipe closed and the shell exited: done, no waiting.
     child.on('close', () => void finish());
 
     if (options.timeoutSeconds > 0) {
-      timeoutTimer = setTimeout(() => stop({ kind: 'timeout', seconds: options.timeoutSeconds }), options.timeoutSeconds * 1000);
+      timers.set('timeout', () => stop({ kind: 'timeout', seconds: options.timeoutSeconds }), options.timeoutSeconds * 1000);
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Why the command cannot start at all (no such working folder, aborted already), if it cannot. */
+function startProblem(options: RunOptions): BashSetupError | undefined {
+  let cwdOk = false;
+  try {
+    cwdOk = statSync(options.cwd).isDirectory();
+  } catch {
+    cwdOk = false;
+  }
+  if (!cwdOk) return new BashSetupError(`Working directory does not exist: ${options.cwd}\nCannot execute bash commands.`);
+  if (options.signal?.aborted) return new BashSetupError('Command aborted before it started.');
+  return undefined;
+}
+
+/** `shell -c command` (through the sandbox's wrapper, if any) in a process group of its own, stdin closed. */
+function spawnShell(options: RunOptions, env: Record<string, string>): ChildProcess {
+  const shellArgs = options.args ?? ['-c', options.command];
+  const [file, args] = options.wrapper === undefined ? [options.shell, shellArgs] : [options.wrapper.file, [...options.wrapper.args, options.shell, ...shellArgs]];
+  return spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** How the shell ended on its own: its exit code, or the signal that ended it. */
+function endingOf(exited: { code: number | null; signal: NodeJS.Signals | null } | undefined): Ending {
+  if (exited?.code !== null && exited?.code !== undefined) return { kind: 'exit', code: exited.code };
+  return { kind: 'signal', signal: exited?.signal ?? 'unknown signal' };
 }

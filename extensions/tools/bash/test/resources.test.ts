@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
@@ -90,9 +90,9 @@ describe('bash: background jobs', () => {
       const other = (second.details as { job: JobInfo }).job;
       started.push(other.pid);
 
-      await new Promise((r) => setTimeout(r, 300));
+      // The job writes its output when the machine gets to it: wait for it, however busy the machine is.
+      await expect.poll(() => (existsSync(job.outputPath) ? readFileSync(job.outputPath, 'utf8') : ''), { timeout: 20_000 }).toBe(`pid=${job.pid}\nready\n`);
       expect(running(job.pid)).toBe(true);
-      expect(readFileSync(job.outputPath, 'utf8')).toBe(`pid=${job.pid}\nready\n`);
       const listed = list.text(await list.call({}));
       expect(listed).toContain(`job-1 running pid ${job.pid}`);
       expect(listed).toContain(`job-2 running pid ${other.pid}`);
