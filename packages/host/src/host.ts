@@ -48,7 +48,7 @@ export interface OpenHostOptions {
   homeDir?: string;
   /** One line per message for people (the CLI writes them to stderr). */
   log?: (line: string) => void;
-  /** Dialogs; default: the TTY prompts when interactive, else the no-op UI. */
+  /** Who answers asks (see createAskUI); default: the TTY prompts when interactive, else the no-op UI. */
   ui?: ToolUI;
   /** Airlock's own extension packages compiled into the caller (the CLI bundle): no jiti for them. */
   bundled?: BundledExtensions;
@@ -180,9 +180,10 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       mode,
       interactive: options.interactive && ui.interactive,
       // The question's first line is its title; the dialog shows a title once, above the rest.
-      confirm: (question) => {
+      confirm: async (question) => {
         const [title = '', ...rest] = question.split('\n');
-        return ui.confirm(title, rest.join('\n'));
+        const answer = await ui.ask({ kind: 'confirm', title, ...(rest.length === 0 ? {} : { message: rest.join('\n') }) });
+        return 'id' in answer && answer.id === 'yes';
       },
       trustFile: defaultTrustFile(env, homeDir),
       ...(options.trust === undefined ? {} : { flag: options.trust }),

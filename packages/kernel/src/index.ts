@@ -14,8 +14,6 @@ export type {
   AccessRequest,
   AccessService,
   AccessVerdict,
-  DialogOptions,
-  NoAnswer,
   FileIdentity,
   FileLedger,
   FileStamp,
@@ -34,11 +32,11 @@ export type {
   SpillWriter,
   TailAccumulator,
   ToolContext,
-  ToolUI,
   TruncationLimits,
   TruncationResult,
   TruncationService,
 } from './contract/context.js';
+export { AskAnswer, AskChoice, AskRequest, NoAnswer, type AskOptions, type ToolUI } from './contract/ask.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
 export type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
 export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, LoadedExtensionInfo, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor, ToolSet, ToolSetChange } from './contract/extension.js';

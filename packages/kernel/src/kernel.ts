@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AccessChecks } from './access-checks.js';
 import { SandboxProfiles } from './sandbox-profiles.js';
 import { callSandbox } from './call/call-sandbox.js';
-import type { AccessCheck, DialogOptions, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, ToolUI, Logger, TruncationLimits } from './contract/context.js';
+import type { AskRequest, ToolUI } from './contract/ask.js';
+import type { AccessCheck, FileLedger, FileStamp, SandboxProfile, SandboxProfileProvider, SandboxService, ToolContext, Logger, TruncationLimits } from './contract/context.js';
 import type { EventSink, HookRegistrar, KernelEvent } from './contract/hooks.js';
 import type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
 import { OUTCOMES, type Outcome, type ToolCall, type ToolResultMessage } from './contract/outcome.js';
@@ -20,6 +21,7 @@ import { refuseBatch, runBatch, type BatchOptions, type BatchResult } from './ru
 import type { CallRefusal, KernelRuntime, Refusal } from './run-tool-call.js';
 import { dryRun, type PreflightReport } from './preflight.js';
 import { TextRedactors } from './text-redactors.js';
+import { askToShow } from './util/ask.js';
 import type { TextRedactor } from './contract/extension.js';
 
 /** The kernel's own version; extensions declare the range they need (`"kernel": "^1.0.0"`). */
@@ -456,15 +458,14 @@ function isSelection(value: ToolSelection | SelectOptions): value is ToolSelecti
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Nobody to ask: every dialog answers no. */
+/**
+ * Nobody to ask: every ask ends `unavailable` at once. A malformed ask still throws, as it would
+ * with a person there, so an asker's bug does not hide in runs nobody watches.
+ */
 export const NO_UI: ToolUI = Object.freeze({
   interactive: false,
-  confirm: async (_title: string, _message?: string, options?: DialogOptions) => noOne(options, false),
-  select: async (_title: string, _choices: readonly string[], options?: DialogOptions) => noOne(options, undefined),
-  input: async (_title: string, options?: DialogOptions) => noOne(options, undefined),
+  ask: async (request: AskRequest) => {
+    askToShow(request);
+    return { noAnswer: { kind: 'unavailable' as const, detail: 'no terminal and no dialog to show it in' } };
+  },
 });
-
-function noOne<T>(options: DialogOptions | undefined, answer: T): T {
-  options?.onNoAnswer?.({ kind: 'unavailable', detail: 'no terminal and no dialog to show it in' });
-  return answer;
-}

@@ -21,6 +21,10 @@ export {
   type AgentTool,
   type AgentToolResult,
   type AnyAgentTool,
+  type AskAnswer,
+  type AskChoice,
+  type AskOptions,
+  type AskRequest,
   type BatchResult,
   type Content,
   type Extension,
@@ -28,6 +32,7 @@ export {
   type ImageContent,
   type KernelBatchOptions,
   type KernelEvent,
+  type NoAnswer,
   type Outcome,
   type PreflightReport,
   type ProviderId,
@@ -42,7 +47,7 @@ export {
 } from '@airlock/kernel';
 
 // The host: options and what an open host reports.
-export { SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+export { createAskUI, SettingsError, type AskBackend, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
 export { openHost } from './open-host.js';
 
 // The agent: the loop, providers, messages.

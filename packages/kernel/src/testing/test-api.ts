@@ -1,5 +1,5 @@
 import type { ExtensionAPI } from '../contract/extension.js';
-import type { Kernel } from '../kernel.js';
+import { NO_UI, type Kernel } from '../kernel.js';
 
 /**
  * The ExtensionAPI a host would give an extension, built straight on a real kernel: tools,
@@ -22,7 +22,7 @@ export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> =
     loadedExtensions: () => [],
     registerCommand: () => {},
     registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
-    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
+    ui: NO_UI,
     log: silent,
     settings: {},
     kernelVersion: kernel.version,

@@ -1,4 +1,4 @@
-import type { NoAnswer } from '../contract/context.js';
+import type { NoAnswer } from '../contract/ask.js';
 
 /**
  * Why a dialog ended without an answer, in words for the model and for people; `undefined` (a UI
