@@ -41,7 +41,7 @@ export interface TtyUIOptions {
   output?: NodeJS.WritableStream;
   /** Default: the queue shared by every UI on the same input (see queueFor). */
   queue?: DialogQueue;
-  /** Prompt failures (the dialog answers "no"). Default: a line on `output`. */
+  /** Prompt failures (the ask ends `unavailable`). Default: a line on `output`. */
   log?: Pick<Logger, 'warn'>;
 }
 
