@@ -21,10 +21,10 @@ def request(method, **params):
     send({"jsonrpc": "2.0", "id": last_id, "method": method, "params": params})
     for line in server.stdout:
         message = json.loads(line)
-        if message.get("method") in ("ui/confirm", "ui/select", "ui/input"):  # an approval prompt
+        if message.get("method") == "ui/ask":  # an approval prompt: answer with a choice's id
             print("asked:", shown(message["params"]["title"].splitlines()[0]))
-            answer = {"value": "Allow once"} if message["method"] == "ui/select" else {"cancelled": True}
-            send({"jsonrpc": "2.0", "id": message["id"], "result": answer})
+            once = any(choice["id"] == "once" for choice in message["params"].get("choices", []))
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {"id": "once"} if once else {"noAnswer": {"kind": "declined"}}})
         elif message.get("id") == last_id and "method" not in message:
             if "error" in message:
                 raise RuntimeError(message["error"]["message"])

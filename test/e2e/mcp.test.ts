@@ -250,16 +250,18 @@ describe('airlock mcp: approval', () => {
   /** An explicit ask rule: the approval extension asks about every `touch` command. */
   const askForTouch = (s: ReturnType<typeof sandbox>) => s.write('home/.config/airlock/settings.json', { permissions: { ask: ['bash(touch *)'] } });
 
-  it('asks the person through elicitation; "Allow once" runs the command', async () => {
+  it('asks the person through elicitation; the id "once" runs the command', async () => {
     const s = sandbox();
     askForTouch(s);
     const asked: string[] = [];
     const { client } = await connect(s, {
       elicit: (request) => {
         asked.push(request.params.message);
-        const schema = (request.params as unknown as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema;
-        expect(schema.properties.choice.enum).toContain('Allow once');
-        return { action: 'accept', content: { choice: 'Allow once' } };
+        const schema = (request.params as unknown as { requestedSchema: { properties: { choice: { enum: string[]; enumNames: string[] } } } }).requestedSchema;
+        // The values are the ids; the person reads the labels.
+        expect(schema.properties.choice.enum).toContain('once');
+        expect(schema.properties.choice.enumNames).toContain('Allow once');
+        return { action: 'accept', content: { choice: 'once' } };
       },
     });
     const result = await client.callTool({ name: 'bash', arguments: { command: 'touch approved.txt' } });

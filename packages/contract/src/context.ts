@@ -1,3 +1,4 @@
+import type { ToolUI } from './ask.js';
 import type { Effect } from './hooks.js';
 import type { Resource } from './resource.js';
 
@@ -103,48 +104,6 @@ export interface FileLedger {
   get(realPath: string): FileStamp | undefined;
   forget(realPath: string): void;
 }
-
-/** Dialogs a tool or handler may open. The no-op implementation answers "no" to everything. */
-export interface ToolUI {
-  /** False for the no-op UI: there is nobody to ask. */
-  readonly interactive: boolean;
-  confirm(title: string, message?: string, options?: DialogOptions): Promise<boolean>;
-  select(title: string, choices: readonly string[], options?: DialogOptions): Promise<string | undefined>;
-  input(title: string, options?: DialogOptions & { placeholder?: string }): Promise<string | undefined>;
-}
-
-export interface DialogOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  /**
-   * Called (at most once) when the dialog ends without an answer — before it resolves with
-   * `false` / `undefined` — saying why, so a caller can tell the model the truth (a person said
-   * no, the time ran out …). A UI that never calls it stays valid: callers then word the end
-   * neutrally ("ended without an answer").
-   *
-   * @example
-   * let why: NoAnswer | undefined;
-   * const choice = await ui.select('Run it?', ['Yes', 'No'], { timeoutMs: 60_000, onNoAnswer: (w) => (why = w) });
-   * if (choice === undefined) console.log(noAnswerText(why)); // e.g. "the person declined the dialog"
-   */
-  onNoAnswer?: (why: NoAnswer) => void;
-}
-
-/**
- * Why a dialog ended without an answer:
- * - `declined`: the person said no to the dialog itself (an MCP elicitation's "decline");
- * - `invalid`: an answer came that was not one of the choices (or not of the asked kind); it counts as no;
- * - `timeout`: nobody answered within `timeoutMs`;
- * - `cancelled`: the person dismissed it (Ctrl-C, Esc, the client's cancel);
- * - `aborted`: the caller's signal was aborted (the run stopped);
- * - `unavailable`: nobody could answer (no UI, the input ended, the client went away, the UI failed).
- * `detail` adds words for people (the value that came, the error).
- */
-export type NoAnswer =
-  | { kind: 'declined' | 'cancelled' | 'aborted'; detail?: string }
-  | { kind: 'invalid'; detail?: string }
-  | { kind: 'timeout'; timeoutMs: number }
-  | { kind: 'unavailable'; detail?: string };
 
 export interface Logger {
   debug(message: string, data?: unknown): void;

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
-import type { AccessCheck, Logger, SandboxProfileProvider, SandboxService, SandboxStatus, ToolUI } from './context.js';
+import type { ToolUI } from './ask.js';
+import type { AccessCheck, Logger, SandboxProfileProvider, SandboxService, SandboxStatus } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
 import type { AgentActivityListener } from './agent-activity.js';
 import type { AnyAgentTool } from './tool.js';
@@ -90,7 +91,7 @@ export interface ExtensionAPI extends HookRegistrar {
    * });
    */
   registerCommand(command: ExtensionCommand): void;
-  /** Dialogs: a TTY prompt, an RPC client, or a no-op that answers "no" (check `ui.interactive`). */
+  /** Asking the person: a terminal, an RPC or MCP client, the SDK program's UI, or nobody (`ui.interactive` false). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
   readonly log: Logger;

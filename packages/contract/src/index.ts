@@ -17,8 +17,6 @@ export type {
   AccessRequest,
   AccessService,
   AccessVerdict,
-  DialogOptions,
-  NoAnswer,
   FileIdentity,
   FileLedger,
   FileStamp,
@@ -37,11 +35,12 @@ export type {
   SpillWriter,
   TailAccumulator,
   ToolContext,
-  ToolUI,
   TruncationLimits,
   TruncationResult,
   TruncationService,
 } from './context.js';
+// Asking a person: one request, answered by a choice id (schemas: the check of answers from outside).
+export { AskAnswer, AskChoice, AskRequest, NoAnswer, type AskOptions, type ToolUI } from './ask.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './outcome.js';
 export { OUTCOMES } from './outcome.js';
 export type { AgentActivity, AgentActivityListener } from './agent-activity.js';

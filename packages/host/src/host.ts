@@ -1,11 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import {
-  createKernel,
-  type Kernel,
-  type KernelBatchOptions,
-  type ToolSelection,
-} from '@airlock/kernel';
+import { createKernel, type Kernel, type KernelBatchOptions, type ToolSelection } from '@airlock/kernel';
 import { HostServices, redactionError, registerErrorCodes } from '@airlock/toolkit';
 import {
   type Diagnostic,
@@ -49,7 +44,7 @@ export interface OpenHostOptions {
   homeDir?: string;
   /** One line per message for people (the CLI writes them to stderr). */
   log?: (line: string) => void;
-  /** Dialogs; default: the TTY prompts when interactive, else the no-op UI. */
+  /** Who answers asks (see createAskUI); default: the TTY prompts when interactive, else the no-op UI. */
   ui?: ToolUI;
   /** Airlock's own extension packages compiled into the caller (the CLI bundle): no jiti for them. */
   bundled?: BundledExtensions;
@@ -183,9 +178,10 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
       mode,
       interactive: options.interactive && ui.interactive,
       // The question's first line is its title; the dialog shows a title once, above the rest.
-      confirm: (question) => {
+      confirm: async (question) => {
         const [title = '', ...rest] = question.split('\n');
-        return ui.confirm(title, rest.join('\n'));
+        const answer = await ui.ask({ kind: 'confirm', title, ...(rest.length === 0 ? {} : { message: rest.join('\n') }) });
+        return 'id' in answer && answer.id === 'yes';
       },
       trustFile: defaultTrustFile(env, homeDir),
       ...(options.trust === undefined ? {} : { flag: options.trust }),

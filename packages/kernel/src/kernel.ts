@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { AccessProvider, DialogOptions, EventSink, FileLedger, FileStamp, HookRegistrar, KernelEvent, Logger, SandboxService, ToolContext, ToolUI, TruncationLimits } from '@airlock/contract';
+import type { AccessProvider, AskRequest, EventSink, FileLedger, FileStamp, HookRegistrar, KernelEvent, Logger, SandboxService, ToolContext, ToolUI, TruncationLimits } from '@airlock/contract';
 import { OUTCOMES, type Outcome, type ToolCall, type ToolResultMessage } from '@airlock/contract';
 import { AccessChecks, createTruncationService, DEFAULT_IMAGE_LIMITS, EventListeners, FileMutationQueue, noticingCuts, resolveLimits, SpillStore } from '@airlock/toolkit';
+import { askToShow } from '@airlock/toolkit/util';
 import { createHookBus, type HandlerInfo, type HookBus } from './bus/hooks.js';
 import { callSandbox } from './call/call-sandbox.js';
 import type { ImageResizer } from './call/6-normalize-result.js';
@@ -377,15 +378,14 @@ function isSelection(value: ToolSelection | SelectOptions): value is ToolSelecti
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Nobody to ask: every dialog answers no. */
+/**
+ * Nobody to ask: every ask ends `unavailable` at once. A malformed ask still throws, as it would
+ * with a person there, so an asker's bug does not hide in runs nobody watches.
+ */
 export const NO_UI: ToolUI = Object.freeze({
   interactive: false,
-  confirm: async (_title: string, _message?: string, options?: DialogOptions) => noOne(options, false),
-  select: async (_title: string, _choices: readonly string[], options?: DialogOptions) => noOne(options, undefined),
-  input: async (_title: string, options?: DialogOptions) => noOne(options, undefined),
+  ask: async (request: AskRequest) => {
+    askToShow(request);
+    return { noAnswer: { kind: 'unavailable' as const, detail: 'no terminal and no dialog to show it in' } };
+  },
 });
-
-function noOne<T>(options: DialogOptions | undefined, answer: T): T {
-  options?.onNoAnswer?.({ kind: 'unavailable', detail: 'no terminal and no dialog to show it in' });
-  return answer;
-}

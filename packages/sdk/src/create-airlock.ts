@@ -16,7 +16,10 @@ export interface CreateAirlockOptions {
   trust?: boolean;
   /** A person can answer dialogs (approval). Default false: an `ask` is a denial naming the rule to add. */
   interactive?: boolean;
-  /** Your own dialogs (confirm, select, input); default: terminal prompts when interactive. */
+  /**
+   * Who answers asks (the approval prompt): your own, from `createAskUI({ interactive: true, show })`
+   * where `show` answers an ask by a choice's id; default: terminal prompts when interactive.
+   */
   ui?: ToolUI;
   /** One line per message for people. */
   log?: (line: string) => void;

@@ -16,11 +16,16 @@ export {
   type AgentTool,
   type AgentToolResult,
   type AnyAgentTool,
+  type AskAnswer,
+  type AskChoice,
+  type AskOptions,
+  type AskRequest,
   type Content,
   type Extension,
   type ExtensionAPI,
   type ImageContent,
   type KernelEvent,
+  type NoAnswer,
   type Outcome,
   type PreflightReport,
   type TextContent,
@@ -42,7 +47,7 @@ export {
 export { type BatchResult, type KernelBatchOptions, type ToolSelection } from '@airlock/kernel';
 
 // The host: options and what an open host reports.
-export { SettingsError, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
+export { createAskUI, SettingsError, type AskBackend, type Host, type HostBlocked, type Diagnostic, type HostFlags, type InlineExtension, type OpenHostOptions, type SettingsLayer } from '@airlock/host';
 export { openHost } from './open-host.js';
 
 // The agent: the loop, providers, messages.

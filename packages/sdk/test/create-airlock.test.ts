@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import { defineTool } from '@airlock/contract';
-import { createAirlock, defineExtension, scriptedProvider, textOf as assistantText, type Airlock, type ModelProvider } from '../src/index.js';
+import { createAirlock, createAskUI, defineExtension, scriptedProvider, textOf as assistantText, type Airlock, type AskRequest, type ModelProvider } from '../src/index.js';
 import { guard, noSecrets, project, textOf } from './support/project.js';
 
 const open: Airlock[] = [];
@@ -153,5 +153,39 @@ describe('createAirlock', () => {
     expect(result.status).toBe('aborted');
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(() => airlock.agent({ provider, model: 'demo' })).toThrow(/closed/);
+  });
+});
+
+describe("createAirlock: the program's own UI answers asks by choice id", () => {
+  it('approves one call and denies another, each by id, and sees which call each ask is about', async () => {
+    const p = project();
+    const asked: AskRequest[] = [];
+    const ui = createAskUI({
+      interactive: true,
+      show: async (request) => {
+        asked.push(request);
+        return { id: request.title.includes('notes.txt') ? 'once' : 'deny' };
+      },
+    });
+    const airlock = await airlockFor({ ...p.base, interactive: true, trust: false, ui, settings: { permissions: { ask: ['read'] } } });
+    const allowed = await airlock.execute({ id: 'a1', name: 'read', arguments: { path: 'notes.txt' } });
+    expect(allowed.outcome).toBe('ok');
+    expect(textOf(allowed)).toContain('hello notes');
+    const denied = await airlock.execute({ id: 'a2', name: 'read', arguments: { path: 'secret.txt' } });
+    expect(denied.outcome).toBe('denied');
+    expect(textOf(denied)).toContain('Denied by the user.');
+    expect(textOf(denied)).not.toContain('TOP-SECRET-VALUE');
+    expect(asked.map((request) => request.toolCallId)).toEqual(['a1', 'a2']);
+    // An explicit ask rule: allow once and the denies, by id.
+    expect(asked[0]!.choices!.map((choice) => choice.id)).toEqual(['once', 'deny', 'deny-with-reason']);
+  });
+
+  it('an answer the ask did not offer is a denial that names the ids, never an allow', async () => {
+    const p = project();
+    const ui = createAskUI({ interactive: true, show: async () => ({ id: 'session' }) });
+    const airlock = await airlockFor({ ...p.base, interactive: true, trust: false, ui, settings: { permissions: { ask: ['read'] } } });
+    const result = await airlock.execute({ id: 'b1', name: 'read', arguments: { path: 'notes.txt' } });
+    expect(result.outcome).toBe('denied');
+    expect(textOf(result)).toContain('got "session"; the choices are "once", "deny", "deny-with-reason"');
   });
 });

@@ -2,8 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { around, HOSTILE_SAMPLES, rawHostile, visibleForm } from '@airlock/kernel/testing';
+import type { AskRequest } from '@airlock/contract';
 import { createElicitationUI } from '../src/index.js';
 
 /** The elicitation UI against the SDK's real server and client, linked in memory. */
@@ -27,15 +28,30 @@ async function pair(answer?: (request: ElicitRequest) => ElicitResult | Promise<
   return { ui, asked };
 }
 
+const ALLOW: AskRequest = { kind: 'choice', title: 'Allow?', choices: [{ id: 'once', label: 'Allow once' }, { id: 'deny', label: 'Deny' }] };
+
+/** The one field of the form a request asked for. */
+function field(request: ElicitRequest): { type: string; enum?: string[]; enumNames?: string[]; description?: string } {
+  return Object.values((request.params as unknown as { requestedSchema: { properties: Record<string, never> } }).requestedSchema.properties)[0]!;
+}
+
 describe('createElicitationUI', () => {
   it('is not interactive before a client connects, nor with a client that cannot elicit', async () => {
     expect(createElicitationUI().interactive).toBe(false);
+    expect(await createElicitationUI().ask(ALLOW)).toEqual({ noAnswer: { kind: 'unavailable', detail: 'no MCP client is connected' } });
     const { ui } = await pair();
     expect(ui.interactive).toBe(false);
-    expect(await ui.select('Allow?', ['Allow once', 'Deny'])).toBeUndefined();
+    expect(await ui.ask(ALLOW)).toMatchObject({ noAnswer: { kind: 'unavailable', detail: expect.stringContaining('did not declare the elicitation capability') } });
   });
 
-  it('confirm: only an explicit true is a yes', async () => {
+  it('a choice is a field whose values are the ids, titled with the labels; the value sent back is the answer', async () => {
+    const { ui, asked } = await pair((request) => ({ action: 'accept', content: { choice: field(request).enum![1]! } }));
+    expect(ui.interactive).toBe(true);
+    expect(await ui.ask(ALLOW)).toEqual({ id: 'deny' });
+    expect(field(asked[0]!)).toMatchObject({ type: 'string', enum: ['once', 'deny'], enumNames: ['Allow once', 'Deny'] });
+  });
+
+  it('confirm: a boolean field, true is yes and false is no; decline and cancel say which', async () => {
     const answers: ElicitResult[] = [
       { action: 'accept', content: { approve: true } },
       { action: 'accept', content: { approve: false } },
@@ -43,64 +59,86 @@ describe('createElicitationUI', () => {
       { action: 'cancel' },
     ];
     const { ui, asked } = await pair(() => answers.shift()!);
-    expect(ui.interactive).toBe(true);
-    expect(await ui.confirm('Trust this folder?', 'It loads code.')).toBe(true);
+    const trust: AskRequest = { kind: 'confirm', title: 'Trust this folder?', message: 'It loads code.' };
+    expect(await ui.ask(trust)).toEqual({ id: 'yes' });
     expect(asked[0]!.params.message).toBe('Trust this folder?\nIt loads code.');
-    expect(await ui.confirm('Again?')).toBe(false);
-    expect(await ui.confirm('Again?')).toBe(false);
-    expect(await ui.confirm('Again?')).toBe(false);
+    expect(await ui.ask(trust)).toEqual({ id: 'no' });
+    expect(await ui.ask(trust)).toEqual({ noAnswer: { kind: 'declined' } });
+    expect(await ui.ask(trust)).toEqual({ noAnswer: { kind: 'cancelled', detail: 'the MCP client cancelled the form' } });
   });
 
-  it('input returns the text; a decline is no answer', async () => {
+  it('text returns what was typed; a decline is no answer', async () => {
     const answers: ElicitResult[] = [{ action: 'accept', content: { text: 'too risky' } }, { action: 'decline' }];
     const { ui } = await pair(() => answers.shift()!);
-    expect(await ui.input('Tell the model why:')).toBe('too risky');
-    expect(await ui.input('Tell the model why:')).toBeUndefined();
+    expect(await ui.ask({ kind: 'text', title: 'Tell the model why:' })).toEqual({ text: 'too risky' });
+    expect(await ui.ask({ kind: 'text', title: 'Tell the model why:' })).toEqual({ noAnswer: { kind: 'declined' } });
   });
 
-  it('a form nobody answers ends at the dialog timeout as "no", and the next one is asked', async () => {
+  it('a value that is not one of the ids, or of the wrong type, counts as no and says what came', async () => {
+    const answers: ElicitResult[] = [
+      { action: 'accept', content: { choice: 'Allow forever and ever' } },
+      { action: 'accept', content: { choice: 7 } },
+      { action: 'accept', content: {} },
+    ];
+    const { ui } = await pair(() => answers.shift()!);
+    expect(await ui.ask(ALLOW)).toEqual({ noAnswer: { kind: 'invalid', detail: 'got "Allow forever and ever"; the choices are "once", "deny"' } });
+    expect(await ui.ask(ALLOW)).toEqual({ noAnswer: { kind: 'invalid', detail: "the MCP client sent 7 in the form's choice field" } });
+    expect(await ui.ask(ALLOW)).toEqual({ noAnswer: { kind: 'invalid', detail: "the MCP client sent nothing in the form's choice field" } });
+  });
+
+  it('a client that answers the form with an error: nobody could answer, and the next form is asked', async () => {
+    let calls = 0;
+    const { ui } = await pair(() => {
+      if (++calls === 1) throw new Error('no form support after all');
+      return { action: 'accept', content: { choice: 'once' } };
+    });
+    expect(await ui.ask(ALLOW)).toMatchObject({ noAnswer: { kind: 'unavailable', detail: expect.stringContaining('no form support after all') } });
+    expect(await ui.ask(ALLOW)).toEqual({ id: 'once' });
+  });
+
+  it('a form nobody answers ends at the ask\'s time limit, and the next one is asked', async () => {
     let calls = 0;
     const { ui } = await pair(async (request) => {
       calls++;
       if (calls === 1) return new Promise<ElicitResult>(() => {}); // a person who walked away
-      return { action: 'accept', content: { choice: (request.params as unknown as { requestedSchema: { properties: { choice: { enum: string[] } } } }).requestedSchema.properties.choice.enum[0]! } };
+      return { action: 'accept', content: { choice: field(request).enum![0]! } };
     });
-    const started = Date.now();
-    expect(await ui.select('Allow?', ['Allow once', 'Deny'], { timeoutMs: 200 })).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect(await ui.select('Allow?', ['Allow once', 'Deny'])).toBe('Allow once');
+    expect(await ui.ask(ALLOW, { timeoutMs: 200 })).toEqual({ noAnswer: { kind: 'timeout', timeoutMs: 200 } });
+    expect(await ui.ask(ALLOW)).toEqual({ id: 'once' });
   });
 
-  it('an aborted dialog ends at once as "no"', async () => {
-    const { ui } = await pair(() => new Promise<ElicitResult>(() => {}));
+  it('an aborted ask ends at once as "aborted"', async () => {
+    const { ui, asked } = await pair(() => new Promise<ElicitResult>(() => {}));
     const controller = new AbortController();
-    const answer = ui.select('Allow?', ['Allow once', 'Deny'], { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
-    expect(await answer).toBeUndefined();
+    const answer = ui.ask(ALLOW, { signal: controller.signal });
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    controller.abort();
+    expect(await answer).toEqual({ noAnswer: { kind: 'aborted' } });
   });
 });
 
 describe('createElicitationUI: the texts a client shows a person', () => {
-  it('the message and descriptions carry every hostile character as a visible escape; choices go verbatim', async () => {
+  it('the message, descriptions and labels carry every hostile character as a visible escape; ids go verbatim', async () => {
     const { ui, asked } = await pair((request) => {
-      const property = Object.values((request.params as { requestedSchema: { properties: Record<string, { enum?: string[] }> } }).requestedSchema.properties)[0]!;
+      const property = field(request);
       return property.enum === undefined ? { action: 'decline' } : { action: 'accept', content: { choice: property.enum[1]! } };
     });
     for (const sample of HOSTILE_SAMPLES) {
       const text = around(sample);
-      await ui.confirm(`Run ${text}?`, `It says ${text}`);
-      await ui.input(`Say ${text}`, { placeholder: text });
-      expect(await ui.select(`Pick ${text}`, ['one', text])).toBe(text);
-      const [confirm, input, select] = asked.splice(0).map((r) => r.params as { message: string; requestedSchema: { properties: Record<string, { description?: string; enum?: string[] }> } });
-      const shown = [confirm!.message, confirm!.requestedSchema.properties['approve']!.description!, input!.message, select!.message];
-      for (const field of shown) {
-        expect(rawHostile(field, { lines: true }), sample.name).toEqual([]);
-        if (sample.text !== '\n') expect(field, sample.name).toContain(visibleForm(sample.text));
+      await ui.ask({ kind: 'confirm', title: `Run ${text}?`, message: `It says ${text}` });
+      await ui.ask({ kind: 'text', title: `Say ${text}`, placeholder: text });
+      expect(await ui.ask({ kind: 'choice', title: `Pick ${text}`, choices: [{ id: 'one', label: 'one' }, { id: text, label: text }] })).toEqual({ id: text });
+      const [confirm, input, select] = asked.splice(0);
+      const shown = [confirm!.params.message as string, field(confirm!).description!, input!.params.message as string, select!.params.message as string];
+      for (const part of shown) {
+        expect(rawHostile(part, { lines: true }), sample.name).toEqual([]);
+        if (sample.text !== '\n') expect(part, sample.name).toContain(visibleForm(sample.text));
       }
-      const placeholder = input!.requestedSchema.properties['text']!.description!;
-      expect(rawHostile(placeholder), sample.name).toEqual([]);
-      expect(placeholder, sample.name).toContain(visibleForm(sample.text));
-      expect(select!.requestedSchema.properties['choice']!.enum).toEqual(['one', text]);
+      for (const line of [field(input!).description!, field(select!).enumNames![1]!]) {
+        expect(rawHostile(line), sample.name).toEqual([]);
+        expect(line, sample.name).toContain(visibleForm(sample.text));
+      }
+      expect(field(select!).enum).toEqual(['one', text]);
     }
   });
 });

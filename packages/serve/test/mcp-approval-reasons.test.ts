@@ -58,11 +58,11 @@ describe('airlock serve over MCP: an approval that ends without a yes says how i
     expect(r.text).not.toMatch(/no answer within|declined/);
   });
 
-  it('an accepted answer that is not one of the choices: treated as no, and said so', async () => {
-    const { call } = await askingHost(() => ({ action: 'accept', content: { choice: 'Allow forever and ever' } }));
+  it('an accepted answer that is not one of the choice ids: treated as no, and said so, naming the ids', async () => {
+    const { call } = await askingHost(() => ({ action: 'accept', content: { choice: 'Allow once' } }));
     const r = await call();
     expect(r.isError).toBe(true);
-    expect(r.text).toContain('the answer was not one of the choices, so it counts as no');
+    expect(r.text).toContain('the answer was not one of the choices, so it counts as no (got "Allow once"; the choices are "once", "deny", "deny-with-reason")');
     expect(r.text).not.toMatch(/no answer within|declined|nobody could answer/);
     expect(r.text).not.toContain('SECRET PLAN');
   });
@@ -73,8 +73,8 @@ describe('airlock serve over MCP: an approval that ends without a yes says how i
     expect(r.text).toContain('no answer within 1 s');
   });
 
-  it('"Allow once" still lets the call run', async () => {
-    const { call } = await askingHost(() => ({ action: 'accept', content: { choice: 'Allow once' } }));
+  it('the id "once" lets the call run', async () => {
+    const { call } = await askingHost(() => ({ action: 'accept', content: { choice: 'once' } }));
     const r = await call();
     expect(r.isError).toBe(false);
     expect(r.text).toContain('SECRET PLAN');

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import type { ApprovalInput, Extension, ExtensionAPI, NoAnswer, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/contract';
-import { noAnswerText } from '@airlock/toolkit/util';
+import type { ApprovalInput, AskChoice, AskRequest, Extension, ExtensionAPI, ProtectedRuleName, ToolCallEvent, Vote } from '@airlock/contract';
+import { checkAnswer, noAnswerText } from '@airlock/toolkit/util';
 import { literalRules } from './literal-rule.js';
 import { name, promptText } from './prompt.js';
 
@@ -9,8 +9,10 @@ import { name, promptText } from './prompt.js';
  *
  * - Choices: allow once, allow for this session, always allow (saved as a literal rule in the
  *   project's local rules or the user's settings), deny, deny with a message for the model.
+ * - Answers are choice ids (`once`, `session`, `project`, `user`, `deny`, `deny-with-reason`), never
+ *   labels: the same ids whether a terminal, an RPC or MCP client or a program answers.
  * - No answer within `timeoutMs`, a decline, an answer that is not a choice, Ctrl-C or an abort:
- *   deny, saying which (as the UI reports it through `onNoAnswer`).
+ *   deny, saying which (the answer's `noAnswer`).
  * - Nobody to ask (no terminal, no dialog): deny, naming the rule that would allow it.
  * - An "ask" from an explicit rule is asked every time: a session or saved allow only answers
  *   asks that come from defaults (`default:…` rules). A saved allow never outweighs an explicit
@@ -25,15 +27,25 @@ export const ApprovalOptions = Type.Object({
 });
 export type ApprovalOptions = Static<typeof ApprovalOptions>;
 
-export const CHOICES = {
+/**
+ * The answers the prompt offers, by id. The ids are what this handler switches on and what a client
+ * answers with (JSON-RPC `{"id": "session"}`, an MCP form's value, an SDK program's UI); the
+ * labels are only what a person reads, and may change.
+ */
+export const LABELS = {
   once: 'Allow once',
   session: 'Allow for this session',
-  local: 'Always allow in this project (saved to .airlock/settings.local.json)',
-  localUntrusted: 'Always allow in this project (saved to .airlock/settings.local.json; counts once you trust this folder)',
+  project: 'Always allow in this project (saved to .airlock/settings.local.json)',
   user: 'Always allow, everywhere (saved to your user settings)',
   deny: 'Deny',
-  denyWhy: 'Deny, and tell the model why…',
+  'deny-with-reason': 'Deny, and tell the model why…',
 } as const;
+export type ApprovalChoice = keyof typeof LABELS;
+
+/** The project answer's label in a folder that is not trusted: its local rules count only once it is. */
+export const PROJECT_UNTRUSTED_LABEL = 'Always allow in this project (saved to .airlock/settings.local.json; counts once you trust this folder)';
+
+const choice = (id: ApprovalChoice, label: string = LABELS[id]): AskChoice => ({ id, label });
 
 /**
  * What the policy asked about, so the model and the log learn the danger (say, "git runs it on
@@ -78,30 +90,32 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
       };
     }
 
-    const choices: string[] = [CHOICES.once];
+    const choices = [choice('once')];
     // An explicit ask rule means "ask every time": offering to remember the answer would undo it.
     if (explicit.length === 0) {
-      choices.push(CHOICES.session);
-      if (options.allowSave && api.rules !== undefined) choices.push(api.rules.localCounts ? CHOICES.local : CHOICES.localUntrusted, CHOICES.user);
+      choices.push(choice('session'));
+      if (options.allowSave && api.rules !== undefined) choices.push(choice('project', api.rules.localCounts ? LABELS.project : PROJECT_UNTRUSTED_LABEL), choice('user'));
     }
-    choices.push(CHOICES.deny, CHOICES.denyWhy);
+    choices.push(choice('deny'), choice('deny-with-reason'));
 
     const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
     const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking, resources: event.resources })}${scopeNote}`;
-    let why: NoAnswer | undefined;
     const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
-    const answer = await api.ui.select(title, choices, { ...dialog, onNoAnswer: (w: NoAnswer) => (why ??= w) });
+    const request: AskRequest = { kind: 'choice', title, choices, toolCallId: event.toolCallId };
+    // Checked here too: a program's own UI need not check, and an answer that was not offered (a
+    // "session" to an explicit rule's ask) must never be honoured.
+    const answer = checkAnswer(request, await api.ui.ask(request, dialog));
+    const picked = 'id' in answer ? (answer.id as ApprovalChoice) : undefined;
 
-    switch (answer) {
-      case CHOICES.once:
+    switch (picked) {
+      case 'once':
         return { effect: 'allow', by: 'user', scope: 'once' };
-      case CHOICES.session:
+      case 'session':
         for (const rule of rules) sessionAllowed.add(rule);
         return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session (${label})` };
-      case CHOICES.local:
-      case CHOICES.localUntrusted:
-      case CHOICES.user: {
-        const where = answer === CHOICES.user ? 'user' : 'local';
+      case 'project':
+      case 'user': {
+        const where = picked === 'user' ? 'user' : 'local';
         for (const rule of rules) sessionAllowed.add(rule);
         try {
           const files = new Set<string>();
@@ -113,22 +127,23 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
           return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session; saving the rule failed` };
         }
       }
-      case CHOICES.denyWhy: {
-        const why = await api.ui.input('Tell the model why (it reads this):', dialog);
-        const text = why?.trim();
+      case 'deny-with-reason': {
+        const why = await api.ui.ask({ kind: 'text', title: 'Tell the model why (it reads this):', toolCallId: event.toolCallId }, dialog);
+        const text = 'text' in why ? why.text.trim() : '';
         return { effect: 'deny', by: 'user', scope: 'once', reason: text ? `Denied by the user: ${text}` : 'Denied by the user.' };
       }
-      case CHOICES.deny:
+      case 'deny':
         return { effect: 'deny', by: 'user', scope: 'once', reason: 'Denied by the user.' };
-      default:
-        // No answer: the UI says why (declined, not a choice, timed out, cancelled …); one that
-        // does not say gets a neutral wording, never a guess.
+      default: {
+        // No answer: the answer says why (declined, not a choice, timed out, cancelled …).
+        const why = 'noAnswer' in answer ? answer.noAnswer : undefined;
         return {
           effect: 'deny',
           by: why?.kind === 'declined' || why?.kind === 'cancelled' || why?.kind === 'invalid' ? 'user' : 'approval',
           scope: 'once',
           reason: event.signal?.aborted || why?.kind === 'aborted' ? 'Denied: the run was aborted while waiting for approval.' : `Denied: ${noAnswerText(why)}.`,
         };
+      }
     }
   };
 }

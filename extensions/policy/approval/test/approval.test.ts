@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createToolHarness } from '@airlock/kernel/testing';
-import type { AgentTool, NoAnswer, RuleStore, ToolUI, Vote } from '@airlock/contract';
-import { CHOICES, createApprover, type ApprovalOptions } from '../src/index.js';
+import type { AgentTool, AskAnswer, AskRequest, NoAnswer, RuleStore, ToolUI, Vote } from '@airlock/contract';
+import { createApprover, LABELS, PROJECT_UNTRUSTED_LABEL, type ApprovalOptions } from '../src/index.js';
 import { literalRules } from '../src/literal-rule.js';
 import { promptText } from '../src/prompt.js';
 
@@ -36,20 +36,23 @@ function scriptTool(ran: string[]): AgentTool {
   } as AgentTool;
 }
 
-/** A UI that answers with the scripted choices, in order, and remembers what it was shown. */
-function scriptedUI(answers: (string | undefined)[], interactive = true) {
-  const shown: { title: string; choices: readonly string[] }[] = [];
+/**
+ * A UI that answers with the scripted answers, in order — a string is a choice's id (or the text of
+ * a text ask), an object an answer as it is — and remembers what it was asked.
+ */
+function scriptedUI(answers: (string | AskAnswer)[], interactive = true) {
+  const shown: { title: string; ids: string[]; labels: string[]; toolCallId: string | undefined }[] = [];
   const inputs: string[] = [];
   const ui: ToolUI = {
     interactive,
-    confirm: async () => false,
-    select: async (title, choices) => {
-      shown.push({ title, choices });
-      return answers.shift();
-    },
-    input: async (title) => {
-      inputs.push(title);
-      return answers.shift();
+    ask: async (request: AskRequest) => {
+      const next = answers.shift() ?? { noAnswer: { kind: 'unavailable', detail: 'the script ran out' } };
+      if (request.kind === 'text') {
+        inputs.push(request.title);
+        return typeof next === 'string' ? { text: next } : next;
+      }
+      shown.push({ title: request.title, ids: (request.choices ?? []).map((c) => c.id), labels: (request.choices ?? []).map((c) => c.label), toolCallId: request.toolCallId });
+      return typeof next === 'string' ? { id: next } : next;
     },
   };
   return { ui, shown, inputs };
@@ -81,7 +84,7 @@ function setup(ui: ToolUI, rule = 'default:exec', rules = fakeRules().store, too
 
 describe('approval', () => {
   it('allow once runs this call only; the next identical call is asked again', async () => {
-    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.deny]);
+    const { ui, shown } = scriptedUI(['once', 'deny']);
     const h = setup(ui);
     expect((await h.call({ command: 'npm test' })).outcome).toBe('ok');
     const again = await h.call({ command: 'npm test' });
@@ -91,15 +94,18 @@ describe('approval', () => {
     expect(h.ran).toEqual(['npm test']);
   });
 
-  it('the prompt shows the tool, its arguments, the rule and its reason', async () => {
-    const { ui, shown } = scriptedUI([CHOICES.once]);
+  it('the prompt shows the tool, its arguments, the rule and its reason, and offers every answer by id', async () => {
+    const { ui, shown } = scriptedUI(['once']);
     await setup(ui).call({ command: 'npm test' });
     expect(shown[0]!.title).toBe('Allow bash?\nAsked by built-in rule default:exec: commands need a yes\n  command: npm test');
-    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.session, CHOICES.local, CHOICES.user, CHOICES.deny, CHOICES.denyWhy]);
+    expect(shown[0]!.ids).toEqual(['once', 'session', 'project', 'user', 'deny', 'deny-with-reason']);
+    expect(shown[0]!.labels).toEqual([LABELS.once, LABELS.session, LABELS.project, LABELS.user, LABELS.deny, LABELS['deny-with-reason']]);
+    // The ask names its call, so an answerer elsewhere can match it to the call it sees.
+    expect(shown[0]!.toolCallId).toBe('harness-1');
   });
 
   it('allow for this session: the same call runs without a prompt, a different one is asked', async () => {
-    const { ui, shown } = scriptedUI([CHOICES.session, CHOICES.once]);
+    const { ui, shown } = scriptedUI(['session', 'once']);
     const h = setup(ui);
     await h.call({ command: 'npm  test' });
     const second = await h.call({ command: 'npm test' }); // whitespace runs are one space
@@ -111,7 +117,7 @@ describe('approval', () => {
 
   it('always allow saves a literal, escaped rule to the chosen file, and it holds for the session too', async () => {
     const rules = fakeRules();
-    const { ui, shown } = scriptedUI([CHOICES.local, CHOICES.user]);
+    const { ui, shown } = scriptedUI(['project', 'user']);
     const h = setup(ui, 'default:exec', rules.store);
     const saved = await h.call({ command: 'ls *.ts' });
     expect(saved.outcome).toBe('ok');
@@ -124,7 +130,7 @@ describe('approval', () => {
 
   it('a third-party tool that declares an exec resource gets the same literal rule, named by the kind', async () => {
     const rules = fakeRules();
-    const { ui, shown } = scriptedUI([CHOICES.user]);
+    const { ui, shown } = scriptedUI(['user']);
     const h = setup(ui, 'default:exec', rules.store, scriptTool);
     expect((await h.call({ script: 'make   all *' })).outcome).toBe('ok');
     expect(rules.saved).toEqual([{ effect: 'allow', rule: 'exec(make all \\*)', where: 'user' }]);
@@ -147,26 +153,28 @@ describe('approval', () => {
 
   it('in a folder that is not trusted, the project choice says its rule counts only once the folder is trusted', async () => {
     const rules = fakeRules(false);
-    const { ui, shown } = scriptedUI([CHOICES.localUntrusted]);
+    const { ui, shown } = scriptedUI(['project']);
     const h = setup(ui, 'default:exec', rules.store);
     expect((await h.call({ command: 'make' })).outcome).toBe('ok');
-    expect(shown[0]!.choices).toContain(CHOICES.localUntrusted);
-    expect(shown[0]!.choices).not.toContain(CHOICES.local);
+    // The same id, in other words.
+    expect(shown[0]!.ids).toContain('project');
+    expect(shown[0]!.labels).toContain(PROJECT_UNTRUSTED_LABEL);
+    expect(shown[0]!.labels).not.toContain(LABELS.project);
     expect(rules.saved).toEqual([{ effect: 'allow', rule: 'bash(make)', where: 'local' }]);
   });
 
   it('an explicit ask rule asks every time: no session or saved answers are offered', async () => {
-    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.once]);
+    const { ui, shown } = scriptedUI(['once', 'once']);
     const h = setup(ui, 'no-push-without-a-person');
     await h.call({ command: 'git push' });
     await h.call({ command: 'git push' });
     expect(shown).toHaveLength(2);
-    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.deny, CHOICES.denyWhy]);
+    expect(shown[0]!.ids).toEqual(['once', 'deny', 'deny-with-reason']);
     expect(shown[0]!.title).toContain('An explicit rule asks about this every time');
   });
 
   it("a deny that protects Airlock's own files is never put to a person, whatever the UI would answer", async () => {
-    const { ui, shown } = scriptedUI([CHOICES.user, CHOICES.once]);
+    const { ui, shown } = scriptedUI(['user', 'once']);
     const rules = fakeRules();
     const ran: string[] = [];
     const h = createToolHarness(shellTool(ran));
@@ -183,12 +191,12 @@ describe('approval', () => {
 
   it("an ask that protects Airlock's own files is asked every time and never remembered", async () => {
     const rules = fakeRules();
-    const { ui, shown } = scriptedUI([CHOICES.once, CHOICES.once]);
+    const { ui, shown } = scriptedUI(['once', 'once']);
     const h = setup(ui, 'default:airlock-protected', rules.store);
     expect((await h.call({ command: 'find . -delete' })).outcome).toBe('ok');
     expect((await h.call({ command: 'find . -delete' })).outcome).toBe('ok');
     expect(shown).toHaveLength(2);
-    expect(shown[0]!.choices).toEqual([CHOICES.once, CHOICES.deny, CHOICES.denyWhy]);
+    expect(shown[0]!.ids).toEqual(['once', 'deny', 'deny-with-reason']);
     expect(rules.saved).toEqual([]);
   });
 
@@ -202,7 +210,7 @@ describe('approval', () => {
   });
 
   it('deny with a message: the model reads the message', async () => {
-    const { ui } = scriptedUI([CHOICES.denyWhy, 'use the staging database']);
+    const { ui } = scriptedUI(['deny-with-reason', 'use the staging database']);
     const h = setup(ui);
     const result = await h.call({ command: 'psql prod' });
     expect(result.outcome).toBe('denied');
@@ -210,16 +218,24 @@ describe('approval', () => {
     expect(h.ran).toEqual([]);
   });
 
-  it('no answer from a UI that does not say why: a deny in neutral words, not a guess', async () => {
-    const { ui } = scriptedUI([undefined]);
-    const h = setup(ui);
-    const result = await h.call({ command: 'npm test' });
-    expect(result.outcome).toBe('denied');
-    expect(h.text(result)).toContain('the dialog ended without an answer (the UI did not say why)');
-    expect(h.text(result)).not.toMatch(/no answer within|cancelled/);
+  it('an answer that was not offered is never honoured, whatever UI gives it: a "session" to an explicit rule, a label, anything malformed', async () => {
+    const rules = fakeRules();
+    const { ui } = scriptedUI(['session', 'project', 'Allow once', { value: 'once' } as unknown as AskAnswer]);
+    const h = setup(ui, 'no-push-without-a-person', rules.store);
+    const reasons: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const result = await h.call({ command: 'git push' });
+      expect(result.outcome).toBe('denied');
+      reasons.push(h.text(result));
+    }
+    expect(reasons[0]).toContain('the answer was not one of the choices, so it counts as no (got "session"; the choices are "once", "deny", "deny-with-reason")');
+    expect(reasons[2]).toContain('got "Allow once"');
+    expect(reasons[3]).toContain('which is not an answer');
+    expect(rules.saved).toEqual([]);
+    expect(h.ran).toEqual([]);
   });
 
-  it('no answer from a UI that says why: each end has its own reason', async () => {
+  it('no answer: each end has its own reason', async () => {
     const ends: [NoAnswer, string][] = [
       [{ kind: 'declined' }, 'Denied: the person declined the dialog.'],
       [{ kind: 'invalid', detail: 'got "Maybe"' }, 'Denied: the answer was not one of the choices, so it counts as no (got "Maybe").'],
@@ -228,7 +244,7 @@ describe('approval', () => {
       [{ kind: 'unavailable', detail: 'the client went away' }, 'Denied: nobody could answer (the client went away).'],
     ];
     for (const [why, reason] of ends) {
-      const ui: ToolUI = { interactive: true, confirm: async () => false, input: async () => undefined, select: async (_t, _c, o) => (o?.onNoAnswer?.(why), undefined) };
+      const { ui } = scriptedUI([{ noAnswer: why }]);
       const h = setup(ui);
       const result = await h.call({ command: 'npm test' });
       expect(result.outcome).toBe('denied');
@@ -246,7 +262,7 @@ describe('approval', () => {
   });
 
   it('shows what a transform changed from what the model proposed', async () => {
-    const { ui, shown } = scriptedUI([CHOICES.deny]);
+    const { ui, shown } = scriptedUI(['deny']);
     const h = setup(ui);
     h.kernel.on('tool_call', (e) => ({ ...(e.args as object), command: `${(e.args as { command: string }).command} --dry-run` }), { name: 'acme/dry-run', phase: 'transform' });
     await h.call({ command: 'npm publish' });

@@ -3,24 +3,25 @@ import type { NoAnswer } from '@airlock/contract';
 /**
  * One dialog on screen at a time, first come first served, whoever asks.
  *
- * Parallel tools and several extensions may all open dialogs at once; a terminal (or an RPC client)
- * can show only one, and interleaving two prompts leaves the UI stuck (Pi #3274). Every ToolUI
- * implementation in the host routes its dialogs through a DialogQueue.
+ * Parallel tools and several extensions may all ask at once; a terminal (or an RPC client) can show
+ * only one, and interleaving two prompts leaves the UI stuck (Pi #3274). Every ask the host shows
+ * goes through a DialogQueue (see ask.ts).
  *
- * Answers when nobody answers — the same values as the kernel's NO_UI, so "no answer" always reads as
- * "no" and a dialog never rejects:
- * - timeout (`timeoutMs`, counted from the call, time spent waiting in the queue included):
- *   confirm → `false`, select/input → `undefined`;
- * - abort (`signal`): the same values. We resolve rather than reject because the kernel's NO_UI
- *   answers "no" and callers (approval handlers) must treat every non-answer alike; a caller that
- *   needs to tell an abort apart checks its own `signal.aborted`;
- * - a backend failure (a prompt library throwing, a broken transport): the same values, reported
- *   through `onError`.
+ * A dialog never rejects. When nobody answers it resolves with `{ noAnswer }` saying why, so a
+ * caller treats every non-answer alike ("no") and can still tell the model the truth:
+ * - timeout (`timeoutMs`, counted from the call, time spent waiting in the queue included);
+ * - abort (`signal`);
+ * - a backend failure (a prompt library throwing, a broken transport), also reported through `onError`.
  * An aborted or timed-out dialog leaves the queue at once: if it was waiting it is never shown and
  * resolves straight away; if it was showing, its backend is told to close it (through the signal
- * `show` receives), and the caller gets the fallback and the next dialog starts as soon as that close
- * has finished (so a terminal is back in cooked mode by then), or after `closeGraceMs` at most.
+ * `show` receives), and the caller hears once that close has finished (so a terminal is back in
+ * cooked mode by then), or after `closeGraceMs` at most; the next dialog starts then.
  */
+
+/** How a dialog that got no answer resolves. */
+export interface NoAnswered {
+  noAnswer: NoAnswer;
+}
 
 /** What a backend gets when its dialog comes up. */
 export interface DialogShowContext {
@@ -28,33 +29,27 @@ export interface DialogShowContext {
   signal: AbortSignal;
   /** When the dialog times out (epoch ms), for a countdown; undefined without a timeout. */
   deadline: number | undefined;
-  /**
-   * Say why the dialog is ending without an answer (declined, an answer that was not a choice,
-   * cancelled …) before settling with the fallback. Only the first report of a dialog counts.
-   */
-  noAnswer(why: NoAnswer): void;
 }
 
 export interface DialogRequest<T> {
-  /** Puts the dialog up and resolves with the answer. Must settle soon after `signal` aborts. */
+  /**
+   * Puts the dialog up and resolves with what came back (a backend that knows why nobody answered
+   * — Ctrl-C, a declined form — says so in its value). Must settle soon after `signal` aborts.
+   */
   show(context: DialogShowContext): Promise<T>;
-  /** The answer when nobody answers (timeout, abort, backend failure). */
-  fallback: T;
   signal?: AbortSignal | undefined;
-  /** Told why, when the dialog ends with its fallback: timeout, abort, a backend failure, or what the backend reported. */
-  onNoAnswer?: ((why: NoAnswer) => void) | undefined;
   /** Gives up this long after the call. undefined, Infinity or over ~24.8 days: never; 0, less or NaN: at once. */
   timeoutMs?: number | undefined;
 }
 
 export interface DialogQueueOptions {
   /**
-   * How long a cancelled dialog's backend may take to close before its caller gets the fallback and
+   * How long a cancelled dialog's backend may take to close before its caller hears why and
    * the queue moves on anyway, so a backend that ignores its signal cannot block every later dialog.
    * Default 1000 ms.
    */
   closeGraceMs?: number;
-  /** Backend failures and slow closes; the dialog itself resolves with its fallback. */
+  /** Backend failures and slow closes; the dialog itself resolves with `{ noAnswer }`. */
   onError?: (error: unknown) => void;
 }
 
@@ -77,11 +72,11 @@ interface Entry {
  *
  * @example
  * const queue = new DialogQueue();
- * const ok = await queue.run({
- *   fallback: false,
+ * const answer = await queue.run({
  *   timeoutMs: 30_000,
  *   show: ({ signal }) => askSomehow('Delete it?', signal),
  * });
+ * if ('noAnswer' in answer) console.log(noAnswerText(answer.noAnswer)); // e.g. "no answer within 30 s"
  */
 export class DialogQueue {
   readonly #waiting: Entry[] = [];
@@ -106,36 +101,24 @@ export class DialogQueue {
     return this.#showing;
   }
 
-  /** Queue a dialog; resolves with its answer, or with `fallback` on timeout, abort or failure. */
-  run<T>(request: DialogRequest<T>): Promise<T> {
-    const { signal, timeoutMs, fallback } = request;
-    let reported = false;
-    const noAnswer = (why: NoAnswer): void => {
-      if (reported) return;
-      reported = true;
-      try {
-        request.onNoAnswer?.(why);
-      } catch (error) {
-        this.#onError(error);
-      }
-    };
-    if (signal?.aborted) {
-      noAnswer({ kind: 'aborted' });
-      return Promise.resolve(fallback);
-    }
+  /** Queue a dialog; resolves with what its backend gave, or with why nobody answered. */
+  run<T>(request: DialogRequest<T>): Promise<T | NoAnswered> {
+    const { signal, timeoutMs } = request;
+    if (signal?.aborted) return Promise.resolve({ noAnswer: { kind: 'aborted' } });
     if (timeoutMs !== undefined && !(timeoutMs > 0)) {
-      noAnswer({ kind: 'timeout', timeoutMs: Number.isNaN(timeoutMs) ? 0 : Math.max(0, timeoutMs) });
-      return Promise.resolve(fallback);
+      return Promise.resolve({ noAnswer: { kind: 'timeout', timeoutMs: Number.isNaN(timeoutMs) ? 0 : Math.max(0, timeoutMs) } });
     }
 
-    return new Promise<T>((resolve) => {
+    return new Promise<T | NoAnswered>((resolve) => {
       const close = new AbortController();
       // Beyond setTimeout's range (about 24.8 days) a timeout would fire at once; treat it as none.
       const deadline = timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : undefined;
       let state: 'waiting' | 'showing' | 'closing' | 'done' = 'waiting';
       let timer: ReturnType<typeof setTimeout> | undefined;
+      /** Why the dialog was cancelled, once it was: what the caller gets whatever the backend does next. */
+      let cancelled: NoAnswered | undefined;
 
-      const settle = (value: T): void => {
+      const settle = (value: T | NoAnswered): void => {
         if (state === 'done') return;
         state = 'done';
         clearTimeout(timer);
@@ -143,13 +126,14 @@ export class DialogQueue {
         resolve(value);
       };
       const cancel = (reason: unknown): void => {
-        if (state === 'waiting' || state === 'showing') noAnswer(reason instanceof DialogTimeoutError ? { kind: 'timeout', timeoutMs: timeoutMs! } : { kind: 'aborted' });
+        if (state !== 'waiting' && state !== 'showing') return;
+        cancelled = { noAnswer: reason instanceof DialogTimeoutError ? { kind: 'timeout', timeoutMs: timeoutMs! } : { kind: 'aborted' } };
         if (state === 'waiting') {
           // Never shown: drop it from the line so it cannot block anyone.
           const index = this.#waiting.indexOf(entry);
           if (index >= 0) this.#waiting.splice(index, 1);
-          settle(fallback);
-        } else if (state === 'showing') {
+          settle(cancelled);
+        } else {
           // The caller hears once the backend has closed (a terminal is back in cooked mode by then).
           state = 'closing';
           close.abort(reason);
@@ -162,24 +146,23 @@ export class DialogQueue {
           state = 'showing';
           let shown: Promise<T>;
           try {
-            shown = Promise.resolve(request.show({ signal: close.signal, deadline, noAnswer }));
+            shown = Promise.resolve(request.show({ signal: close.signal, deadline }));
           } catch (error) {
             shown = Promise.reject(error);
           }
           const closed = shown.then(
-            // An answer that races a cancel loses: once cancelled, the answer is the fallback.
-            (value) => settle(state === 'closing' ? fallback : value),
+            // An answer that races a cancel loses: once cancelled, the answer is the cancel's reason.
+            (value) => settle(cancelled ?? value),
             (error: unknown) => {
               // A backend rejecting because we closed it is the expected way out, not a failure.
-              if (!close.signal.aborted) {
-                this.#onError(error);
-                noAnswer({ kind: 'unavailable', detail: `the dialog failed: ${error instanceof Error ? error.message : String(error)}` });
-              }
-              settle(fallback);
+              if (cancelled !== undefined) return settle(cancelled);
+              this.#onError(error);
+              settle({ noAnswer: { kind: 'unavailable', detail: `the dialog failed: ${error instanceof Error ? error.message : String(error)}` } });
             },
           );
           await this.#closedOrGrace(closed, close.signal);
-          settle(fallback); // only does something when the grace ran out before the backend closed
+          // Only does something when the grace ran out before the backend closed.
+          if (cancelled !== undefined) settle(cancelled);
         },
       };
 

@@ -1,39 +1,33 @@
 /**
- * The host's ToolUI implementations — terminal, RPC bridge, or nobody (the kernel's NO_UI) — all
- * showing one dialog at a time through a DialogQueue.
+ * How the host asks a person: one `ask` (ask.ts) over a DialogQueue, with a `show` per transport —
+ * the terminal here, JSON-RPC and MCP elicitation in @airlock/serve — or nobody (the kernel's NO_UI).
  */
 import { NO_UI } from '@airlock/kernel';
 import { type ToolUI } from '@airlock/contract';
-import { createRpcUI, type RpcTransport, type RpcUIOptions } from './rpc.js';
 import { createTtyUI, type TtyUIOptions } from './tty.js';
 
+export { createAskUI } from './ask.js';
+export type { AskBackend, AskUIOptions } from './ask.js';
 export { DialogQueue, DialogTimeoutError, queueFor } from './dialog-queue.js';
-export type { DialogQueueOptions, DialogRequest, DialogShowContext } from './dialog-queue.js';
-export { createRpcUI } from './rpc.js';
-export type { RpcTransport, RpcUIOptions, UICancelMessage, UIMethod, UIRequestMessage, UIResponseMessage } from './rpc.js';
+export type { DialogQueueOptions, DialogRequest, DialogShowContext, NoAnswered } from './dialog-queue.js';
 export { createTtyUI } from './tty.js';
 export type { TtyUIOptions } from './tty.js';
 
 export interface ChooseUIOptions {
   /** Whether a person sits at the terminal (stdin is a TTY). */
   isTTY: boolean;
-  /** A connected RPC client; wins over the terminal, whose stdin then carries the protocol. */
-  rpc?: RpcTransport | undefined;
   /** Options for the terminal UI (streams, log). */
   tty?: TtyUIOptions;
-  /** Options for the RPC UI (log). */
-  rpcOptions?: RpcUIOptions;
 }
 
 /**
- * The UI for this run: the RPC bridge when a client is connected, else the terminal when there is
- * one, else NO_UI (every dialog answers "no").
+ * The UI for this run: the terminal when there is one, else NO_UI (every ask ends `unavailable`).
+ * A server that asks its client (JSON-RPC, MCP) passes its own UI to `openHost` instead.
  *
  * @example
  * const ui = chooseUI({ isTTY: process.stdin.isTTY === true });
  */
 export function chooseUI(options: ChooseUIOptions): ToolUI {
-  if (options.rpc) return createRpcUI(options.rpc, options.rpcOptions);
   if (options.isTTY) return createTtyUI(options.tty);
   return NO_UI;
 }

@@ -2,21 +2,23 @@
  * Dialogs in the terminal, through @inquirer prompts.
  *
  * - Prompts draw on STDERR by default, so stdout stays clean for `--json` output.
- * - Only a TTY input is interactive. Without one every dialog answers "no" at once, without
+ * - Only a TTY input is interactive. Without one every ask ends `unavailable` at once, without
  *   reading a byte: stdin may be carrying the call's own arguments (`airlock call tool -`).
- * - Ctrl-C during a prompt answers "no" to that dialog (confirm → false, select/input → undefined)
- *   and the process carries on: an agent must not die because someone declined an approval with the
- *   reflex key. (In raw mode Ctrl-C is a keystroke, not a signal, so this costs nothing elsewhere.)
- *   Ctrl-D and the end of the input do the same; the prompt library would otherwise wait forever.
+ * - Ctrl-C during a prompt ends that ask without an answer (`cancelled`), and the process carries
+ *   on: an agent must not die because someone declined an approval with the reflex key. (In raw
+ *   mode Ctrl-C is a keystroke, not a signal, so this costs nothing elsewhere.) Ctrl-D and the end
+ *   of the input end it too; the prompt library would otherwise wait forever.
  * - Timeouts: the prompt shows the seconds left; the library redraws on keystrokes only, so the
  *   number is fresh at each redraw rather than ticking by itself.
  * - The terminal is back in cooked mode after every dialog, answered or not (readline restores it
  *   when the prompt closes; we never hand the library an already-aborted signal, the one path on
  *   which it opens a raw readline and never closes it).
- * - Every text an extension hands a dialog (title, message, choices, placeholder) goes through
+ * - A confirm is a y/N question (Enter alone says no: an approval should take a deliberate "y"); a
+ *   choice is a list of the choices' labels, answered with the id of the one picked; text is a line.
+ * - Every text an extension hands a dialog (title, message, labels, placeholder) goes through
  *   `terminalSafe` here: an extension should show untrusted parts with `displayText`, but a
  *   careless one must still not be able to send ESC, bidi or invisible characters to the terminal.
- *   A tab is shown as `\t`; a choice or a placeholder is one line (a line break in it as `\n`),
+ *   A tab is shown as `\t`; a label or a placeholder is one line (a line break in it as `\n`),
  *   so no choice can draw what looks like another.
  * - Lines longer than the terminal is wide are cut here, each further piece starting with `↪`
  *   (see fit-width.ts): wrapped by the library, the rest of a long value would start a screen
@@ -26,8 +28,9 @@ import { Writable } from 'node:stream';
 import type confirmPrompt from '@inquirer/confirm';
 import type inputPrompt from '@inquirer/input';
 import type selectPrompt from '@inquirer/select';
-import type { DialogOptions, Logger, ToolUI } from '@airlock/contract';
+import type { AskAnswer, AskRequest, Logger, NoAnswer, ToolUI } from '@airlock/contract';
 import { terminalSafe } from '@airlock/toolkit/display';
+import { createAskUI } from './ask.js';
 import { queueFor, type DialogQueue, type DialogShowContext } from './dialog-queue.js';
 import { fitWidth } from './fit-width.js';
 
@@ -38,7 +41,7 @@ export interface TtyUIOptions {
   output?: NodeJS.WritableStream;
   /** Default: the queue shared by every UI on the same input (see queueFor). */
   queue?: DialogQueue;
-  /** Prompt failures (the dialog answers "no"). Default: a line on `output`. */
+  /** Prompt failures (the ask ends `unavailable`). Default: a line on `output`. */
   log?: Pick<Logger, 'warn'>;
 }
 
@@ -69,40 +72,38 @@ const UNANSWERED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPrompt
  *
  * @example
  * const ui = createTtyUI();
- * if (await ui.confirm('Run `rm -rf build`?', 'The bash tool wants to delete a folder.', { timeoutMs: 60_000 })) run();
+ * const answer = await ui.ask({ kind: 'confirm', title: 'Run `rm -rf build`?', message: 'The bash tool wants to delete a folder.' }, { timeoutMs: 60_000 });
+ * if ('id' in answer && answer.id === 'yes') run();
  */
 export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
   const log = options.log ?? { warn: (message: string) => void output.write(`airlock: ${terminalSafe(message, { lineBreaks: false, tabs: false })}\n`) };
   const queue = options.queue ?? queueFor(input, { onError: (error) => log.warn(`dialog: ${describe(error)}`) });
-  const interactive = input.isTTY === true;
   const paint = painter(output);
   /** The library's default when the output says no width (not a terminal). */
   const columns = (): number => (output as { columns?: number }).columns ?? 80;
   /** A dialog's title or message: lines kept, cut to the width after the library's `? `. */
   const message = (text: string): string => fitWidth(terminalSafe(text, { tabs: false }), columns(), 2);
-  /** A choice or a placeholder: one line, cut to the width after the library's `❯ `. */
+  /** A label or a placeholder: one line, cut to the width after the library's `❯ `. */
   const line = (text: string): string => fitWidth(terminalSafe(text, { lineBreaks: false, tabs: false }), columns(), 2);
 
-  /** Runs one prompt for the queue: Ctrl-C, Ctrl-D, end of input, abort and timeout all give `fallback`. */
-  async function prompt<T>(
-    fallback: T,
-    shown: DialogShowContext,
-    run: (context: PromptContext) => Promise<T>,
-  ): Promise<T> {
+  /** Runs one prompt: Ctrl-C, Ctrl-D and the end of the input end it without an answer, saying which. */
+  async function prompt(shown: DialogShowContext, run: (context: PromptContext) => Promise<AskAnswer>): Promise<AskAnswer> {
     await loadPrompts();
-    if (shown.signal.aborted) return fallback;
+    if (shown.signal.aborted) return { noAnswer: { kind: 'aborted' } };
     const stop = new AbortController();
+    /** Why a key or the input ended the prompt, which the library only reports as an abort. */
+    let ended: NoAnswer | undefined;
     const forward = (): void => stop.abort(shown.signal.reason);
     const onKey = (_: unknown, key?: { ctrl?: boolean; name?: string }): void => {
       if (key?.ctrl === true && key.name === 'd') {
-        shown.noAnswer({ kind: 'cancelled', detail: 'Ctrl-D' });
+        ended ??= { kind: 'cancelled', detail: 'Ctrl-D' };
         stop.abort(new Error('Ctrl-D'));
       }
     };
     const onEnd = (): void => {
-      shown.noAnswer({ kind: 'unavailable', detail: 'the terminal input ended' });
+      ended ??= { kind: 'unavailable', detail: 'the terminal input ended' };
       stop.abort(new Error('end of input'));
     };
     shown.signal.addEventListener('abort', forward, { once: true });
@@ -113,14 +114,13 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     try {
       return await answer;
     } catch (error) {
-      if (error instanceof Error && UNANSWERED.has(error.name)) {
-        // Ctrl-C (the library's ExitPromptError); an abort was reported by whoever aborted.
-        shown.noAnswer({ kind: 'cancelled', detail: 'Ctrl-C' });
-        return fallback;
-      }
+      if (ended !== undefined) return { noAnswer: ended };
+      // The queue closed it (time ran out, the caller aborted): the queue says which.
+      if (shown.signal.aborted) return { noAnswer: { kind: 'aborted' } };
+      // Ctrl-C (the library's ExitPromptError).
+      if (error instanceof Error && UNANSWERED.has(error.name)) return { noAnswer: { kind: 'cancelled', detail: 'Ctrl-C' } };
       log.warn(`dialog failed: ${describe(error)}`);
-      shown.noAnswer({ kind: 'unavailable', detail: `the dialog failed: ${describe(error)}` });
-      return fallback;
+      return { noAnswer: { kind: 'unavailable', detail: `the dialog failed: ${describe(error)}` } };
     } finally {
       shown.signal.removeEventListener('abort', forward);
       input.removeListener('keypress', onKey);
@@ -137,76 +137,54 @@ export function createTtyUI(options: TtyUIOptions = {}): ToolUI {
     };
   }
 
-  return {
-    interactive,
-
-    confirm(title: string, body?: string, dialog: DialogOptions = {}): Promise<boolean> {
-      if (!interactive) return Promise.resolve(nobody(dialog, false));
-      return queue.run({
-        fallback: false,
-        signal: dialog.signal,
-        timeoutMs: dialog.timeoutMs,
-        onNoAnswer: dialog.onNoAnswer,
-        show: (shown) =>
-          prompt(false, shown, (context) =>
-            prompts!.confirm(
-              {
-                message: message(body ? `${title}\n${body}` : title),
-                // Enter alone declines: an approval should take a deliberate "y".
-                default: false,
-                theme: { style: { message: titleStyle(shown.deadline, 'answers No') } },
-              },
-              context,
-            ),
+  function show(request: AskRequest, shown: DialogShowContext): Promise<AskAnswer> {
+    const question = message(request.message ? `${request.title}\n${request.message}` : request.title);
+    switch (request.kind) {
+      case 'confirm':
+        return prompt(shown, async (context) => {
+          const yes = await prompts!.confirm(
+            // Enter alone declines: an approval should take a deliberate "y".
+            { message: question, default: false, theme: { style: { message: titleStyle(shown.deadline, 'answers No') } } },
+            context,
+          );
+          return { id: yes ? 'yes' : 'no' };
+        });
+      case 'choice':
+        return prompt(shown, async (context) => ({
+          id: await prompts!.select(
+            {
+              message: question,
+              choices: request.choices!.map((choice) => ({ value: choice.id, name: line(choice.label) })),
+              theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
+            },
+            context,
           ),
-      });
-    },
-
-    select(title: string, choices: readonly string[], dialog: DialogOptions = {}): Promise<string | undefined> {
-      // Nothing to choose from: the library would throw; there is no answer to give either.
-      if (!interactive || choices.length === 0) return Promise.resolve(nobody(dialog, undefined, interactive ? 'there are no choices to show' : undefined));
-      return queue.run<string | undefined>({
-        fallback: undefined,
-        signal: dialog.signal,
-        timeoutMs: dialog.timeoutMs,
-        onNoAnswer: dialog.onNoAnswer,
-        show: (shown) =>
-          prompt<string | undefined>(undefined, shown, (context) =>
-            prompts!.select(
-              {
-                message: message(title),
-                choices: choices.map((choice) => ({ value: choice, name: line(choice) })),
-                theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
-              },
-              context,
-            ),
+        }));
+      case 'text': {
+        const { placeholder } = request;
+        return prompt(shown, async (context) => ({
+          text: await prompts!.input(
+            {
+              message: question,
+              // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).
+              transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(line(placeholder)) : terminalSafe(value)),
+              theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
+            },
+            context,
           ),
-      });
-    },
+        }));
+      }
+    }
+  }
 
-    input(title: string, dialog: DialogOptions & { placeholder?: string } = {}): Promise<string | undefined> {
-      if (!interactive) return Promise.resolve(nobody(dialog, undefined));
-      const { placeholder } = dialog;
-      return queue.run<string | undefined>({
-        fallback: undefined,
-        signal: dialog.signal,
-        timeoutMs: dialog.timeoutMs,
-        onNoAnswer: dialog.onNoAnswer,
-        show: (shown) =>
-          prompt<string | undefined>(undefined, shown, (context) =>
-            prompts!.input(
-              {
-                message: message(title),
-                // A placeholder is a hint drawn where the text goes, never an answer (unlike `default`).
-                transformer: (value, { isFinal }) => (!isFinal && value === '' && placeholder ? paint.dim(line(placeholder)) : terminalSafe(value)),
-                theme: { style: { message: titleStyle(shown.deadline, 'gives up') } },
-              },
-              context,
-            ),
-          ),
-      });
+  return createAskUI(
+    {
+      interactive: input.isTTY === true,
+      nobody: 'no terminal to show it in',
+      show,
     },
-  };
+    { queue },
+  );
 }
 
 /**
@@ -241,10 +219,4 @@ function painter(output: NodeJS.WritableStream): { bold(text: string): string; d
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** No terminal to ask in (or nothing to choose from): the answer is no, and the caller is told why. */
-function nobody<T>(dialog: DialogOptions, answer: T, detail = 'no terminal to show it in'): T {
-  dialog.onNoAnswer?.({ kind: 'unavailable', detail });
-  return answer;
 }

@@ -267,16 +267,14 @@ describe.skipIf(!bwrapWorks)('the OS sandbox under bash (auto mode, bubblewrap a
   });
 });
 
-/** A person at the approval prompt: records each question and answers "Allow once" or "Deny". */
+/** A person at the approval prompt: records each question and answers "Allow once" or "Deny", by id. */
 function person(asked: string[], answer: () => 'once' | 'deny'): ToolUI {
   return {
     interactive: true,
-    confirm: async () => false,
-    async select(title, choices) {
-      asked.push(title);
-      return answer() === 'once' ? choices.find((c) => c === 'Allow once') : choices.find((c) => c === 'Deny');
+    async ask(request) {
+      asked.push(request.title);
+      return { id: answer() };
     },
-    input: async () => undefined,
   };
 }
 

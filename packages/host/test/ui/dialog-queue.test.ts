@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DialogQueue, DialogTimeoutError, queueFor } from '../../src/ui/dialog-queue.js';
 import { fakeBackend, flush } from './fake-backend.js';
 
+const ABORTED = { noAnswer: { kind: 'aborted' } };
+
 /** Settles-or-not probe: the value if the promise has settled, the string 'pending' otherwise. */
 async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
   const pending = Symbol('pending');
@@ -19,9 +21,9 @@ describe('DialogQueue: one at a time, first come first served', () => {
   it('shows dialogs in the order they were asked for, never two at once', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
-    const a = queue.run({ fallback: false, show: ui.show<boolean>('A') });
-    const b = queue.run({ fallback: undefined, show: ui.show<string | undefined>('B') });
-    const c = queue.run({ fallback: undefined, show: ui.show<string | undefined>('C') });
+    const a = queue.run({ show: ui.show<boolean>('A') });
+    const b = queue.run({ show: ui.show<string | undefined>('B') });
+    const c = queue.run({ show: ui.show<string | undefined>('C') });
     await flush();
     expect(ui.events).toEqual(['start A']);
     expect(queue.waiting).toBe(2);
@@ -43,7 +45,7 @@ describe('DialogQueue: one at a time, first come first served', () => {
   it('serialises several askers sharing one queue (parallel tools, several extensions)', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
-    const asks = ['tool-1', 'tool-2', 'ext-a', 'ext-b', 'tool-3'].map((name) => queue.run({ fallback: '', show: ui.show<string>(name) }));
+    const asks = ['tool-1', 'tool-2', 'ext-a', 'ext-b', 'tool-3'].map((name) => queue.run({ show: ui.show<string>(name) }));
     for (let i = 0; i < asks.length; i++) {
       await flush();
       ui.current().answer(ui.current().name.toUpperCase());
@@ -55,17 +57,17 @@ describe('DialogQueue: one at a time, first come first served', () => {
 });
 
 describe('DialogQueue: abort', () => {
-  it('an abort while waiting removes the dialog at once: it never shows and answers its fallback', async () => {
+  it('an abort while waiting removes the dialog at once: it never shows and answers "aborted"', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
     const controller = new AbortController();
-    const a = queue.run({ fallback: false, show: ui.show<boolean>('A') });
-    const b = queue.run({ fallback: false, signal: controller.signal, show: ui.show<boolean>('B') });
-    const c = queue.run({ fallback: false, show: ui.show<boolean>('C') });
+    const a = queue.run({ show: ui.show<boolean>('A') });
+    const b = queue.run({ signal: controller.signal, show: ui.show<boolean>('B') });
+    const c = queue.run({ show: ui.show<boolean>('C') });
     await flush();
 
     controller.abort();
-    expect(await peek(b)).toBe(false); // resolved while A still shows
+    expect(await peek(b)).toEqual(ABORTED); // resolved while A still shows
     expect(queue.waiting).toBe(1);
 
     ui.current().answer(true);
@@ -75,19 +77,19 @@ describe('DialogQueue: abort', () => {
     expect(ui.events).toEqual(['start A', 'end A (answered)', 'start C', 'end C (answered)']);
   });
 
-  it('an abort while showing closes the dialog, answers the fallback once it closed, and the next one shows', async () => {
+  it('an abort while showing closes the dialog, answers "aborted" once it closed, and the next one shows', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
     const controller = new AbortController();
-    const a = queue.run({ fallback: undefined, signal: controller.signal, show: ui.show<string | undefined>('A') });
-    const b = queue.run({ fallback: false, show: ui.show<boolean>('B') });
+    const a = queue.run({ signal: controller.signal, show: ui.show<string | undefined>('A') });
+    const b = queue.run({ show: ui.show<boolean>('B') });
     await flush();
     const shownA = ui.current();
 
     controller.abort(new Error('the tool call was aborted'));
     expect(shownA.context.signal.aborted).toBe(true);
     expect(shownA.context.signal.reason).toEqual(new Error('the tool call was aborted'));
-    expect(await a).toBeUndefined();
+    expect(await a).toEqual(ABORTED);
 
     await flush();
     ui.current().answer(true);
@@ -99,31 +101,31 @@ describe('DialogQueue: abort', () => {
   it('a signal aborted before the call answers at once and never queues', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
-    expect(await queue.run({ fallback: false, signal: AbortSignal.abort(), show: ui.show<boolean>('A') })).toBe(false);
+    expect(await queue.run({ signal: AbortSignal.abort(), show: ui.show<boolean>('A') })).toEqual(ABORTED);
     expect(ui.events).toEqual([]);
     expect(queue.waiting).toBe(0);
   });
 
-  it('an answer racing a cancel loses: once cancelled the answer is the fallback', async () => {
+  it('an answer racing a cancel loses: once cancelled the answer is why it was cancelled', async () => {
     const queue = new DialogQueue();
     const ui = fakeBackend({ ignoreAbort: true });
     const controller = new AbortController();
-    const a = queue.run({ fallback: false, signal: controller.signal, show: ui.show<boolean>('A') });
+    const a = queue.run({ signal: controller.signal, show: ui.show<boolean>('A') });
     await flush();
     controller.abort();
     ui.current().answer(true);
-    expect(await a).toBe(false);
+    expect(await a).toEqual(ABORTED);
   });
 });
 
 describe('DialogQueue: timeout', () => {
-  it('a dialog that times out while showing is closed with a DialogTimeoutError and answers its fallback', async () => {
+  it('a dialog that times out while showing is closed with a DialogTimeoutError and answers "timeout"', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const queue = new DialogQueue();
     const ui = fakeBackend();
     const start = Date.now();
-    const a = queue.run({ fallback: false, timeoutMs: 5000, show: ui.show<boolean>('A') });
-    const b = queue.run({ fallback: undefined, show: ui.show<string | undefined>('B') });
+    const a = queue.run({ timeoutMs: 5000, show: ui.show<boolean>('A') });
+    const b = queue.run({ show: ui.show<string | undefined>('B') });
     await flush();
     const shownA = ui.current();
     expect(shownA.context.deadline).toBe(start + 5000);
@@ -131,7 +133,7 @@ describe('DialogQueue: timeout', () => {
     await vi.advanceTimersByTimeAsync(4999);
     expect(await peek(a)).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
-    expect(await a).toBe(false);
+    expect(await a).toEqual({ noAnswer: { kind: 'timeout', timeoutMs: 5000 } });
     expect(shownA.context.signal.reason).toBeInstanceOf(DialogTimeoutError);
 
     await flush();
@@ -144,12 +146,12 @@ describe('DialogQueue: timeout', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const queue = new DialogQueue();
     const ui = fakeBackend();
-    const a = queue.run({ fallback: false, show: ui.show<boolean>('A') });
-    const b = queue.run({ fallback: undefined, timeoutMs: 1000, show: ui.show<string | undefined>('B') });
-    const c = queue.run({ fallback: undefined, timeoutMs: 60_000, show: ui.show<string | undefined>('C') });
+    const a = queue.run({ show: ui.show<boolean>('A') });
+    const b = queue.run({ timeoutMs: 1000, show: ui.show<string | undefined>('B') });
+    const c = queue.run({ timeoutMs: 60_000, show: ui.show<string | undefined>('C') });
     await flush();
     await vi.advanceTimersByTimeAsync(1000);
-    expect(await peek(b)).toBeUndefined();
+    expect(await peek(b)).toEqual({ noAnswer: { kind: 'timeout', timeoutMs: 1000 } });
 
     ui.current().answer(true);
     await flush();
@@ -164,10 +166,10 @@ describe('DialogQueue: timeout', () => {
     const queue = new DialogQueue();
     const ui = fakeBackend();
     for (const timeoutMs of [0, -5, Number.NaN]) {
-      expect(await queue.run({ fallback: 'none', timeoutMs, show: ui.show<string>(`t${timeoutMs}`) })).toBe('none');
+      expect(await queue.run({ timeoutMs, show: ui.show<string>(`t${timeoutMs}`) })).toEqual({ noAnswer: { kind: 'timeout', timeoutMs: 0 } });
     }
     expect(ui.events).toEqual([]);
-    const forever = queue.run({ fallback: 'none', timeoutMs: Infinity, show: ui.show<string>('forever') });
+    const forever = queue.run({ timeoutMs: Infinity, show: ui.show<string>('forever') });
     await flush();
     expect(ui.current().context.deadline).toBeUndefined();
     ui.current().answer('yes');
@@ -176,62 +178,54 @@ describe('DialogQueue: timeout', () => {
 });
 
 describe('DialogQueue: failures never block the line', () => {
-  it('a backend that rejects answers the fallback, is reported, and the next dialog shows', async () => {
+  it('a backend that rejects answers "unavailable", is reported, and the next dialog shows', async () => {
     const onError = vi.fn();
     const queue = new DialogQueue({ onError });
     const ui = fakeBackend();
-    const a = queue.run({ fallback: false, show: ui.show<boolean>('A') });
-    const b = queue.run({ fallback: false, show: ui.show<boolean>('B') });
+    const a = queue.run({ show: ui.show<boolean>('A') });
+    const b = queue.run({ show: ui.show<boolean>('B') });
     await flush();
     ui.current().fail(new Error('terminal exploded'));
-    expect(await a).toBe(false);
+    expect(await a).toEqual({ noAnswer: { kind: 'unavailable', detail: 'the dialog failed: terminal exploded' } });
     expect(onError).toHaveBeenCalledWith(new Error('terminal exploded'));
     await flush();
     ui.current().answer(true);
     expect(await b).toBe(true);
   });
 
-  it('tells the caller why there is no answer, once: timeout, abort, a failing backend, or what the backend reports', async () => {
+  it('says why there is no answer: timeout, abort, a failing backend, or what the backend answered', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const queue = new DialogQueue({ onError: () => {} });
     const ui = fakeBackend();
-    const seen: unknown[] = [];
-    const onNoAnswer = (why: unknown) => void seen.push(why);
-    const timedOut = queue.run({ fallback: false, timeoutMs: 5000, onNoAnswer, show: ui.show<boolean>('A') });
+    const timedOut = queue.run({ timeoutMs: 5000, show: ui.show<boolean>('A') });
     await flush();
     await vi.advanceTimersByTimeAsync(5000);
-    expect(await timedOut).toBe(false);
     const controller = new AbortController();
-    const aborted = queue.run({ fallback: false, signal: controller.signal, onNoAnswer, show: ui.show<boolean>('B') });
+    const aborted = queue.run({ signal: controller.signal, show: ui.show<boolean>('B') });
     await flush();
     controller.abort();
-    expect(await aborted).toBe(false);
-    const failed = queue.run({ fallback: false, onNoAnswer, show: ui.show<boolean>('C') });
+    const failed = queue.run({ show: ui.show<boolean>('C') });
     await flush();
     ui.current().fail(new Error('terminal exploded'));
-    expect(await failed).toBe(false);
-    const declined = queue.run({ fallback: false, onNoAnswer, show: (context) => (context.noAnswer({ kind: 'declined' }), context.noAnswer({ kind: 'cancelled' }), Promise.resolve(false)) });
-    expect(await declined).toBe(false);
-    expect(await queue.run({ fallback: false, signal: AbortSignal.abort(), onNoAnswer, show: ui.show<boolean>('E') })).toBe(false);
-    expect(seen).toEqual([
-      { kind: 'timeout', timeoutMs: 5000 },
-      { kind: 'aborted' },
-      { kind: 'unavailable', detail: 'the dialog failed: terminal exploded' },
-      { kind: 'declined' },
-      { kind: 'aborted' },
+    const declined = queue.run({ show: () => Promise.resolve({ noAnswer: { kind: 'declined' } }) });
+    expect(await Promise.all([timedOut, aborted, failed, declined, queue.run({ signal: AbortSignal.abort(), show: ui.show<boolean>('E') })])).toEqual([
+      { noAnswer: { kind: 'timeout', timeoutMs: 5000 } },
+      ABORTED,
+      { noAnswer: { kind: 'unavailable', detail: 'the dialog failed: terminal exploded' } },
+      { noAnswer: { kind: 'declined' } },
+      ABORTED,
     ]);
   });
 
-  it('a backend that throws synchronously answers the fallback', async () => {
+  it('a backend that throws synchronously answers "unavailable"', async () => {
     const onError = vi.fn();
     const queue = new DialogQueue({ onError });
     const answer = await queue.run({
-      fallback: undefined,
       show: () => {
         throw new Error('no terminal');
       },
     });
-    expect(answer).toBeUndefined();
+    expect(answer).toEqual({ noAnswer: { kind: 'unavailable', detail: 'the dialog failed: no terminal' } });
     expect(onError).toHaveBeenCalledWith(new Error('no terminal'));
   });
 
@@ -241,15 +235,15 @@ describe('DialogQueue: failures never block the line', () => {
     const queue = new DialogQueue({ closeGraceMs: 200, onError });
     const ui = fakeBackend({ ignoreAbort: true });
     const controller = new AbortController();
-    const a = queue.run({ fallback: false, signal: controller.signal, show: ui.show<boolean>('stuck') });
-    const b = queue.run({ fallback: false, show: ui.show<boolean>('B') });
+    const a = queue.run({ signal: controller.signal, show: ui.show<boolean>('stuck') });
+    const b = queue.run({ show: ui.show<boolean>('B') });
     await flush();
     controller.abort();
     await vi.advanceTimersByTimeAsync(199);
     expect(await peek(a)).toBe('pending');
     expect(ui.events).toEqual(['start stuck']);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await a).toBe(false);
+    expect(await a).toEqual(ABORTED);
     await flush();
     expect(ui.events).toEqual(['start stuck', 'start B']);
     expect(onError.mock.calls[0]![0].message).toMatch(/did not close within 200 ms/);
@@ -262,10 +256,10 @@ describe('DialogQueue: failures never block the line', () => {
     const queue = new DialogQueue({ closeGraceMs: 100, onError });
     const ui = fakeBackend();
     const controller = new AbortController();
-    const a = queue.run({ fallback: false, signal: controller.signal, show: ui.show<boolean>('A') });
+    const a = queue.run({ signal: controller.signal, show: ui.show<boolean>('A') });
     await flush();
     controller.abort();
-    expect(await a).toBe(false);
+    expect(await a).toEqual(ABORTED);
     await vi.advanceTimersByTimeAsync(1000);
     expect(onError).not.toHaveBeenCalled();
   });
@@ -297,11 +291,11 @@ describe('DialogQueue: any mix of answers, aborts and waits', () => {
       fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps) => {
         const queue = new DialogQueue();
         const ui = fakeBackend();
-        const asked: { name: string; controller: AbortController; result: Promise<string> }[] = [];
+        const asked: { name: string; controller: AbortController; result: Promise<unknown> }[] = [];
         const ask = () => {
           const name = `d${asked.length}`;
           const controller = new AbortController();
-          asked.push({ name, controller, result: queue.run({ fallback: 'no', signal: controller.signal, show: ui.show<string>(name) }) });
+          asked.push({ name, controller, result: queue.run({ signal: controller.signal, show: ui.show<string>(name) }) });
         };
         for (const s of steps) {
           if (s.kind === 'ask') ask();
@@ -322,7 +316,7 @@ describe('DialogQueue: any mix of answers, aborts and waits', () => {
         results.forEach((result, i) => {
           const shown = started.includes(i);
           const answered = ui.events.includes(`end d${i} (answered)`);
-          expect(result).toBe(answered ? `yes d${i}` : 'no');
+          expect(result).toEqual(answered ? `yes d${i}` : ABORTED);
           // A dialog aborted before its turn never shows.
           if (!shown) expect(asked[i]!.controller.signal.aborted).toBe(true);
         });

@@ -16,12 +16,12 @@ import { fakeTerminal } from './fake-terminal.js';
 type Draw = (ui: ToolUI, text: string, signal: AbortSignal) => Promise<unknown>;
 
 const FIELDS: Record<string, { draw: Draw; oneLine: boolean }> = {
-  'confirm title': { draw: (ui, t, signal) => ui.confirm(`Run ${t}?`, undefined, { signal }), oneLine: false },
-  'confirm message': { draw: (ui, t, signal) => ui.confirm('Run it?', `It says ${t}`, { signal }), oneLine: false },
-  'select title': { draw: (ui, t, signal) => ui.select(`Pick ${t}`, ['one', 'two'], { signal }), oneLine: false },
-  'select choice': { draw: (ui, t, signal) => ui.select('Pick one', ['one', t, 'two'], { signal }), oneLine: true },
-  'input title': { draw: (ui, t, signal) => ui.input(`Say ${t}`, { signal }), oneLine: false },
-  'input placeholder': { draw: (ui, t, signal) => ui.input('Say it', { signal, placeholder: t }), oneLine: true },
+  'confirm title': { draw: (ui, t, signal) => ui.ask({ kind: 'confirm', title: `Run ${t}?` }, { signal }), oneLine: false },
+  'confirm message': { draw: (ui, t, signal) => ui.ask({ kind: 'confirm', title: 'Run it?', message: `It says ${t}` }, { signal }), oneLine: false },
+  'choice title': { draw: (ui, t, signal) => ui.ask({ kind: 'choice', title: `Pick ${t}`, choices: [{ id: 'one', label: 'one' }, { id: 'two', label: 'two' }] }, { signal }), oneLine: false },
+  'choice label': { draw: (ui, t, signal) => ui.ask({ kind: 'choice', title: 'Pick one', choices: [{ id: 'one', label: 'one' }, { id: 'it', label: t }, { id: 'two', label: 'two' }] }, { signal }), oneLine: true },
+  'text title': { draw: (ui, t, signal) => ui.ask({ kind: 'text', title: `Say ${t}` }, { signal }), oneLine: false },
+  'text placeholder': { draw: (ui, t, signal) => ui.ask({ kind: 'text', title: 'Say it', placeholder: t }, { signal }), oneLine: true },
 };
 
 /**
@@ -54,7 +54,7 @@ describe('terminal dialogs show every hostile character visibly, in every field'
         if (sample.text.length > 1) expect(drawn.includes(sample.text), what).toBe(false);
         const shown = drawn.replace(LIBRARY, '');
         expect(rawHostile(shown, { lines: true }), what).toEqual([]);
-        // A title or message may have lines (the extension's own); a choice or a placeholder never.
+        // A title or message may have lines (the extension's own); a label or a placeholder never.
         if (oneLine || !lineBreak) {
           expect(spoofedLines(shown), what).toEqual([]);
           expect(shown, what).toContain(visibleForm(sample.text));
@@ -69,7 +69,7 @@ describe('terminal dialogs show every hostile character visibly, in every field'
     const stop = new AbortController();
     // Padded so that, wrapped at 60 columns by the library, "Asked by rule ok" would start a line.
     const value = `${'x'.repeat(47)} Asked by rule ok: fine`;
-    const answer = ui.select(`Allow bash?\n  command: ${value}`, ['Allow once', 'Deny'], { signal: stop.signal });
+    const answer = ui.ask({ kind: 'choice', title: `Allow bash?\n  command: ${value}`, choices: [{ id: 'once', label: 'Allow once' }, { id: 'deny', label: 'Deny' }] }, { signal: stop.signal });
     await drawnSomething(term);
     stop.abort();
     await answer;

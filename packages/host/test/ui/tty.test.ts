@@ -10,6 +10,7 @@ import { createTtyUI } from '../../src/ui/tty.js';
 import { flush } from './fake-backend.js';
 import { fakeTerminal } from './fake-terminal.js';
 import { makeTempDir } from '@airlock/kernel/testing';
+import type { AskRequest } from '@airlock/contract';
 
 const run = promisify(execFile);
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -31,7 +32,7 @@ interface Outcome {
   signal: number | null;
   transcript: string;
   error: string | null;
-  result: { interactive: boolean; steps: { name: string; answer: unknown; why: unknown; terminal: Terminal }[] };
+  result: { interactive: boolean; steps: { name: string; answer: unknown; terminal: Terminal }[] };
 }
 
 /**
@@ -66,17 +67,17 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
       { expect: 'Pick \\\\u2066' },
       { expect: 'a\\\\u001B\\[2Jb' },
       { send: ENTER },
-      settled('select-raw'),
+      settled('choice-raw'),
     ]);
     expect(exitCode, transcript).toBe(0);
     expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
-      ['confirm-raw', false],
-      ['select-raw', 'a\u001b[2Jb'],
+      ['confirm-raw', { id: 'no' }],
+      ['choice-raw', { id: 'raw' }],
     ]);
     expect(raw).not.toMatch(/[\u0007\u200b\u202e\u2066]|\u001b\]|\u001b\[8m|\u001b\[2J/);
   });
 
-  it('answers confirm with y, select with arrow down + enter, input with text; Enter alone declines', async () => {
+  it('answers confirm with y, a choice with arrow down + enter (by its id), text by typing; Enter alone declines', async () => {
     const { exitCode, result, transcript } = await inPty('answers', [
       { expect: 'Delete build\\?' },
       { send: 'y' },
@@ -87,12 +88,12 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
       { send: DOWN },
       { expect: '❯ green' },
       { send: ENTER },
-      settled('select-down'),
+      settled('choice-down'),
       { expect: 'Your name e\\.g\\. Ada' },
       { send: 'Ada Lovelace' },
       { expect: 'Lovelace' },
       { send: ENTER },
-      settled('input-text'),
+      settled('text-typed'),
       { expect: 'Proceed\\?' },
       { send: ENTER },
       settled('confirm-enter'),
@@ -100,10 +101,10 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
     expect(exitCode).toBe(0);
     expect(result.interactive).toBe(true);
     expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
-      ['confirm-y', true],
-      ['select-down', 'green'],
-      ['input-text', 'Ada Lovelace'],
-      ['confirm-enter', false],
+      ['confirm-y', { id: 'yes' }],
+      ['choice-down', { id: 'GREEN' }],
+      ['text-typed', { text: 'Ada Lovelace' }],
+      ['confirm-enter', { id: 'no' }],
     ]);
     // After every dialog the terminal is back in cooked mode: line editing and echo on.
     for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
@@ -112,62 +113,54 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
     expect(transcript).toContain('✔ Your name Ada Lovelace');
   });
 
-  it('Ctrl-C and Ctrl-D answer "no" to that dialog only, and the process carries on', async () => {
+  it('Ctrl-C and Ctrl-D end that dialog only, as cancelled, and the process carries on', async () => {
     const { exitCode, signal, result } = await inPty('keys', [
       { expect: 'Allow A\\?' },
       { send: CTRL_C },
       settled('confirm-ctrl-c'),
       { expect: 'Pick B' },
       { send: CTRL_C },
-      settled('select-ctrl-c'),
+      settled('choice-ctrl-c'),
       { expect: 'Type C' },
       { send: 'abc' },
       { expect: 'abc' },
       { send: CTRL_C },
-      settled('input-ctrl-c'),
+      settled('text-ctrl-c'),
       { expect: 'Type D' },
       { send: CTRL_D },
-      settled('input-ctrl-d'),
+      settled('text-ctrl-d'),
       { expect: 'Still there\\?' },
       { send: `y${ENTER}` },
       settled('confirm-after'),
     ]);
     expect([exitCode, signal]).toEqual([0, null]);
-    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
-      ['confirm-ctrl-c', false],
-      ['select-ctrl-c', null], // undefined, as JSON
-      ['input-ctrl-c', null],
-      ['input-ctrl-d', null],
-      ['confirm-after', true],
-    ]);
     // Each says why there was no answer: a person dismissed it (not a time-out).
-    expect(result.steps.map((s) => s.why)).toEqual([
-      { kind: 'cancelled', detail: 'Ctrl-C' },
-      { kind: 'cancelled', detail: 'Ctrl-C' },
-      { kind: 'cancelled', detail: 'Ctrl-C' },
-      { kind: 'cancelled', detail: 'Ctrl-D' },
-      null,
+    expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
+      ['confirm-ctrl-c', { noAnswer: { kind: 'cancelled', detail: 'Ctrl-C' } }],
+      ['choice-ctrl-c', { noAnswer: { kind: 'cancelled', detail: 'Ctrl-C' } }],
+      ['text-ctrl-c', { noAnswer: { kind: 'cancelled', detail: 'Ctrl-C' } }],
+      ['text-ctrl-d', { noAnswer: { kind: 'cancelled', detail: 'Ctrl-D' } }],
+      ['confirm-after', { id: 'yes' }],
     ]);
     for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
   });
 
-  it('shows the seconds left, answers no on timeout and abort, and leaves the terminal cooked', async () => {
+  it('shows the seconds left, ends with no answer on timeout and abort, and leaves the terminal cooked', async () => {
     const { exitCode, result, transcript } = await inPty('timeouts', [
       { expect: 'Approve slowly\\? \\(answers No in 2s\\)' },
       settled('confirm-timeout'),
       { expect: 'Pick fast' },
-      settled('select-abort'),
+      settled('choice-abort'),
       { expect: 'Say ok' },
       { send: `ok${ENTER}` },
-      settled('input-after'),
+      settled('text-after'),
     ]);
     expect(exitCode).toBe(0);
     expect(result.steps.map((s) => [s.name, s.answer])).toEqual([
-      ['confirm-timeout', false],
-      ['select-abort', null],
-      ['input-after', 'ok'],
+      ['confirm-timeout', { noAnswer: { kind: 'timeout', timeoutMs: 1500 } }],
+      ['choice-abort', { noAnswer: { kind: 'aborted' } }],
+      ['text-after', { text: 'ok' }],
     ]);
-    expect(result.steps.map((s) => s.why)).toEqual([{ kind: 'timeout', timeoutMs: 1500 }, { kind: 'aborted' }, null]);
     // Checked the moment the caller got its "no": a cancelled prompt has already restored the terminal.
     for (const step of result.steps) expect(step.terminal).toEqual(COOKED);
     expect(transcript).not.toContain('✔ Approve slowly');
@@ -189,7 +182,7 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
       { expect: '✔ Third\\? three' },
     ]);
     expect(exitCode).toBe(0);
-    expect(result.steps[0]!.answer).toEqual({ answers: [true, 'b', 'three'], order: ['first', 'second', 'third'] });
+    expect(result.steps[0]!.answer).toEqual({ answers: [{ id: 'yes' }, { id: 'B' }, { text: 'three' }], order: ['first', 'second', 'third'] });
     expect(result.steps[0]!.terminal).toEqual(COOKED);
     // Never overlapping: no prompt is drawn before the previous one has its answer.
     expect(transcript.indexOf('Second?')).toBeGreaterThan(transcript.indexOf('✔ First? Yes'));
@@ -198,7 +191,7 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
 });
 
 describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
-  it('is not interactive when stdin is not a TTY, answers no at once and draws nothing', async () => {
+  it('is not interactive when stdin is not a TTY, ends every ask as unavailable at once and draws nothing', async () => {
     const dir = makeTempDir('airlock-tty-');
     const resultFile = join(dir, 'result.json');
     const child = execFile(process.execPath, ['tty-dialogs.mjs', resultFile, 'not-a-tty'], { cwd: fixtures, timeout: 30_000 });
@@ -209,8 +202,8 @@ describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
     expect(code).toBe(0);
     const result = JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome['result'];
     expect(result.interactive).toBe(false);
-    expect(result.steps.map((s) => s.answer)).toEqual([false, null, null]);
-    expect(result.steps.map((s) => (s.why as { kind?: string } | null)?.kind)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    const nobody = { noAnswer: { kind: 'unavailable', detail: 'no terminal to show it in' } };
+    expect(result.steps.map((s) => s.answer)).toEqual([nobody, nobody, nobody]);
     expect(stderr).not.toContain('Nobody');
   });
 
@@ -219,9 +212,10 @@ describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
     const output = new PassThrough();
     const ui = createTtyUI({ input, output, queue: new DialogQueue() });
     expect(ui.interactive).toBe(false);
-    expect(await ui.confirm('A?')).toBe(false);
-    expect(await ui.select('B?', ['x'])).toBeUndefined();
-    expect(await ui.input('C?')).toBeUndefined();
+    const requests: AskRequest[] = [{ kind: 'confirm', title: 'A?' }, { kind: 'choice', title: 'B?', choices: [{ id: 'x', label: 'x' }] }, { kind: 'text', title: 'C?' }];
+    for (const request of requests) {
+      expect(await ui.ask(request)).toEqual({ noAnswer: { kind: 'unavailable', detail: 'no terminal to show it in' } });
+    }
     expect(output.read()).toBeNull();
     expect(input.listenerCount('data')).toBe(0);
   });
@@ -232,27 +226,27 @@ describe('createTtyUI wiring (a fake terminal, in process)', () => {
     const term = fakeTerminal();
     const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
     expect(ui.interactive).toBe(true);
-    const first = ui.confirm('First?');
+    const first = ui.ask({ kind: 'confirm', title: 'First?' });
     await flush();
     term.input.write(`y${ENTER}`);
-    expect(await first).toBe(true);
-    const second = ui.input('Second?', { placeholder: 'type here' });
+    expect(await first).toEqual({ id: 'yes' });
+    const second = ui.ask({ kind: 'text', title: 'Second?', placeholder: 'type here' });
     await flush();
     expect(term.plain()).toContain('Second? type here');
     term.input.write(`two${ENTER}`);
-    expect(await second).toBe('two');
+    expect(await second).toEqual({ text: 'two' });
     expect(term.output.writableEnded).toBe(false);
     expect(term.plain()).toContain('✔ Second? two');
     expect(term.modes).toEqual([true, false, true, false]);
   });
 
-  it('answers undefined when the input ends mid-dialog (the library alone would wait forever)', async () => {
+  it('ends the ask as unavailable when the input ends mid-dialog (the library alone would wait forever)', async () => {
     const term = fakeTerminal();
     const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
-    const answer = ui.input('Anyone?');
+    const answer = ui.ask({ kind: 'text', title: 'Anyone?' });
     await flush();
     term.input.end();
-    expect(await answer).toBeUndefined();
+    expect(await answer).toEqual({ noAnswer: { kind: 'unavailable', detail: 'the terminal input ended' } });
     expect(term.input.isRaw).toBe(false);
   });
 
@@ -260,18 +254,19 @@ describe('createTtyUI wiring (a fake terminal, in process)', () => {
     const term = fakeTerminal();
     const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
     const controller = new AbortController();
-    const answer = ui.select('Which?', ['a', 'b'], { timeoutMs: 90_000, signal: controller.signal });
+    const answer = ui.ask({ kind: 'choice', title: 'Which?', choices: [{ id: 'a', label: 'a' }, { id: 'b', label: 'b' }] }, { timeoutMs: 90_000, signal: controller.signal });
     await flush();
     expect(term.plain()).toMatch(/Which\? \(gives up in (90|89)s\)/);
     controller.abort();
-    expect(await answer).toBeUndefined();
+    expect(await answer).toEqual({ noAnswer: { kind: 'aborted' } });
     expect(term.input.isRaw).toBe(false);
   });
 
-  it('asks nothing for a select without choices', async () => {
+  it('refuses a malformed ask before drawing anything: no choices, or two with one id', async () => {
     const term = fakeTerminal();
     const ui = createTtyUI({ input: term.input, output: term.output, queue: new DialogQueue() });
-    expect(await ui.select('Nothing?', [])).toBeUndefined();
+    await expect(ui.ask({ kind: 'choice', title: 'Nothing?', choices: [] })).rejects.toThrow(/a choice ask needs at least one choice/);
+    await expect(ui.ask({ kind: 'choice', title: 'Twice?', choices: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] })).rejects.toThrow(/the choice id "a" appears twice/);
     expect(term.plain()).toBe('');
   });
 });

@@ -1,6 +1,6 @@
 import type { ExtensionAPI, KernelEvent } from '@airlock/contract';
 import { HostServices } from '@airlock/toolkit';
-import { createKernel, KERNEL_VERSION, type Kernel, type KernelOptions } from '../kernel.js';
+import { createKernel, KERNEL_VERSION, NO_UI, type Kernel, type KernelOptions } from '../kernel.js';
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -31,7 +31,7 @@ export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> =
     registerAccessCheck: services === undefined ? noServices('registerAccessCheck') : (check, options) => void services.access.add(options?.name ?? `access-check-${services.access.size + 1}`, check),
     registerRedactor: services === undefined ? noServices('registerRedactor') : (redactor, options) => void services.redactors.add(options?.name ?? `redactor-${services.redactors.size + 1}`, redactor),
     registerSandboxProfile: services === undefined ? noServices('registerSandboxProfile') : (provider) => void services.sandboxProfiles.add(provider),
-    ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
+    ui: NO_UI,
     log: SILENT,
     settings: {},
     kernelVersion: KERNEL_VERSION,

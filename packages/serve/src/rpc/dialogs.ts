@@ -1,43 +1,44 @@
 /**
- * Approval prompts (and every other dialog an extension opens) as JSON-RPC requests from the
- * server to the client: `ui/confirm`, `ui/select`, `ui/input`, and the `ui/cancel` notification
- * when the server stops waiting. Built on the host's RPC dialog bridge (createRpcUI): it keeps one
- * dialog at a time, counts the timeout and answers "no" when nobody answers; this module only
- * translates its messages to JSON-RPC and back, and adds the server's rules:
- * - dialogs go out only after the client said `initialize {dialogs: true}`; before that (or
- *   without it) the UI is not interactive, so an "ask" is the non-interactive denial;
- * - every dialog has a time limit (its caller's, or the server's when the caller sets none): a
- *   client that never answers gets "no";
- * - an answer to an id the server is not waiting for is ignored with a log line; a malformed answer
- *   or an error response counts as "no" (with a log line), never as "yes";
- * - when input ends, every open dialog is answered "no" at once (nobody is left to answer).
+ * Asks (the approval prompt above all) as JSON-RPC requests from the server to the client. The
+ * request `ui/ask` carries the ask itself — kind, title, message, choices with their ids — and the
+ * client's result is the answer: `{"id": …}`, `{"text": …}` or `{"noAnswer": {…}}`, checked by the
+ * host's one ask path (createAskUI) like an answer picked in a terminal. On top, the server's rules:
+ * - asks go out only after the client said `initialize {dialogs: true}`; before that (or without
+ *   it) the UI is not interactive, so an "ask" is the non-interactive denial;
+ * - every ask has a time limit (its caller's, or the server's when the caller sets none): a client
+ *   that never answers gets "no", and the notification `ui/cancel` tells it to close the dialog;
+ * - an error response counts as no (`unavailable`), and a result that is not an answer to this ask
+ *   (an id that is not one of its choices, a malformed result) as no (`invalid`): the denial quotes
+ *   what came and names the choices, and a line on stderr says the same to whoever runs the server;
+ * - an answer to an id the server is not waiting for is ignored with a log line;
+ * - when input ends, every open ask is "no" at once (nobody is left to answer).
  */
-import { Compile } from 'typebox/compile';
-import { createRpcUI, type RpcTransport, type UICancelMessage, type UIMethod, type UIRequestMessage } from '@airlock/host';
-import type { DialogOptions, ToolUI } from '@airlock/contract';
+import { randomUUID } from 'node:crypto';
+import { createAskUI, type DialogShowContext } from '@airlock/host';
+import type { AskRequest, ToolUI } from '@airlock/contract';
+import { terminalSafe } from '@airlock/toolkit/display';
+import { checkAnswer, describeReceived } from '@airlock/toolkit/util';
 import type { RpcResponse } from './protocol.js';
-import { ConfirmResult, InputResult, SelectResult } from './schemas.js';
-
-const RESULT_CHECKS = { confirm: Compile(ConfirmResult), select: Compile(SelectResult), input: Compile(InputResult) } as const;
+import type { AskParams } from './schemas.js';
 
 export interface DialogBridgeOptions {
   /** Sends one JSON-RPC message to the client; false when the client is gone. */
   send(message: object): boolean;
   /** One line for people (stderr). */
   log(line: string): void;
-  /** The time limit of a dialog that sets none of its own (a caller's own limit stands: the approval prompt's wording names it). */
+  /** The time limit of an ask that sets none (a caller's own limit stands: the approval prompt's wording names it). */
   timeoutMs: number;
 }
 
 export interface DialogBridge {
   /** The ToolUI to open the host with; interactive only once the client said it answers dialogs. */
   readonly ui: ToolUI;
-  /** Whether dialogs go to the client. */
+  /** Whether asks go to the client. */
   readonly enabled: boolean;
   enable(on: boolean): void;
-  /** A response from the client to a ui/* request; false when no dialog waits for that id. */
+  /** A response from the client to a `ui/ask` request; false when no ask waits for that id. */
   answer(response: RpcResponse): boolean;
-  /** Nobody can answer any more: every open dialog is "no", later ones are not sent. */
+  /** Nobody can answer any more: every open ask is "no", later ones are not sent. */
   close(): void;
 }
 
@@ -50,46 +51,43 @@ export interface DialogBridge {
 export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
   let enabled = false;
   let closed = false;
-  /** The dialogs sent and not yet answered or cancelled, with their method and choices. */
-  const pending = new Map<string, { method: UIMethod; choices?: readonly string[] }>();
-  const handlers = new Set<(message: unknown) => void>();
-  const deliver = (message: object): void => {
-    for (const handler of [...handlers]) handler(message);
-  };
-
-  const transport: RpcTransport = {
-    send(message) {
-      const m = message as UIRequestMessage | UICancelMessage;
-      if (m.type === 'ui_request') {
-        if (closed || !enabled) throw new Error('the client cannot answer dialogs');
-        const { type: _type, id, method, ...params } = m;
-        pending.set(id, { method, ...(m.choices === undefined ? {} : { choices: m.choices }) });
-        if (!options.send({ jsonrpc: '2.0', id, method: `ui/${method}`, params })) {
-          pending.delete(id);
-          throw new Error('the client is gone');
-        }
-      } else if (m.type === 'ui_cancel') {
-        pending.delete(m.id);
-        options.send({ jsonrpc: '2.0', method: 'ui/cancel', params: { id: m.id } });
-      }
-    },
-    onMessage(handler) {
-      handlers.add(handler);
-      return () => handlers.delete(handler);
-    },
-  };
-  const rpcUI = createRpcUI(transport, { log: { warn: (m) => options.log(m) } });
-  const limited = <T extends DialogOptions>(dialog: T | undefined): T => ({ ...(dialog ?? ({} as T)), timeoutMs: dialog?.timeoutMs ?? options.timeoutMs });
+  /** The asks sent and not yet answered or cancelled: each one's request, and how to hand it what came. */
+  const pending = new Map<string, { request: AskRequest; finish(came: unknown): void }>();
   const open = (): boolean => enabled && !closed;
 
-  const ui: ToolUI = {
-    get interactive() {
-      return open();
+  function show(request: AskRequest, shown: DialogShowContext): Promise<unknown> {
+    return new Promise((resolve) => {
+      const id = randomUUID();
+      const finish = (came: unknown): void => {
+        if (!pending.delete(id)) return;
+        shown.signal.removeEventListener('abort', onCancel);
+        resolve(came);
+      };
+      // The queue stopped waiting (time ran out, the call was aborted); it says which to the asker.
+      const onCancel = (): void => {
+        finish({ noAnswer: { kind: 'aborted' } });
+        options.send({ jsonrpc: '2.0', method: 'ui/cancel', params: { id } });
+      };
+      const left = shown.deadline === undefined ? undefined : Math.max(0, shown.deadline - Date.now());
+      const params: AskParams = { ...forPeople(request), ...(left === undefined ? {} : { timeoutMs: left }) };
+      pending.set(id, { request, finish });
+      if (!open() || !options.send({ jsonrpc: '2.0', id, method: 'ui/ask', params })) {
+        return finish({ noAnswer: { kind: 'unavailable', detail: 'the ask could not be sent: the client is gone' } });
+      }
+      shown.signal.addEventListener('abort', onCancel, { once: true });
+    });
+  }
+
+  const ui = createAskUI(
+    {
+      get interactive() {
+        return open();
+      },
+      nobody: 'the RPC client does not answer dialogs',
+      show,
     },
-    confirm: (title, message, dialog) => (open() ? rpcUI.confirm(title, message, limited(dialog)) : Promise.resolve(nobody(dialog, false))),
-    select: (title, choices, dialog) => (open() ? rpcUI.select(title, choices, limited(dialog)) : Promise.resolve(nobody(dialog, undefined))),
-    input: (title, dialog) => (open() ? rpcUI.input(title, limited(dialog)) : Promise.resolve(nobody(dialog, undefined))),
-  };
+    { defaultTimeoutMs: options.timeoutMs, onError: (error) => options.log(`dialog: ${error instanceof Error ? error.message : String(error)}`) },
+  );
 
   return {
     ui,
@@ -101,57 +99,39 @@ export function createDialogBridge(options: DialogBridgeOptions): DialogBridge {
     },
     answer(response) {
       const id = typeof response.id === 'string' ? response.id : undefined;
-      const dialog = id === undefined ? undefined : pending.get(id);
-      if (id === undefined || dialog === undefined) return false;
-      pending.delete(id);
+      const asked = id === undefined ? undefined : pending.get(id);
+      if (id === undefined || asked === undefined) return false;
       if (response.error !== undefined) {
-        options.log(`the client answered ui/${dialog.method} ${id} with an error (${String(response.error?.message)}): taken as "no"`);
-        deliver({ type: 'ui_response', id, cancelled: true, reason: 'unavailable', detail: `the client answered with an error: ${preview(response.error?.message)}` });
+        options.log(`the client answered ui/ask ${id} with an error (${describeReceived(response.error?.message)}): taken as "no"`);
+        asked.finish({ noAnswer: { kind: 'unavailable', detail: `the client answered with an error: ${describeReceived(response.error?.message)}` } });
         return true;
       }
-      const result = response.result;
-      const valid = RESULT_CHECKS[dialog.method].Check(result) && (dialog.method !== 'select' || isChoice(result, dialog.choices));
-      if (!valid) {
-        options.log(`ignored a malformed answer to ui/${dialog.method} ${id} (${preview(result)}); expected ${EXPECTED[dialog.method]}: taken as "no"`);
-        deliver({ type: 'ui_response', id, cancelled: true, reason: 'invalid', detail: `the client answered ${preview(result)}` });
-        return true;
-      }
-      deliver({ type: 'ui_response', id, ...(result as object) });
+      // The ask path checks it again; checking here too lets whoever runs the server see a client's mistake.
+      const answer = checkAnswer(asked.request, response.result);
+      if ('noAnswer' in answer && answer.noAnswer.kind === 'invalid') options.log(`a malformed answer to ui/ask ${id} (${answer.noAnswer.detail}): taken as "no"`);
+      asked.finish(answer);
       return true;
     },
     close() {
       closed = true;
-      for (const id of [...pending.keys()]) {
-        pending.delete(id);
-        deliver({ type: 'ui_response', id, cancelled: true, reason: 'unavailable', detail: 'the client stopped answering (its input ended)' });
-      }
+      for (const { finish } of [...pending.values()]) finish({ noAnswer: { kind: 'unavailable', detail: 'the client stopped answering (its input ended)' } });
     },
   };
 }
 
-const EXPECTED: Record<UIMethod, string> = {
-  confirm: '{"confirmed": true|false} or {"cancelled": true}',
-  select: '{"value": <one of the choices>} or {"cancelled": true}',
-  input: '{"value": "<text>"} or {"cancelled": true}',
-};
-
-/** No client to ask (dialogs not enabled, or the client is gone): no, and the caller is told why. */
-function nobody<T>(dialog: DialogOptions | undefined, answer: T): T {
-  dialog?.onNoAnswer?.({ kind: 'unavailable', detail: 'the RPC client does not answer dialogs' });
-  return answer;
-}
-
-function isChoice(result: unknown, choices: readonly string[] | undefined): boolean {
-  const value = (result as { value?: unknown }).value;
-  return value === undefined || (typeof value === 'string' && (choices ?? []).includes(value));
-}
-
-function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+/**
+ * The texts of an ask as the terminal shows them (a client may well print them to one): no
+ * character a terminal obeys or hides, no tab; a label or a placeholder on one line. Ids go as they
+ * are: the answer names one of them.
+ */
+function forPeople(request: AskRequest): AskRequest {
+  const block = (text: string): string => terminalSafe(text, { tabs: false });
+  const line = (text: string): string => terminalSafe(text, { lineBreaks: false, tabs: false });
+  return {
+    ...request,
+    title: block(request.title),
+    ...(request.message === undefined ? {} : { message: block(request.message) }),
+    ...(request.choices === undefined ? {} : { choices: request.choices.map((choice) => ({ id: choice.id, label: line(choice.label) })) }),
+    ...(request.placeholder === undefined ? {} : { placeholder: line(request.placeholder) }),
+  };
 }

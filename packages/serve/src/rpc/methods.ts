@@ -51,7 +51,7 @@ function createHandlers({ host, dialogs, requests, events, info, agent }: Method
     initialize: (p) => {
       dialogs.enable(p.dialogs === true);
       return {
-        protocol: 'airlock-rpc/1',
+        protocol: 'airlock-rpc/2',
         server: { name: 'airlock', version: info.version },
         dialogs: dialogs.enabled,
         methods: Object.keys(METHODS),

@@ -4,7 +4,7 @@
  * doc-schemas.ts) the JSON Schemas in docs/rpc.md. Change a schema here and regenerate the page.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import { AgentToolResultSchema, OUTCOMES } from '@airlock/contract';
+import { AgentToolResultSchema, AskAnswer, AskRequest, OUTCOMES } from '@airlock/contract';
 import { PROVIDER_IDS } from '@airlock/toolkit';
 
 const closed = { additionalProperties: false } as const;
@@ -24,13 +24,13 @@ export const EVENT_TYPES = ['tool_execution_start', 'tool_execution_update', 'to
 
 export const InitializeParams = Type.Object(
   {
-    dialogs: Type.Optional(Type.Boolean({ description: 'the client answers ui/confirm, ui/select and ui/input requests (approval prompts); default false: nobody is asked and an "ask" is a denial that names the rule to add' })),
+    dialogs: Type.Optional(Type.Boolean({ description: 'the client answers ui/ask requests (approval prompts); default false: nobody is asked and an "ask" is a denial that names the rule to add' })),
     client: Type.Optional(Type.Object({ name: Type.String(), version: Type.Optional(Type.String()) }, { description: 'who is connecting, for logs' })),
   },
   closed,
 );
 export const InitializeResult = Type.Object({
-  protocol: Type.Literal('airlock-rpc/1'),
+  protocol: Type.Literal('airlock-rpc/2', { description: 'airlock-rpc/2: dialogs are ui/ask requests answered by choice id (airlock-rpc/1 had ui/confirm, ui/select and ui/input answered by label)' }),
   server: Type.Object({ name: Type.Literal('airlock'), version: Type.String() }),
   dialogs: Type.Boolean({ description: 'whether approval prompts will be sent to this client' }),
   methods: Type.Array(Type.String(), { description: 'the methods this server answers' }),
@@ -167,15 +167,11 @@ export const ToolsChangedParams = Type.Object({
 
 // ---- dialogs: requests from the server to the client ---------------------------------------------
 
-const DialogTimeout = Type.Integer({ minimum: 0, description: 'ms left before the dialog counts as "no" (for a countdown)' });
-export const ConfirmParams = Type.Object({ title: Type.String(), message: Type.Optional(Type.String()), timeoutMs: Type.Optional(DialogTimeout) });
-export const SelectParams = Type.Object({ title: Type.String(), choices: Type.Array(Type.String()), timeoutMs: Type.Optional(DialogTimeout) });
-export const InputParams = Type.Object({ title: Type.String(), placeholder: Type.Optional(Type.String()), timeoutMs: Type.Optional(DialogTimeout) });
-const Cancelled = Type.Object({ cancelled: Type.Literal(true) }, { description: 'the person dismissed the dialog: "no"' });
-export const ConfirmResult = Type.Union([Type.Object({ confirmed: Type.Boolean() }), Cancelled]);
-export const SelectResult = Type.Union([Type.Object({ value: Type.String({ description: 'one of the choices, verbatim' }) }), Cancelled]);
-export const InputResult = Type.Union([Type.Object({ value: Type.String() }), Cancelled]);
-export const DialogCancelParams = Type.Object({ id: Type.String({ description: 'the id of the ui/* request the server stopped waiting for: close that dialog' }) });
+const DialogTimeout = Type.Integer({ minimum: 0, description: 'ms left before the ask counts as "no" (for a countdown)' });
+/** The ask as the host made it (choices always listed for confirm and choice), plus the time left. */
+export const AskParams = Type.Object({ ...AskRequest.properties, timeoutMs: Type.Optional(DialogTimeout) });
+export type AskParams = Static<typeof AskParams>;
+export const DialogCancelParams = Type.Object({ id: Type.String({ description: 'the id of the ui/ask request the server stopped waiting for: close that dialog' }) });
 
 /** One method the client may call. */
 export interface MethodSpec {
@@ -210,10 +206,14 @@ export type ResultOf<M extends MethodName> = Static<(typeof METHODS)[M]['result'
 
 /** What the server sends the client: dialog requests and notifications. */
 export const SERVER_MESSAGES = {
-  'ui/confirm': { kind: 'request', summary: 'A yes/no question (approval prompts use ui/select).', params: ConfirmParams, result: ConfirmResult },
-  'ui/select': { kind: 'request', summary: 'Pick one of the choices (the approval prompt: allow once, for the session, always, deny…).', params: SelectParams, result: SelectResult },
-  'ui/input': { kind: 'request', summary: 'A line of text (e.g. why a call was denied, for the model).', params: InputParams, result: InputResult },
-  'ui/cancel': { kind: 'notification', summary: 'The server stopped waiting for a dialog (timeout or abort): close it; a later answer is ignored.', params: DialogCancelParams },
+  'ui/ask': {
+    kind: 'request',
+    summary:
+      'Ask the person: yes/no (`confirm`), one of the choices (`choice`: the approval prompt) or a line of text (`text`). Answer with the id of a choice, the text, or why there is no answer; anything else counts as no.',
+    params: AskParams,
+    result: AskAnswer,
+  },
+  'ui/cancel': { kind: 'notification', summary: 'The server stopped waiting for an ask (timeout or abort): close it; a later answer is ignored.', params: DialogCancelParams },
   'events/event': { kind: 'notification', summary: 'One kernel event, for a subscription.', params: EventNotification },
   'agent/event': { kind: 'notification', summary: 'One event of a running agent/prompt, named by its request id.', params: AgentEventNotification },
   'tools/changed': {

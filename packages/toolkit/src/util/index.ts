@@ -62,5 +62,7 @@ export { airlockStateHome, projectKey, projectRoot, projectStateDir, stateHome, 
 // The error catalogue: an extension that raises its own codes registers them, so docs/errors.md lists them.
 export { registerErrorCodes, type ErrorCodeSpec } from '../error-catalogue.js';
 
-// Why a dialog ended without an answer, in words (see DialogOptions.onNoAnswer).
+// Asking a person (ToolUI.ask): the one check of an ask and of its answer, and why an ask ended
+// without an answer, in words.
+export { askProblem, askToShow, checkAnswer, YES_NO } from './ask.js';
 export { noAnswerText } from './no-answer.js';
