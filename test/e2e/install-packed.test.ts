@@ -150,6 +150,7 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
       join(ext, 'src/index.ts'),
       [
         "import Type from 'typebox';",
+        // Written as for kernel 1.0, before the split into contract, kernel and toolkit: it still loads.
         "import type { Extension } from '@airlock/kernel';",
         "import { formatSize } from '@airlock/kernel/util';",
         'const Params = Type.Object({ text: Type.String() });',

@@ -17,7 +17,7 @@ const kernelTesting = fileURLToPath(new URL('../../../../packages/kernel/src/tes
 const editSource = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
 // The child runs the workspace's TypeScript unbuilt, as vitest does: `source` resolves the kernel's
-// subpaths (`@airlock/kernel/util`, which edit imports at run time) to src/ rather than dist/.
+// and the toolkit's entries (`@airlock/toolkit/util`, which edit imports at run time) to src/ rather than dist/.
 
 const ROUNDS = 8;
 

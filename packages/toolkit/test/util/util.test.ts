@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as kernel from '../../src/index.js';
 import * as util from '../../src/util/index.js';
 
-describe('@airlock/kernel/util: one home for each helper', () => {
+describe('@airlock/toolkit/util: one home for each helper', () => {
   it('re-exports the functions the kernel itself runs (not copies), and the main entry keeps them', () => {
     for (const name of ['formatSize', 'appendNotice', 'headNotice', 'tailNotice', 'truncationNotice', 'lineTooLongNotice', 'moreLinesNotice', 'sniffImageMime', 'sniffConvertibleMime', 'sniffBase64ImageMime', 'closestNames', 'countLines'] as const) {
       expect(util[name], name).toBe(kernel[name]);
