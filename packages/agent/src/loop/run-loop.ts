@@ -164,38 +164,13 @@ export async function runAgentLoop(prompts: readonly UserMessage[], options: Age
     emit({ type: 'turn_end', runId, turnId, turn, message, toolResults: batch.results });
     report?.({ type: 'turn_end', runId, turnId, turn, toolCalls: calls.length });
 
-    if (batch.failed !== undefined) {
-      status = 'failed';
-      reason = batch.failed;
-      break;
-    }
-    if (message.stopReason === 'error') {
-      status = 'failed';
-      reason = message.errorMessage ?? `The model provider "${provider.id}" failed without saying why.`;
-      break;
-    }
-    // An answer that arrived complete before the signal fired stands.
-    if (message.stopReason === 'aborted' || (signal?.aborted && calls.length > 0)) {
-      status = 'aborted';
-      reason = calls.length > 0 ? 'The run was aborted; every tool call got a result.' : 'The run was aborted while the model was answering.';
-      break;
-    }
-    if (calls.length === 0 && message.stopReason === 'length') {
-      status = 'failed';
-      reason = "The model's answer was cut off at its output limit (stop reason \"length\"). Raise the output limit or ask for a shorter answer.";
+    const stop = stopAfterTurn({ message, calls: calls.length, batch, aborted: signal?.aborted === true, queued: steering.size + followUp.size > 0, turn, maxTurns, provider: provider.id });
+    if (stop !== undefined) {
+      status = stop.status;
+      reason = stop.reason;
       break;
     }
     const wantsMore = calls.length > 0 && !batch.terminate;
-    const queued = steering.size + followUp.size > 0;
-    if (!wantsMore && !queued) {
-      status = batch.terminate ? 'terminated' : 'done';
-      break;
-    }
-    if (turn >= maxTurns) {
-      status = 'turn_limit';
-      reason = `Stopped after ${turn} ${turn === 1 ? 'turn' : 'turns'}: the turn limit (${maxTurns}) was reached while ${wantsMore ? "the model's last tool results were still to be sent to it" : 'messages were still queued'}. Raise the limit (airlock run --max-turns N) or continue the conversation.`;
-      break;
-    }
     pending = steering.drain();
     if (!wantsMore && pending.length === 0) pending = followUp.drain();
   }
@@ -340,3 +315,37 @@ function withIds(e: KernelEvent, runId: string, turnId: string): AgentEvent {
 }
 
 export type { AgentEvent };
+
+/** What one turn came to, for deciding whether the run goes on. */
+interface TurnOutcome {
+  message: AssistantMessage;
+  /** How many tool calls the reply asked for. */
+  calls: number;
+  batch: { terminate: boolean; failed?: string };
+  aborted: boolean;
+  /** Steering or follow-up messages wait to be sent. */
+  queued: boolean;
+  turn: number;
+  maxTurns: number;
+  provider: string;
+}
+
+/** Why the run ends after this turn (a status, and words for anything but a plain end), or undefined to go on. */
+function stopAfterTurn(t: TurnOutcome): { status: RunStatus; reason: string | undefined } | undefined {
+  if (t.batch.failed !== undefined) return { status: 'failed', reason: t.batch.failed };
+  if (t.message.stopReason === 'error') return { status: 'failed', reason: t.message.errorMessage ?? `The model provider "${t.provider}" failed without saying why.` };
+  // An answer that arrived complete before the signal fired stands.
+  if (t.message.stopReason === 'aborted' || (t.aborted && t.calls > 0)) {
+    return { status: 'aborted', reason: t.calls > 0 ? 'The run was aborted; every tool call got a result.' : 'The run was aborted while the model was answering.' };
+  }
+  if (t.calls === 0 && t.message.stopReason === 'length') {
+    return { status: 'failed', reason: "The model's answer was cut off at its output limit (stop reason \"length\"). Raise the output limit or ask for a shorter answer." };
+  }
+  const wantsMore = t.calls > 0 && !t.batch.terminate;
+  if (!wantsMore && !t.queued) return { status: t.batch.terminate ? 'terminated' : 'done', reason: undefined };
+  if (t.turn >= t.maxTurns) {
+    const left = wantsMore ? "the model's last tool results were still to be sent to it" : 'messages were still queued';
+    return { status: 'turn_limit', reason: `Stopped after ${t.turn} ${t.turn === 1 ? 'turn' : 'turns'}: the turn limit (${t.maxTurns}) was reached while ${left}. Raise the limit (airlock run --max-turns N) or continue the conversation.` };
+  }
+  return undefined;
+}
