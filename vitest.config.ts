@@ -1,6 +1,7 @@
 import { defaultServerConditions } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +14,12 @@ const aiSdkInline = { server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource
 // load it into hosts (natively, as a built-in: jiti, which resolved without `source`, is no longer
 // the fallback).
 const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk/, 'eventsource-parser'] } } };
+
+// Time limits scale with how busy the machine is when the run starts: on a 2-core machine already
+// running 8 busy processes, everything takes about 4 times as long, and a test must not fail for
+// that. AIRLOCK_TEST_TIME_SCALE sets the factor instead (e.g. 3 for a machine known to be slow).
+const timeScale = Number(process.env.AIRLOCK_TEST_TIME_SCALE ?? Math.min(6, Math.max(1, (loadavg()[0] ?? 0) / availableParallelism())));
+const limit = (ms: number): number => Math.round(ms * timeScale);
 
 // Every project extends this, so vitest calls it once per project too; only the first call acts.
 const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));
@@ -38,17 +45,18 @@ export default defineConfig({
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
     // Hooks remove whole installs and stop servers: on a loaded 2-core machine removing an npm
     // install took longer than vitest's default 10 s, and a timed-out afterAll fails its file.
-    hookTimeout: 60_000,
+    hookTimeout: limit(60_000),
+    testTimeout: limit(5_000),
     projects: [
       { extends: true, test: { name: 'toolkit', root: 'packages/toolkit', include: ['test/**/*.test.ts'], ...shared('packages/toolkit') } },
       { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'], ...shared('packages/kernel') } },
       // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
       // cold transpile cache on a busy 2-core machine one test can take several seconds.
       { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'], ...shared('packages/agent') } },
-      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/host') } },
-      { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/serve') } },
-      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/sdk'), ...aiSdkInline } },
-      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: 20_000, ...shared('packages/cli'), ...mcpClientInline } },
+      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/host') } },
+      { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/serve') } },
+      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/sdk'), ...aiSdkInline } },
+      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/cli'), ...mcpClientInline } },
       {
         extends: true,
         test: {
@@ -56,7 +64,7 @@ export default defineConfig({
           root: 'extensions',
           include: ['*/*/test/**/*.test.ts'],
           // Many of these run real processes and walk real trees: 5 s was short on a loaded machine.
-          testTimeout: 20_000,
+          testTimeout: limit(20_000),
           ...shared('extensions'),
           exclude: [...shared('extensions').exclude, 'policy/telemetry/**'],
           ...mcpClientInline,
@@ -66,15 +74,15 @@ export default defineConfig({
       // have extension-less imports Node refuses: telemetry's tests run without that condition.
       {
         ssr: { resolve: { conditions: ['source', 'node'] } },
-        test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: 60_000 },
+        test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: limit(60_000) },
       },
-      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: 20_000, ...shared('examples'), server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
+      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('examples'), server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
       // A test here may run a dozen CLI processes one after another: on a loaded machine 20 s was too short for that.
-      { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: 60_000 } },
+      { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: limit(60_000) } },
       // The files that mock modules, each with a fresh module cache (see `mocking` above).
       ...['packages/cli', 'extensions'].flatMap((root) => {
         const files = isolated(root);
-        return files.length === 0 ? [] : [{ extends: true as const, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: 20_000, ...mcpClientInline } }];
+        return files.length === 0 ? [] : [{ extends: true as const, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: limit(20_000), ...mcpClientInline } }];
       }),
     ],
     coverage: {
