@@ -4,7 +4,7 @@
  */
 import { NO_UI } from '@airlock/kernel';
 import { type ToolUI } from '@airlock/contract';
-import { createTtyUI, type TtyUIOptions } from './tty.js';
+import { createTtyUI } from './tty.js';
 
 export { createAskUI } from './ask.js';
 export type { AskBackend, AskUIOptions } from './ask.js';
@@ -16,8 +16,6 @@ export type { TtyUIOptions } from './tty.js';
 export interface ChooseUIOptions {
   /** Whether a person sits at the terminal (stdin is a TTY). */
   isTTY: boolean;
-  /** Options for the terminal UI (streams, log). */
-  tty?: TtyUIOptions;
 }
 
 /**
@@ -28,6 +26,6 @@ export interface ChooseUIOptions {
  * const ui = chooseUI({ isTTY: process.stdin.isTTY === true });
  */
 export function chooseUI(options: ChooseUIOptions): ToolUI {
-  if (options.isTTY) return createTtyUI(options.tty);
+  if (options.isTTY) return createTtyUI();
   return NO_UI;
 }

@@ -4,10 +4,16 @@ import { describe, expect, it, vi } from 'vitest';
 import { chooseUI, createAskUI, createTtyUI, DialogQueue, queueFor } from '../../src/ui/index.js';
 
 describe('chooseUI', () => {
-  it('picks the terminal when there is one', async () => {
+  it('picks the terminal when there is one (interactive as far as process.stdin is a TTY)', () => {
+    const ui = chooseUI({ isTTY: true });
+    expect(ui).not.toBe(NO_UI);
+    expect(ui.interactive).toBe(process.stdin.isTTY === true);
+  });
+
+  it('the terminal UI asks on its streams and answers by id', async () => {
     const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
     const output = new PassThrough();
-    const ui = chooseUI({ isTTY: true, tty: { input, output, queue: new DialogQueue() } });
+    const ui = createTtyUI({ input, output, queue: new DialogQueue() });
     expect(ui.interactive).toBe(true);
     const answer = ui.ask({ kind: 'confirm', title: 'In the terminal?' });
     // The prompt library loads on the first dialog, so wait for the prompt to be drawn.
