@@ -9,7 +9,7 @@ import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, whenOutputClosed, type IO } from './io.js';
 import { readJsonArgument } from './json-input.js';
-import type { GlobalOptions } from './main.js';
+import type { GlobalOptions } from './global-options.js';
 
 /**
  * Commands extensions bring (`api.registerCommand`), added to the program next to the built-in

@@ -3,6 +3,7 @@ import { displayText } from '@airlock/kernel/display';
 import { extensionSubcommands } from './commands/extensions-subcommands.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import type { Host } from '@airlock/host';
+import type { GlobalOptions } from './global-options.js';
 
 // Each command's module is imported when that command runs, never before: the bundle splits at
 // these imports (scripts/bundle.mjs), so `--help`, `--version` and a small `call` compile only
@@ -97,22 +98,6 @@ function failedExtensionsNote(host: Host): string {
  */
 function showError(text: string): string {
   return displayText(text, { multiline: true, maxChars: 2000, escaped: true });
-}
-
-/** Options every command takes; they map onto the settings' CLI layer. */
-export interface GlobalOptions {
-  cwd?: string;
-  settings?: string;
-  /** A comma list, or false for --no-tools. */
-  tools?: string | false;
-  excludeTools?: string;
-  builtinTools?: boolean;
-  sequential?: boolean;
-  maxConcurrency?: number;
-  trust?: boolean;
-  json?: boolean;
-  /** Show the stack trace behind a load problem (a throwing `setup`). */
-  verbose?: boolean;
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */

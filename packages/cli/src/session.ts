@@ -1,7 +1,7 @@
 import { openHost, type Host } from '@airlock/host';
 import { displayText, type ToolUI } from '@airlock/kernel';
 import { UsageError, type IO } from './io.js';
-import type { GlobalOptions } from './main.js';
+import type { GlobalOptions } from './global-options.js';
 import { resolve } from 'node:path';
 
 /**

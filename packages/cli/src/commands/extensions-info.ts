@@ -5,7 +5,7 @@ import { displayText, type ExtensionCommand } from '@airlock/kernel';
 import { describePackage, type PackageFacts } from '../extensions/package-facts.js';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 
 /** A command an extension brings, with its words: `policy explain`. */

@@ -1,7 +1,7 @@
 import { countOf, toProviderTools, type ProviderId } from '@airlock/kernel';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 
