@@ -41,8 +41,8 @@ export type {
 } from './contract/context.js';
 export type { Outcome, ToolCall, ToolResultMessage } from './contract/outcome.js';
 export type { AgentActivity, AgentActivityListener } from './contract/agent-activity.js';
-export type { CommandArgument, CommandHostFacts, CommandInput, CommandKernelView, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, LoadedExtensionInfo, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor, ToolSet, ToolSetChange } from './contract/extension.js';
-export { defineExtension } from './contract/extension.js';
+export type { CommandArgument, CommandDefinition, CommandExtension, CommandHostFacts, CommandInput, CommandKernelView, CommandParts, DeclaredCommand, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, LoadedExtensionInfo, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor, ToolSet, ToolSetChange } from './contract/extension.js';
+export { defineCommand, defineExtension } from './contract/extension.js';
 export { OUTCOMES } from './contract/outcome.js';
 export type { ExecTouches, FileResource, Resource, ResourceKind } from './contract/resource.js';
 export { RESOURCE_KINDS } from './contract/resource.js';

@@ -11,8 +11,6 @@ async function load(permissions: object, cwd: string) {
   const api = {
     on: kernel.on.bind(kernel),
     registerAccessCheck: kernel.registerAccessCheck.bind(kernel),
-    // `airlock policy` itself runs through the real CLI (packages/cli/test/policy*.test.ts).
-    registerCommand: () => {},
     settings: Object.freeze({ permissions }),
     cwd,
   } as unknown as ExtensionAPI;

@@ -4,7 +4,7 @@ import type { Kernel } from '../kernel.js';
 /**
  * The ExtensionAPI a host would give an extension, built straight on a real kernel: tools,
  * handlers, access checks and event listeners go to that kernel; the log is silent, nobody answers
- * dialogs (`interactive: false`), commands are accepted and dropped. For testing an extension's
+ * dialogs (`interactive: false`). For testing an extension's
  * `setup` without a host; `overrides` replaces any member (a listener list, another cwd or env).
  *
  * @example
@@ -20,7 +20,6 @@ export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> =
     onEvent: (listener) => void kernel.onEvent(listener),
     onAgentActivity: (listener) => void kernel.onAgentActivity(listener),
     loadedExtensions: () => [],
-    registerCommand: () => {},
     registerAccessCheck: (check, options) => void kernel.registerAccessCheck(check, options),
     ui: { interactive: false, confirm: async () => false, select: async () => undefined, input: async () => undefined },
     log: silent,
