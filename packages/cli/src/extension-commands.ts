@@ -59,7 +59,8 @@ export function addDeclaredCommands(program: Command, commands: readonly Extensi
       io.stderr.write(`airlock: extension ${displayText(entry.packageName, { maxChars: 200 })} declares a command "${displayText(entry.name, { maxChars: 80 })}", but that is one of airlock's own commands; it is left out. Rename it in the extension.\n`);
       continue;
     }
-    const cmd = program.command(entry.name).description(`${entry.summary} (from ${entry.packageName})`);
+    // A package's own words: shown, never interpreted (escape sequences, bidi controls).
+    const cmd = program.command(entry.name).description(`${show(entry.summary)} (from ${show(entry.packageName)})`);
     added.set(entry.name, { entry, cmd });
   }
   return added;
@@ -105,7 +106,7 @@ function define(cmd: Command, c: CommandDefinition | ExtensionCommand, words: re
   }
   const schema = c.options;
   for (const option of optionsOf(schema)) cmd.addOption(option);
-  for (const sub of c.subcommands ?? []) define(cmd.command(sub.name).description(sub.summary), sub, [...words, sub.name], ctx);
+  for (const sub of c.subcommands ?? []) define(cmd.command(sub.name).description(show(sub.summary)), sub, [...words, sub.name], ctx);
   const run = c.run;
   if (run === undefined) return;
   // Runs on its own and has subcommands, with no words of its own: a stray word names a subcommand that is not there.
