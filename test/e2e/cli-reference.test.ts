@@ -26,7 +26,7 @@ describe('docs/cli-reference.md is the real program\'s --help', () => {
     // audit and policy come from the default extensions audit-log and path-policy, with subcommands.
     expect(doc).toContain('## `airlock audit verify`');
     expect(doc).toContain('## `airlock policy explain`');
-    expect(doc).toContain('(from\nextension audit-log)');
+    expect(doc).toContain('(from\n@airlock/audit-log)');
   }, 60_000);
 
   it('follows what loads: with audit-log left out in the user settings, its commands are gone', () => {

@@ -98,13 +98,13 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     const version = await airlock(['--version'], project);
     expect(version).toMatchObject({ code: 0, stdout: '1.0.0\n' });
     // The bundle's chunks ship with it: help loads the command-line parser's chunk, and the
-    // top-level help the host's too (it lists the commands the default extensions bring).
+    // top-level help the host's too (it reads the manifests for the commands the default extensions declare).
     const callHelp = await airlock(['call', '--help'], project);
     expect(callHelp).toMatchObject({ code: 0, stderr: '' });
     expect(callHelp.stdout).toContain('Usage: airlock call');
     const help = await airlock(['--help'], project);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('(from extension audit-log)');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('(from @airlock/audit-log)');
 
     const read = await airlock(['call', 'read', '{"path":"notes.txt"}'], project);
     expect(read.stdout).toBe('first line\nsecond line\n');

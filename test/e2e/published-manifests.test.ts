@@ -57,6 +57,8 @@ describe('published package manifests', () => {
     }
     const shipped = [...targets(exports), ...Object.values((manifest.bin as Record<string, string> | undefined) ?? {})];
     if (manifest.airlock?.extension !== undefined) shipped.push(manifest.airlock.extension as string);
+    // Command modules are imported from the package when their command runs.
+    for (const command of (manifest.airlock?.commands as { module: string }[] | undefined) ?? []) shipped.push(command.module);
     for (const target of shipped) if (!published(list, target)) problems.push(`${target} is named by the manifest but not in "files"`);
     // Source files a published package loads must exist in the checkout (dist/ appears at build).
     for (const target of shipped) if (!target.includes('dist/') && !existsSync(join(dir, target))) problems.push(`${target} does not exist`);

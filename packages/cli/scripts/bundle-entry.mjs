@@ -1,6 +1,6 @@
 // Entry of the bundled CLI (dist/airlock.mjs and its chunks). Airlock's own default extensions (the seven
-// tools and the four policy extensions) are compiled in, so the default set starts without jiti
-// and babel; the host still reads each package's manifest,
+// tools and the four policy extensions) and the command modules their manifests declare are compiled
+// in, so the default set starts without jiti and babel; the host still reads each package's manifest,
 // checks compatibility and runs setup(api) as for any extension, and uses a compiled module only
 // when resolution finds that same package and version among Airlock's own.
 import { processIO, run as runCli } from '../dist/index.js';
@@ -26,8 +26,12 @@ const bundled = {
   [readPackage.name]: { version: readPackage.version, load: () => import('@airlock/tool-read') },
   [writePackage.name]: { version: writePackage.version, load: () => import('@airlock/tool-write') },
   [approvalPackage.name]: { version: approvalPackage.version, load: () => import('@airlock/approval') },
-  [auditPackage.name]: { version: auditPackage.version, load: () => import('@airlock/audit-log') },
-  [pathPolicyPackage.name]: { version: pathPolicyPackage.version, load: () => import('@airlock/path-policy') },
+  [auditPackage.name]: { version: auditPackage.version, load: () => import('@airlock/audit-log'), commands: { './src/command.ts': () => import('@airlock/audit-log/command') } },
+  [pathPolicyPackage.name]: {
+    version: pathPolicyPackage.version,
+    load: () => import('@airlock/path-policy'),
+    commands: { './src/command/policy-command.ts': () => import('@airlock/path-policy/command') },
+  },
   [redactPackage.name]: { version: redactPackage.version, load: () => import('@airlock/redact-secrets') },
   // Its OpenTelemetry SDK is not bundled: loaded with require from the package, only when telemetry is on.
   [telemetryPackage.name]: { version: telemetryPackage.version, load: () => import('@airlock/telemetry') },

@@ -45,8 +45,8 @@ export function renderCliReference(help) {
     '     `pnpm --filter @airlock/cli docs:cli` (after `pnpm build`). Do not edit. -->',
     '',
     'Every command of `airlock` with its options, as `airlock <command> --help` prints them, with the',
-    'default extensions loaded (a command marked "from extension …" exists only while that extension',
-    'loads). What the commands do, their output and exit codes: [cli.md](cli.md).',
+    'default extensions loaded (a command marked "from <package>" exists only while the settings load',
+    'that extension). What the commands do, their output and exit codes: [cli.md](cli.md).',
     '',
   ];
   const visit = (argv) => {

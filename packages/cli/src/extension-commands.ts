@@ -2,65 +2,135 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import Value from 'typebox/value';
 import type { TSchema } from 'typebox';
-import type { ExtensionCommandEntry, Host } from '@airlock/host';
+import { declaredCommands, importCommandModule, type DeclaredCommands, type ExtensionCommandEntry, type ExtensionRecord, type Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
-import { type CommandHostFacts, type ExtensionCommand } from '@airlock/contract';
+import { type CommandDefinition, type CommandExtension, type CommandHostFacts, type ExtensionCommand } from '@airlock/contract';
 import { linearSchema, schemaProblems } from '@airlock/toolkit/util';
 import { refuseUnknownSubcommand } from './subcommand-words.js';
 import { reportDiagnostics } from './commands/diagnostics.js';
 import { EXIT, UsageError, whenOutputClosed, type IO } from './io.js';
 import { readJsonArgument } from './json-input.js';
-import type { GlobalOptions } from './main.js';
+import type { GlobalOptions } from './global-options.js';
+import { openSession } from './session.js';
 
 /**
- * Commands extensions bring (`api.registerCommand`), added to the program next to the built-in
- * ones. The top-level summary says which extension brings the command, so `airlock --help` tells
- * a person whose code `airlock <name>` runs.
+ * Commands extensions declare in their manifests (`airlock.commands`), next to the built-in ones.
+ * Three steps, each only as far as the command line needs:
+ * 1. list: settings and manifests say which words exist (`airlock --help` stops here, having run
+ *    no extension code);
+ * 2. define: the word's module is imported for its arguments, options and subcommands
+ *    (`airlock <word> --help` stops here);
+ * 3. run: the host opens, which loads every extension as for any command, and the module's `run`
+ *    gets the host's services and what its extension's setup gave.
+ */
+
+/**
+ * Step 1: the declared commands for these global options, from settings and manifests only.
+ * `ask`: the project's trust may be asked (a word is about to run); listing never asks, a
+ * remembered answer counts.
+ */
+export async function listDeclaredCommands(g: GlobalOptions, io: IO, options: { ask: boolean }): Promise<DeclaredCommands> {
+  try {
+    return await declaredCommands({
+      cwd: resolve(io.cwd, g.cwd ?? '.'),
+      ...(g.settings === undefined ? {} : { settingsFile: resolve(io.cwd, g.settings) }),
+      ...(g.trust === undefined ? {} : { trust: g.trust }),
+      interactive: options.ask && io.isTTY,
+      env: io.env,
+    });
+  } catch (error) {
+    const e = error as { message?: string; hint?: string };
+    throw new UsageError(e.message ?? String(error), e.hint);
+  }
+}
+
+/**
+ * Each declared command as a word of `program`, summary only: its module is not read. The
+ * summary names the package that brings it, so `airlock --help` tells a person whose code
+ * `airlock <name>` runs.
  *
  * @example
- * for (const entry of host.extensions.commands) addExtensionCommand(program, entry, host, io, done);
+ * const placeholders = addDeclaredCommands(program, declared.commands, io);
  */
-export function addExtensionCommand(program: Command, entry: ExtensionCommandEntry, host: Host, io: IO, done: (code: number) => void): void {
-  // The host already refuses RESERVED_COMMANDS; this catches a CLI word added since, rather than let commander throw.
-  if (program.commands.some((c) => c.name() === entry.command.name)) {
-    io.stderr.write(`airlock: extension ${displayText(entry.extension, { maxChars: 200 })} brings a command "${displayText(entry.command.name, { maxChars: 80 })}", but that is one of airlock's own commands; it is left out. Rename it in the extension.\n`);
-    return;
+export function addDeclaredCommands(program: Command, commands: readonly ExtensionCommandEntry[], io: IO): Map<string, { entry: ExtensionCommandEntry; cmd: Command }> {
+  const added = new Map<string, { entry: ExtensionCommandEntry; cmd: Command }>();
+  for (const entry of commands) {
+    // The host refuses RESERVED_COMMANDS in manifests; this catches a CLI word added since, rather than let commander throw.
+    if (program.commands.some((c) => c.name() === entry.name)) {
+      io.stderr.write(`airlock: extension ${displayText(entry.packageName, { maxChars: 200 })} declares a command "${displayText(entry.name, { maxChars: 80 })}", but that is one of airlock's own commands; it is left out. Rename it in the extension.\n`);
+      continue;
+    }
+    // A package's own words: shown, never interpreted (escape sequences, bidi controls).
+    const cmd = program.command(entry.name).description(`${show(entry.summary)} (from ${show(entry.packageName)})`);
+    added.set(entry.name, { entry, cmd });
   }
-  add(program, entry.command, `${entry.command.summary} (from extension ${entry.extension})`, { entry, host, io, done });
+  return added;
+}
+
+/**
+ * Step 2: import the word's module and give its command the arguments, options, subcommands and
+ * action it defines. A module that cannot be imported or defines no usable command is a usage
+ * error naming the module, the package and what to fix.
+ */
+export async function defineDeclaredCommand(cmd: Command, entry: ExtensionCommandEntry, io: IO, done: (code: number) => void): Promise<void> {
+  let mod: unknown;
+  try {
+    mod = await importCommandModule(entry, io.bundled === undefined ? {} : { bundled: io.bundled });
+  } catch (error) {
+    throw new UsageError(
+      `The module of \`airlock ${show(entry.name)}\` (${show(entry.file)}, declared by ${show(entry.packageName)}) could not be imported: ${show((error as Error).message ?? String(error))}`,
+      `Fix the module, or reinstall ${show(entry.packageName)}. Its manifest (package.json#airlock.commands) names it.`,
+    );
+  }
+  const definition = (mod as { default?: unknown } | null)?.default;
+  const problems = definitionProblems(definition);
+  if (problems.length > 0) {
+    throw new UsageError(
+      `The module of \`airlock ${show(entry.name)}\` (${show(entry.file)}, declared by ${show(entry.packageName)}) does not define a usable command: ${problems.map(show).join('; ')}.`,
+      'Its default export must be defineCommand({ arguments?, options?, subcommands?, run? }) from @airlock/kernel, with run or subcommands (docs/extensions.md, "Commands").',
+    );
+  }
+  define(cmd, definition as CommandDefinition, [entry.name], { entry, io, done, needsSetup: (definition as CommandDefinition).needsSetup !== false });
 }
 
 interface Context {
   entry: ExtensionCommandEntry;
-  host: Host;
   io: IO;
   done: (code: number) => void;
+  needsSetup: boolean;
 }
 
-function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context): void {
-  const cmd = parent.command(c.name).description(summary);
+function define(cmd: Command, c: CommandDefinition | ExtensionCommand, words: readonly string[], ctx: Context): void {
   for (const a of c.arguments ?? []) {
     const word = `${a.name}${a.variadic ? '...' : ''}`;
     cmd.argument(a.required ? `<${word}>` : `[${word}]`, a.description);
   }
   const schema = c.options;
   for (const option of optionsOf(schema)) cmd.addOption(option);
-  for (const sub of c.subcommands ?? []) add(cmd, sub, sub.summary, ctx);
+  for (const sub of c.subcommands ?? []) define(cmd.command(sub.name).description(show(sub.summary)), sub, [...words, sub.name], ctx);
   const run = c.run;
   if (run === undefined) return;
   // Runs on its own and has subcommands, with no words of its own: a stray word names a subcommand that is not there.
   const wordsAreSubcommands = (c.subcommands ?? []).length > 0 && (c.arguments ?? []).length === 0;
   if (wordsAreSubcommands) cmd.allowExcessArguments(true);
+  const path = words.join(' ');
   cmd.action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command;
     if (wordsAreSubcommands) refuseUnknownSubcommand(self);
     const globals = self.optsWithGlobals() as GlobalOptions;
-    const options = checkedOptions(schema, self.opts(), c.name);
+    // Checked before the host opens: a bad flag runs no extension code.
+    const options = checkedOptions(schema, self.opts(), path);
     const args = (self.processedArgs as unknown[]).flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? (v as string[]) : [v as string]));
+    // Step 3: the host, with every extension loaded as for any command.
+    const host = await openSession(globals, ctx.io);
     const stop = new AbortController();
     const onInterrupt = () => stop.abort();
     process.once('SIGINT', onInterrupt);
     const unwatch = whenOutputClosed(onInterrupt);
     try {
+      const record = recordOf(host, ctx.entry);
+      const extension = extensionOf(host, ctx.entry, record);
+      if (!extension.loaded && ctx.needsSetup) throw notLoaded(host, ctx.entry, record, path);
       const code = await run({
         args,
         options,
@@ -70,18 +140,20 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
         json: globals.json === true,
         globals: Object.freeze({ ...globals }),
         env: ctx.io.env,
-        kernel: { cwd: ctx.host.kernel.session.cwd, registry: ctx.host.kernel.registry },
-        settings: ctx.host.settings.settings as unknown as Readonly<Record<string, unknown>>,
-        settingsOptions: settingsOptionsOf(ctx),
+        kernel: { cwd: host.kernel.session.cwd, registry: host.kernel.registry },
+        settings: host.settings.settings as unknown as Readonly<Record<string, unknown>>,
+        settingsOptions: settingsOptionsOf(host, record),
+        extension,
         signal: stop.signal,
         readStdin: () => ctx.io.readStdin(),
         readJson: (text, what) => readJsonArgument(text, ctx.io, what),
-        preflight: (call) => ctx.host.kernel.preflight(call, { tools: ctx.host.selection }),
-        reportLoad: () => reportDiagnostics(ctx.host, ctx.io, { verbose: globals.verbose === true }),
-        host: hostFacts(ctx.host),
+        preflight: (call) => host.kernel.preflight(call, { tools: host.selection }),
+        reportLoad: () => reportDiagnostics(host, ctx.io, { verbose: globals.verbose === true }),
+        host: hostFacts(host),
       });
-      ctx.done(exitCodeOf(code, ctx));
+      ctx.done(exitCodeOf(code, path, ctx));
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       // A thrown error is a problem before the command could do its work: exit 2, its message and
       // fix shown as the CLI shows its own (`hint`, or `fix`).
       const e = error as { message?: string; hint?: string; fix?: string };
@@ -89,8 +161,33 @@ function add(parent: Command, c: ExtensionCommand, summary: string, ctx: Context
     } finally {
       process.off('SIGINT', onInterrupt);
       unwatch();
+      await host.close();
     }
   });
+}
+
+/** The record of the extension whose package declares the command: the same real folder. */
+function recordOf(host: Host, entry: ExtensionCommandEntry): ExtensionRecord | undefined {
+  return host.extensions.extensions.find((r) => r.source?.realDir === entry.realDir);
+}
+
+/** What the command learns of its extension: loaded, with the options its setup got and what setup returned, or not. */
+function extensionOf(host: Host, entry: ExtensionCommandEntry, record: ExtensionRecord | undefined): CommandExtension {
+  const name = record?.name ?? entry.packageName;
+  const setup = record?.status === 'loaded' ? host.extensions.setups.get(entry.realDir) : undefined;
+  if (setup === undefined) return Object.freeze({ name, packageName: entry.packageName, loaded: false });
+  return Object.freeze({ name, packageName: entry.packageName, loaded: true, options: setup.options, fromSetup: setup.fromSetup });
+}
+
+/** Why the command cannot run: its extension did not load, in the loader's own words (the diagnostic ends with its fix). */
+function notLoaded(host: Host, entry: ExtensionCommandEntry, record: ExtensionRecord | undefined, path: string): UsageError {
+  const who = record === undefined ? show(entry.packageName) : `${show(record.name)} (${show(entry.packageName)})`;
+  const why = record === undefined ? undefined : host.diagnostics.find((d) => d.severity === 'error' && (d.extension === record.name || d.extension === record.spec));
+  const status = record?.status ?? 'failed';
+  return new UsageError(
+    `\`airlock ${show(path)}\` comes from extension ${who}, which did not load (${status}), so it cannot run.${why === undefined ? '' : `\n${why.message}`}`,
+    why === undefined ? 'Run `airlock extensions` to see why it did not load.' : undefined,
+  );
 }
 
 /** What a command may know of the host: rules with their origin, extensions, protected files, the sandbox. */
@@ -105,19 +202,46 @@ function hostFacts(host: Host): CommandHostFacts {
 }
 
 /** What the settings files write as options for the extension behind the command (see CommandInput.settingsOptions). */
-function settingsOptionsOf(ctx: Context): unknown {
-  // Also for a failed extension: a command kept after its setup failed reads the options that made it fail.
-  const record = ctx.host.extensions.extensions.find((r) => r.name === ctx.entry.extension);
+function settingsOptionsOf(host: Host, record: ExtensionRecord | undefined): unknown {
+  // Also for a failed extension: a command that runs without its setup reads the options that made it fail.
   if (record === undefined) return undefined;
-  const entry = ctx.host.settings.extensions.filter((e) => e.spec === record.spec && e.enabled !== false).at(-1);
+  const entry = host.settings.extensions.filter((e) => e.spec === record.spec && e.enabled !== false).at(-1);
   return entry?.options;
 }
 
 /** The exit code the command returned; anything but a whole number 0–255 is a bug in the extension, reported as a failure. */
-function exitCodeOf(code: unknown, ctx: Context): number {
+function exitCodeOf(code: unknown, path: string, ctx: Context): number {
   if (typeof code === 'number' && Number.isInteger(code) && code >= 0 && code <= 255) return code;
-  ctx.io.stderr.write(`airlock: command "${displayText(ctx.entry.command.name, { maxChars: 80 })}" of extension ${displayText(ctx.entry.extension, { maxChars: 200 })} returned ${displayText(String(code), { maxChars: 80 })}, not an exit code; treating it as a failure.\n`);
+  ctx.io.stderr.write(`airlock: command "${show(path)}" of extension ${show(ctx.entry.packageName)} returned ${displayText(String(code), { maxChars: 80 })}, not an exit code; treating it as a failure.\n`);
   return EXIT.outcome;
+}
+
+const SUBCOMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** What is wrong with a module's default export as a command (none: usable). */
+function definitionProblems(definition: unknown, where = ''): string[] {
+  if (typeof definition !== 'object' || definition === null) {
+    return [`${where || 'the default export'} is ${definition === null ? 'null' : typeof definition}, not an object (export default defineCommand({ ... }))`];
+  }
+  const c = definition as Partial<ExtensionCommand & CommandDefinition>;
+  const problems: string[] = [];
+  const at = where === '' ? '' : `${where}: `;
+  if (c.run !== undefined && typeof c.run !== 'function') problems.push(`${at}run must be a function`);
+  if (c.run === undefined && (c.subcommands === undefined || c.subcommands.length === 0)) problems.push(`${at}it needs a run function or subcommands`);
+  if (c.needsSetup !== undefined && typeof c.needsSetup !== 'boolean') problems.push(`${at}needsSetup must be true or false`);
+  const seen = new Set<string>();
+  for (const sub of c.subcommands ?? []) {
+    const name = (sub as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !SUBCOMMAND_NAME.test(name)) {
+      problems.push(`${at}subcommand name ${JSON.stringify(name) ?? 'nothing'} is not usable: use lowercase letters, digits and "-", starting with a letter`);
+      continue;
+    }
+    if (typeof sub.summary !== 'string' || sub.summary.trim() === '') problems.push(`${at}subcommand "${name}" needs a one-line summary`);
+    if (seen.has(name)) problems.push(`${at}two subcommands are named "${name}"`);
+    seen.add(name);
+    problems.push(...definitionProblems(sub, `${where}${where === '' ? '' : ' '}subcommand "${name}"`));
+  }
+  return problems;
 }
 
 /** commander options from a TypeBox object: `fooBar` → `--foo-bar`, booleans as switches, `short` as `-x`. */
@@ -146,4 +270,8 @@ function checkedOptions(schema: TSchema | undefined, given: Record<string, unkno
     return `${flag}${displayText(p.message, { maxChars: 300 })}`;
   });
   throw new UsageError(`airlock ${command}: ${problems.join('; ')}`, `Run \`airlock ${command} --help\` for its options.`);
+}
+
+function show(text: string): string {
+  return displayText(text, { maxChars: 300 });
 }

@@ -2,7 +2,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { displayText } from '@airlock/toolkit/display';
 import { extensionSubcommands } from './commands/extensions-subcommands.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
-import type { Host } from '@airlock/host';
+import type { DeclaredCommands } from '@airlock/host';
+import type { GlobalOptions } from './global-options.js';
 
 // Each command's module is imported when that command runs, never before: the bundle splits at
 // these imports (scripts/bundle.mjs), so `--help`, `--version` and a small `call` compile only
@@ -15,19 +16,15 @@ import type { Host } from '@airlock/host';
  */
 export async function run(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let code: number = EXIT.ok;
-  let host: Host | undefined;
+  let declared: DeclaredCommands | undefined;
   try {
-    host = await hostForCommands(argv, io);
     const program = buildProgram(io, (c) => (code = c));
-    if (host !== undefined) {
-      const { addExtensionCommand } = await import('./extension-commands.js');
-      for (const entry of host.extensions.commands) addExtensionCommand(program, entry, host, io, (c) => (code = c));
-    }
+    declared = await addExtensionCommands(program, argv, io, (c) => (code = c));
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.unknownCommand' && host !== undefined) io.stderr.write(failedExtensionsNote(host));
+      if (error.code === 'commander.unknownCommand' && declared !== undefined) io.stderr.write(failedExtensionsNote(declared));
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
@@ -39,52 +36,70 @@ export async function run(argv: readonly string[], io: IO = processIO()): Promis
     const e = error as { code?: string; message?: string };
     io.stderr.write(`airlock: ${showError(e.message ?? String(error))}\n`);
     return EXIT.usage;
-  } finally {
-    await host?.close();
   }
 }
 
 /**
- * The host whose extensions' commands this run needs, or undefined when the command word is a
- * built-in one (those open the host themselves, or never: looking at a log runs no project code).
- * Help (no command word) lists extension commands too; when the settings cannot be read then, it
- * still shows the built-in ones and says why the rest are missing.
+ * The commands extensions declare, added to `program` when this command line may name one:
+ * help without a command word lists them, and a word that is not a built-in may be one. Only
+ * settings and manifests are read for that; the module of the word itself is imported (for its
+ * arguments and options), and a host opens only when it runs. Built-in words read none of this.
+ * Returns what was found, for the note on an unknown command.
  */
-async function hostForCommands(argv: readonly string[], io: IO): Promise<Host | undefined> {
-  const silent: IO = { ...io, stdout: { write: () => true }, stderr: { write: () => true } };
-  const probe = buildProgram(silent, () => {});
-  let word: string | undefined;
-  let topic: string | undefined;
-  try {
-    [word, topic] = probe.parseOptions([...argv]).operands;
-  } catch {
-    return undefined; // a bad global option: the real parse reports it
-  }
-  // `help <command>` may name an extension's command, but `help call` needs none; --version neither.
+async function addExtensionCommands(program: Command, argv: readonly string[], io: IO, done: (code: number) => void): Promise<DeclaredCommands | undefined> {
+  const line = commandWords(program, argv);
+  if (line === undefined) return undefined; // a bad global option, or --version: the real parse answers
+  const { word, topic, helpAsked, globals } = line;
+  // `help <command>` may name an extension's command, but `help call` needs none.
   if (word !== undefined && word !== 'help' && BUILTIN_COMMANDS.includes(word)) return undefined;
   if (word === 'help' && topic !== undefined && BUILTIN_COMMANDS.includes(topic)) return undefined;
-  if (word === undefined && argv.some((a) => a === '-V' || a === '--version')) return undefined;
-  const listing = word === undefined || word === 'help';
+  const listing = word === undefined || word === 'help' || helpAsked;
+  const { addDeclaredCommands, defineDeclaredCommand, listDeclaredCommands } = await import('./extension-commands.js');
+  let declared: DeclaredCommands;
   try {
-    // Listing commands never asks to trust the folder: a remembered answer counts, a prompt waits for a real command.
-    const { openSession } = await import('./session.js');
-    return await openSession(probe.opts() as GlobalOptions, listing ? { ...io, isTTY: false } : io);
+    // Help never asks to trust the folder: a remembered answer counts, a prompt waits for a real command.
+    declared = await listDeclaredCommands(globals, io, { ask: !listing });
   } catch (error) {
     if (!listing) throw error;
     io.stderr.write(`airlock: extension commands are not listed: ${showError((error as Error).message ?? String(error))}\n`);
     return undefined;
   }
+  const added = addDeclaredCommands(program, declared.commands, io);
+  const target = added.get((word === 'help' ? topic : word) ?? '');
+  if (target !== undefined) await defineDeclaredCommand(target.cmd, target.entry, io, done);
+  return declared;
 }
 
 /**
- * An unknown command may be one an extension would have brought: name each extension that failed
- * to load or was skipped (an untrusted project's), and why, so the person can fix that instead.
+ * The command word (and the word after it, for `help <command>`), whether help is asked for, and
+ * the global options, read from the command line with the program's own option parser, silently;
+ * the program is left as it was, so the real parse that follows sees the line afresh.
  */
-function failedExtensionsNote(host: Host): string {
-  const missing = host.extensions.extensions.filter((r) => r.status === 'failed' || r.status === 'not-installed' || r.status === 'skipped');
-  return missing
+function commandWords(program: Command, argv: readonly string[]): { word?: string; topic?: string; helpAsked: boolean; globals: GlobalOptions } | undefined {
+  const output = { ...program.configureOutput() };
+  program.saveStateBeforeParse();
+  program.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  try {
+    const { operands, unknown } = program.parseOptions([...argv]);
+    const [word, topic] = operands;
+    // The command's own options are not the program's: its help flag is among the unknown ones.
+    const helpAsked = unknown.includes('--help') || unknown.includes('-h');
+    return { ...(word === undefined ? {} : { word }), ...(topic === undefined ? {} : { topic }), helpAsked, globals: { ...program.opts() } as GlobalOptions };
+  } catch {
+    return undefined;
+  } finally {
+    program.configureOutput(output);
+  }
+}
+
+/**
+ * An unknown command may be one an extension would have brought: name each extension that could
+ * not be read or was skipped (an untrusted project's), and why, so the person can fix that instead.
+ */
+function failedExtensionsNote(declared: DeclaredCommands): string {
+  return declared.notLoading
     .map((r) => {
-      const why = host.diagnostics.find((d) => d.extension === r.name || d.extension === r.spec);
+      const why = declared.diagnostics.find((d) => d.extension === r.name || d.extension === r.spec);
       return `airlock: extension ${showError(r.name)} did not load, so no command it brings is available${why === undefined ? '' : `: ${showError(why.message)}`}\n`;
     })
     .join('');
@@ -97,22 +112,6 @@ function failedExtensionsNote(host: Host): string {
  */
 function showError(text: string): string {
   return displayText(text, { multiline: true, maxChars: 2000, escaped: true });
-}
-
-/** Options every command takes; they map onto the settings' CLI layer. */
-export interface GlobalOptions {
-  cwd?: string;
-  settings?: string;
-  /** A comma list, or false for --no-tools. */
-  tools?: string | false;
-  excludeTools?: string;
-  builtinTools?: boolean;
-  sequential?: boolean;
-  maxConcurrency?: number;
-  trust?: boolean;
-  json?: boolean;
-  /** Show the stack trace behind a load problem (a throwing `setup`). */
-  verbose?: boolean;
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */

@@ -2,7 +2,7 @@ import { openHost, type Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { type ToolUI } from '@airlock/contract';
 import { UsageError, type IO } from './io.js';
-import type { GlobalOptions } from './main.js';
+import type { GlobalOptions } from './global-options.js';
 import { resolve } from 'node:path';
 
 /**

@@ -42,11 +42,12 @@ describe('airlock extensions info', () => {
     expect(json.options.find((o) => o.key === 'maxFiles')?.default).toBe(10);
   });
 
-  it('reads an extension the settings do not name from its folder, without running its setup', async () => {
+  it('reads an extension the settings do not name from its folder, without running its setup; its commands come from its manifest', async () => {
     const m = machine();
     const ext = join(m.base, 'ext');
     mkdirSync(join(ext, 'src'), { recursive: true });
-    writeFileSync(join(ext, 'package.json'), JSON.stringify({ name: 'acme-ext', version: '2.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['t'] } } }));
+    writeFileSync(join(ext, 'package.json'), JSON.stringify({ name: 'acme-ext', version: '2.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['t'] }, commands: [{ name: 'acme', summary: 'acme things', module: './src/acme.ts' }] } }));
+    writeFileSync(join(ext, 'src/acme.ts'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(m.base, 'command-ran'))}, '');\nexport default { run: () => 0 };\n`);
     writeFileSync(
       join(ext, 'src/index.ts'),
       `import Type from 'typebox';
@@ -57,10 +58,11 @@ export default { name: 'acme-ext', options: Type.Object({ size: Type.Integer({ d
     expect(r.code).toBe(0);
     expect(r.out).toContain('acme-ext 2.0.0 (tool)');
     expect(r.out).toContain('not in the settings');
-    expect(r.out).toMatch(/commands:\s+known once it loads/);
+    expect(r.out).toMatch(/commands:\s+airlock acme: acme things/);
     expect(r.out).toMatch(/size\s+integer\s+4\s+how big/);
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(m.base, 'setup-ran'))).toBe(false);
+    expect(existsSync(join(m.base, 'command-ran'))).toBe(false);
   });
 
   it("never imports an untrusted project's extension: its manifest only", async () => {

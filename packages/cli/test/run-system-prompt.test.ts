@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { buildSystemPrompt, hostRunner } from '@airlock/agent';
 import { providerToolName, toProviderTools } from '@airlock/toolkit';
 import { makeTempDir } from '@airlock/kernel/testing';
-import type { GlobalOptions } from '../src/main.js';
+import type { GlobalOptions } from '../src/global-options.js';
 import { openSession } from '../src/session.js';
 import { testIO } from './test-io.js';
 

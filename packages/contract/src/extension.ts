@@ -76,21 +76,11 @@ export interface ExtensionAPI extends HookRegistrar {
    */
   registerRedactor?(redactor: TextRedactor, options?: { name?: string }): void;
   /**
-   * Add an `airlock <name>` subcommand. The name must be free: not one of the CLI's own commands
-   * (`call`, `batch`, `tools`, `extensions`, `trust`, `help`) and not another extension's; a taken
-   * or malformed name throws here and is a load diagnostic. `airlock --help` lists it with the
-   * extension that brings it.
-   *
-   * @example
-   * api.registerCommand({
-   *   name: 'hello',
-   *   summary: 'greet someone',
-   *   arguments: [{ name: 'who', description: 'whom to greet' }],
-   *   options: Type.Object({ shout: Type.Optional(Type.Boolean({ description: 'in capitals' })) }),
-   *   run: ({ args, options, stdout }) => { stdout.write(`hello ${options.shout ? args[0]!.toUpperCase() : args[0]}\n`); return 0; },
-   * });
+   * @deprecated Commands are declared in the package's manifest (`airlock.commands`, see
+   * ExtensionManifest), so `airlock --help` lists them without running any setup. A call here adds
+   * nothing; the host reports it (`AIRLOCK_EXTENSION_COMMAND_UNDECLARED`) and setup goes on.
    */
-  registerCommand(command: ExtensionCommand): void;
+  registerCommand?(command: unknown): void;
   /** Asking the person: a terminal, an RPC or MCP client, the SDK program's UI, or nobody (`ui.interactive` false). */
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
@@ -170,14 +160,43 @@ export interface ToolSetChange {
 export type TextRedactor = (text: string) => string;
 
 /**
- * A CLI subcommand an extension brings (see `ExtensionAPI.registerCommand`). Either `run` or
- * `subcommands` (then `airlock <name> <sub> …`), or both.
+ * What a command module default-exports: the rest of a command the manifest declares
+ * (`airlock.commands: [{ name, summary, module }]`). The manifest gives the word and its one-line
+ * summary, so `airlock --help` lists it without importing this module; the module is imported
+ * when the word runs or its own help is asked for (`airlock <name> --help`), and never runs the
+ * extension's setup by being imported. Either `run` or `subcommands`, or both.
+ *
+ * `O` is the extension's options as its setup gets them and `S` what its setup returns: both reach
+ * `run` as `input.extension`.
+ *
+ * @example
+ * // src/hello-command.ts, declared as { "name": "hello", "summary": "greet someone", "module": "./src/hello-command.ts" }
+ * export default defineCommand({
+ *   arguments: [{ name: 'who', description: 'whom to greet', required: true }],
+ *   options: Type.Object({ shout: Type.Optional(Type.Boolean({ description: 'in capitals' })) }),
+ *   run: ({ args, options, stdout }) => { stdout.write(`hello ${options.shout ? args[0]!.toUpperCase() : args[0]}\n`); return 0; },
+ * });
  */
-export interface ExtensionCommand {
-  /** Lowercase letters, digits and `-`, starting with a letter: `audit`, `policy`, `my-report`. */
+export interface CommandDefinition<O = unknown, S = unknown> extends CommandParts<O, S> {
+  /**
+   * Default true: the command uses what its extension's setup built, so when the extension did not
+   * load (its setup threw, its options are invalid, its kernel range does not fit) the CLI says so
+   * and why, exits 2 and does not call `run`. False for a command that works without it (a check
+   * of the extension's own settings): it runs anyway, with `input.extension.loaded` false.
+   */
+  needsSetup?: boolean;
+}
+
+/** A subcommand (`airlock audit verify`): named here, since only the top word is in the manifest. */
+export interface ExtensionCommand<O = unknown, S = unknown> extends CommandParts<O, S> {
+  /** Lowercase letters, digits and `-`, starting with a letter: `verify`, `my-report`. */
   name: string;
-  /** One line for `airlock --help`. */
+  /** One line for `airlock <command> --help`. */
   summary: string;
+}
+
+/** What a command and each of its subcommands may have. */
+export interface CommandParts<O = unknown, S = unknown> {
   /** Positional arguments, in order; only the last may be `variadic`. */
   arguments?: readonly CommandArgument[];
   /**
@@ -187,16 +206,14 @@ export interface ExtensionCommand {
    * `options` is the checked value, defaults filled in.
    */
   options?: TSchema;
-  subcommands?: readonly ExtensionCommand[];
-  /**
-   * Keep this command when the setup that registered it throws afterwards (everything else it
-   * registered is still removed). For a command that diagnoses the extension's own settings:
-   * `airlock policy test` names the rule example that made path-policy refuse to load. Its `run`
-   * must not rely on anything setup built after registering it.
-   */
-  keepIfSetupFails?: boolean;
+  subcommands?: readonly ExtensionCommand<O, S>[];
   /** Returns the exit code: 0 done, 1 the outcome is bad (a broken chain, a denied call), 2 a usage problem. */
-  run?(input: CommandInput): number | Promise<number>;
+  run?(input: CommandInput<O, S>): number | Promise<number>;
+}
+
+/** Identity helper for a command module's default export; `O` and `S` type `input.extension`. */
+export function defineCommand<O = unknown, S = unknown>(command: CommandDefinition<O, S>): CommandDefinition<O, S> {
+  return command;
 }
 
 /** A positional argument of an ExtensionCommand. */
@@ -210,10 +227,10 @@ export interface CommandArgument {
 }
 
 /** What a command's `run` gets: the parsed words and the services of the host the CLI opened. */
-export interface CommandInput {
+export interface CommandInput<O = unknown, S = unknown> {
   /** The positional arguments as given (a variadic one is spread); left-out ones are absent. */
   readonly args: readonly string[];
-  /** The checked options (see ExtensionCommand.options). */
+  /** The checked options (see CommandParts.options). */
   readonly options: Readonly<Record<string, unknown>>;
   /** Standard output (raw bytes when it is a file or pipe) and standard error (made terminal-safe). */
   readonly stdout: { write(text: string): unknown };
@@ -232,9 +249,11 @@ export interface CommandInput {
   /**
    * The options the settings files write for the extension that brings this command (its last
    * enabled entry, any layer, an untrusted project's too), as written: not checked, nothing run.
-   * For finding files (where a log is); what `setup` got is the checked, trusted value.
+   * For finding files (where a log is); what `setup` got is `extension.options`.
    */
   readonly settingsOptions: unknown;
+  /** The extension whose manifest declares this command, as the host loaded it. */
+  readonly extension: CommandExtension<O, S>;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
   /** Reads all of standard input (for a `-` argument). */
@@ -254,6 +273,27 @@ export interface CommandInput {
   /** What the host loaded and from where. */
   readonly host: CommandHostFacts;
 }
+
+/** The extension behind a command (see CommandInput.extension). */
+export type CommandExtension<O = unknown, S = unknown> =
+  | {
+      /** Its own name (`defineExtension({ name })`). */
+      readonly name: string;
+      readonly packageName: string;
+      /** Its setup finished: `options` and `fromSetup` are what it got and gave. */
+      readonly loaded: true;
+      /** The options its setup got: checked against its schema, defaults filled in. */
+      readonly options: O;
+      /** What its setup returned (resolved): how a command reaches what setup built. */
+      readonly fromSetup: S;
+    }
+  | {
+      /** Its own name once its module was read, else its package name. */
+      readonly name: string;
+      readonly packageName: string;
+      /** It did not load (only a command with `needsSetup: false` runs then); `reportLoad()` prints why. */
+      readonly loaded: false;
+    };
 
 /** The part of the kernel a command reads (see CommandInput.kernel); the contract names no class. */
 export interface CommandKernelView {
@@ -360,7 +400,11 @@ export interface Extension<O extends TSchema = TSchema> {
   name: string;
   /** Validates (and fills defaults into) the options settings give this extension. */
   options?: O;
-  setup(api: ExtensionAPI, options: Static<O>): void | Promise<void>;
+  /**
+   * Register tools, handlers and listeners. What it returns (or resolves to) is kept for the
+   * extension's commands (`input.extension.fromSetup`, see CommandDefinition); most return nothing.
+   */
+  setup(api: ExtensionAPI, options: Static<O>): unknown;
   /**
    * Clean up when the host closes (`host.close()` / `kernel.dispose()`): end background processes,
    * flush and close files. Gets the same `api` its setup got, so state kept per host (a WeakMap
@@ -392,4 +436,23 @@ export interface ExtensionManifest {
   kernel: string;
   provides?: { tools?: string[]; hooks?: string[] };
   description?: string;
+  /**
+   * The `airlock <name>` commands the package brings. `airlock --help` lists them from here alone;
+   * `module` (a path inside the package, like `extension`) default-exports `defineCommand(...)`
+   * and is imported only when the command runs or its help is shown.
+   *
+   * @example
+   * "commands": [{ "name": "audit", "summary": "check and read the audit log", "module": "./src/command.ts" }]
+   */
+  commands?: DeclaredCommand[];
+}
+
+/** One command of `ExtensionManifest.commands`. */
+export interface DeclaredCommand {
+  /** Lowercase letters, digits and `-`, starting with a letter; not one of airlock's own commands. */
+  name: string;
+  /** One line for `airlock --help`. */
+  summary: string;
+  /** The command module, relative to the package folder. */
+  module: string;
 }

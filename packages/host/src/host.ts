@@ -14,8 +14,9 @@ import {
 } from '@airlock/contract';
 import { displayFields } from '@airlock/toolkit/display';
 import { defaultExtensionEntries, hostPackageDir, inlineExtensionName, loadExtensions, withDefaultSet, type BundledExtensions, type ExtensionToLoad, type InlineExtension, type LoadExtensionsResult } from './extensions/index.js';
-import { addPermissionRule, readSettingsFile, userSettingsFile, loadSettings, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
-import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
+import { addPermissionRule, toKernelOptions, toSelectOptions, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
+import type { TrustDecision } from './trust/index.js';
+import { fromExtensionDiagnostic, settingsWithTrust } from './settings-trust.js';
 import { protectedPaths } from './protected-paths.js';
 import { createSandbox, type HostSandbox } from './sandbox/index.js';
 import { chooseUI } from './ui/index.js';
@@ -169,58 +170,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
   const say = options.log ?? (() => {});
   const ui = options.ui ?? chooseUI({ isTTY: options.interactive });
 
-  // Trust is decided at most once per run: before a code config (airlock.config.ts) of the
-  // project may run, or after discovery for data configs.
-  let trust: TrustDecision | undefined;
-  const decideTrust = async (projectDir: string, mode: TrustMode): Promise<TrustDecision> => {
-    trust ??= await resolveTrust({
-      projectDir,
-      mode,
-      interactive: options.interactive && ui.interactive,
-      // The question's first line is its title; the dialog shows a title once, above the rest.
-      confirm: async (question) => {
-        const [title = '', ...rest] = question.split('\n');
-        const answer = await ui.ask({ kind: 'confirm', title, ...(rest.length === 0 ? {} : { message: rest.join('\n') }) });
-        return 'id' in answer && answer.id === 'yes';
-      },
-      trustFile: defaultTrustFile(env, homeDir),
-      ...(options.trust === undefined ? {} : { flag: options.trust }),
-    });
-    return trust;
-  };
-  const userMode = async (): Promise<TrustMode> => {
-    try {
-      const values = (await readSettingsFile(userSettingsFile(env, homeDir), 'user')).values as { trust?: { default?: TrustMode } } | undefined;
-      return values?.trust?.default ?? 'ask';
-    } catch {
-      return 'ask';
-    }
-  };
-
-  const settings = await loadSettings({
-    cwd: options.cwd,
-    ...(options.settingsFile === undefined ? {} : { settingsFile: options.settingsFile }),
-    ...(options.settings === undefined ? {} : { code: options.settings }),
-    cli: cliLayer(options.flags ?? {}),
-    env,
-    homeDir,
-    trustProject: async ({ dir }) => (await decideTrust(dir, await userMode())).trusted,
-  });
-  const diagnostics: Diagnostic[] = settings.diagnostics.map((d) => ({ code: d.code, severity: d.severity, message: d.message, details: d.details }));
-
-  // Allow rules a folder brings along (its settings, or a committed .airlock/settings.local.json)
-  // would let a cloned repository wave its own commands through: they need trust, like code.
-  const projectAllows = settings.permissions.filter((p) => p.effect === 'allow' && (p.layer === 'project' || p.layer === 'local'));
-  const trustDir = settings.projectDir ?? (projectAllows.length > 0 ? options.cwd : undefined);
-  if (trustDir !== undefined && trust === undefined) {
-    const { mode, diagnostics: modeProblems } = trustModeFromLayers(settings.layers);
-    diagnostics.push(...modeProblems.map(fromExtensionDiagnostic));
-    // Any project list counts, even `[]`: a project that names code asks for trust.
-    const hasProjectExtensions = settings.layers.some((l) => l.name === 'project' && l.values.extensions !== undefined);
-    // Ask only when it matters: a project that loads no code and allows nothing needs no trust.
-    if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
-  }
-  if (trust !== undefined) diagnostics.push(...trust.diagnostics.map(fromExtensionDiagnostic));
+  const { settings, trust, diagnostics, projectAllows, trustDir } = await settingsWithTrust(options, ui);
   if (projectAllows.length > 0 && trust?.trusted !== true) {
     dropAllows(settings, projectAllows);
     // Paths from the project: one line each (displayFields), so none can add a line to the message.
@@ -381,34 +331,6 @@ function moduleEntry(module: InlineExtension, index: number, cwd: string): Exten
 
 function blockedFrom(b: NonNullable<LoadExtensionsResult['blocked']>): HostBlocked {
   return { message: b.message, fix: b.fix, extension: b.extension, extensions: [...b.extensions], reason: b.reason };
-}
-
-function cliLayer(flags: HostFlags): SettingsLayer {
-  const tools: Record<string, unknown> = {};
-  if (flags.tools !== undefined) tools.allow = flags.tools;
-  if (flags.excludeTools !== undefined) tools.exclude = flags.excludeTools;
-  if (flags.noBuiltinTools) tools.noBuiltin = true;
-  if (flags.noTools) tools.none = true;
-  const execution: Record<string, unknown> = {};
-  if (flags.executionMode !== undefined) execution.mode = flags.executionMode;
-  if (flags.maxConcurrency !== undefined) execution.maxConcurrency = flags.maxConcurrency;
-  return {
-    ...(Object.keys(tools).length > 0 ? { tools } : {}),
-    ...(Object.keys(execution).length > 0 ? { execution } : {}),
-  } as SettingsLayer;
-}
-
-/** What the host reports of a loader diagnostic: where settings named the extension stays with the loader's record. */
-function fromExtensionDiagnostic(d: Diagnostic): Diagnostic {
-  return {
-    code: d.code,
-    severity: d.severity,
-    message: d.message,
-    ...(d.fix === undefined ? {} : { fix: d.fix }),
-    ...(d.extension === undefined ? {} : { extension: d.extension }),
-    details: d.details,
-    ...(d.stack === undefined ? {} : { stack: d.stack }),
-  };
 }
 
 /** `api.rules`: a person's "always" answers go to the project's local rules or the user's settings. */

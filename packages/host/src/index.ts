@@ -5,6 +5,8 @@
 export * from './settings/index.js';
 export {
   loadExtensions,
+  planExtensions,
+  importCommandModule,
   resolveExtension,
   readManifest,
   checkKernelRange,
@@ -26,6 +28,9 @@ export {
   RESERVED_COMMANDS,
   type Blocked,
   type ExtensionCommandEntry,
+  type ExtensionPlan,
+  type ExtensionSetup,
+  type PlanExtensionsOptions,
   type LoadExtensionsOptions,
   type LoadExtensionsResult,
   type DiagnosticCode,
@@ -43,6 +48,7 @@ export {
 export * from './trust/index.js';
 export * from './ui/index.js';
 export { openHost, type Host, type HostBlocked, type HostFlags, type OpenHostOptions } from './host.js';
+export { declaredCommands, type DeclaredCommands } from './declared-commands.js';
 // One shape for every problem reported without throwing, from the kernel, the loader, settings or the host.
 export type { Diagnostic, Severity } from '@airlock/contract';
 export { protectedPaths, SETTINGS_NAMES, type ProtectedPathsInput } from './protected-paths.js';

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type } from 'typebox';
-import type { CommandInput, ExtensionCommand } from '@airlock/contract';
+import type { CommandDefinition, CommandInput } from '@airlock/contract';
 import { countOf, displayText } from '@airlock/toolkit/display';
 import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { followAuditLog, formatRecord, tailAuditLog } from './tail.js';
@@ -24,54 +24,56 @@ export interface AuditGlobals {
 }
 
 /**
- * `airlock audit verify|tail`, registered by the audit-log extension. `logOption` is the `path`
- * option the settings give audit-log (as written: the log's location is looked up, never run).
- *
- * @example
- * api.registerCommand(auditCommand(() => undefined));
+ * `airlock audit verify|tail`, which audit-log's manifest declares. Both read files only, so they
+ * use nothing its setup built: the log's location is the `path` option the settings give
+ * audit-log, as written, trusted or not (reading a log runs nothing, and a person looks at the
+ * log the project's settings point to).
  */
-export function auditCommand(logOption: (input: CommandInput) => string | undefined): ExtensionCommand {
-  const projectLog = (input: CommandInput) => resolveAuditPath(logOption(input), input.cwd, where(input.env));
-  return {
-    name: 'audit',
-    summary: 'check and read the audit log: verify its hash chain, show the last records',
-    subcommands: [
-      {
-        name: 'verify',
-        summary: "check the hash chain and report the first broken link (exit 1); default: this project's log folder",
-        arguments: [{ name: 'target', description: 'an audit log file, or a folder: every rotated set in it, oldest file first' }],
-        options: Type.Object({
-          head: Type.Boolean({ default: true, description: 'check the chain only, not whether it ends where its head says (a copied or archived log)' }),
-        }),
-        run: (input) =>
-          auditVerifyCommand(
-            { ...(input.args[0] === undefined ? { defaultLog: projectLog(input) } : { target: input.args[0] }), head: input.options.head !== false },
-            { json: input.json },
-            { ...input, cwd: input.cwd },
-          ),
-      },
-      {
-        name: 'tail',
-        summary: 'show the last records of the audit log, one line each (--json: the raw JSON lines)',
-        arguments: [{ name: 'file', description: "the log file (default: this project's active log)" }],
-        options: Type.Object({
-          lines: Type.Integer({ minimum: 1, default: 20, short: 'n', description: 'how many records' }),
-          follow: Type.Boolean({ default: false, short: 'f', description: 'keep printing records as they are written, across rotation, until Ctrl-C' }),
-        }),
-        run: (input) =>
-          auditTailCommand(
-            {
-              ...(input.args[0] === undefined ? { defaultLog: projectLog(input) } : { file: input.args[0] }),
-              lines: input.options.lines as number,
-              follow: input.options.follow === true,
-              signal: input.signal,
-            },
-            { json: input.json },
-            input,
-          ),
-      },
-    ],
-  };
+const command = {
+  subcommands: [
+    {
+      name: 'verify',
+      summary: "check the hash chain and report the first broken link (exit 1); default: this project's log folder",
+      arguments: [{ name: 'target', description: 'an audit log file, or a folder: every rotated set in it, oldest file first' }],
+      options: Type.Object({
+        head: Type.Boolean({ default: true, description: 'check the chain only, not whether it ends where its head says (a copied or archived log)' }),
+      }),
+      run: (input) =>
+        auditVerifyCommand(
+          { ...(input.args[0] === undefined ? { defaultLog: projectLog(input) } : { target: input.args[0] }), head: input.options.head !== false },
+          { json: input.json },
+          { ...input, cwd: input.cwd },
+        ),
+    },
+    {
+      name: 'tail',
+      summary: 'show the last records of the audit log, one line each (--json: the raw JSON lines)',
+      arguments: [{ name: 'file', description: "the log file (default: this project's active log)" }],
+      options: Type.Object({
+        lines: Type.Integer({ minimum: 1, default: 20, short: 'n', description: 'how many records' }),
+        follow: Type.Boolean({ default: false, short: 'f', description: 'keep printing records as they are written, across rotation, until Ctrl-C' }),
+      }),
+      run: (input) =>
+        auditTailCommand(
+          {
+            ...(input.args[0] === undefined ? { defaultLog: projectLog(input) } : { file: input.args[0] }),
+            lines: input.options.lines as number,
+            follow: input.options.follow === true,
+            signal: input.signal,
+          },
+          { json: input.json },
+          input,
+        ),
+    },
+  ],
+} satisfies CommandDefinition;
+
+export default command;
+
+/** The log the settings' audit-log options point to (the default one when they name none). */
+function projectLog(input: CommandInput): string {
+  const path = (input.settingsOptions as { path?: unknown } | undefined)?.path;
+  return resolveAuditPath(typeof path === 'string' ? path : undefined, input.cwd, where(input.env));
 }
 
 /**

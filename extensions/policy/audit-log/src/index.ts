@@ -4,12 +4,6 @@ import { headsDir, resolveAuditPath } from '@airlock/audit-format';
 import { createAuditLogger, type AuditLogger } from './logger.js';
 import { AuditOptions, resolveOptions, type AuditOptionsInput } from './options.js';
 import { createAuditRedactor } from './redact.js';
-import { auditCommand } from './command.js';
-
-function pathOption(options: unknown): string | undefined {
-  const path = (options as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? path : undefined;
-}
 
 /**
  * The audit log as an extension: observe handlers on both hooks, one hash-chained JSON line per
@@ -23,9 +17,6 @@ const extension = {
   options: AuditOptions,
   setup(api, input) {
     loggers.set(api, installAuditLog(api, input));
-    // The log's location comes from the settings as written, trusted or not: reading a log runs
-    // nothing, and a person looks at the log the project's settings point to.
-    api.registerCommand(auditCommand((command) => pathOption(command.settingsOptions)));
   },
   // The writer keeps the log's lock while records flow: the host's close lets it go and moves the head.
   async dispose(api) {
@@ -75,4 +66,4 @@ export { AuditRecord, DecisionRecord, ResultRecord, RecoveryRecord, HeadMismatch
 export { lockLog, type LockHold, type LockOptions } from './lock.js';
 export { canonicalJson, sha256Hex } from '@airlock/audit-format';
 export * from './cli.js';
-export { auditCommand, auditTailCommand, auditVerifyCommand, type AuditCommandIO, type AuditGlobals } from './command.js';
+export { auditTailCommand, auditVerifyCommand, type AuditCommandIO, type AuditGlobals } from './command.js';

@@ -3,7 +3,6 @@ import { checkExamples } from './examples.js';
 import { OptionsSchema } from './options.js';
 import { createPolicy } from './policy.js';
 import { loadShell } from './load-shell.js';
-import { policyCommand } from './command/policy-command.js';
 import { rulesFromSettings } from './settings.js';
 
 /**
@@ -16,9 +15,6 @@ const extension = {
   name: 'path-policy',
   options: OptionsSchema,
   async setup(api, options) {
-    // First, and kept if the rules below make setup fail: `airlock policy test` is how a person
-    // finds the rule or example that did.
-    api.registerCommand(policyCommand());
     const policy = refusingSettings(() => createPolicy({
       rules: rulesFromSettings(api.settings),
       ...(options.roots === undefined ? {} : { roots: options.roots }),

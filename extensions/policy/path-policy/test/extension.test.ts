@@ -12,8 +12,6 @@ async function load(permissions: object, cwd: string) {
   const api = {
     on: kernel.on.bind(kernel),
     registerAccessCheck: (check: AccessCheck, o?: { name?: string }) => void services.access.add(o?.name ?? 'path-policy', check),
-    // `airlock policy` itself runs through the real CLI (packages/cli/test/policy*.test.ts).
-    registerCommand: () => {},
     settings: Object.freeze({ permissions }),
     cwd,
   } as unknown as ExtensionAPI;

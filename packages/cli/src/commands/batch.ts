@@ -6,7 +6,7 @@ import { schemaProblemLines } from '@airlock/toolkit/util';
 import Type from 'typebox';
 import { formatBatchSummary, formatContent, formatResultHeader } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { leaveIfStuck } from './stuck.js';
 import { reportDiagnostics } from './diagnostics.js';

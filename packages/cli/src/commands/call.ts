@@ -3,7 +3,7 @@ import { liveOutput } from '../live-output.js';
 import { formatContent, formatStatus } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import { readJsonArgument } from '../json-input.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { leaveIfStuck } from './stuck.js';
 import { reportDiagnostics } from './diagnostics.js';

@@ -9,7 +9,7 @@ import { projectTrust } from '../extensions/project-trust.js';
 import { detectPackageManager, packageManagerArgs, runPackageManager } from '../extensions/package-manager.js';
 import { addExtensionEntry, editableSettings, saveSettings } from '../extensions/settings-edit.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /**
  * `airlock extensions add <npm-name|folder|tarball>`, in this order, so that a refusal changes

@@ -5,7 +5,7 @@ import { projectTrust } from '../extensions/project-trust.js';
 import { displayText } from '@airlock/toolkit/display';
 import { buildCatalog, findWorkspaceRoot, renderCatalog } from '../extensions/catalog.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /**
  * `airlock extensions catalog [--write] [--json]`: the catalog of the workspace around the

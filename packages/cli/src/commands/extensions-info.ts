@@ -1,13 +1,13 @@
 import { KERNEL_VERSION } from '@airlock/kernel';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { defaultExtensionDirs, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
+import { defaultExtensionDirs, importCommandModule, readManifest, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { type ExtensionCommand } from '@airlock/contract';
 import { describePackage, type PackageFacts } from '../extensions/package-facts.js';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 
 /** A command an extension brings, with its words: `policy explain`. */
@@ -21,8 +21,9 @@ interface CommandFacts {
  * hooks and the commands it brings. `name` is the extension's name, its package name, or the
  * spec the settings give (a path too). One the settings do not load is looked up as the host
  * would look it up (the project's node_modules only when the project is trusted); its module's
- * top level is imported to read its options schema, its `setup` never runs, so its commands are
- * known only once it loads.
+ * top level is imported to read its options schema, and its `setup` never runs. Its commands come
+ * from its manifest, with their subcommands from each command's module when the extension is
+ * one the settings load (an untrusted project's is never imported).
  */
 export async function extensionsInfoCommand(o: { name: string }, g: GlobalOptions, io: IO): Promise<number> {
   const host = await openSession(g, io);
@@ -31,7 +32,7 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
     const dir = record?.source?.realDir ?? locate(o.name, host, g, io);
     // An untrusted project's extension is never imported, not even its top level: its manifest only.
     const facts = await describePackage(dir, { importModule: record?.status !== 'skipped' });
-    const commands = record === undefined ? [] : host.extensions.commands.filter((c) => c.extension === record.name).flatMap((c) => commandWords(c.command));
+    const commands = await commandsOf(dir, record, host, io);
     const loaded = record?.status === 'loaded';
     if (g.json) {
       io.stdout.write(
@@ -65,9 +66,32 @@ function locate(name: string, host: Host, g: GlobalOptions, io: IO): string {
   throw new UsageError(`No extension "${displayText(name, { maxChars: 200 })}" here: ${found.diagnostic.message}`, "Give an extension's name as `airlock extensions` lists it, a package name installed in this project, or a path to its folder.");
 }
 
+/**
+ * The commands the package declares. For one the settings load, each command module is imported
+ * (its top level only, as for the options) to list the subcommands too; a module that cannot be
+ * imported shows its top word alone, since `airlock <word>` reports that problem itself.
+ */
+async function commandsOf(dir: string, record: ExtensionRecord | undefined, host: Host, io: IO): Promise<CommandFacts[]> {
+  const entries = record?.source === undefined ? [] : host.extensions.commands.filter((c) => c.realDir === record.source!.realDir);
+  if (entries.length === 0) {
+    const manifest = readManifest(dir, {});
+    return manifest.ok ? (manifest.manifest.commands ?? []).map((c) => ({ name: c.name, summary: c.summary })) : [];
+  }
+  const facts: CommandFacts[] = [];
+  for (const entry of entries) {
+    facts.push({ name: entry.name, summary: entry.summary });
+    const mod = await importCommandModule(entry, io.bundled === undefined ? {} : { bundled: io.bundled }).catch(() => undefined);
+    const subcommands = (mod as { default?: { subcommands?: unknown } } | undefined)?.default?.subcommands;
+    if (Array.isArray(subcommands)) facts.push(...(subcommands as ExtensionCommand[]).flatMap((sub) => commandWords(sub, `${entry.name} `)));
+  }
+  return facts;
+}
+
+/** A command and its subcommands as words; what a module got wrong (`airlock <word>` says so) is left out. */
 function commandWords(c: ExtensionCommand, prefix = ''): CommandFacts[] {
+  if (typeof c?.name !== 'string' || typeof c.summary !== 'string') return [];
   const name = `${prefix}${c.name}`;
-  return [{ name, summary: c.summary }, ...(c.subcommands ?? []).flatMap((s) => commandWords(s, `${name} `))];
+  return [{ name, summary: c.summary }, ...(Array.isArray(c.subcommands) ? c.subcommands : []).flatMap((s) => commandWords(s, `${name} `))];
 }
 
 function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefined, commands: CommandFacts[], host: Host): string {
@@ -89,7 +113,7 @@ function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefine
     ...(kernel === '' ? [] : [['kernel', show(kernel)]]),
     ['tools', p.tools.map(show).join(', ') || 'none'],
     ['hooks', (registered.length > 0 ? registered : p.hooks.map(show)).join(', ') || 'none'],
-    ['commands', commands.length > 0 ? commands.map((c) => `airlock ${show(c.name)}: ${show(c.summary)}`).join('\n') : record?.status === 'loaded' ? 'none' : 'known once it loads'],
+    ['commands', commands.length > 0 ? commands.map((c) => `airlock ${show(c.name)}: ${show(c.summary)}`).join('\n') : 'none'],
   ];
   for (const [key, value] of rows) lines.push(`${`${key}:`.padEnd(10)}${value!.split('\n').join(`\n${' '.repeat(10)}`)}`);
   lines.push('');

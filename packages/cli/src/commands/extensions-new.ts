@@ -5,7 +5,7 @@ import { displayText } from '@airlock/toolkit/display';
 import { KERNEL_VERSION } from '@airlock/kernel';
 import { cliPackageDir, namesOf, packageNameProblem, scaffold } from '../extensions/scaffold.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /**
  * `airlock extensions new <name> --tool|--policy [--dir DIR]`: a package with a manifest, its

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /**
  * `airlock extensions list | info | add | new | catalog`. Each command's module loads only when

@@ -3,7 +3,7 @@ import { countOf, displayText } from '@airlock/toolkit/display';
 import { table } from '../format.js';
 import { blockedHeadline, blocks, withFixLine, withoutFix } from './diagnostics.js';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 
 /**

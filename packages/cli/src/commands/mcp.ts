@@ -1,7 +1,7 @@
 import { createElicitationUI, createMcpServer, LineTransport, type LineOutput } from '@airlock/serve';
 import { displayText } from '@airlock/toolkit/display';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { leaveIfStuck } from './stuck.js';

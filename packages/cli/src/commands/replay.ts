@@ -2,7 +2,7 @@ import { kernelReplayRunner, loadTranscript, replay, SessionError, type LoadedTr
 import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';

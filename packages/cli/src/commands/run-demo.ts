@@ -9,7 +9,7 @@ import { tourDisplay } from '../demo/tour-display.js';
 import { findTour, makeTourProject } from '../demo/tour-project.js';
 import { tourProvider } from '../demo/tour-provider.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { withInterrupt } from './interrupt.js';

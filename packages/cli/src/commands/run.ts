@@ -7,7 +7,7 @@ import { runInteractive } from '../interactive/session.js';
 import { createLineEditor, type LineEditor } from '../interactive/line-editor.js';
 import { pausingUI } from '../interactive/pausing-ui.js';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { providerSettings } from '../provider-settings.js';
 import { openSession } from '../session.js';
 import { sessionQuery } from './session-query.js';

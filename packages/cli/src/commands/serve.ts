@@ -2,7 +2,7 @@ import type { Host } from '@airlock/host';
 import { createRpcServer } from '@airlock/serve';
 import { displayText } from '@airlock/toolkit/display';
 import { EXIT, UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 import { leaveIfStuck } from './stuck.js';

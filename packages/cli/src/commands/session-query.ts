@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { SessionError, findSession, type SessionQuery } from '@airlock/agent';
 import { displayText } from '@airlock/toolkit/display';
 import { UsageError, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /** Which project's sessions a command means: the one `--cwd` (or the current folder) belongs to, in this user's state folder. */
 export function sessionQuery(g: GlobalOptions, io: IO): SessionQuery {

@@ -2,7 +2,7 @@ import { listSessions, sessionsDir } from '@airlock/agent';
 import { countOf } from '@airlock/toolkit/display';
 import { formatBytes, table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { sessionQuery } from './session-query.js';
 
 /** `airlock sessions`: this project's recorded sessions, newest first (what `replay` and `run --resume` take). */

@@ -2,7 +2,7 @@ import { countOf } from '@airlock/toolkit/display';
 import { toProviderTools, type ProviderId } from '@airlock/toolkit';
 import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
 import { reportDiagnostics } from './diagnostics.js';
 

@@ -3,7 +3,7 @@ import { defaultTrustFile, setTrust } from '@airlock/host';
 import { homedir } from 'node:os';
 import { displayText } from '@airlock/toolkit/display';
 import { EXIT, type IO } from '../io.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../global-options.js';
 
 /** `airlock trust [dir]`: remember (per user) that a project folder and its subfolders are trusted. */
 export async function trustCommand(o: { dir?: string; revoke?: boolean }, g: GlobalOptions, io: IO): Promise<number> {

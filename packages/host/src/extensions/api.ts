@@ -4,7 +4,6 @@ import type {
   AnyAgentTool,
   EventSink,
   ExtensionAPI,
-  ExtensionCommand,
   HandlerOptions,
   HookName,
   HookRegistrar,
@@ -59,42 +58,13 @@ export interface ApiContext {
   rules?: RuleStore;
   /** Airlock's own files (settings, trust, state); handed to every extension as `api.protectedPaths`. */
   protectedPaths?: ProtectedPaths;
-  /** Command names taken so far by earlier extensions → that extension's name (shared by all of one load). */
-  commandOwners?: Map<string, string>;
   /** The extensions loaded so far in this load (complete once it ends): what `api.loadedExtensions()` returns. */
   loadedExtensions?: () => readonly LoadedExtensionInfo[];
 }
 
-/**
- * The CLI's own command words (and what commander reserves): no extension may take them, so
- * `airlock call` always means the pipeline, whatever is installed. The CLI's tests check that
- * every command it defines is listed here.
- */
-export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
-
-const COMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
-
-/** A command's declaration is usable: names, summary, run or subcommands. Throws saying what to fix. */
-function checkCommand(command: unknown, where: string): asserts command is ExtensionCommand {
-  const c = command as Partial<ExtensionCommand> | null;
-  if (typeof c !== 'object' || c === null) throw new TypeError(`api.registerCommand needs an object {name, summary, run}, got ${c === null ? 'null' : typeof c}`);
-  if (typeof c.name !== 'string' || !COMMAND_NAME.test(c.name))
-    throw new TypeError(`${where}command name ${JSON.stringify(c.name)} is not usable: use lowercase letters, digits and "-", starting with a letter (e.g. "my-report")`);
-  if (typeof c.summary !== 'string' || c.summary.trim() === '') throw new TypeError(`command "${c.name}" needs a one-line summary for airlock --help`);
-  if (c.run !== undefined && typeof c.run !== 'function') throw new TypeError(`command "${c.name}": run must be a function`);
-  if (c.run === undefined && (c.subcommands === undefined || c.subcommands.length === 0))
-    throw new TypeError(`command "${c.name}" needs a run function or subcommands`);
-  const seen = new Set<string>();
-  for (const sub of c.subcommands ?? []) {
-    checkCommand(sub, `${where}${c.name} `);
-    if (seen.has(sub.name)) throw new TypeError(`command "${c.name}" has two subcommands named "${sub.name}"`);
-    seen.add(sub.name);
-  }
-}
-
 /** A registration the kernel refused; it is thrown into setup and reported. */
 export interface RegistrationError {
-  kind: 'tool' | 'handler' | 'command';
+  kind: 'tool' | 'handler';
   name: string;
   error: unknown;
 }
@@ -105,8 +75,8 @@ export interface ExtensionSandbox {
   readonly tools: string[];
   readonly handlers: RegisteredHandler[];
   readonly listeners: EventSink[];
-  /** CLI commands registered (and still registered). */
-  readonly commands: ExtensionCommand[];
+  /** Names given to `api.registerCommand`, which adds nothing (the loader says how to declare them). */
+  readonly undeclaredCommands: readonly string[];
   /** Registered an authorize, approve or redact handler at some point (rollback does not reset it). */
   readonly policy: boolean;
   readonly registrationErrors: readonly RegistrationError[];
@@ -130,8 +100,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
   const tools: string[] = [];
   const handlers: RegisteredHandler[] = [];
   const listeners: EventSink[] = [];
-  const commands: ExtensionCommand[] = [];
-  const commandOwners = ctx.commandOwners ?? new Map<string, string>();
+  const undeclaredCommands: string[] = [];
   const registrationErrors: RegistrationError[] = [];
   const unjudged: { tool: string; parameters: string[] }[] = [];
   const undo: { what: string; run: () => void }[] = [];
@@ -243,34 +212,11 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       undo.push({ what: 'an agent activity listener', run: off });
     },
     loadedExtensions: () => ctx.loadedExtensions?.() ?? [],
-    registerCommand(command: ExtensionCommand): void {
-      refuseWhenSealed('registerCommand');
-      const name = typeof (command as { name?: unknown } | null)?.name === 'string' ? (command as { name: string }).name : '?';
-      try {
-        checkCommand(command, '');
-        if (RESERVED_COMMANDS.includes(name))
-          throw new Error(`command "${name}" is one of airlock's own commands (${RESERVED_COMMANDS.join(', ')}); an extension cannot replace it. Choose another name.`);
-        const owner = commandOwners.get(name);
-        if (owner !== undefined)
-          throw new Error(`command "${name}" is already brought by extension "${owner}"; two extensions cannot share a command. Rename one, or leave one out in settings.`);
-      } catch (error) {
-        registrationErrors.push({ kind: 'command', name: `command "${name}"`, error });
-        throw error;
-      }
-      // Frozen as registered: what --help lists is what runs.
-      const kept = Object.freeze({ ...command });
-      commands.push(kept);
-      commandOwners.set(name, ctx.extension);
-      // Such a command stays after a failed setup: it is how a person finds what made setup fail.
-      if (kept.keepIfSetupFails === true) return;
-      undo.push({
-        what: `command "${name}"`,
-        run: () => {
-          commandOwners.delete(name);
-          const i = commands.indexOf(kept);
-          if (i >= 0) commands.splice(i, 1);
-        },
-      });
+    // Commands are declared in the manifest, so --help needs no setup. An extension that calls
+    // this still loads: its command is left out, and the loader says how to declare it.
+    registerCommand(command: unknown): void {
+      const name = (command as { name?: unknown } | null)?.name;
+      undeclaredCommands.push(typeof name === 'string' ? name : '?');
     },
     registerAccessCheck(check: AccessCheck, options?: { name?: string }): void {
       refuseWhenSealed('registerAccessCheck');
@@ -332,7 +278,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     tools,
     handlers,
     listeners,
-    commands,
+    undeclaredCommands,
     get policy() {
       return policy;
     },

@@ -104,8 +104,12 @@ export const EXTENSION_DIAGNOSTIC_DOCS: Record<DiagnosticCode, Omit<ErrorCodeSpe
     action: 'Correct the tool definition in the extension (or update it), or remove it from your settings.',
   },
   AIRLOCK_EXTENSION_COMMAND_INVALID: {
-    message: 'Extension "{spec}" adds a CLI command that was refused: {reason}.',
-    action: 'Correct the api.registerCommand(...) call, or remove one of the clashing extensions.',
+    message: 'Extension "{spec}" declares a command another extension already declares, so it was not loaded.',
+    action: 'Rename the command in one package.json#airlock.commands, or remove one of the two extensions from your settings.',
+  },
+  AIRLOCK_EXTENSION_COMMAND_UNDECLARED: {
+    message: 'Extension "{spec}" calls api.registerCommand("{command}"), which adds no command; the extension loads without it.',
+    action: 'Declare the command in package.json#airlock.commands with a module that default-exports defineCommand(...), and remove the call.',
   },
   AIRLOCK_EXTENSION_HANDLER_INVALID: {
     message: 'Extension "{spec}" adds a handler "{handler}" that the kernel refused: {reason}.',

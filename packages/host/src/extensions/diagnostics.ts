@@ -343,10 +343,17 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_COMMAND_INVALID: entry<{ command: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_COMMAND_INVALID: entry<{ command: string; owner: string }>('error', (d, s) =>
     withFix(
-      `Extension ${who(s)} adds a CLI ${d.command} that was refused: ${d.reason}${notLoaded(d.rolledBack)}`,
-      'correct the api.registerCommand(...) call in the extension (or update it), or remove one of the clashing extensions from your settings.',
+      `Extension ${who(s)} declares the command "${d.command}", which ${d.owner} already declares; two extensions cannot share a command, so it was not loaded.`,
+      `rename the command in one package's package.json#airlock.commands, or remove one of the two extensions from ${settingsPlace(s)}.`,
+    ),
+  ),
+
+  AIRLOCK_EXTENSION_COMMAND_UNDECLARED: entry<{ command: string }>('warning', (d, s) =>
+    withFix(
+      `Extension ${who(s)} calls api.registerCommand("${d.command}"), which adds no command: commands are declared in the package's manifest, so \`airlock --help\` can list them without running any setup. \`airlock ${d.command}\` is not available.`,
+      `declare it in its package.json: "airlock": { "commands": [{ "name": "${d.command}", "summary": "…", "module": "./src/${d.command}-command.ts" }] }, with the module default-exporting defineCommand({ arguments, options, run }) from @airlock/kernel, and remove the registerCommand call (docs/extensions.md, "Commands").`,
     ),
   ),
 

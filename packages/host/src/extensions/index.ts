@@ -4,17 +4,18 @@
  */
 export {
   loadExtensions,
+  planExtensions,
   type Blocked,
-  type ExtensionCommandEntry,
+  type ExtensionPlan,
   type LoadExtensionsOptions,
   type LoadExtensionsResult,
+  type PlanExtensionsOptions,
 } from './load-extensions.js';
-export { RESERVED_COMMANDS } from './api.js';
 export { resolveExtension, type ResolveContext, type ResolveResult } from './resolve.js';
-export { readManifest, POLICY_PHASES, type ManifestResult } from './manifest.js';
+export { COMMAND_NAME, readManifest, POLICY_PHASES, RESERVED_COMMANDS, type ManifestResult } from './manifest.js';
 export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';
-export { createExtensionJiti } from './load.js';
+export { createExtensionJiti, importCommandModule, type ExtensionSetup } from './load.js';
 export { inlineExtensionName, unwrapExtension } from './inline.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, DEFAULT_GUARDS, defaultExtensionEntries, withDefaultSet } from './defaults.js';
 export { airlockConfigDir, airlockStateDir, defaultExtensionDirs, hostPackageDir } from './dirs.js';
@@ -22,6 +23,7 @@ export { diagnostic, severityOf, type DiagnosticCode } from './diagnostics.js';
 export {
   LAYER_ORDER,
   type BundledExtensions,
+  type ExtensionCommandEntry,
   type ExtensionDirs,
   type ExtensionToLoad,
   type InlineExtension,

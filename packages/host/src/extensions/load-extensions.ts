@@ -7,11 +7,12 @@ import { displayText } from '@airlock/toolkit/display';
 import { diagnostic, errorText, type DiagnosticCode, type Subject } from './diagnostics.js';
 import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
-import { createExtensionJiti, loadResolved, type LoadContext } from './load.js';
+import { createExtensionJiti, loadResolved, type ExtensionSetup, type LoadContext } from './load.js';
 import { resolveExtension, type ResolveResult } from './resolve.js';
 import {
   LAYER_ORDER,
   type BundledExtensions,
+  type ExtensionCommandEntry,
   type ExtensionDirs,
   type ExtensionToLoad,
   type ExtensionListener,
@@ -23,8 +24,9 @@ import {
 /**
  * Load every extension settings name, in order, and report every problem without stopping:
  *
- *   entries (or the default set) → trust filter → resolve → de-duplicate → for each, in order:
- *   compatibility → import → export → options → setup (rolled back on failure)
+ *   plan (files only): entries (or the default set) → trust filter → resolve → de-duplicate →
+ *   command words; then for each, in order: compatibility → import → export → options → setup
+ *   (rolled back on failure)
  *
  * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
  * declared in its manifest) fails, or any extension settings name cannot be found or loaded
@@ -103,33 +105,49 @@ export interface LoadExtensionsResult {
    * is nothing to pass along. A listener that throws or rejects is logged with its extension's name.
    */
   listeners: ExtensionListener[];
-  /** The CLI commands extensions registered with `api.registerCommand`, in load order, with the extension that brought each. */
+  /**
+   * The CLI commands the manifests declare, in load order: every extension that was to load,
+   * whether its setup then succeeded or not (running such a command says why it cannot).
+   */
   commands: ExtensionCommandEntry[];
+  /** What each loaded extension's setup got and gave, by its package's real folder (`source.realDir`): for its commands. */
+  setups: ReadonlyMap<string, ExtensionSetup>;
 }
 
-/** One command an extension brings to the CLI. */
-export interface ExtensionCommandEntry {
-  extension: string;
-  command: ExtensionCommand;
+/** What a load would do, learnt from settings and manifests alone: no extension code has run. */
+export interface ExtensionPlan {
+  /**
+   * Every entry, in settings order, as far as resolution knows it. Those in `toLoad` still say
+   * `failed` (the load sets `loaded`); the others say why they do not load.
+   */
+  records: ExtensionRecord[];
+  diagnostics: Diagnostic[];
+  /** The entries that go on to load, in order, with their index in `records`. */
+  toLoad: { index: number; resolved: ResolvedExtension }[];
+  /** The commands those entries' manifests declare, in order, each word once. */
+  commands: ExtensionCommandEntry[];
+  /** Listed extensions that already failed (and may be policy extensions). */
+  failedPolicy: PolicyFailure[];
+  /** Default guards and policy extensions settings turned off. */
+  guardsLeftOut: GuardLeftOut[];
 }
+
+/** What planning needs: the load's options without the kernel (nothing runs). */
+export type PlanExtensionsOptions = Pick<LoadExtensionsOptions, 'entries' | 'trust' | 'dirs' | 'env' | 'defaults'> & { cwd: string };
 
 /**
+ * The first half of a load, reading files only: which entries load (trust, resolution,
+ * de-duplication) and which commands their manifests declare. `airlock --help` lists commands
+ * from this without running any extension's code.
+ *
  * @example
- * const s = await loadSettings({ cwd });
- * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
- * const result = await loadExtensions({
- *   entries: withDefaultSet(s.extensions, defaultExtensionEntries(hostPackageDir())), // untrusted project entries are skipped (and reported) here
- *   kernel, trust, ui, log, settings: s.settings, cwd,
- * });
- * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
- * await kernel.executeBatch(calls); // extensions' api.onEvent listeners hear it through kernel.onEvent
- * await kernel.dispose(); // runs each loaded extension's dispose(), newest first
+ * const plan = planExtensions({ entries, trust: { trusted: false }, cwd });
+ * plan.commands.map((c) => c.name); // ['audit', 'policy']
  */
-export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
-  const cwd = options.cwd ?? options.kernel.session.cwd;
+export function planExtensions(options: PlanExtensionsOptions): ExtensionPlan {
+  const cwd = options.cwd;
   const projectDir = options.trust.projectDir ?? cwd;
   const trusted = options.trust.trusted === true;
-  const log = options.log ?? SILENT;
   const dirs: ExtensionDirs = { ...defaultExtensionDirs(options.env), ...options.dirs };
   // Settings with no `extensions` key at all get the default set; an explicit list (even `[]`) is exact.
   const entries =
@@ -142,7 +160,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
   const diagnostics: Diagnostic[] = [];
   const records: ExtensionRecord[] = [];
   const failedPolicy: PolicyFailure[] = [];
-  const guardsLeftOut: { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] }[] = [];
+  const guardsLeftOut: GuardLeftOut[] = [];
   const toLoad: { index: number; resolved: ResolvedExtension }[] = [];
 
   // Resolve everything first (reading files only, no extension code): de-duplication and the
@@ -203,6 +221,58 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
   }
 
   const kept = dedupe(toLoad, records, diagnostics);
+  const claimed = claimCommands(kept, records, diagnostics, failedPolicy);
+  return { records, diagnostics, toLoad: kept.filter((item) => !claimed.refused.has(item)), commands: claimed.commands, failedPolicy, guardsLeftOut };
+}
+
+/**
+ * Each command word belongs to the first extension (in load order) whose manifest declares it:
+ * two extensions cannot share one, since `airlock <word>` must mean one thing. A later extension
+ * declaring a taken word does not load, and says which extension has it.
+ */
+function claimCommands(
+  kept: readonly ToLoad[],
+  records: ExtensionRecord[],
+  diagnostics: Diagnostic[],
+  failedPolicy: PolicyFailure[],
+): { commands: ExtensionCommandEntry[]; refused: Set<ToLoad> } {
+  const owners = new Map<string, ExtensionCommandEntry>();
+  const refused = new Set<ToLoad>();
+  for (const item of kept) {
+    const { index, resolved } = item;
+    const taken = resolved.commands.find((c) => owners.has(c.name));
+    if (taken === undefined) {
+      for (const c of resolved.commands) owners.set(c.name, c);
+      continue;
+    }
+    const owner = owners.get(taken.name)!;
+    const record = records[index]!;
+    record.status = 'failed';
+    refused.add(item);
+    const d = diagnostic('AIRLOCK_EXTENSION_COMMAND_INVALID', subjectOf(resolved.entry), { command: taken.name, owner: owner.packageName });
+    diagnostics.push(d);
+    if (blocks(resolved.entry, record.policy)) failedPolicy.push({ record, diagnostic: d, entry: resolved.entry, unknown: false });
+  }
+  return { commands: [...owners.values()], refused };
+}
+
+/**
+ * @example
+ * const s = await loadSettings({ cwd });
+ * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
+ * const result = await loadExtensions({
+ *   entries: withDefaultSet(s.extensions, defaultExtensionEntries(hostPackageDir())), // untrusted project entries are skipped (and reported) here
+ *   kernel, trust, ui, log, settings: s.settings, cwd,
+ * });
+ * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
+ * await kernel.executeBatch(calls); // extensions' api.onEvent listeners hear it through kernel.onEvent
+ * await kernel.dispose(); // runs each loaded extension's dispose(), newest first
+ */
+export async function loadExtensions(options: LoadExtensionsOptions): Promise<LoadExtensionsResult> {
+  const cwd = options.cwd ?? options.kernel.session.cwd;
+  const trusted = options.trust.trusted === true;
+  const log = options.log ?? SILENT;
+  const { records, diagnostics, toLoad, commands, failedPolicy, guardsLeftOut } = planExtensions({ ...options, cwd });
 
   let jiti: Promise<Jiti> | undefined;
   const ctx: LoadContext = {
@@ -221,15 +291,14 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
     names: new Map(),
     origins: new Map(),
-    commandOwners: new Map(),
     // Read from `records` when asked: by then (a call, not a setup) every extension has loaded.
     loadedExtensions: () =>
       records.filter((r): r is LoadedExtension => r.status === 'loaded').map((r) => Object.freeze({ name: r.name, packageName: r.packageName, version: r.version })),
   };
   const listeners: ExtensionListener[] = [];
-  const commands: ExtensionCommandEntry[] = [];
+  const setups = new Map<string, ExtensionSetup>();
   const disposers: { extension: string; run: () => unknown }[] = [];
-  for (const { index, resolved } of kept) {
+  for (const { index, resolved } of toLoad) {
     const outcome = await loadResolved(resolved, records[index]!, ctx).catch((error: unknown) => {
       const failure = diagnostic('AIRLOCK_EXTENSION_LOAD_FAILED', subjectOf(resolved.entry), { reason: errorText(error) }, error);
       return { record: { ...records[index]!, status: 'failed' as const }, diagnostics: [failure], listeners: [], failure };
@@ -237,7 +306,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     records[index] = outcome.record;
     diagnostics.push(...outcome.diagnostics);
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
-    if ('commands' in outcome) for (const command of outcome.commands ?? []) commands.push({ extension: outcome.record.name, command });
+    if ('setup' in outcome && outcome.setup !== undefined) setups.set(resolved.realDir, outcome.setup);
     if ('dispose' in outcome && outcome.dispose !== undefined) disposers.push({ extension: outcome.record.name, run: outcome.dispose });
     if (outcome.failure && blocks(resolved.entry, outcome.record.policy)) {
       failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
@@ -258,6 +327,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     ...(blocked ? { blocked } : {}),
     listeners,
     commands,
+    setups,
   };
 }
 
@@ -272,7 +342,7 @@ function blocks(entry: ExtensionToLoad, policy: boolean): boolean {
 }
 
 /** A disabled entry that took the place of a default guard (see withDefaultSet): what the run loses. */
-function leftOutGuard(entry: ExtensionToLoad): { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] } | undefined {
+function leftOutGuard(entry: ExtensionToLoad): GuardLeftOut | undefined {
   let base: ExtensionToLoad | undefined = entry;
   while (base?.replaces !== undefined) base = base.replaces;
   const loss = base?.layer === 'defaults' ? DEFAULT_GUARDS[base.spec] : undefined;
@@ -288,7 +358,7 @@ function leftOutGuard(entry: ExtensionToLoad): { spec: string; loss: string; fil
 function leftOutPolicy(
   entry: ExtensionToLoad,
   isPolicy: (earlier: ExtensionToLoad) => boolean,
-): { spec: string; loss: string; file?: string; layer: ExtensionToLoad['layer'] } | undefined {
+): GuardLeftOut | undefined {
   const earlier = entry.replaces;
   if (earlier === undefined || earlier.enabled === false || !isPolicy(earlier)) return undefined;
   const loss = `its policy handlers (authorize, approve or redact), which ${earlier.file ?? `the ${earlier.layer} layer`} asked for, do not run`;
@@ -369,6 +439,20 @@ function dedupe(
     );
   }
   return toLoad.filter((item) => keep.has(item));
+}
+
+/** An entry that goes on to load, with its index in the records. */
+interface ToLoad {
+  index: number;
+  resolved: ResolvedExtension;
+}
+
+/** A guard settings turned off, and what the run loses by it. */
+interface GuardLeftOut {
+  spec: string;
+  loss: string;
+  file?: string;
+  layer: ExtensionToLoad['layer'];
 }
 
 /** A listed extension that failed and is (or, `unknown`, may be) a policy extension. */

@@ -22,7 +22,7 @@ import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { validateOptions } from './options.js';
-import type { BundledExtensions, ExtensionRecord, ResolvedExtension } from './types.js';
+import type { BundledExtensions, ExtensionCommandEntry, ExtensionRecord, ResolvedExtension } from './types.js';
 
 /**
  * Loading one located extension: compatibility, import (jiti), export shape, options, setup.
@@ -40,12 +40,12 @@ import type { BundledExtensions, ExtensionRecord, ResolvedExtension } from './ty
  * package's exports map names; jiti transpiled every built-in on every start (seconds per host).
  * Only a package never built still goes through jiti. Any other failure is the import's failure.
  */
-async function importBuiltin(resolved: ResolvedExtension, jiti: () => Promise<Jiti>): Promise<unknown> {
+async function importBuiltin(file: string, realDir: string, jiti: () => Promise<Jiti>): Promise<unknown> {
   try {
-    return await import(pathToFileURL(resolved.entryFile).href);
+    return await import(pathToFileURL(file).href);
   } catch (error) {
     if (!unknownExtension(error)) throw error;
-    const compiled = compiledEntry(resolved.realDir, resolved.entryFile);
+    const compiled = compiledEntry(realDir, file);
     if (compiled !== undefined) {
       try {
         return await import(pathToFileURL(compiled).href);
@@ -55,8 +55,25 @@ async function importBuiltin(resolved: ResolvedExtension, jiti: () => Promise<Ji
         if (!unknownExtension(compiledError)) throw compiledError;
       }
     }
-    return (await jiti()).import(resolved.entryFile);
+    return (await jiti()).import(file);
   }
+}
+
+/**
+ * A command module a manifest declares, imported as its package's entry would be: compiled into
+ * the caller (the bundled CLI), through the runtime for Airlock's own packages, through jiti (with
+ * the host's kernel and typebox) for any other. Importing it runs none of the extension's setup.
+ *
+ * @example
+ * const mod = await importCommandModule(host.extensions.commands[0]!, { bundled });
+ */
+export async function importCommandModule(command: ExtensionCommandEntry, options: { bundled?: BundledExtensions } = {}): Promise<unknown> {
+  const bundled = command.foundIn === 'builtin' ? options.bundled?.[command.packageName] : undefined;
+  const compiledIn = bundled !== undefined && bundled.version === command.version ? bundled.commands?.[command.module] : undefined;
+  if (compiledIn !== undefined) return compiledIn();
+  let jiti: Promise<Jiti> | undefined;
+  const loader = () => (jiti ??= createExtensionJiti());
+  return command.foundIn === 'builtin' ? importBuiltin(command.file, command.realDir, loader) : (await loader()).import(command.file);
 }
 
 function unknownExtension(error: unknown): boolean {
@@ -130,8 +147,6 @@ export interface LoadContext {
   names: Map<string, string>;
   /** Tool origins (`package@version`) already loaded → how to name their extension in a message. */
   origins: Map<string, string>;
-  /** CLI command names already registered → the extension that brought each. */
-  commandOwners: Map<string, string>;
   /** The extensions loaded so far (every one, once the load ends). */
   loadedExtensions: () => readonly LoadedExtensionInfo[];
 }
@@ -140,12 +155,20 @@ export interface LoadOutcome {
   record: ExtensionRecord;
   diagnostics: Diagnostic[];
   listeners: EventSink[];
-  /** The CLI commands it registered (only for an extension that loaded). */
-  commands?: ExtensionCommand[];
+  /** For an extension that loaded: the checked options its setup got and what setup returned (its commands get both). */
+  setup?: ExtensionSetup;
   /** The extension's `dispose`, bound to the api its setup got; only for an extension that loaded and has one. */
   dispose?: () => unknown;
   /** The diagnostic that stopped the load, when it did not load. */
   failure?: Diagnostic;
+}
+
+/** What one extension's setup got and gave, for its commands (CommandInput.extension). */
+export interface ExtensionSetup {
+  /** Checked against its options schema, defaults filled in. */
+  options: unknown;
+  /** What `setup` returned, resolved. */
+  fromSetup: unknown;
 }
 
 /** An extension module's default export, as far as the loader needs it. */
@@ -199,7 +222,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
         : bundled !== undefined && bundled.version === resolved.version
         ? await bundled.load()
         : resolved.foundIn === 'builtin'
-          ? await importBuiltin(resolved, ctx.jiti)
+          ? await importBuiltin(resolved.entryFile, resolved.realDir, ctx.jiti)
           : await (await ctx.jiti()).import(resolved.entryFile);
   } catch (error) {
     return fail(
@@ -252,7 +275,6 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     cwd: ctx.cwd,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
-    commandOwners: ctx.commandOwners,
     loadedExtensions: ctx.loadedExtensions,
   });
   try {
@@ -276,10 +298,11 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
               { packageName: resolved.packageName, reason: firstLines(errorText(settled.error)), rolledBack, ...settingsFixOf(settled.error) },
               settled.error,
             );
-      return { ...fail(d), commands: [...box.commands] };
+      return fail(d);
     }
 
     for (const r of box.registrationErrors) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
+    for (const command of box.undeclaredCommands) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_COMMAND_UNDECLARED', subject, { command }));
     for (const u of box.unjudged.filter((u) => box.tools.includes(u.tool))) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_TOOL_UNJUDGED', subject, u));
     const drift = providesDrift(record.provides, box);
     if (drift.length > 0) diagnostics.push(diagnostic('AIRLOCK_EXTENSION_PROVIDES_MISMATCH', subject, { problems: drift }));
@@ -290,7 +313,13 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     record.hooks = box.handlers.map((h) => ({ ...h }));
     record.loadMs = elapsed(started);
     const dispose = ext.dispose;
-    return { record, diagnostics, listeners: [...box.listeners], commands: [...box.commands], ...(dispose === undefined ? {} : { dispose: () => dispose.call(ext, box.api) }) };
+    return {
+      record,
+      diagnostics,
+      listeners: [...box.listeners],
+      setup: { options, fromSetup: settled.returned },
+      ...(dispose === undefined ? {} : { dispose: () => dispose.call(ext, box.api) }),
+    };
   } catch (error) {
     // Only a bug in this file could get here; even then nothing half-registered may stay behind.
     box.seal();
@@ -328,7 +357,7 @@ function checkExport(mod: unknown): { ok: true; extension: ExtensionShape } | { 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, extension: e as unknown as ExtensionShape };
 }
 
-type Settled = { ok: true } | { ok: false; timedOut: false; error: unknown } | { ok: false; timedOut: true };
+type Settled = { ok: true; returned: unknown } | { ok: false; timedOut: false; error: unknown } | { ok: false; timedOut: true };
 
 async function runSetup(ext: ExtensionShape, box: ExtensionSandbox, options: unknown, timeoutMs: number): Promise<Settled> {
   let timer: NodeJS.Timeout | undefined;
@@ -337,8 +366,7 @@ async function runSetup(ext: ExtensionShape, box: ExtensionSandbox, options: unk
   });
   const run = (async (): Promise<Settled> => {
     try {
-      await ext.setup(box.api, options);
-      return { ok: true };
+      return { ok: true, returned: await ext.setup(box.api, options) };
     } catch (error) {
       return { ok: false, timedOut: false, error };
     }
@@ -365,7 +393,6 @@ function registrationDiagnostic(
     const existingText = name ?? (existing.origin ? `${existing.source} "${existing.origin}"` : `a ${existing.source} tool`);
     return diagnostic('AIRLOCK_EXTENSION_DUPLICATE_TOOL', subject, { tool: r.name, existing: existingText, incoming: self, ...extra }, r.error);
   }
-  if (r.kind === 'command') return diagnostic('AIRLOCK_EXTENSION_COMMAND_INVALID', subject, { command: r.name, reason: errorText(r.error), ...extra }, r.error);
   if (r.kind === 'tool') return diagnostic('AIRLOCK_EXTENSION_TOOL_INVALID', subject, { tool: r.name, reason: errorText(r.error), ...extra }, r.error);
   return diagnostic('AIRLOCK_EXTENSION_HANDLER_INVALID', subject, { handler: r.name, reason: errorText(r.error), ...extra }, r.error);
 }

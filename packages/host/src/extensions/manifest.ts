@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, join, normalize, sep } from 'node:path';
 import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES } from '@airlock/kernel';
-import { type ExtensionManifest } from '@airlock/contract';
+import { type DeclaredCommand, type ExtensionManifest } from '@airlock/contract';
 import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 
@@ -15,6 +15,16 @@ import { diagnostic, errorText, type Subject } from './diagnostics.js';
  * failure blocks all tools. Read from the kernel's phase record, so a new policy phase counts here.
  */
 export const POLICY_PHASES: readonly string[] = KERNEL_POLICY_PHASES;
+
+/**
+ * The CLI's own command words (and what commander reserves): no extension may declare them, so
+ * `airlock call` always means the pipeline, whatever is installed. The CLI's tests check that
+ * every command it defines is listed here.
+ */
+export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
+
+/** A command word: lowercase letters, digits and `-`, starting with a letter, at most 40 characters. */
+export const COMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** Module types jiti loads. */
 export const LOADABLE = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs']);
@@ -99,6 +109,7 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
   }
   const provides = checkProvides(raw.provides, problems);
   const policy = provides.hooks.some((h) => POLICY_PHASES.includes(h));
+  const commands = checkCommands(raw.commands, problems);
 
   if (problems.length > 0) {
     return { ok: false, policy, ...named, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems }) };
@@ -106,6 +117,7 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
   const manifest: ExtensionManifest = { extension: raw.extension as string, kernel: raw.kernel as string };
   if (raw.provides !== undefined) manifest.provides = provides;
   if (typeof raw.description === 'string') manifest.description = raw.description;
+  if (raw.commands !== undefined) manifest.commands = commands;
   return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy };
 }
 
@@ -138,19 +150,68 @@ export function checkInlineManifest(
 }
 
 function checkEntry(entry: unknown, problems: string[]): void {
-  if (typeof entry !== 'string' || entry.trim() === '') {
-    problems.push(`"airlock.extension" must name the entry module, e.g. "./src/index.ts", got ${show(entry)}`);
-    return;
+  checkModulePath(entry, '"airlock.extension"', './src/index.ts', problems);
+}
+
+/** A module a manifest names (`key`, e.g. `"airlock.extension"`): a loadable file inside the package. */
+function checkModulePath(path: unknown, key: string, example: string, problems: string[]): path is string {
+  if (typeof path !== 'string' || path.trim() === '') {
+    problems.push(`${key} must name a module, e.g. "${example}", got ${show(path)}`);
+    return false;
   }
-  // The entry must live inside the package: a manifest must not point at code somewhere else.
-  const normal = normalize(entry);
-  if (isAbsolute(entry) || normal === '..' || normal.startsWith(`..${sep}`)) {
-    problems.push(`"airlock.extension" must be a path inside the package, like "./src/index.ts", got ${show(entry)}`);
-    return;
+  // The module must live inside the package: a manifest must not point at code somewhere else.
+  const normal = normalize(path);
+  if (isAbsolute(path) || normal === '..' || normal.startsWith(`..${sep}`)) {
+    problems.push(`${key} must be a path inside the package, like "${example}", got ${show(path)}`);
+    return false;
   }
-  if (!LOADABLE.has(extname(entry))) {
-    problems.push(`"airlock.extension" must be a .ts, .mts, .cts, .tsx, .js, .mjs or .cjs file, got ${show(entry)}`);
+  if (!LOADABLE.has(extname(path))) {
+    problems.push(`${key} must be a .ts, .mts, .cts, .tsx, .js, .mjs or .cjs file, got ${show(path)}`);
+    return false;
   }
+  return true;
+}
+
+/**
+ * `airlock.commands`: each `{ name, summary, module }` usable as it stands, since `airlock --help`
+ * lists them before any of the package's code is read. Whether each module exists is checked
+ * where the package folder is known (resolve.ts).
+ */
+function checkCommands(raw: unknown, problems: string[]): DeclaredCommand[] {
+  const out: DeclaredCommand[] = [];
+  if (raw === undefined) return out;
+  const example = '[{ "name": "my-report", "summary": "one line for airlock --help", "module": "./src/my-report.ts" }]';
+  if (!Array.isArray(raw)) {
+    problems.push(`"airlock.commands" must be an array like ${example}, got ${show(raw)}`);
+    return out;
+  }
+  const seen = new Set<string>();
+  raw.forEach((item: unknown, i) => {
+    const key = `"airlock.commands[${i}]`;
+    if (!isRecord(item)) {
+      problems.push(`${key}" must be an object { "name", "summary", "module" }, got ${show(item)}`);
+      return;
+    }
+    const before = problems.length;
+    const { name, summary, module } = item;
+    if (typeof name !== 'string' || !COMMAND_NAME.test(name)) {
+      problems.push(`${key}.name" must be lowercase letters, digits and "-", starting with a letter (e.g. "my-report"), got ${show(name)}`);
+    } else if (RESERVED_COMMANDS.includes(name)) {
+      problems.push(`${key}.name" is "${name}", one of airlock's own commands (${RESERVED_COMMANDS.join(', ')}); choose another name`);
+    } else if (seen.has(name)) {
+      problems.push(`${key}.name" "${name}" is declared twice; each command once`);
+    }
+    if (typeof summary !== 'string' || summary.trim() === '' || /[\r\n]/.test(summary)) {
+      problems.push(`${key}.summary" must be one line of text for airlock --help, got ${show(summary)}`);
+    }
+    checkModulePath(module, `${key}.module"`, './src/command.ts', problems);
+    const unknown = Object.keys(item).filter((k) => !['name', 'summary', 'module'].includes(k));
+    if (unknown.length > 0) problems.push(`${key}" has keys a command does not take: ${unknown.map((k) => `"${k}"`).join(', ')} (it takes "name", "summary" and "module"; the rest goes in the module)`);
+    if (problems.length > before) return;
+    seen.add(name as string);
+    out.push({ name: name as string, summary: (summary as string).trim(), module: module as string });
+  });
+  return out;
 }
 
 function checkProvides(raw: unknown, problems: string[]): { tools: string[]; hooks: string[] } {

@@ -2,12 +2,13 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'n
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { closestNames } from '@airlock/toolkit';
+import type { DeclaredCommand } from '@airlock/contract';
 import { isPathSpec } from '../settings/extension-spec.js';
 import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, type Subject } from './diagnostics.js';
 import { inlineExtensionName, unwrapExtension } from './inline.js';
 import { checkInlineManifest, LOADABLE, readManifest } from './manifest.js';
-import type { ExtensionDirs, ExtensionToLoad, FoundIn, ResolvedExtension } from './types.js';
+import type { ExtensionCommandEntry, ExtensionDirs, ExtensionToLoad, FoundIn, ResolvedExtension } from './types.js';
 
 /**
  * Finding an extension package on disk and reading its manifest.
@@ -189,7 +190,7 @@ function resolveInline(entry: ExtensionToLoad, subject: Subject): ResolveResult 
   return {
     ok: true,
     policy: checked.policy,
-    resolved: { entry, foundIn: 'code', packageDir: where, realDir: where, packageName, version, manifest: checked.manifest, entryFile: where, module: { default: ext } },
+    resolved: { entry, foundIn: 'code', packageDir: where, realDir: where, packageName, version, manifest: checked.manifest, entryFile: where, commands: [], module: { default: ext } },
   };
 }
 
@@ -229,11 +230,45 @@ function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: strin
       }),
     };
   }
+  const commands = commandEntries(manifest.manifest.commands ?? [], { realDir, packageName: manifest.packageName, version: manifest.version, foundIn });
+  if (!commands.ok) {
+    return {
+      ok: false,
+      policy: manifest.policy,
+      partial,
+      diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir: realDir, problems: commands.problems }),
+    };
+  }
   return {
     ok: true,
     policy: manifest.policy,
-    resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile },
+    resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile, commands: commands.entries },
   };
+}
+
+/** Each declared command's module, found inside the package (as the entry must be), or every one that is not. */
+function commandEntries(
+  declared: readonly DeclaredCommand[],
+  pkg: { realDir: string; packageName: string; version: string; foundIn: FoundIn },
+): { ok: true; entries: ExtensionCommandEntry[] } | { ok: false; problems: string[] } {
+  const entries: ExtensionCommandEntry[] = [];
+  const problems: string[] = [];
+  declared.forEach((command, i) => {
+    const path = join(pkg.realDir, command.module);
+    const key = `"airlock.commands[${i}].module" (${command.module}, of command "${command.name}")`;
+    if (!isFile(path)) {
+      problems.push(`${key} names no file: ${path} does not exist`);
+      return;
+    }
+    const file = realpathSync(path);
+    const inside = relative(pkg.realDir, file);
+    if (inside.startsWith('..') || isAbsolute(inside)) {
+      problems.push(`${key} is a symlink to ${file}, outside the package; a command module must live inside it`);
+      return;
+    }
+    entries.push({ ...command, file, ...pkg });
+  });
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, entries };
 }
 
 /**
@@ -258,6 +293,8 @@ function readSingleFile(entry: ExtensionToLoad, file: string): ResolveResult {
       version: '0.0.0',
       manifest: { extension: `./${basename(entryFile)}`, kernel: '*', description: `single-file extension ${file}` },
       entryFile,
+      // No package.json, so no manifest to declare commands in.
+      commands: [],
     },
   };
 }

@@ -106,6 +106,8 @@ export interface ResolvedExtension {
   manifest: ExtensionManifest;
   /** Absolute path of the module jiti loads (for a module passed in code: how it is named). */
   entryFile: string;
+  /** The commands its manifest declares, each module found inside the package. */
+  commands: ExtensionCommandEntry[];
   /** A module passed in code: it is used as it is, never imported. */
   module?: unknown;
 }
@@ -160,6 +162,25 @@ export type LoadedExtension = ExtensionRecord & {
   source: NonNullable<ExtensionRecord['source']>;
 };
 
+/**
+ * One `airlock <name>` command a package's manifest declares (`airlock.commands`), found on disk:
+ * what `airlock --help` lists, and where the CLI imports it from when the word runs.
+ */
+export interface ExtensionCommandEntry {
+  name: string;
+  summary: string;
+  /** As the manifest writes it (`./src/command.ts`). */
+  module: string;
+  /** The module's absolute real path. */
+  file: string;
+  /** The package that declares it, and how the host found that package. */
+  packageName: string;
+  version: string;
+  foundIn: FoundIn;
+  /** The package's real folder: its extension's record has it as `source.realDir`. */
+  realDir: string;
+}
+
 /** An event listener an extension added with `api.onEvent`. */
 export interface ExtensionListener {
   extension: string;
@@ -176,4 +197,14 @@ export interface ExtensionListener {
  * @example
  * { '@airlock/tool-read': { version: '1.0.0', load: () => import('@airlock/tool-read') } }
  */
-export type BundledExtensions = Readonly<Record<string, { version: string; load: () => Promise<unknown> }>>;
+export type BundledExtensions = Readonly<
+  Record<
+    string,
+    {
+      version: string;
+      load: () => Promise<unknown>;
+      /** Its command modules, by the path its manifest names (`./src/command.ts`). */
+      commands?: Readonly<Record<string, () => Promise<unknown>>>;
+    }
+  >
+>;

@@ -78,7 +78,7 @@ export default {
         'src/index.ts': `import { Kernel, KERNEL_VERSION, AirlockError, defineExtension } from '@airlock/kernel';
 import { AirlockError as ToolkitError, formatSize } from '@airlock/toolkit';
 import { defineTool } from '@airlock/contract';
-import { formatSize as oldFormatSize } from '@airlock/kernel/util';
+/* as written for kernel 1.0 */ import { formatSize as oldFormatSize } from '@airlock/kernel/util';
 export default defineExtension({
   name: 'identity',
   setup(api) { (globalThis as Record<string, unknown>)[${JSON.stringify(key)}] = { Kernel, KERNEL_VERSION, AirlockError, ToolkitError, formatSize, oldFormatSize, defineTool, apiVersion: api.kernelVersion }; },

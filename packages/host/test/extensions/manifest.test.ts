@@ -82,6 +82,41 @@ describe('readManifest', () => {
   });
 });
 
+describe('declared commands (airlock.commands)', () => {
+  it('reads each { name, summary, module }', () => {
+    const r = manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', commands: [{ name: 'my-report', summary: '  the weekly report ', module: './src/report.ts' }] });
+    expect(r.ok && r.manifest.commands).toEqual([{ name: 'my-report', summary: 'the weekly report', module: './src/report.ts' }]);
+  });
+
+  it('names every entry that cannot work, with what to write instead', () => {
+    const r = manifestOf({
+      extension: './src/index.ts',
+      kernel: '^1.0.0',
+      commands: [
+        { name: 'Report!', summary: 'r', module: './src/r.ts' },
+        { name: 'call', summary: 'c', module: './src/c.ts' },
+        { name: 'twice', summary: 'one', module: './src/t.ts' },
+        { name: 'twice', summary: 'two', module: './src/t.ts' },
+        { name: 'lines', summary: 'first\nsecond', module: '../elsewhere.ts' },
+        { name: 'extra', summary: 'e', module: './src/e.py', run: 'x' },
+        'report',
+      ],
+    });
+    expect(r.ok ? 'ok' : r.diagnostic.code).toBe('AIRLOCK_EXTENSION_MANIFEST_INVALID');
+    expect(problems(r)).toEqual([
+      '"airlock.commands[0].name" must be lowercase letters, digits and "-", starting with a letter (e.g. "my-report"), got "Report!"',
+      `"airlock.commands[1].name" is "call", one of airlock's own commands (run, call, batch, tools, extensions, trust, sessions, replay, mcp, serve, help, version); choose another name`,
+      '"airlock.commands[3].name" "twice" is declared twice; each command once',
+      '"airlock.commands[4].summary" must be one line of text for airlock --help, got "first\\nsecond"',
+      '"airlock.commands[4].module" must be a path inside the package, like "./src/command.ts", got "../elsewhere.ts"',
+      '"airlock.commands[5].module" must be a .ts, .mts, .cts, .tsx, .js, .mjs or .cjs file, got "./src/e.py"',
+      '"airlock.commands[5]" has keys a command does not take: "run" (it takes "name", "summary" and "module"; the rest goes in the module)',
+      '"airlock.commands[6]" must be an object { "name", "summary", "module" }, got "report"',
+    ]);
+    expect(problems(manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', commands: { name: 'x' } }))[0]).toMatch(/"airlock.commands" must be an array like \[\{ "name"/);
+  });
+});
+
 describe('manifest phases come from the kernel\'s phase record', () => {
   it.each(Object.keys(PHASES))('%s is accepted, and counts as a policy hook exactly when the record says so', (key) => {
     const r = manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', provides: { hooks: [key] } });

@@ -9,7 +9,7 @@ const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
  * handlers and event listeners go to that kernel; access checks, redactors, sandbox profiles and
  * agent-activity listeners go to `services` (give the kernel `access: services.access` so its
  * `ctx.access` consults them, or use createTestHost, which does). The log is silent, nobody answers
- * dialogs (`interactive: false`), commands are accepted and dropped. For testing an extension's
+ * dialogs (`interactive: false`). For testing an extension's
  * `setup` without a host; `overrides` replaces any member (a listener list, another cwd or env).
  *
  * @example
@@ -27,7 +27,6 @@ export function createTestApi(kernel: Kernel, overrides: Partial<ExtensionAPI> =
     onEvent: (listener: (event: KernelEvent) => void) => void kernel.onEvent(listener),
     onAgentActivity: services === undefined ? noServices('onAgentActivity') : (listener) => void services.activity.add(listener),
     loadedExtensions: () => [],
-    registerCommand: () => {},
     registerAccessCheck: services === undefined ? noServices('registerAccessCheck') : (check, options) => void services.access.add(options?.name ?? `access-check-${services.access.size + 1}`, check),
     registerRedactor: services === undefined ? noServices('registerRedactor') : (redactor, options) => void services.redactors.add(options?.name ?? `redactor-${services.redactors.size + 1}`, redactor),
     registerSandboxProfile: services === undefined ? noServices('registerSandboxProfile') : (provider) => void services.sandboxProfiles.add(provider),

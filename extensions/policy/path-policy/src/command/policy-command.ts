@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { CommandInput, ExtensionCommand, PreflightReport } from '@airlock/contract';
+import type { CommandDefinition, CommandInput, PreflightReport } from '@airlock/contract';
 import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
 import type { PolicyDecision } from '../policy.js';
 import { buildPolicy, formatPathPolicyDetail, LONG, PATH_POLICY, pathPolicyLoaded, RuleProblem, show } from './detail.js';
@@ -11,37 +11,33 @@ import { usage } from './usage.js';
 const EXIT = { ok: 0, outcome: 1, usage: 2 } as const;
 
 /**
- * `airlock policy explain|test`, registered by path-policy. Kept when path-policy's setup refuses
- * its rules: `policy test` is how a person finds the rule or example that made it refuse.
- *
- * @example
- * api.registerCommand(policyCommand());
+ * `airlock policy explain|test`, which path-policy's manifest declares. They run when path-policy
+ * refused its rules at load (`needsSetup: false`): `policy test` is how a person finds the rule or
+ * example that made it refuse.
  */
-export function policyCommand(): ExtensionCommand {
-  return {
-    name: 'policy',
-    summary: 'explain and test what the loaded policies decide, without running anything',
-    keepIfSetupFails: true,
-    subcommands: [
-      {
-        name: 'explain',
-        summary: "show what every loaded extension's handlers decide for one call, and why, without running it",
-        arguments: [
-          { name: 'tool', description: 'the tool name', required: true },
-          { name: 'json-args', description: 'the arguments as a JSON object, or - to read them from standard input' },
-        ],
-        run: (input) => policyExplainCommand({ tool: input.args[0]!, args: input.args[1] }, input),
-      },
-      {
-        name: 'test',
-        summary: "check every rule's inline examples; with FILE, replay recorded calls (JSONL or an audit log) and show what would change",
-        arguments: [{ name: 'file', description: 'recorded calls, one JSON object per line: {name, arguments}, a ToolCall, or audit-log records (result records are skipped)' }],
-        options: Type.Object({ strict: Type.Optional(Type.Boolean({ description: 'exit 1 when a replayed call would be decided differently' })) }),
-        run: (input) => policyTestCommand({ file: input.args[0], ...(input.options.strict === true ? { strict: true } : {}) }, input),
-      },
-    ],
-  };
-}
+const command = {
+  needsSetup: false,
+  subcommands: [
+    {
+      name: 'explain',
+      summary: "show what every loaded extension's handlers decide for one call, and why, without running it",
+      arguments: [
+        { name: 'tool', description: 'the tool name', required: true },
+        { name: 'json-args', description: 'the arguments as a JSON object, or - to read them from standard input' },
+      ],
+      run: (input) => policyExplainCommand({ tool: input.args[0]!, args: input.args[1] }, input),
+    },
+    {
+      name: 'test',
+      summary: "check every rule's inline examples; with FILE, replay recorded calls (JSONL or an audit log) and show what would change",
+      arguments: [{ name: 'file', description: 'recorded calls, one JSON object per line: {name, arguments}, a ToolCall, or audit-log records (result records are skipped)' }],
+      options: Type.Object({ strict: Type.Optional(Type.Boolean({ description: 'exit 1 when a replayed call would be decided differently' })) }),
+      run: (input) => policyTestCommand({ file: input.args[0], ...(input.options.strict === true ? { strict: true } : {}) }, input),
+    },
+  ],
+} satisfies CommandDefinition;
+
+export default command;
 
 /**
  * `airlock policy explain <tool> <json>`: what the loaded extensions decide for one call, and why,
