@@ -168,7 +168,10 @@ function define(cmd: Command, c: CommandDefinition | ExtensionCommand, words: re
 
 /** The record of the extension whose package declares the command: the same real folder. */
 function recordOf(host: Host, entry: ExtensionCommandEntry): ExtensionRecord | undefined {
-  return host.extensions.extensions.find((r) => r.source?.realDir === entry.realDir);
+  // One package may have several records (an untrusted project's entry skipped, the default one
+  // loaded): the one that loaded is the one whose setup the command gets.
+  const records = host.extensions.extensions.filter((r) => r.source?.realDir === entry.realDir);
+  return records.find((r) => r.status === 'loaded') ?? records.at(-1);
 }
 
 /** What the command learns of its extension: loaded, with the options its setup got and what setup returned, or not. */
