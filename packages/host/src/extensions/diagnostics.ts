@@ -2,14 +2,13 @@ import { registerErrorCodes, type ErrorCodeSpec } from '@airlock/toolkit';
 import { type Diagnostic, type Severity } from '@airlock/contract';
 import { displayFields } from '@airlock/toolkit/display';
 import { didYouMean } from '@airlock/toolkit/util';
-import { EXTENSION_DIAGNOSTIC_DOCS } from './diagnostic-docs.js';
 import type { SettingsLayerName } from './types.js';
 
 /**
  * Every problem the extension loader and project trust report: a stable code, a severity, and a
  * message that says what happened, why, and how to fix it, built as the kernel's `Diagnostic`.
- * The codes are entries of the one error catalogue (registered below, with the summaries in
- * diagnostic-docs.ts), so docs/errors.md lists them. Tests and the CLI match on codes; the
+ * The codes are entries of the one error catalogue (registered below, each with its summary), so
+ * docs/errors.md lists them. Tests and the CLI match on codes; the
  * wording may change, codes may not.
  *
  * Severity: `error` means the extension did not load (or a policy decision is missing);
@@ -30,13 +29,18 @@ interface Rendered {
   fix: string;
 }
 
+/**
+ * One code: its severity, its catalogue entry (docs/errors.md: the message with placeholders for
+ * the values, and what to do), and how the message is worded with the real values.
+ */
 interface Entry<D> {
   severity: 'error' | 'warning';
+  doc: Omit<ErrorCodeSpec, 'severity'>;
   render(details: D, subject: Subject): Rendered;
 }
 
-function entry<D>(severity: 'error' | 'warning', render: (details: D, subject: Subject) => Rendered): Entry<D> {
-  return { severity, render };
+function entry<D>(severity: 'error' | 'warning', doc: Omit<ErrorCodeSpec, 'severity'>, render: (details: D, subject: Subject) => Rendered): Entry<D> {
+  return { severity, doc, render };
 }
 
 /** `"acme-guard" (named in /p/.airlockrc.json)` — where settings named it, so people can find it. */
@@ -113,14 +117,20 @@ export interface ErrorDetails {
 /** The catalogue. Keys are the codes, grouped by the step that raises them. */
 const CATALOGUE = {
   // ─── Resolution: finding the package ────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_SPEC_INVALID: entry<{ spec: unknown; reason: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_SPEC_INVALID: entry<{ spec: unknown; reason: string }>('error', {
+    message: 'Extension entry {spec} in {settings file} is not usable: {reason}.',
+    action: 'Name a package ("@acme/guard") or a path starting with ./, ../, / or ~/.',
+  }, (d, s) =>
     withFix(
       `Extension entry ${JSON.stringify(d.spec)} in ${settingsPlace(s)} is not usable: ${d.reason}.`,
       'name a package ("@acme/guard", "airlock-hello-tool") or a path starting with ./, ../, / or ~/.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', (d, s) => {
+  AIRLOCK_EXTENSION_NOT_FOUND: entry<NotFoundDetails>('error', {
+    message: 'Extension "{spec}" was not found (every place looked in is listed, with close names).',
+    action: 'Install it in the project or your user folder, correct the name or path, or trust the project whose node_modules hold it.',
+  }, (d, s) => {
     const looked = `Looked in:\n${bullets(d.searched)}`;
     const close = near(d.suggestions);
     if (d.kind === 'path') {
@@ -149,7 +159,10 @@ const CATALOGUE = {
     );
   }),
 
-  AIRLOCK_EXTENSION_NOT_INSTALLED: entry<{ spec: string; searched: readonly string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_NOT_INSTALLED: entry<{ spec: string; searched: readonly string[] }>('warning', {
+    message: 'Default extension "{spec}" is not installed, so what it provides is missing from this run.',
+    action: 'Install it next to Airlock, or leave it out on purpose with "-{spec}" under "extensions".',
+  }, (d, s) =>
     withFix(
       `Default extension "${d.spec}" is not installed, so what it provides is missing from this run (the others still load). ` +
         `Looked in:\n${bullets(d.searched)}`,
@@ -157,7 +170,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayerName }[] }>('warning', (d) =>
+  AIRLOCK_EXTENSION_GUARDS_LEFT_OUT: entry<{ left: readonly { spec: string; loss: string; file?: string; layer: SettingsLayerName }[] }>('warning', {
+    message: 'Your settings leave out a guard (a default one, or a policy extension an earlier layer lists), so this run is less protected.',
+    action: 'If that is not what you want, remove the "-{spec}" entries (or "enabled": false) from "extensions".',
+  }, (d) =>
     withFix(
       `Your settings leave out ${d.left.length === 1 ? 'a guard' : `${d.left.length} guards`} (a default one, or a policy extension an earlier layer lists), so this run is less protected:\n` +
         bullets(d.left.map((l) => `"${l.spec}" (left out in ${l.file ?? `the ${l.layer} layer`}): ${l.loss}`)),
@@ -165,7 +181,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_LEFT_OUT_UNKNOWN: entry<{ spec: string; suggestions: readonly string[] }>('warning', {
+    message: 'The entry leaving out "{spec}" leaves out nothing: no default and no earlier layer loads an extension by that name.',
+    action: 'Write the name of the extension to leave out (the closest is suggested), or remove the entry.',
+  }, (d, s) =>
     withFix(
       `The entry leaving out "${d.spec}" in ${settingsPlace(s)} leaves out nothing: no default and no earlier layer loads an extension by that name.${near(d.suggestions)}`,
       `write "-${d.suggestions[0]}" if that is the one to leave out, or remove the entry.`,
@@ -178,7 +197,10 @@ const CATALOGUE = {
     policy: boolean;
     /** The user's (or CLI's) entry for the same extension, used instead. */
     fallback?: { layer: SettingsLayerName; file?: string };
-  }>('warning', (d, s) =>
+  }>('warning', {
+    message: 'Project extension "{spec}" was not loaded: the project folder is not trusted, and an extension is code.',
+    action: 'Review the project, then run `airlock trust <dir>` (or pass --trust for one run).',
+  }, (d, s) =>
     withFix(
       `Project extension ${who(s)} was not loaded: the project folder ${d.projectDir} is not trusted, and an extension is code ` +
         'that runs with your permissions.' +
@@ -191,7 +213,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayerName; file?: string | undefined } }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_LISTED_TWICE: entry<{ spec: string; kept: { layer: SettingsLayerName; file?: string | undefined } }>('warning', {
+    message: 'Extension "{spec}" is listed more than once; the entry from the highest layer is used, with its options.',
+    action: 'List each extension once, in the settings layer whose options should apply.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} is listed more than once; the entry from the ${d.kept.layer} layer` +
         `${d.kept.file ? ` (${d.kept.file})` : ''} is used, with its options, and this one is ignored.`,
@@ -200,7 +225,10 @@ const CATALOGUE = {
   ),
 
   // ─── The manifest ───────────────────────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_MANIFEST_MISSING: entry<{ packageDir: string; packageName?: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_MANIFEST_MISSING: entry<{ packageDir: string; packageName?: string }>('error', {
+    message: 'Extension "{spec}" at {packageDir} is not an Airlock extension: its package.json has no "airlock" field.',
+    action: 'Add "airlock": { "extension": "./src/index.ts", "kernel": "^1.0.0" } to its package.json, or remove it from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} at ${d.packageDir} is not an Airlock extension: its package.json has no "airlock" field.`,
       'if you wrote it, add to package.json: "airlock": { "extension": "./src/index.ts", "kernel": "^1.0.0" }; ' +
@@ -208,14 +236,20 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_MANIFEST_INVALID: entry<ManifestDetails>('error', (d, s) =>
+  AIRLOCK_EXTENSION_MANIFEST_INVALID: entry<ManifestDetails>('error', {
+    message: 'Extension "{spec}" has an invalid manifest (package.json#airlock); every problem is listed.',
+    action: 'Correct package.json#airlock (extension, kernel, provides).',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} at ${d.packageDir} has an invalid manifest (package.json#airlock):\n${bullets(d.problems)}`,
       'correct package.json#airlock, e.g. { "extension": "./src/index.ts", "kernel": "^1.0.0", "provides": { "tools": ["x"], "hooks": ["tool_call:authorize"] } }.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_ENTRY_NOT_FOUND: entry<{ packageDir: string; entry: string; entryFile: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_ENTRY_NOT_FOUND: entry<{ packageDir: string; entry: string; entryFile: string }>('error', {
+    message: 'The manifest of extension "{spec}" names the entry module "{entry}", which does not exist.',
+    action: 'Build the extension, point "extension" at its TypeScript source, or reinstall the package.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)}: its manifest names the entry module "${d.entry}", but ${d.entryFile} does not exist.`,
       /\bdist\b/.test(d.entry)
@@ -225,7 +259,10 @@ const CATALOGUE = {
   ),
 
   // ─── Compatibility ──────────────────────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_KERNEL_RANGE_INVALID: entry<RangeDetails>('error', (d, s) =>
+  AIRLOCK_EXTENSION_KERNEL_RANGE_INVALID: entry<RangeDetails>('error', {
+    message: 'Extension "{spec}" declares the kernel range "{range}", which is not a valid semver range.',
+    action: 'Upgrade the extension to a release with a valid range (e.g. "^1.0.0"), or remove it.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} (${d.packageName}@${d.version}) declares the kernel range "${d.range}", which is not a valid semver range, ` +
         `so Airlock (kernel ${d.kernelVersion}) cannot tell whether they work together.`,
@@ -234,7 +271,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_INCOMPATIBLE: entry<RangeDetails>('error', (d, s) => {
+  AIRLOCK_EXTENSION_INCOMPATIBLE: entry<RangeDetails>('error', {
+    message: 'Extension "{spec}" needs kernel "{range}", but this Airlock runs kernel {kernelVersion}; it was not loaded.',
+    action: 'Upgrade whichever side is too old (the message says which), or use a release of the extension that supports this kernel.',
+  }, (d, s) => {
     const fix =
       d.upgrade === 'airlock'
         ? `upgrade Airlock to a release whose kernel satisfies "${d.range}", or use a release of ${d.packageName} that supports kernel ${d.kernelVersion}.`
@@ -248,14 +288,20 @@ const CATALOGUE = {
   }),
 
   // ─── Import and export ──────────────────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_IMPORT_FAILED: entry<ErrorDetails>('error', (d, s) =>
+  AIRLOCK_EXTENSION_IMPORT_FAILED: entry<ErrorDetails>('error', {
+    message: 'Extension "{spec}" threw while its module {entryFile} was imported: {reason}.',
+    action: 'Fix the error in the extension (or update it), or remove it from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} failed while its module ${d.entryFile ?? ''} was imported: ${d.reason}`,
       'fix the error in the extension (or update it), or remove it from your settings.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_BAD_EXPORT: entry<{ entryFile: string; problems: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_BAD_EXPORT: entry<{ entryFile: string; problems: readonly string[] }>('error', {
+    message: 'The module {entryFile} of extension "{spec}" does not default-export an extension (the problems are listed).',
+    action: 'Default-export { name, options?, setup(api, options) } satisfies Extension (docs/extensions.md).',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)}: ${d.entryFile} does not default-export an extension:\n${bullets(d.problems)}`,
       // The form docs/extensions.md teaches: a plain object, typed with `satisfies` (a type-only
@@ -265,7 +311,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_NAME_TAKEN: entry<{ name: string; first: string; second: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_NAME_TAKEN: entry<{ name: string; first: string; second: string }>('error', {
+    message: 'Extension "{spec}" calls itself "{name}", but another extension already loaded under that name.',
+    action: 'Remove one of the two from your settings, or rename one extension.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} calls itself "${d.name}", but ${d.first} already loaded under that name. Handler names are ` +
         `namespaced by extension name ("${d.name}/…"), so two extensions cannot share one.`,
@@ -273,35 +322,50 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_OPTIONS_INVALID: entry<{ errors: readonly string[]; received: unknown }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_OPTIONS_INVALID: entry<{ errors: readonly string[]; received: unknown }>('error', {
+    message: "Extension \"{spec}\" was not loaded: its options do not match its schema (every bad path is listed).",
+    action: 'Correct the options for this extension in the settings file named.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} was not loaded: its options do not match its schema:\n${bullets(d.errors)}`,
       `correct the options for this extension in ${settingsPlace(s)}.`,
     ),
   ),
 
-  AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED: entry<{ received: unknown }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED: entry<{ received: unknown }>('warning', {
+    message: 'Extension "{spec}" takes no options, but settings give it some; they are passed on unchecked.',
+    action: "Remove the options, or ask the extension's author to declare an options schema.",
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} takes no options (it declares no options schema), but settings give it ${JSON.stringify(d.received)}; they are passed on unchecked.`,
       `remove the options from ${settingsPlace(s)}, or ask the extension's author to declare an options schema.`,
     ),
   ),
 
-  AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED: entry<{ ignored: string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_OPTIONS_UNTRUSTED: entry<{ ignored: string[] }>('warning', {
+    message: 'Ignored options {ignored} of extension "{spec}": the layer is not trusted, and only a trusted layer may set a path, a program or code.',
+    action: 'Trust the project folder (`airlock trust`), or set the option in your user settings.',
+  }, (d, s) =>
     withFix(
       `Ignored option${d.ignored.length === 1 ? '' : 's'} ${d.ignored.join(', ')} of extension ${who(s)}: ${settingsPlace(s)} is not trusted, and only a trusted layer may set a path, a program or code.`,
       'trust the project folder (`airlock trust`), or set the option in your user settings.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_OPTIONS_USER_ONLY: entry<{ ignored: string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_OPTIONS_USER_ONLY: entry<{ ignored: string[] }>('warning', {
+    message: 'Ignored options {ignored} of extension "{spec}": they are credentials (a key, or where one is sent), which only your user settings or the command line may set, never a project.',
+    action: 'Set those options in your user settings file.',
+  }, (d, s) =>
     withFix(
       `Ignored option${d.ignored.length === 1 ? '' : 's'} ${d.ignored.join(', ')} of extension ${who(s)}: ${settingsPlace(s)} is a project's, and only your user settings may set an API key or where one is sent, trusted project or not.`,
       'set the option in your user settings.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_LOAD_FAILED: entry<{ reason: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_LOAD_FAILED: entry<{ reason: string }>('error', {
+    message: 'Extension "{spec}" could not be loaded: {reason} (not expected at this step; the other extensions still loaded).',
+    action: 'Run the command again; if it happens again, report it with the message, or remove the extension.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} could not be loaded: ${d.reason}. This was not expected at this step (a file changed while ` +
         'Airlock read it, or a bug in Airlock); the other extensions still loaded.',
@@ -310,7 +374,10 @@ const CATALOGUE = {
   ),
 
   // ─── Setup ──────────────────────────────────────────────────────────────────────────────
-  AIRLOCK_EXTENSION_SETUP_FAILED: entry<ErrorDetails & { rolledBack: readonly string[]; settingsFix?: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_SETUP_FAILED: entry<ErrorDetails & { rolledBack: readonly string[]; settingsFix?: string }>('error', {
+    message: 'Extension "{spec}" failed in setup: {reason}; what it had registered was removed again.',
+    action: 'Fix the error in the extension or its options (the message says which), or remove it from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} failed in setup: ${d.reason}${notLoaded(d.rolledBack)}`,
       // An extension that refused the user's settings (a rule whose example fails) said how to
@@ -319,7 +386,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_SETUP_TIMEOUT: entry<{ timeoutMs: number; rolledBack: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_SETUP_TIMEOUT: entry<{ timeoutMs: number; rolledBack: readonly string[] }>('error', {
+    message: 'Extension "{spec}" did not finish setup within {timeoutMs} ms; it was not loaded.',
+    action: 'Make setup return once its tools and handlers are registered; start long work lazily.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} did not finish setup within ${d.timeoutMs} ms; it probably awaits a promise that never settles. ` +
         'It was not loaded' +
@@ -328,7 +398,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_DUPLICATE_TOOL: entry<{ tool: string; existing: string; incoming: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_DUPLICATE_TOOL: entry<{ tool: string; existing: string; incoming: string; rolledBack?: readonly string[] }>('error', {
+    message: 'Extension "{spec}" registers tool "{tool}", which {existing} already registered.',
+    action: 'Remove one of the two extensions, rename the tool, or set `override: true` on the tool that should win.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} registers tool "${d.tool}", which ${d.existing} already registered. The model calls tools by name, ` +
         `so two tools cannot share one.${notLoaded(d.rolledBack)}`,
@@ -336,35 +409,50 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_TOOL_INVALID: entry<{ tool: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_TOOL_INVALID: entry<{ tool: string; reason: string; rolledBack?: readonly string[] }>('error', {
+    message: 'Extension "{spec}" registers an invalid tool "{tool}": {reason}.',
+    action: 'Correct the tool definition in the extension (or update it), or remove it from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} registers an invalid tool "${d.tool}": ${d.reason}${notLoaded(d.rolledBack)}`,
       'correct the tool definition in the extension (or update it), or remove it from your settings.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_COMMAND_INVALID: entry<{ command: string; owner: string }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_COMMAND_INVALID: entry<{ command: string; owner: string }>('error', {
+    message: 'Extension "{spec}" declares a command another extension already declares, so it was not loaded.',
+    action: 'Rename the command in one package.json#airlock.commands, or remove one of the two extensions from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} declares the command "${d.command}", which ${d.owner} already declares; two extensions cannot share a command, so it was not loaded.`,
       `rename the command in one package's package.json#airlock.commands, or remove one of the two extensions from ${settingsPlace(s)}.`,
     ),
   ),
 
-  AIRLOCK_EXTENSION_COMMAND_UNDECLARED: entry<{ command: string }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_COMMAND_UNDECLARED: entry<{ command: string }>('warning', {
+    message: 'Extension "{spec}" calls api.registerCommand("{command}"), which adds no command; the extension loads without it.',
+    action: 'Declare the command in package.json#airlock.commands with a module that default-exports defineCommand(...), and remove the call.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} calls api.registerCommand("${d.command}"), which adds no command: commands are declared in the package's manifest, so \`airlock --help\` can list them without running any setup. \`airlock ${d.command}\` is not available.`,
       `declare it in its package.json: "airlock": { "commands": [{ "name": "${d.command}", "summary": "…", "module": "./src/${d.command}-command.ts" }] }, with the module default-exporting defineCommand({ arguments, options, run }) from @airlock/kernel, and remove the registerCommand call (docs/extensions.md, "Commands").`,
     ),
   ),
 
-  AIRLOCK_EXTENSION_HANDLER_INVALID: entry<{ handler: string; reason: string; rolledBack?: readonly string[] }>('error', (d, s) =>
+  AIRLOCK_EXTENSION_HANDLER_INVALID: entry<{ handler: string; reason: string; rolledBack?: readonly string[] }>('error', {
+    message: 'Extension "{spec}" adds a handler "{handler}" that the kernel refused: {reason}.',
+    action: 'Correct the api.on(...) call in the extension (or update it), or remove it from your settings.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} adds a handler "${d.handler}" that the kernel refused: ${d.reason}${notLoaded(d.rolledBack)}`,
       'correct the api.on(...) call in the extension (or update it), or remove it from your settings.',
     ),
   ),
 
-  AIRLOCK_EXTENSION_TOOL_UNJUDGED: entry<{ tool: string; parameters: readonly string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_TOOL_UNJUDGED: entry<{ tool: string; parameters: readonly string[] }>('warning', {
+    message: 'Tool "{tool}" takes parameters that look like paths but declares no resources(), so path rules never reach its calls.',
+    action: 'Give the tool a resources(params, ctx); until then, rule on the tool by name.',
+  }, (d, s) =>
     withFix(
       `Tool "${d.tool}" of ${who(s)} takes ${d.parameters.map((p) => `"${p}"`).join(', ')}, which ${d.parameters.length === 1 ? 'looks' : 'look'} like a path, but declares no resources(): ` +
         'policy judges its calls by tool name only, so path rules such as deny fs.read(**/.env) never reach them.',
@@ -372,7 +460,10 @@ const CATALOGUE = {
     ),
   ),
 
-  AIRLOCK_EXTENSION_PROVIDES_MISMATCH: entry<{ problems: readonly string[] }>('warning', (d, s) =>
+  AIRLOCK_EXTENSION_PROVIDES_MISMATCH: entry<{ problems: readonly string[] }>('warning', {
+    message: 'Extension "{spec}" registers something other than its manifest declares (package.json#airlock.provides).',
+    action: 'Make provides list exactly the tools and "hook:phase" pairs the extension registers.',
+  }, (d, s) =>
     withFix(
       `Extension ${who(s)} registers something other than its manifest declares (package.json#airlock.provides):\n${bullets(d.problems)}\n` +
         'Airlock reads declared policy hooks to fail closed when an extension breaks before it registers them.',
@@ -381,28 +472,40 @@ const CATALOGUE = {
   ),
 
   // ─── Project trust ──────────────────────────────────────────────────────────────────────
-  AIRLOCK_TRUST_FILE_INVALID: entry<{ trustFile: string; reason: string }>('warning', (d) =>
+  AIRLOCK_TRUST_FILE_INVALID: entry<{ trustFile: string; reason: string }>('warning', {
+    message: 'The trust file {trustFile} cannot be read ({reason}); no folder counts as trusted until it is fixed.',
+    action: 'Fix or delete the trust file, then trust folders again with `airlock trust <dir>`.',
+  }, (d) =>
     withFix(
       `The trust file ${d.trustFile} cannot be read (${d.reason}); no folder counts as trusted until it is fixed.`,
       `fix or delete ${d.trustFile}, then trust folders again with \`airlock trust <dir>\`.`,
     ),
   ),
 
-  AIRLOCK_TRUST_FILE_INSECURE: entry<{ trustFile: string; reason: string }>('warning', (d) =>
+  AIRLOCK_TRUST_FILE_INSECURE: entry<{ trustFile: string; reason: string }>('warning', {
+    message: 'The trust file {trustFile} is ignored: {reason}. Someone else could mark folders as trusted through it.',
+    action: 'chmod 600 the file (and make sure it is yours), or delete it and trust folders again.',
+  }, (d) =>
     withFix(
       `The trust file ${d.trustFile} is ignored: ${d.reason}. Someone else could mark folders as trusted through it.`,
       `chmod 600 ${d.trustFile} (and make sure it belongs to you), or delete it and trust folders again.`,
     ),
   ),
 
-  AIRLOCK_TRUST_DEFAULT_IGNORED: entry<{ value: unknown }>('warning', (d, s) =>
+  AIRLOCK_TRUST_DEFAULT_IGNORED: entry<{ value: unknown }>('warning', {
+    message: 'Project settings set trust.default; it is ignored, because a project must not be able to trust itself.',
+    action: 'Remove trust.default from the project settings; set it in your user settings if you want it.',
+  }, (d, s) =>
     withFix(
       `${s.file ?? 'Project settings'} set trust.default to ${JSON.stringify(d.value)}; it is ignored, because a project must not be able to trust itself.`,
       'remove trust.default from the project settings; set it in your user settings (~/.config/airlock/settings.json) if you want it.',
     ),
   ),
 
-  AIRLOCK_TRUST_DEFAULT_INVALID: entry<{ value: unknown }>('warning', (d, s) =>
+  AIRLOCK_TRUST_DEFAULT_INVALID: entry<{ value: unknown }>('warning', {
+    message: 'Settings set trust.default to {value}; expected "ask", "always" or "never". "ask" is used.',
+    action: 'Set trust.default to "ask", "always" or "never".',
+  }, (d, s) =>
     withFix(
       `${s.file ?? 'Settings'} set trust.default to ${JSON.stringify(d.value)}; expected "ask", "always" or "never". "ask" is used.`,
       'set trust.default to "ask", "always" or "never".',
@@ -414,7 +517,7 @@ export type DiagnosticCode = keyof typeof CATALOGUE;
 
 for (const [raisedBy, trust] of [['host (extension loader)', false], ['host (project trust)', true]] as const) {
   const codes = Object.entries(CATALOGUE).filter(([code]) => code.startsWith('AIRLOCK_TRUST_') === trust);
-  registerErrorCodes(raisedBy, Object.fromEntries(codes.map(([code, e]) => [code, { severity: e.severity, ...EXTENSION_DIAGNOSTIC_DOCS[code as DiagnosticCode] } satisfies ErrorCodeSpec])));
+  registerErrorCodes(raisedBy, Object.fromEntries(codes.map(([code, e]) => [code, { severity: e.severity, ...e.doc } satisfies ErrorCodeSpec])));
 }
 type DetailsOf<C extends DiagnosticCode> = (typeof CATALOGUE)[C] extends Entry<infer D> ? D : never;
 
