@@ -21,7 +21,10 @@ import type { HostServices } from '@airlock/toolkit';
 import { errorText } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { unjudgedPathParameters, unknownToolKeys } from './tool-checks.js';
+import { Registrations, type RegistrationError } from './registrations.js';
 import { createToolSet, type HostToolSet } from './tool-set.js';
+
+export type { RegistrationError };
 import type { RegisteredHandler } from './types.js';
 
 /**
@@ -63,11 +66,6 @@ export interface ApiContext {
 }
 
 /** A registration the kernel refused; it is thrown into setup and reported. */
-export interface RegistrationError {
-  kind: 'tool' | 'handler';
-  name: string;
-  error: unknown;
-}
 
 export interface ExtensionSandbox {
   readonly api: ExtensionAPI;
@@ -101,115 +99,45 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
   const handlers: RegisteredHandler[] = [];
   const listeners: EventSink[] = [];
   const undeclaredCommands: string[] = [];
-  const registrationErrors: RegistrationError[] = [];
   const unjudged: { tool: string; parameters: string[] }[] = [];
-  const undo: { what: string; run: () => void }[] = [];
-  let sealed = false;
-  let policy = false;
-
-  const refuseWhenSealed = (method: string): void => {
-    if (!sealed) return;
-    const message =
-      `Extension "${ctx.extension}" called api.${method} after its setup finished. Register tools, handlers and ` +
-      'listeners inside setup (await anything they need first), so a failed load can be undone and `airlock extensions` shows them.';
-    ctx.log.warn(message);
-    throw new Error(message);
-  };
-
-  // Caught here too (the kernel catches as well), so the warning names the extension whose listener failed.
-  const guarded =
-    <E extends { type: string }>(what: string, listener: (event: E) => unknown) =>
-    (event: E): void => {
-      const report = (error: unknown): void => ctx.log.warn(`[${ctx.extension}] ${what} failed on ${event.type}: ${errorText(error)}`);
-      try {
-        const returned = listener(event);
-        if (returned instanceof Promise) returned.catch(report);
-      } catch (error) {
-        report(error);
-      }
-    };
-
-  const namespaced = (name: unknown): unknown =>
-    typeof name === 'string' && name.trim() !== '' && !name.startsWith(`${ctx.extension}/`) ? `${ctx.extension}/${name}` : name;
-
-  const on = ((hook: HookName, handler: unknown, options: HandlerOptions) => {
-    refuseWhenSealed('on');
-    const isObject = typeof options === 'object' && options !== null;
-    const name = namespaced(isObject ? options.name : undefined);
-    const phase = isObject ? String(options.phase) : '?';
-    let off: () => void;
-    try {
-      // Non-objects go to the kernel unchanged, so its own message explains what is missing.
-      off = ctx.kernel.on(hook as never, handler as never, (isObject ? { ...options, name } : options) as never);
-    } catch (error) {
-      registrationErrors.push({ kind: 'handler', name: typeof name === 'string' ? name : '?', error });
-      throw error;
-    }
-    const record: RegisteredHandler = { hook, phase, name: name as string };
-    handlers.push(record);
-    if (POLICY_PHASES.includes(`${hook}:${phase}`)) policy = true;
-    let done = false;
-    const remove = () => {
-      if (done) return;
-      done = true;
-      off();
-      const i = handlers.indexOf(record);
-      if (i >= 0) handlers.splice(i, 1);
-    };
-    undo.push({ what: `handler "${record.name}" (${hook}:${phase})`, run: remove });
-    // The extension may remove its own handler later; that is not a registration, so no seal check.
-    return remove;
-  }) as HookRegistrar['on'];
-
+  const reg = new Registrations(ctx.extension, ctx.log);
   const log = prefixedLogger(ctx.log, ctx.extension);
   const toolSets = new Map<string, HostToolSet>();
+  const named = (name: string | undefined, fallback: string): string => (namespaced(ctx.extension, name ?? fallback) as string) || `${ctx.extension}/${fallback}`;
 
   const api: ExtensionAPI = Object.freeze({
     registerTool(tool: AnyAgentTool): void {
-      refuseWhenSealed('registerTool');
+      reg.refuseWhenSealed('registerTool');
       const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : '?';
-      let off: () => void;
-      try {
+      const off = reg.register('tool', name, () => {
         const unknown = unknownToolKeys(tool);
         if (unknown.length > 0) throw new Error(`tool "${name}" has keys the kernel does not read (they would do nothing): ${unknown.join('; ')}`);
-        off = ctx.kernel.registry.register(tool, { source: ctx.toolSource, origin: ctx.origin });
-      } catch (error) {
-        registrationErrors.push({ kind: 'tool', name, error });
-        throw error;
-      }
+        return ctx.kernel.registry.register(tool, { source: ctx.toolSource, origin: ctx.origin });
+      });
       tools.push(name);
       const parameters = unjudgedPathParameters(tool);
       if (parameters.length > 0) unjudged.push({ tool: name, parameters });
-      undo.push({
-        what: `tool "${name}"`,
-        run: () => {
-          off();
-          const i = tools.indexOf(name);
-          if (i >= 0) tools.splice(i, 1);
-        },
+      reg.undoWith(`tool "${name}"`, () => {
+        off();
+        remove(tools, name);
       });
     },
-    on,
+    on: handlerRegistrar(ctx, reg, handlers),
     onEvent(listener: EventSink): void {
-      refuseWhenSealed('onEvent');
+      reg.refuseWhenSealed('onEvent');
       if (typeof listener !== 'function') throw new TypeError(`api.onEvent needs a function, got ${typeof listener}`);
       // The kernel's own listener list: every entry point's calls reach it, whoever runs them.
-      const off = ctx.kernel.onEvent(guarded('event listener', listener));
+      const off = ctx.kernel.onEvent(guarded(ctx, 'event listener', listener));
       listeners.push(listener);
-      undo.push({
-        what: 'an event listener',
-        run: () => {
-          off();
-          const i = listeners.indexOf(listener);
-          if (i >= 0) listeners.splice(i, 1);
-        },
+      reg.undoWith('an event listener', () => {
+        off();
+        remove(listeners, listener);
       });
     },
     onAgentActivity(listener: AgentActivityListener): void {
-      refuseWhenSealed('onAgentActivity');
+      reg.refuseWhenSealed('onAgentActivity');
       if (typeof listener !== 'function') throw new TypeError(`api.onAgentActivity needs a function, got ${typeof listener}`);
-      const off = ctx.services.activity.add(guarded('agent activity listener', listener));
-      undo.push({ what: 'an agent activity listener', run: off });
+      reg.undoWith('an agent activity listener', ctx.services.activity.add(guarded(ctx, 'agent activity listener', listener)));
     },
     loadedExtensions: () => ctx.loadedExtensions?.() ?? [],
     // Commands are declared in the manifest, so --help needs no setup. An extension that calls
@@ -218,47 +146,30 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
       const name = (command as { name?: unknown } | null)?.name;
       undeclaredCommands.push(typeof name === 'string' ? name : '?');
     },
+    // Access checks, redactors and sandbox rules are policy: if their extension fails to load, nothing may run.
     registerAccessCheck(check: AccessCheck, options?: { name?: string }): void {
-      refuseWhenSealed('registerAccessCheck');
-      const name = (namespaced(options?.name ?? 'access-check') as string) || `${ctx.extension}/access-check`;
-      let off: () => void;
-      try {
-        off = ctx.services.access.add(name, check);
-      } catch (error) {
-        registrationErrors.push({ kind: 'handler', name, error });
-        throw error;
-      }
-      // A per-file check is policy: if its extension fails to load, nothing may run (fail closed).
-      policy = true;
-      undo.push({ what: `access check "${name}"`, run: off });
+      reg.refuseWhenSealed('registerAccessCheck');
+      const name = named(options?.name, 'access-check');
+      reg.undoWith(`access check "${name}"`, reg.register('handler', name, () => ctx.services.access.add(name, check)));
+      reg.markPolicy();
     },
     registerRedactor(redactor: TextRedactor, options?: { name?: string }): void {
-      refuseWhenSealed('registerRedactor');
-      const name = (namespaced(options?.name ?? 'redactor') as string) || `${ctx.extension}/redactor`;
-      let off: () => void;
-      try {
-        off = ctx.services.redactors.add(name, redactor);
-      } catch (error) {
-        registrationErrors.push({ kind: 'handler', name, error });
-        throw error;
-      }
-      // A redactor is policy: if its extension fails to load, nothing may run (fail closed).
-      policy = true;
-      undo.push({ what: `text redactor "${name}"`, run: off });
+      reg.refuseWhenSealed('registerRedactor');
+      const name = named(options?.name, 'redactor');
+      reg.undoWith(`text redactor "${name}"`, reg.register('handler', name, () => ctx.services.redactors.add(name, redactor)));
+      reg.markPolicy();
     },
     registerSandboxProfile(provider: SandboxProfileProvider): void {
-      refuseWhenSealed('registerSandboxProfile');
-      const off = ctx.services.sandboxProfiles.add(provider);
-      // The sandbox's rules are policy: if their extension fails to load, nothing may run.
-      policy = true;
-      undo.push({ what: 'a sandbox profile provider', run: off });
+      reg.refuseWhenSealed('registerSandboxProfile');
+      reg.undoWith('a sandbox profile provider', ctx.services.sandboxProfiles.add(provider));
+      reg.markPolicy();
     },
     toolSet(name: string) {
-      refuseWhenSealed('toolSet');
+      reg.refuseWhenSealed('toolSet');
       if (toolSets.has(name)) throw new Error(`api.toolSet("${name}") was already created by this extension; keep the object it returned`);
       const set = createToolSet({ kernel: ctx.kernel, extension: ctx.extension, origin: ctx.origin, toolSource: ctx.toolSource, log, tools }, name);
       toolSets.set(name, set);
-      undo.push({ what: `tool set "${name}"`, run: () => set.close() });
+      reg.undoWith(`tool set "${name}"`, () => set.close());
       return set;
     },
     ui: ctx.ui,
@@ -280,24 +191,62 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     listeners,
     undeclaredCommands,
     get policy() {
-      return policy;
+      return reg.policy;
     },
-    registrationErrors,
+    registrationErrors: reg.errors,
     unjudged,
     toolSetTools: () => [...toolSets.values()].flatMap((set) => set.names),
-    seal() {
-      sealed = true;
-    },
-    rollback() {
-      const removed: string[] = [];
-      while (undo.length > 0) {
-        const step = undo.pop()!;
-        step.run();
-        removed.push(step.what);
-      }
-      return removed.reverse();
-    },
+    seal: () => reg.seal(),
+    rollback: () => reg.rollback(),
   };
+}
+
+/** `api.on`: the kernel's, with the handler's name prefixed by the extension's, and undone with a failed load. */
+function handlerRegistrar(ctx: ApiContext, reg: Registrations, handlers: RegisteredHandler[]): HookRegistrar['on'] {
+  return ((hook: HookName, handler: unknown, options: HandlerOptions) => {
+    reg.refuseWhenSealed('on');
+    const isObject = typeof options === 'object' && options !== null;
+    const name = namespaced(ctx.extension, isObject ? options.name : undefined);
+    const phase = isObject ? String(options.phase) : '?';
+    // Non-objects go to the kernel unchanged, so its own message explains what is missing.
+    const off = reg.register('handler', typeof name === 'string' ? name : '?', () => ctx.kernel.on(hook as never, handler as never, (isObject ? { ...options, name } : options) as never));
+    const record: RegisteredHandler = { hook, phase, name: name as string };
+    handlers.push(record);
+    if (POLICY_PHASES.includes(`${hook}:${phase}`)) reg.markPolicy();
+    let done = false;
+    const removeHandler = () => {
+      if (done) return;
+      done = true;
+      off();
+      remove(handlers, record);
+    };
+    reg.undoWith(`handler "${record.name}" (${hook}:${phase})`, removeHandler);
+    // The extension may remove its own handler later; that is not a registration, so no seal check.
+    return removeHandler;
+  }) as HookRegistrar['on'];
+}
+
+/** `name` under the extension's namespace (`guard/rules`), unless it already is or is not a name. */
+function namespaced(extension: string, name: unknown): unknown {
+  return typeof name === 'string' && name.trim() !== '' && !name.startsWith(`${extension}/`) ? `${extension}/${name}` : name;
+}
+
+/** A listener whose failure is logged naming the extension (the kernel catches it as well, without the name). */
+function guarded<E extends { type: string }>(ctx: ApiContext, what: string, listener: (event: E) => unknown): (event: E) => void {
+  return (event) => {
+    const report = (error: unknown): void => ctx.log.warn(`[${ctx.extension}] ${what} failed on ${event.type}: ${errorText(error)}`);
+    try {
+      const returned = listener(event);
+      if (returned instanceof Promise) returned.catch(report);
+    } catch (error) {
+      report(error);
+    }
+  };
+}
+
+function remove<T>(list: T[], item: T): void {
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
 }
 
 /** `[hello] message`: every line says which extension wrote it. */
