@@ -1,4 +1,4 @@
-import type { Static, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import type { ToolUI } from './ask.js';
 import type { AccessCheck, Logger, SandboxProfileProvider, SandboxService, SandboxStatus } from './context.js';
 import type { EventSink, HookRegistrar } from './hooks.js';
@@ -11,9 +11,9 @@ import type { ToolCall } from './outcome.js';
 /**
  * What an extension gets from the host in `setup(api, options)`: ways to add tools and handlers,
  * and the services it may use. It can tap the bus but never fire it, and it holds nothing that
- * belongs to another extension.
+ * belongs to another extension. `S` is the settings it declared it reads (`Extension.settings`).
  */
-export interface ExtensionAPI extends HookRegistrar {
+export interface ExtensionAPI<S extends object = {}> extends HookRegistrar {
   /** Add a tool (source "extension"). A name already taken is a load error unless `override: true`. */
   registerTool(tool: AnyAgentTool): void;
   /**
@@ -85,8 +85,11 @@ export interface ExtensionAPI extends HookRegistrar {
   readonly ui: ToolUI;
   /** Messages go to the host's log, prefixed with the extension's name. */
   readonly log: Logger;
-  /** The merged settings, read-only. */
-  readonly settings: Readonly<Record<string, unknown>>;
+  /**
+   * The settings this extension declared it reads (`Extension.settings`), checked against that
+   * schema when it loaded, and frozen; `{}` when it declares none.
+   */
+  readonly settings: Frozen<S>;
   /** The running kernel's version, e.g. "1.0.0". */
   readonly kernelVersion: string;
   /** The folder the host runs in (the project). */
@@ -383,28 +386,42 @@ export interface RuleStore {
 }
 
 /**
- * An extension: a name, a TypeBox schema for its options, and `setup`. The package's
- * `package.json` carries the manifest: `"airlock": {"extension": "./src/index.ts", "kernel": "^1.0.0"}`.
+ * An extension: a name, TypeBox schemas for its options and for the settings it reads, and
+ * `setup`. The package's `package.json` carries the manifest:
+ * `"airlock": {"extension": "./src/index.ts", "kernel": "^1.0.0"}`.
  *
  * @example
  * export default defineExtension({
  *   name: 'acme-guard',
  *   options: Type.Object({ blocked: Type.Array(Type.String(), { default: [] }) }),
+ *   settings: Type.Object({ limits: Type.Object({ maxLines: Type.Integer() }) }),
  *   setup(api, { blocked }) {
+ *     api.log.info(`results are cut at ${api.settings.limits.maxLines} lines`);
  *     api.on('tool_call', (c) => (blocked.includes(c.toolName) ? { effect: 'deny', reason: 'blocked by acme' } : undefined),
  *       { name: 'acme-guard/blocklist', phase: 'authorize' });
  *   },
  * });
  */
-export interface Extension<O extends TSchema = TSchema> {
+export interface Extension<O extends TSchema = TSchema, S extends TObject = TObject<{}>> {
   name: string;
   /** Validates (and fills defaults into) the options settings give this extension. */
   options?: O;
   /**
+   * The settings this extension reads: a TypeBox object whose keys are top-level settings keys
+   * (`limits`, `telemetry`, `permissions` …), each with the schema of what the extension accepts
+   * there. The host checks the merged value against it once, when the extension loads, and hands
+   * it to `setup` frozen as `api.settings`; nothing else of the settings reaches the extension.
+   * A value that does not fit fails the load with a message naming the extension, the key and
+   * the settings file that set it (a policy extension's failure then blocks every tool).
+   * `permissions` comes as the one list the host keeps, `{ effect, rule, layer, file? }[]`: each
+   * rule with its list and the settings layer and file it came from.
+   */
+  settings?: S;
+  /**
    * Register tools, handlers and listeners. What it returns (or resolves to) is kept for the
    * extension's commands (`input.extension.fromSetup`, see CommandDefinition); most return nothing.
    */
-  setup(api: ExtensionAPI, options: Static<O>): unknown;
+  setup(api: ExtensionAPI<Static<S>>, options: Static<O>): unknown;
   /**
    * Clean up when the host closes (`host.close()` / `kernel.dispose()`): end background processes,
    * flush and close files. Gets the same `api` its setup got, so state kept per host (a WeakMap
@@ -420,13 +437,22 @@ export interface Extension<O extends TSchema = TSchema> {
    *   async dispose(api) { await jobs.get(api)?.close(); },
    * });
    */
-  dispose?(api: ExtensionAPI): void | Promise<void>;
+  dispose?(api: ExtensionAPI<Static<S>>): void | Promise<void>;
 }
 
-/** Identity helper that infers `options` from the schema. */
-export function defineExtension<O extends TSchema>(extension: Extension<O>): Extension<O> {
+/** Identity helper that infers `options` and `api.settings` from their schemas. */
+export function defineExtension<O extends TSchema, S extends TObject = TObject<{}>>(extension: Extension<O, S>): Extension<O, S> {
   return extension;
 }
+
+/** A value as the host hands it, frozen: every object and list in it read-only, all the way down. */
+export type Frozen<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly Frozen<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]: Frozen<T[K]> }
+      : T;
 
 /** The `airlock` field of an extension package's package.json. */
 export interface ExtensionManifest {

@@ -238,7 +238,7 @@ export async function openHost(options: OpenHostOptions): Promise<Host> {
     trust: { trusted: trust?.trusted ?? false, ...(settings.projectDir === undefined ? {} : { projectDir: settings.projectDir }) },
     ui,
     log,
-    settings: settings.settings as unknown as Readonly<Record<string, unknown>>,
+    settings,
     cwd: options.cwd,
     env: { ...env },
     ...(options.bundled === undefined ? {} : { bundled: options.bundled }),

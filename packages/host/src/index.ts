@@ -33,6 +33,7 @@ export {
   type PlanExtensionsOptions,
   type LoadExtensionsOptions,
   type LoadExtensionsResult,
+  type SettingsForExtensions,
   type DiagnosticCode,
   type BundledExtensions,
   type ExtensionDirs,

@@ -3,20 +3,21 @@ import { checkExamples } from './examples.js';
 import { OptionsSchema } from './options.js';
 import { createPolicy } from './policy.js';
 import { loadShell } from './load-shell.js';
-import { rulesFromSettings } from './settings.js';
+import { SettingsSchema } from './settings.js';
 
 /**
  * The path-policy extension: one authorize handler that votes on every call from the settings'
- * `permissions` rules and the defaults. Rules compile once here; a malformed rule or a failing
- * inline example throws, and the host then blocks every tool (a policy that half-loaded would
- * fail open).
+ * `permissions` rules and the defaults. The host hands the rules checked against SettingsSchema;
+ * they compile once here. A malformed rule or a failing inline example throws, and the host then
+ * blocks every tool (a policy that half-loaded would fail open).
  */
 const extension = {
   name: 'path-policy',
   options: OptionsSchema,
+  settings: SettingsSchema,
   async setup(api, options) {
     const policy = refusingSettings(() => createPolicy({
-      rules: rulesFromSettings(api.settings),
+      rules: api.settings.permissions,
       ...(options.roots === undefined ? {} : { roots: options.roots }),
       cwd: api.cwd,
       defaultEffect: options.defaultEffect,
@@ -59,7 +60,7 @@ const extension = {
     // The same rules once more, for the OS sandbox under every process a tool starts.
     api.registerSandboxProfile?.(({ cwd }) => policy.sandboxProfile(cwd));
   },
-} satisfies Extension<typeof OptionsSchema>;
+} satisfies Extension<typeof OptionsSchema, typeof SettingsSchema>;
 
 /**
  * An error saying the settings are wrong, not the extension: its `fix` is what the host offers
@@ -84,7 +85,7 @@ export { loadShell } from './load-shell.js';
 export default extension;
 export { createPolicy, NO_SANDBOX_RULE, type Policy, type PolicyCall, type PolicyDecision, type PolicyOptions, type FileQuery, type FileVerdict, type DerivedResource, type ShellAnalyzer } from './policy.js';
 export { checkExamples, exampleCall, type ExampleFailure } from './examples.js';
-export { rulesFromSettings } from './settings.js';
+export { SettingsSchema, type Settings } from './settings.js';
 export { OptionsSchema, DEFAULT_EFFECT, type Options, type DefaultEffect } from './options.js';
 export { RuleError } from './rules/compile.js';
 export type { RuleEntry, RuleInput } from './rules/types.js';

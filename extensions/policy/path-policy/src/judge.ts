@@ -356,12 +356,13 @@ function byRules(subject: string, matching: readonly CompiledRule[], fallback: (
   const restrictive = strictest(matching.filter((r) => r.effect !== 'allow'));
   const decider = restrictive ?? matching.find((r) => r.effect === 'allow');
   if (decider !== undefined) {
-    const from = decider.file ? ` (${decider.layer ?? 'settings'} settings: ${decider.file})` : decider.layer ? ` (${decider.layer} settings)` : '';
+    // The reason (what the model and an approver read) names the rule; where it was written
+    // (layer and file) is in `matched`, which `policy explain` shows.
     return {
       subject,
       effect: decider.effect,
       rule: decider.id,
-      reason: `${subject}: ${decider.reason ?? `matches the ${decider.effect} rule ${decider.surface}`}${from}`,
+      reason: `${subject}: ${decider.reason ?? `matches the ${decider.effect} rule ${decider.surface}`}`,
       matched,
     };
   }

@@ -1,27 +1,13 @@
-import { RuleError } from './rules/compile.js';
-import type { RuleEntry } from './rules/types.js';
-
-const LISTS = ['deny', 'ask', 'allow'] as const;
+import Type, { type Static } from 'typebox';
+import { RuleEntrySchema } from './rules/schema.js';
 
 /**
- * The rules in merged settings (`permissions: {deny, ask, allow}`), as entries with their list.
- * The host has validated the shape already; anything else here means the settings object is
- * not what this extension understands, and it refuses to load rather than guess.
- *
- * @example rulesFromSettings({ permissions: { deny: ['fs.read(**\/.env)'] } }) // [{ effect: 'deny', rule: 'fs.read(**\/.env)' }]
+ * The settings path-policy reads (its `settings` declaration): `permissions`, as the host keeps
+ * them, one list with each rule's list and the settings layer and file it came from, so a
+ * decision's matched rules and `policy explain` name where each was written. The host checks
+ * the list against this schema before setup runs (a rule of the wrong shape stops the load,
+ * naming its file); setup then compiles it, which finds what a schema cannot (a pattern that
+ * does not parse, an example that fails).
  */
-export function rulesFromSettings(settings: Readonly<Record<string, unknown>>): RuleEntry[] {
-  const permissions = settings.permissions;
-  if (permissions === undefined) return [];
-  if (typeof permissions !== 'object' || permissions === null || Array.isArray(permissions)) {
-    throw new RuleError('settings.permissions is not an object {deny, ask, allow}; fix the settings file.');
-  }
-  const entries: RuleEntry[] = [];
-  for (const effect of LISTS) {
-    const list = (permissions as Record<string, unknown>)[effect];
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new RuleError(`settings.permissions.${effect} is not a list of rules; fix the settings file.`);
-    for (const rule of list) entries.push({ effect, rule: rule as RuleEntry['rule'] });
-  }
-  return entries;
-}
+export const SettingsSchema = Type.Object({ permissions: Type.Array(RuleEntrySchema) });
+export type Settings = Static<typeof SettingsSchema>;

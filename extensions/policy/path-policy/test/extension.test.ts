@@ -2,19 +2,25 @@ import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import { createTestHost } from '@airlock/kernel/testing';
 import { defineTool, type AccessCheck, type ExtensionAPI } from '@airlock/contract';
-import extension, { OptionsSchema } from '../src/index.js';
+import extension, { OptionsSchema, type Settings } from '../src/index.js';
 import Value from 'typebox/value';
 import { machine } from './fixture.js';
 
-/** Set the extension up on a real kernel with the given settings; returns the kernel. */
-async function load(permissions: object, cwd: string) {
+type Lists = { [E in 'deny' | 'ask' | 'allow']?: Settings['permissions'][number]['rule'][] };
+
+/**
+ * Set the extension up on a real kernel with the given rules, handed as the host hands them (one
+ * list of entries, here all from the command line); returns the kernel.
+ */
+async function load(lists: Lists, cwd: string) {
   const { kernel, services } = createTestHost({ cwd });
+  const permissions = (['deny', 'ask', 'allow'] as const).flatMap((effect) => (lists[effect] ?? []).map((rule) => ({ effect, rule, layer: 'cli' })));
   const api = {
     on: kernel.on.bind(kernel),
     registerAccessCheck: (check: AccessCheck, o?: { name?: string }) => void services.access.add(o?.name ?? 'path-policy', check),
     settings: Object.freeze({ permissions }),
     cwd,
-  } as unknown as ExtensionAPI;
+  } as unknown as ExtensionAPI<Settings>;
   const options = Value.Default(OptionsSchema, {}) as never;
   await extension.setup(api, options);
   return kernel;
@@ -33,7 +39,7 @@ describe('path-policy as an extension', () => {
 
   it('a malformed rule is a load error naming the rule, its list and the problem', async () => {
     const m = machine();
-    await expect(load({ ask: ['read', 'bash(git push'] }, m.root)).rejects.toThrow(/The rule "bash\(git push" in permissions\.ask\[1\] is malformed: "\(" is never closed/);
+    await expect(load({ ask: ['read', 'bash(git push'] }, m.root)).rejects.toThrow(/The rule "bash\(git push" in permissions\.ask\[1\] \(cli\) is malformed: "\(" is never closed/);
     await expect(load({ deny: [{ match: 'read', effect: 'allow' }] }, m.root)).rejects.toThrow(/sits in the deny list/);
     await expect(load({ allow: ['*'] }, m.root)).rejects.toThrow(/bare "\*" in allow/);
     await expect(load({ deny: ['fs.read'] }, m.root)).rejects.toThrow(/needs a pattern/);
@@ -50,6 +56,6 @@ describe('path-policy as an extension', () => {
 
   it('gives extensions no way to add allow rules: only settings feed the rules', () => {
     const keys = Object.keys(extension).sort();
-    expect(keys).toEqual(['name', 'options', 'setup']);
+    expect(keys).toEqual(['name', 'options', 'settings', 'setup']);
   });
 });

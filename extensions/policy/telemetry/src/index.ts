@@ -1,11 +1,12 @@
 import type { Context } from '@opentelemetry/api';
+import Type, { type TSchema } from 'typebox';
 import type { Extension, ExtensionAPI } from '@airlock/contract';
 import { createRedactor, createSecretScanner } from '@airlock/secrets';
-import { resolveTelemetry, type TelemetryConfig } from './config.js';
+import { resolveTelemetry, TelemetrySettings, type TelemetryConfig } from './config.js';
 import { createRecorder, type Recorder } from './recorder.js';
 import { createAgentSpans, type AgentSpans } from './agent-spans.js';
 import { createAuditExport } from './audit-export.js';
-import { auditLogPath } from './audit-location.js';
+import { auditLogPath, ExtensionEntries } from './audit-location.js';
 import type { TelemetryPipeline } from './pipeline.js';
 
 interface Running {
@@ -18,6 +19,9 @@ interface Running {
 
 const running = new WeakMap<ExtensionAPI, Running>();
 
+/** The settings it reads: its own section, and the extensions list, which says where the audit log it exports is. */
+const Settings = Type.Object({ telemetry: TelemetrySettings, extensions: ExtensionEntries });
+
 /**
  * OpenTelemetry export as an extension: an observer of the kernel's events and of the agent's
  * activity (runs, turns, model requests). In the default set and free when off: unless an OTLP
@@ -26,22 +30,25 @@ const running = new WeakMap<ExtensionAPI, Running>();
  */
 const extension = {
   name: 'telemetry',
+  settings: Settings,
   async setup(api) {
-    const resolved = resolveTelemetry(api.env, api.settings['telemetry']);
+    const resolved = resolveTelemetry(api.env, api.settings.telemetry);
     if (!resolved.on) return;
     // Loaded only now: the SDK is never evaluated while telemetry is off.
     const { startPipeline, packageVersion } = await import('./pipeline.js');
     const version = packageVersion();
-    installTelemetry(api, startPipeline(resolved.config, version), resolved.config, version);
+    const auditPath = auditLogPath(api);
+    installTelemetry(api, startPipeline(resolved.config, version), resolved.config, version, auditPath === undefined ? {} : { auditPath });
   },
   async dispose(api) {
     await stopTelemetry(api);
   },
-} satisfies Extension;
+} satisfies Extension<TSchema, typeof Settings>;
 
 /**
  * Connect `pipeline` to `api`'s kernel events. Exposed so tests and embedders can hand in their own
- * pipeline (e.g. over the in-memory exporter).
+ * pipeline (e.g. over the in-memory exporter). Audit records are exported from `auditPath` when
+ * given (the extension finds it with `auditLogPath`).
  *
  * @example
  * installTelemetry(api, { api: otel, tracer, meter, logger: undefined, shutdown: async () => {} }, config, '1.0.0');
@@ -55,7 +62,7 @@ export function installTelemetry(
 ): Recorder {
   // Content export sends arguments and results through the same secret scanner as the audit log.
   const redactor = config.exportContent ? createRedactor(createSecretScanner({ env: api.env, allow: [] })) : undefined;
-  const auditPath = pipeline.logger === undefined ? undefined : (options.auditPath ?? auditLogPath(api));
+  const auditPath = pipeline.logger === undefined ? undefined : options.auditPath;
   const audit = auditPath === undefined || pipeline.logger === undefined ? undefined : createAuditExport(auditPath, pipeline.logger, config.exportContent);
   const agent = createAgentSpans(pipeline, { sessionId: api.sessionId });
   const recorder = createRecorder(pipeline, {
@@ -89,7 +96,7 @@ export async function stopTelemetry(api: ExtensionAPI): Promise<void> {
 export default extension;
 export { resolveTelemetry, parseKeyValueList, TelemetrySettings, DEFAULT_FLUSH_TIMEOUT_MS, type TelemetryConfig, type ResolvedTelemetry } from './config.js';
 export { createAuditExport, exportedBody } from './audit-export.js';
-export { auditLogPath } from './audit-location.js';
+export { auditLogPath, ExtensionEntries } from './audit-location.js';
 export { createRecorder, type Recorder, type RecorderOptions } from './recorder.js';
 export { createAgentSpans, type AgentSpans, type AgentSpansOptions } from './agent-spans.js';
 export type { TelemetryPipeline, TelemetrySinks } from './pipeline.js';

@@ -305,14 +305,17 @@ async function readBmp(fh: PositionalReader, size: number, shown: string, ctx: T
 
 const Options = Type.Object({});
 
+/** The settings it reads: how much of a file one read returns. */
+const Settings = Type.Object({ limits: Type.Object({ maxLines: Type.Integer({ minimum: 1 }), maxBytes: Type.Integer({ minimum: 1 }) }) });
+
 const extension = {
   name: 'tool-read',
   options: Options,
+  settings: Settings,
   setup(api) {
-    const limits = (api.settings.limits ?? {}) as Partial<TruncationLimits>;
-    api.registerTool(createReadTool({ limits }));
+    api.registerTool(createReadTool({ limits: api.settings.limits }));
   },
-} satisfies Extension<typeof Options>;
+} satisfies Extension<typeof Options, typeof Settings>;
 
 export default extension;
 

@@ -55,7 +55,7 @@ export interface ApiContext {
   toolSource: ToolSource;
   ui: ToolUI;
   log: Logger;
-  /** Already frozen; shared by every extension. */
+  /** The settings the extension declared it reads, checked and frozen (settings-slice.ts); `{}` when none. */
   settings: Readonly<Record<string, unknown>>;
   cwd: string;
   rules?: RuleStore;

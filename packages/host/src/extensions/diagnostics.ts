@@ -332,6 +332,17 @@ const CATALOGUE = {
     ),
   ),
 
+  AIRLOCK_EXTENSION_SETTINGS_INVALID: entry<{ problems: readonly string[]; settingsFix?: string; fix: string }>('error', {
+    message: 'Extension "{spec}" was not loaded: settings it reads do not fit its schema (each value is named with the settings file that set it).',
+    action: 'Correct each value in the file named; a value no file sets is for your settings or for the extension to accept.',
+  }, (d, s) =>
+    withFix(
+      `Extension ${who(s)} was not loaded: settings it reads do not fit its schema:\n${bullets(d.problems)}`,
+      // `settingsFix` when every value is in a settings file: the fix is there, not in removing the extension.
+      d.settingsFix ?? d.fix,
+    ),
+  ),
+
   AIRLOCK_EXTENSION_OPTIONS_UNEXPECTED: entry<{ received: unknown }>('warning', {
     message: 'Extension "{spec}" takes no options, but settings give it some; they are passed on unchecked.',
     action: "Remove the options, or ask the extension's author to declare an options schema.",

@@ -15,6 +15,7 @@ export { resolveExtension, type ResolveContext, type ResolveResult } from './res
 export { COMMAND_NAME, readManifest, POLICY_PHASES, RESERVED_COMMANDS, type ManifestResult } from './manifest.js';
 export { checkKernelRange, type CompatInput } from './compat.js';
 export { validateOptions, type OptionsResult } from './options.js';
+export { type SettingsForExtensions } from './settings-slice.js';
 export { createExtensionJiti, importCommandModule, type ExtensionSetup } from './load.js';
 export { inlineExtensionName, unwrapExtension } from './inline.js';
 export { BUILTIN_TOOL_PACKAGES, DEFAULT_EXTENSIONS, DEFAULT_GUARDS, defaultExtensionEntries, withDefaultSet } from './defaults.js';

@@ -9,6 +9,7 @@ import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
 import { createExtensionJiti, loadResolved, type ExtensionSetup, type LoadContext } from './load.js';
 import { resolveExtension, type ResolveResult } from './resolve.js';
+import { defaultSettingsForExtensions, type SettingsForExtensions } from './settings-slice.js';
 import {
   LAYER_ORDER,
   type BundledExtensions,
@@ -25,8 +26,8 @@ import {
  * Load every extension settings name, in order, and report every problem without stopping:
  *
  *   plan (files only): entries (or the default set) → trust filter → resolve → de-duplicate →
- *   command words; then for each, in order: compatibility → import → export → options → setup
- *   (rolled back on failure)
+ *   command words; then for each, in order: compatibility → import → export → options →
+ *   settings it reads → setup (rolled back on failure)
  *
  * Fail closed: when an extension with authorize, approve or redact handlers (registered, or
  * declared in its manifest) fails, or any extension settings name cannot be found or loaded
@@ -54,8 +55,12 @@ export interface LoadExtensionsOptions {
   trust: { trusted: boolean; projectDir?: string };
   ui?: ToolUI;
   log?: Logger;
-  /** The merged settings; extensions get a frozen copy. */
-  settings?: Readonly<Record<string, unknown>>;
+  /**
+   * The loaded settings (`loadSettings`'s result, after the host dropped what an untrusted
+   * project may not bring): each extension gets the part it declares (`Extension.settings`),
+   * checked and frozen. Default: the built-in defaults and no rules.
+   */
+  settings?: SettingsForExtensions;
   /** Default: the kernel's cwd. */
   cwd?: string;
   /** Default: `defaultExtensionDirs(env)`. */
@@ -262,7 +267,7 @@ function claimCommands(
  * const trust = await resolveTrust({ projectDir: s.projectDir ?? cwd, flag, mode: trustModeFromLayers(s.layers).mode, interactive, confirm });
  * const result = await loadExtensions({
  *   entries: withDefaultSet(s.extensions, defaultExtensionEntries(hostPackageDir())), // untrusted project entries are skipped (and reported) here
- *   kernel, trust, ui, log, settings: s.settings, cwd,
+ *   kernel, trust, ui, log, settings: s, cwd,
  * });
  * if (result.blocked) console.error(result.blocked.message); // the kernel now refuses every call
  * await kernel.executeBatch(calls); // extensions' api.onEvent listeners hear it through kernel.onEvent
@@ -282,7 +287,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     ui: options.ui ?? NO_UI,
     log,
-    settings: frozenCopy(options.settings ?? {}) as Readonly<Record<string, unknown>>,
+    settings: options.settings ?? defaultSettingsForExtensions(),
     cwd,
     projectTrusted: trusted,
     setupTimeoutMs: options.setupTimeoutMs ?? 10_000,
@@ -521,27 +526,6 @@ async function disposeInReverse(disposers: readonly { extension: string; run: ()
       log.warn(`[${extension}] dispose failed: ${errorText(error)}`);
     }
   }
-}
-
-/**
- * A deep copy of plain objects and arrays, frozen; anything else (functions a TypeScript config
- * may hold, class instances) is kept by reference. Extensions read settings, never change them.
- */
-function frozenCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (seen.has(value)) return seen.get(value);
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    seen.set(value, out);
-    for (const item of value) out.push(frozenCopy(item, seen));
-    return Object.freeze(out);
-  }
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  seen.set(value, out);
-  for (const [k, v] of Object.entries(value)) out[k] = frozenCopy(v, seen);
-  return Object.freeze(out);
 }
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };

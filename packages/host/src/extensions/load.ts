@@ -13,7 +13,7 @@ import * as typebox from 'typebox';
 import * as typeboxCompile from 'typebox/compile';
 import * as typeboxSystem from 'typebox/system';
 import * as typeboxValue from 'typebox/value';
-import type { TSchema } from 'typebox';
+import type { TObject, TSchema } from 'typebox';
 import { createExtensionApi, type ExtensionSandbox, type RegistrationError } from './api.js';
 import { checkKernelRange } from './compat.js';
 import { compiledEntry } from './compiled-entry.js';
@@ -22,12 +22,14 @@ import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 import { POLICY_PHASES } from './manifest.js';
 import { validateOptions } from './options.js';
+import { settingsSlice, sliceDeclarationProblems, sliceFix, sliceProblemLines, type SettingsForExtensions } from './settings-slice.js';
 import type { BundledExtensions, ExtensionCommandEntry, ExtensionRecord, ResolvedExtension } from './types.js';
 
 /**
- * Loading one located extension: compatibility, import (jiti), export shape, options, setup.
- * Each step either passes or produces the diagnostic that explains it; nothing here throws.
- * Incompatible code is never imported, and invalid options never reach setup.
+ * Loading one located extension: compatibility, import (jiti), export shape, options, the
+ * settings it reads, setup. Each step either passes or produces the diagnostic that explains it;
+ * nothing here throws. Incompatible code is never imported, and invalid options or settings never
+ * reach setup.
  */
 
 /**
@@ -137,8 +139,8 @@ export interface LoadContext {
   sandbox?: SandboxService;
   ui: ToolUI;
   log: Logger;
-  /** Frozen once for all extensions. */
-  settings: Readonly<Record<string, unknown>>;
+  /** What each extension's declared settings are cut from (settings-slice.ts). */
+  settings: SettingsForExtensions;
   cwd: string;
   /** Whether the project's own settings layers count (its folder is trusted). */
   projectTrusted: boolean;
@@ -175,6 +177,7 @@ export interface ExtensionSetup {
 interface ExtensionShape {
   name: string;
   options?: TSchema;
+  settings?: TObject;
   setup(api: unknown, options: unknown): unknown;
   dispose?(api: unknown): unknown;
 }
@@ -260,7 +263,14 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     options = checked.value;
   }
 
-  // 5. Setup, with an API that records what it registers so a failure leaves nothing behind.
+  // 5. The settings it declared it reads, against its own schema, naming the file of a value it refuses.
+  const slice = settingsSlice(ext.settings, ctx.settings);
+  if (!slice.ok) {
+    const { fix, inSettings } = sliceFix(slice.problems);
+    return fail(diagnostic('AIRLOCK_EXTENSION_SETTINGS_INVALID', subject, { problems: sliceProblemLines(slice.problems), fix, ...(inSettings ? { settingsFix: fix } : {}) }));
+  }
+
+  // 6. Setup, with an API that records what it registers so a failure leaves nothing behind.
   const origin = `${resolved.packageName}@${resolved.version}`;
   const box = createExtensionApi({
     kernel: ctx.kernel,
@@ -271,7 +281,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     toolSource: BUILTIN_TOOL_PACKAGES.includes(resolved.packageName) ? 'builtin' : 'extension',
     ui: ctx.ui,
     log: ctx.log,
-    settings: ctx.settings,
+    settings: slice.value,
     cwd: ctx.cwd,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),
@@ -354,6 +364,7 @@ function checkExport(mod: unknown): { ok: true; extension: ExtensionShape } | { 
   if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null || Array.isArray(e.options))) {
     problems.push(`"options" must be a TypeBox schema such as Type.Object({...}) when given, got ${Array.isArray(e.options) ? 'an array' : typeof e.options}`);
   }
+  if (e.settings !== undefined) problems.push(...sliceDeclarationProblems(e.settings));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, extension: e as unknown as ExtensionShape };
 }
 

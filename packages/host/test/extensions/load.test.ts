@@ -7,6 +7,7 @@ import { type KernelEvent } from '@airlock/contract';
 import { displayText } from '@airlock/toolkit/display';
 import * as kernelUtil from '@airlock/toolkit/util';
 import { loadExtensions, type LoadExtensionsOptions } from '../../src/extensions/index.js';
+import { defaultSettings } from '../../src/settings/index.js';
 import { dirsIn, entry, memoryLog, removeTempDirs, tempDir, toolPackage, toolSource, writePackage } from './fixtures.js';
 
 afterAll(removeTempDirs);
@@ -201,31 +202,34 @@ export default defineExtension({
     expect(result.loaded).toHaveLength(1);
   });
 
-  it('gives each extension a prefixed log, frozen settings, the cwd and the ui', async () => {
+  it('gives each extension a prefixed log, the settings it declares (frozen, nothing else), the cwd and the ui', async () => {
     const root = tempDir();
     const key = `__airlockApi_${Date.now()}`;
     writePackage(join(root, 'ext'), {
       name: 'api-ext',
       files: {
-        'src/index.ts': `export default {
+        'src/index.ts': `import Type from 'typebox';
+export default {
   name: 'apiext',
+  settings: Type.Object({ limits: Type.Object({ maxLines: Type.Integer() }) }),
   setup(api: any) {
     api.log.info('hello from setup');
     let mutated = true;
-    try { api.settings.model = 'x'; } catch { mutated = false; }
-    (globalThis as any)[${JSON.stringify(key)}] = { cwd: api.cwd, interactive: api.ui.interactive, mutated, frozen: Object.isFrozen(api.settings.nested) };
+    try { api.settings.limits.maxLines = 1; } catch { mutated = false; }
+    (globalThis as any)[${JSON.stringify(key)}] = { cwd: api.cwd, interactive: api.ui.interactive, mutated, frozen: Object.isFrozen(api.settings.limits), settings: api.settings };
   },
 };
 `,
       },
     });
     const log = memoryLog();
-    const settings = { model: 'm', nested: { a: 1 } };
+    const settings = { settings: defaultSettings(), permissions: [], layers: [] };
+    settings.settings.limits.maxLines = 300;
     const { result } = await load(root, [entry('./ext', root)], { defaults: false, log, settings });
     expect(result.diagnostics).toEqual([]);
     expect(log.lines).toContain('info [apiext] hello from setup');
-    expect((globalThis as any)[key]).toEqual({ cwd: root, interactive: false, mutated: false, frozen: true });
-    expect(settings.model).toBe('m');
+    expect((globalThis as any)[key]).toEqual({ cwd: root, interactive: false, mutated: false, frozen: true, settings: { limits: { ...settings.settings.limits } } });
+    expect(settings.settings.limits.maxLines).toBe(300);
     delete (globalThis as any)[key];
   });
 });

@@ -51,7 +51,7 @@ export default { name: 'user-ext', options: Type.Object({ who: Type.String({ def
       ...testHost(project),
       trust: { trusted, projectDir: s.projectDir ?? project },
       dirs: dirsIn(root),
-      settings: s.settings as unknown as Record<string, unknown>,
+      settings: s,
     });
     return { result, who: (globalThis as any)[key] as string | undefined };
   };

@@ -60,7 +60,7 @@ function compileRule(entry: RuleEntry, anchors: Anchors, where: string): Compile
     ...(object?.reason === undefined ? {} : { reason: object.reason }),
     ...(entry.layer === undefined ? {} : { layer: entry.layer }),
     ...(entry.file === undefined ? {} : { file: entry.file }),
-    examples: { match: object?.examples?.match ?? [], notMatch: object?.examples?.notMatch ?? [] },
+    examples: { match: [...(object?.examples?.match ?? [])], notMatch: [...(object?.examples?.notMatch ?? [])] },
     where,
   };
 }

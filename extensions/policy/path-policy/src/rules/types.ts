@@ -1,15 +1,9 @@
-import type { Effect } from '@airlock/contract';
+import type { Effect, Frozen } from '@airlock/contract';
+import type { Static } from 'typebox';
+import type { RuleInputSchema } from './schema.js';
 
-/** The forms a rule may take in settings (the host's PermissionRule, restated so only types cross). */
-export type RuleInput =
-  | string
-  | {
-      effect?: Effect;
-      match: string;
-      reason?: string;
-      id?: string;
-      examples?: { match?: string[]; notMatch?: string[] };
-    };
+/** The forms a rule may take in settings, as the host hands them (frozen). */
+export type RuleInput = Frozen<Static<typeof RuleInputSchema>>;
 
 /** A rule with the list it sits in and, when known, the settings layer and file it came from. */
 export interface RuleEntry {
