@@ -346,10 +346,8 @@ function createRuleStore(files: { local: string; user: string }, localCounts: bo
   };
 }
 
-/** Remove `dropped` from the merged rules, so neither extensions nor `policy explain` see them. */
+/** Remove `dropped` from the rules, so neither extensions nor `policy explain` see them. */
 function dropAllows(settings: LoadedSettings, dropped: readonly PermissionEntry[]): void {
   const gone = new Set(dropped);
   settings.permissions = settings.permissions.filter((p) => !gone.has(p));
-  const kept = new Set(settings.permissions.filter((p) => p.effect === 'allow').map((p) => p.rule));
-  settings.settings.permissions.allow = settings.settings.permissions.allow.filter((rule) => kept.has(rule));
 }

@@ -89,7 +89,7 @@ registerErrorCodes('host (settings)', {
 
 
 export interface LoadedSettings {
-  /** Merged, every default filled in. */
+  /** Merged, every default filled in; the rules are in `permissions`. */
   settings: Settings;
   /** The layers that exist, lowest precedence first: defaults, then user, project, cli when present. */
   layers: SettingsLayerRecord[];
@@ -103,7 +103,10 @@ export interface LoadedSettings {
   extensions: ExtensionEntry[];
   /** Some layer has an `extensions` key (even `[]`). The default set loads either way: these entries add to it (extensions/defaults.ts `withDefaultSet`). */
   extensionsListed: boolean;
-  /** Every policy rule with its list and layer. */
+  /**
+   * Every policy rule with its list, layer and file, lowest layer first: the one copy of the rules.
+   * What extensions that declare `permissions` get, and what `airlock policy` names.
+   */
   permissions: PermissionEntry[];
   /** What did not stop loading but is worth telling (a project's code not run, untrusted values ignored), each naming its file. */
   diagnostics: Diagnostic[];

@@ -5,10 +5,10 @@
  *
  * | what                                   | rule                                                                  |
  * | -------------------------------------- | --------------------------------------------------------------------- |
- * | plain objects (`tools`, `execution`, `limits`, `images`, `trust`, `permissions`) | merged key by key: a key a layer leaves out keeps the earlier value |
+ * | plain objects (`tools`, `execution`, `limits`, `images`, `trust`) | merged key by key: a key a layer leaves out keeps the earlier value |
  * | scalars (numbers, strings, booleans)   | the later layer replaces the earlier value                            |
  * | `tools.allow`, `tools.exclude`         | the later layer's list replaces the earlier one: an allowlist is a decision, not a contribution |
- * | `permissions.deny` / `.ask` / `.allow` | union: every layer's rules stay, in layer order, exact duplicates once. A deny in any layer stays |
+ * | `permissions.deny` / `.ask` / `.allow` | one list of entries (`permissions`, not in `settings`), each rule with its list, layer and file: every layer's rules stay, in layer order, exact duplicates once. A deny in any layer stays |
  * | `extensions`                           | concatenated in layer order. A later layer's entry for the same package name, or the same resolved path, replaces the earlier entry (its options wholesale, `enabled`, layer and file) at the earlier entry's position, and keeps it as `replaces`. The whole list is added to the host's default set (extensions/defaults.ts `withDefaultSet`), where an entry naming a default takes that default's place |
  * | `limits.spillDir`                      | a relative path resolves against its settings file's folder (`~/` = home) |
  * | `trust` in the project layer           | ignored: a project must not be able to trust itself (the trust code warns about it, from `layers`) |
@@ -56,7 +56,10 @@ export interface ExtensionEntry {
   replaces?: ExtensionEntry;
 }
 
-/** A policy rule with the list it is in and the layer it came from (for `policy explain`). */
+/**
+ * A policy rule with the list it is in and the layer and file it came from: the one form the
+ * rules are kept in, so what runs and what `policy explain` names cannot differ.
+ */
 export interface PermissionEntry {
   effect: PermissionEffect;
   rule: PermissionRule;
@@ -67,6 +70,7 @@ export interface PermissionEntry {
 export interface MergedSettings {
   settings: Settings;
   extensions: ExtensionEntry[];
+  /** Every layer's rules, in layer order, exact duplicates (same list, same rule) once. */
   permissions: PermissionEntry[];
   /** Some layer has an `extensions` key (even `[]`): then the host's default set does not apply. */
   extensionsListed: boolean;
@@ -97,7 +101,7 @@ export function mergeLayers(layers: readonly SourcedLayer[], homeDir: string): M
       Object.assign(settings.limits, rest);
       if (spillDir !== undefined) settings.limits.spillDir = resolveDir(spillDir, layer.baseDir, homeDir);
     }
-    if (rules) addRules(settings, permissions, rules, layer);
+    if (rules) addRules(permissions, rules, layer);
     if (listed) {
       extensionsListed = true;
       if (layer.name !== 'defaults') addExtensions(extensions, listed, { ...layer, name: layer.name }, homeDir);
@@ -117,15 +121,13 @@ function mergeObject(target: Record<string, unknown>, source: Record<string, unk
   }
 }
 
-function addRules(settings: Settings, entries: PermissionEntry[], rules: NonNullable<SettingsLayer['permissions']>, layer: SourcedLayer): void {
+function addRules(entries: PermissionEntry[], rules: NonNullable<SettingsLayer['permissions']>, layer: SourcedLayer): void {
   for (const effect of EFFECTS) {
-    const list = settings.permissions[effect];
-    const have = new Set(list.map((rule) => JSON.stringify(rule)));
+    const have = new Set(entries.filter((e) => e.effect === effect).map((e) => JSON.stringify(e.rule)));
     for (const rule of rules[effect] ?? []) {
       const key = JSON.stringify(rule);
       if (have.has(key)) continue;
       have.add(key);
-      list.push(structuredClone(rule));
       entries.push({ effect, rule: structuredClone(rule), layer: layer.name, ...(layer.file ? { file: layer.file } : {}) });
     }
   }

@@ -344,11 +344,14 @@ export type SettingsLayer = Static<typeof SettingsSchema>;
 /** The known top-level keys, for suggestions. */
 export const SETTING_KEYS: readonly string[] = Object.keys(sections);
 
-/** Merged settings, every default filled in. Only `tools.allow` and `limits.spillDir` may stay unset. */
+/**
+ * Merged settings, every default filled in. Only `tools.allow` and `limits.spillDir` may stay
+ * unset. The permission rules are not here: they are kept once, as `LoadedSettings.permissions`,
+ * each with the layer and file it came from.
+ */
 export interface Settings {
   extensions: ExtensionSpec[];
   tools: { allow?: string[]; exclude: string[]; noBuiltin: boolean; none: boolean };
-  permissions: { deny: PermissionRule[]; ask: PermissionRule[]; allow: PermissionRule[] };
   execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
   limits: TruncationLimits & { spillDir?: string; spillBudget: number; spillRetentionDays: number; spillTotalBudget: number };
   images: { autoResize: boolean; blockImages: boolean; maxDimension: number; maxBytes: number };
@@ -365,9 +368,10 @@ export interface ProviderSettings {
   baseUrl?: string;
 }
 
-/** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call). */
+/** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call); no rules. */
 export function defaultSettings(): Settings {
-  return defaultsOf(sections) as unknown as Settings;
+  const { permissions: _noRules, ...defaults } = defaultsOf(sections);
+  return defaults as unknown as Settings;
 }
 
 /**

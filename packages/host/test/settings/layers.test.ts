@@ -79,11 +79,8 @@ describe('layers', () => {
       'repo/.airlockrc.json': { permissions: { deny: ['fs.read(**/.env)', 'fs.read(~/.ssh/**)'], ask: ['net(*)'] } },
     });
     const loaded = await load(root, 'repo', { cli: { permissions: { allow: [{ match: 'bash(npm test*)', reason: 'tests' }] } } });
-    expect(loaded.settings.permissions).toEqual({
-      deny: ['fs.read(~/.ssh/**)', 'fs.read(**/.env)'],
-      ask: ['net(*)'],
-      allow: ['read', { match: 'bash(npm test*)', reason: 'tests' }],
-    });
+    // Kept once: as entries with their layer and file, not also as merged lists in `settings`.
+    expect(loaded.settings).not.toHaveProperty('permissions');
     expect(loaded.permissions).toEqual([
       { effect: 'deny', rule: 'fs.read(~/.ssh/**)', layer: 'user', file: join(root, USER) },
       { effect: 'allow', rule: 'read', layer: 'user', file: join(root, USER) },
@@ -224,7 +221,7 @@ describe('the project layer', () => {
       'repo/helper.ts': "export const rules = ['fs.read(**/.env)'];\n",
     });
     const loaded = await load(root, 'repo', { trustProject: () => true });
-    expect(loaded.settings.permissions.deny).toEqual(['fs.read(**/.env)']);
+    expect(loaded.permissions.filter((p) => p.effect === 'deny').map((p) => p.rule)).toEqual(['fs.read(**/.env)']);
     expect(loaded.extensions[0]).toMatchObject({ layer: 'project', file: join(root, 'repo/airlock.config.ts'), path: join(root, 'repo/ext/index.ts') });
   });
 
@@ -293,7 +290,7 @@ describe('an untrusted project cannot set a path, a program or code', () => {
     expect(loaded.settings.limits.spillDir).toBeUndefined();
     expect(toKernelOptions(loaded.settings).spill).toEqual({ budgetBytes: 256 * 1024 * 1024, retentionMs: 7 * 86_400_000, totalBudgetBytes: 1024 ** 3 });
     expect(loaded.settings.limits.maxBytes).toBe(200);
-    expect(loaded.settings.permissions.deny).toEqual(['bash(rm *)']);
+    expect(loaded.permissions.filter((p) => p.effect === 'deny').map((p) => p.rule)).toEqual(['bash(rm *)']);
     expect(loaded.diagnostics).toEqual([
       {
         code: 'AIRLOCK_SETTINGS_UNTRUSTED_VALUES',

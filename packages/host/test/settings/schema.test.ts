@@ -43,7 +43,6 @@ describe('the schema documents every option where it is declared', () => {
     expect(defaultSettings()).toEqual({
       extensions: [],
       tools: { exclude: [], noBuiltin: false, none: false },
-      permissions: { deny: [], ask: [], allow: [] },
       execution: { mode: 'parallel', maxConcurrency: 8, timeoutMs: 600000 },
       limits: { maxLines: 2000, maxBytes: 51200, spillBudget: 256 * 1024 * 1024, spillRetentionDays: 7, spillTotalBudget: 1024 ** 3 },
       images: { autoResize: true, blockImages: false, maxDimension: 2000, maxBytes: 4718592 },
@@ -53,8 +52,8 @@ describe('the schema documents every option where it is declared', () => {
       providers: {},
     });
     // A fresh copy each time: nobody can change the defaults by mutating a result.
-    defaultSettings().permissions.deny.push('x');
-    expect(defaultSettings().permissions.deny).toEqual([]);
+    defaultSettings().tools.exclude.push('x');
+    expect(defaultSettings().tools.exclude).toEqual([]);
   });
 });
 
