@@ -43,6 +43,18 @@ describe('airlock policy explain', () => {
     expect(out).toContain('decision: deny (no-readme)');
   });
 
+  it('names each matched rule with the layer and file it came from, one from the user settings and one from the project', async () => {
+    const p = project({ ask: ['fs.read(/README.md)'] });
+    const userFile = join(p.home, '.config', 'airlock', 'settings.json');
+    writeFileSync(userFile, JSON.stringify({ permissions: { deny: [{ match: 'read', id: 'no-read' }] } }));
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'explain', 'read', '{"path":"README.md"}'], io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain(`deny  read (id no-read)  [user: ${userFile}]`);
+    expect(out).toContain(`ask   fs.read(/README.md)  [project: ${p.settings}]`);
+    expect(out).toContain('decision: deny (no-read)');
+  });
+
   it('follows a symlink through the real tool: the link and its target (.env) are both judged', async () => {
     const p = project({});
     const io = testIO(p.dir, p.home);

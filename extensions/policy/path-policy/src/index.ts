@@ -8,8 +8,10 @@ import { SettingsSchema } from './settings.js';
 /**
  * The path-policy extension: one authorize handler that votes on every call from the settings'
  * `permissions` rules and the defaults. The host hands the rules checked against SettingsSchema;
- * they compile once here. A malformed rule or a failing inline example throws, and the host then
- * blocks every tool (a policy that half-loaded would fail open).
+ * they compile once here, into the one policy the handler, the access check, the sandbox profile
+ * and `airlock policy` (setup returns it to the commands) all use. A malformed rule or a failing
+ * inline example throws, and the host then blocks every tool (a policy that half-loaded would
+ * fail open).
  */
 const extension = {
   name: 'path-policy',
@@ -59,6 +61,8 @@ const extension = {
     api.registerAccessCheck(({ kind, path, tool, cwd, scope }) => policy.checkFile({ kind, path, tool, cwd, scope }), { name: 'path-policy/files' });
     // The same rules once more, for the OS sandbox under every process a tool starts.
     api.registerSandboxProfile?.(({ cwd }) => policy.sandboxProfile(cwd));
+    // For `airlock policy explain` and `policy test` (input.extension.fromSetup): this policy, not a second build.
+    return policy;
   },
 } satisfies Extension<typeof OptionsSchema, typeof SettingsSchema>;
 

@@ -2,7 +2,6 @@ import type { CommandInput } from '@airlock/contract';
 import { displayText, displayValue } from '@airlock/toolkit/display';
 import { schemaProblemLines } from '@airlock/toolkit/util';
 import Value from 'typebox/value';
-import { checkExamples } from '../examples.js';
 import { loadShell } from '../load-shell.js';
 import { OptionsSchema, type Options } from '../options.js';
 import { createPolicy, type Policy, type PolicyDecision } from '../policy.js';
@@ -11,9 +10,11 @@ import { usage } from './usage.js';
 
 /*
  * The path-policy detail of `policy explain` (per-item findings, matched rules, shell parse) and
- * the rule examples of `policy test`. The decision itself comes from the kernel's preflight; this
- * builds path-policy's rules once more, each with the settings layer and file it came from, only
- * to show how they read the call (and it works when they made setup fail).
+ * the rule examples of `policy test`. The decision itself comes from the kernel's preflight; the
+ * detail and the examples come from the policy path-policy's setup built and returned
+ * (`input.extension.fromSetup`), the one its handler votes with, each rule with the settings
+ * layer and file it came from. Only when setup refused the rules is there none: then
+ * `buildRefusedPolicy` compiles them again, to name the rule or example that made it refuse.
  */
 
 export const PATH_POLICY = '@airlock/path-policy';
@@ -21,13 +22,12 @@ export const PATH_POLICY = '@airlock/path-policy';
 /** A rule that does not compile: reported as a failed test, not as bad usage. */
 export class RuleProblem extends Error {}
 
-/** Did the host load path-policy (so its authorize handler voted in the preflight)? */
-export function pathPolicyLoaded(input: CommandInput): boolean {
-  return input.host.extensions.some((e) => e.name === 'path-policy' && e.status === 'loaded');
-}
-
-/** The policy the extension builds: every rule with its layer and file, and the options settings give the extension. */
-export async function buildPolicy(input: CommandInput): Promise<{ policy: Policy; checkExamples: typeof checkExamples; loaded: boolean }> {
+/**
+ * For a path-policy that did not load: its rules (the host's one list, each with its layer and
+ * file) and the options the settings write for it, compiled as its setup would have, so `policy
+ * test` can show what made setup refuse. Throws a RuleProblem naming a rule that does not compile.
+ */
+export async function buildRefusedPolicy(input: CommandInput): Promise<Policy> {
   const options = Value.Default(OptionsSchema, structuredClone(input.settingsOptions ?? {})) as Record<string, unknown>;
   if (!Value.Check(OptionsSchema, options)) {
     const problems = schemaProblemLines(OptionsSchema, options, { keyNoun: 'option' });
@@ -40,8 +40,7 @@ export async function buildPolicy(input: CommandInput): Promise<{ policy: Policy
     layer: p.layer,
     ...(p.file === undefined ? {} : { file: p.file }),
   }));
-  const loaded = pathPolicyLoaded(input);
-  if (!loaded) input.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
+  input.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
   try {
     const policy = createPolicy({
       rules,
@@ -54,7 +53,7 @@ export async function buildPolicy(input: CommandInput): Promise<{ policy: Policy
       protectedPaths: input.host.protectedPaths,
       sandboxed: input.host.sandboxActive,
     });
-    return { policy, checkExamples, loaded };
+    return policy;
   } catch (error) {
     if (error instanceof Error && error.name === 'RuleError') throw new RuleProblem(error.message);
     throw error;

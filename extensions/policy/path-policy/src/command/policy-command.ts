@@ -1,14 +1,19 @@
 import { Type } from 'typebox';
 import type { CommandDefinition, CommandInput, PreflightReport } from '@airlock/contract';
 import { countOf, displayText, displayValue } from '@airlock/toolkit/display';
-import type { PolicyDecision } from '../policy.js';
-import { buildPolicy, formatPathPolicyDetail, LONG, PATH_POLICY, pathPolicyLoaded, RuleProblem, show } from './detail.js';
+import { checkExamples } from '../examples.js';
+import type { Options } from '../options.js';
+import type { Policy, PolicyDecision } from '../policy.js';
+import { buildRefusedPolicy, formatPathPolicyDetail, LONG, PATH_POLICY, RuleProblem, show } from './detail.js';
 import { parseRecord, readLines } from './policy-records.js';
 import { summarize, type PreflightSummary } from './preflight-summary.js';
 import { usage } from './usage.js';
 
 /** Exit codes, as the CLI has them: done, a bad outcome (a failing example, a changed decision), a usage problem. */
 const EXIT = { ok: 0, outcome: 1, usage: 2 } as const;
+
+/** What the commands get: path-policy's options, and the policy its setup built and returned. */
+type PolicyInput = CommandInput<Options, Policy>;
 
 /**
  * `airlock policy explain|test`, which path-policy's manifest declares. They run when path-policy
@@ -35,7 +40,7 @@ const command = {
       run: (input) => policyTestCommand({ file: input.args[0], ...(input.options.strict === true ? { strict: true } : {}) }, input),
     },
   ],
-} satisfies CommandDefinition;
+} satisfies CommandDefinition<Options, Policy>;
 
 export default command;
 
@@ -46,7 +51,7 @@ export default command;
  * take part and the answer cannot drift from a real run. With path-policy loaded, its reading of
  * the call (resources, shell parse, matched rules, verdicts) follows as a detail section.
  */
-export async function policyExplainCommand(a: { tool: string; args: string | undefined }, io: CommandInput): Promise<number> {
+export async function policyExplainCommand(a: { tool: string; args: string | undefined }, io: PolicyInput): Promise<number> {
   const input = await io.readJson(a.args, 'arguments');
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw usage('The arguments must be a JSON object.', `e.g. airlock policy explain read '{"path":"README.md"}'`);
@@ -54,8 +59,8 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
   io.reportLoad();
   const report = await io.preflight({ id: 'explain', name: a.tool, arguments: input });
   const summary = summarize(report, io.kernel.registry.get(report.toolName));
-  const loaded = pathPolicyLoaded(io);
-  const detail = loaded && report.args !== undefined ? await pathPolicyDetail(io, report) : undefined;
+  const loaded = io.extension.loaded;
+  const detail = io.extension.loaded && report.args !== undefined ? await pathPolicyDetail(io, report, io.extension.fromSetup) : undefined;
   // The hosts the votes name are opened for this call alone if it is allowed (at once, or by a person).
   const sandbox = report.resources.some((r) => r.kind === 'exec') ? sandboxProfileText(io, summary.effect === 'deny' ? [] : summary.hosts) : undefined;
   if (io.json) io.stdout.write(`${JSON.stringify(explainJson(a.tool, input as Record<string, unknown>, report, summary, loaded, detail, sandbox))}\n`);
@@ -64,25 +69,25 @@ export async function policyExplainCommand(a: { tool: string; args: string | und
 }
 
 /**
- * `airlock policy test [FILE]`: every rule's inline examples, and with FILE a replay of recorded
- * calls (JSONL, or an audit log) through the kernel's preflight, showing what would be decided
- * differently now.
+ * `airlock policy test [FILE]`: every rule's inline examples, checked on the policy path-policy's
+ * setup built, and with FILE a replay of recorded calls (JSONL, or an audit log) through the
+ * kernel's preflight, showing what would be decided differently now.
  */
-export async function policyTestCommand(a: { file: string | undefined; strict?: boolean }, io: CommandInput): Promise<number> {
+export async function policyTestCommand(a: { file: string | undefined; strict?: boolean }, io: PolicyInput): Promise<number> {
   const lines = a.file === undefined ? undefined : await readLines(a.file, io.cwd);
   io.reportLoad();
-  let built: Awaited<ReturnType<typeof buildPolicy>>;
+  let policy: Policy;
   try {
-    built = await buildPolicy(io);
+    policy = io.extension.loaded ? io.extension.fromSetup : await buildRefusedPolicy(io);
   } catch (error) {
     if (!(error instanceof RuleProblem)) throw error;
     io.stderr.write(`airlock: ${error.message}\n`);
     return EXIT.outcome;
   }
-  const failures = await built.checkExamples(built.policy);
-  const withExamples = built.policy.rules.filter((r) => r.examples.match.length + r.examples.notMatch.length > 0).length;
+  const failures = await checkExamples(policy);
+  const withExamples = policy.rules.filter((r) => r.examples.match.length + r.examples.notMatch.length > 0).length;
   for (const f of failures) io.stdout.write(`FAIL ${f.message}\n`);
-  const summary = [`${countOf(built.policy.rules.length, 'rule')}, ${withExamples} with examples, ${failures.length} failing`];
+  const summary = [`${countOf(policy.rules.length, 'rule')}, ${withExamples} with examples, ${failures.length} failing`];
 
   let changed = 0;
   const replay: object[] = [];
@@ -118,14 +123,13 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
   return a.strict && changed > 0 ? EXIT.outcome : EXIT.ok;
 }
 
-/** path-policy's reading of the final arguments and resources, exactly what its handler was given. */
-async function pathPolicyDetail(io: CommandInput, report: PreflightReport): Promise<PolicyDecision | undefined> {
+/** path-policy's reading of the final arguments and resources, exactly what its handler was given, by the policy it votes with. */
+async function pathPolicyDetail(io: PolicyInput, report: PreflightReport, policy: Policy): Promise<PolicyDecision | undefined> {
   try {
-    const { policy } = await buildPolicy(io);
     const effects = io.kernel.registry.get(report.toolName)?.tool.effects;
     return await policy.decide({ tool: report.toolName, args: report.args as Record<string, unknown>, resources: [...report.resources], cwd: io.kernel.cwd, ...(effects === 'unknown' ? { effects } : {}) });
   } catch (error) {
-    // The rules compiled when the host loaded path-policy; failing now is worth a line, not the answer.
+    // The same policy judged this call in the preflight; failing now is worth a line, not the answer.
     io.stderr.write(`airlock: note: the ${PATH_POLICY} detail is not available: ${(error as Error).message}\n`);
     return undefined;
   }
