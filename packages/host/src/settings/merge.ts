@@ -94,7 +94,7 @@ export function mergeLayers(layers: readonly SourcedLayer[], homeDir: string): M
 
   for (const layer of layers) {
     const { extensions: listed, permissions: rules, limits, trust, ...sections } = layer.values;
-    mergeObject(settings as unknown as Record<string, unknown>, sections);
+    mergeObject(settings, sections);
     if (trust && layer.name !== 'project') mergeObject(settings.trust, trust);
     if (limits) {
       const { spillDir, ...rest } = limits;

@@ -349,7 +349,7 @@ export const SETTING_KEYS: readonly string[] = Object.keys(sections);
  * unset. The permission rules are not here: they are kept once, as `LoadedSettings.permissions`,
  * each with the layer and file it came from.
  */
-export interface Settings {
+export type Settings = {
   extensions: ExtensionSpec[];
   tools: { allow?: string[]; exclude: string[]; noBuiltin: boolean; none: boolean };
   execution: { mode: 'parallel' | 'sequential'; maxConcurrency: number; timeoutMs: number };
@@ -359,7 +359,7 @@ export interface Settings {
   sandbox: { mode: 'auto' | 'required' | 'off' };
   telemetry: Record<string, unknown>;
   providers: { openai?: ProviderSettings; anthropic?: ProviderSettings };
-}
+};
 
 /** One provider's section of `providers`. */
 export interface ProviderSettings {
@@ -371,7 +371,7 @@ export interface ProviderSettings {
 /** The built-in defaults layer, read off the schema's `default`s (a fresh copy on every call); no rules. */
 export function defaultSettings(): Settings {
   const { permissions: _noRules, ...defaults } = defaultsOf(sections);
-  return defaults as unknown as Settings;
+  return defaults as Settings;
 }
 
 /**
