@@ -141,7 +141,7 @@ function define(cmd: Command, c: CommandDefinition | ExtensionCommand, words: re
         globals: Object.freeze({ ...globals }),
         env: ctx.io.env,
         kernel: { cwd: host.kernel.session.cwd, registry: host.kernel.registry },
-        settings: host.settings.settings as unknown as Readonly<Record<string, unknown>>,
+        settings: host.settings.settings,
         settingsOptions: settingsOptionsOf(host, record),
         extension,
         signal: stop.signal,
