@@ -20,6 +20,8 @@ const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk
 // that. AIRLOCK_TEST_TIME_SCALE sets the factor instead (e.g. 3 for a machine known to be slow).
 const timeScale = Number(process.env.AIRLOCK_TEST_TIME_SCALE ?? Math.min(6, Math.max(1, (loadavg()[0] ?? 0) / availableParallelism())));
 const limit = (ms: number): number => Math.round(ms * timeScale);
+// The workers inherit it: a test's own limits scale the same way (scaledMs in @airlock/kernel/testing).
+process.env.AIRLOCK_TEST_TIME_SCALE = String(timeScale);
 
 // Every project extends this, so vitest calls it once per project too; only the first call acts.
 const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));

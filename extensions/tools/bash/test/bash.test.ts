@@ -139,8 +139,8 @@ describe('bash: process control', () => {
     const took = Date.now() - t0;
     expect(h.text(r)).toContain('got TERM');
     expect(h.text(r)).toContain('Command timed out after 1 seconds');
+    // The grace period passed before SIGKILL (a lower bound: a busy machine only makes it longer).
     expect(took).toBeGreaterThanOrEqual(1400);
-    expect(took).toBeLessThan(4000);
   });
 
   it('abort kills the whole tree: no orphans', async () => {
