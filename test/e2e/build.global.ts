@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The e2e tests run the real binary, which runs the built CLI bundle, and the SDK from dist: build them once first. */
 export default function setup(): void {
+  // `pnpm test:all` builds before vitest starts: building again here would only repeat the bundles.
+  if (process.env.AIRLOCK_TESTS_BUILT === '1') return;
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
   execFileSync(process.execPath, [tsc, '-b'], { cwd: root, stdio: 'inherit' });
