@@ -7,13 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 // `ai` reaches eventsource-parser, which also exports a "source" condition (its src/*.ts): the
 // workers' native loader, started with --conditions source, cannot load that, so the chain is
-// bundled by vite (which transpiles it) in the projects that use the AI SDK.
-const aiSdkInline = { server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource-parser'] } } };
-// The MCP SDK's HTTP client reaches eventsource-parser the same way; the CLI's tests import every
-// extension's entry (the error catalogue), @airlock/mcp-tools among them, and mcp-tools' own tests
-// load it into hosts (natively, as a built-in: jiti, which resolved without `source`, is no longer
-// the fallback).
-const mcpClientInline = { server: { deps: { inline: [/@modelcontextprotocol\/sdk/, 'eventsource-parser'] } } };
+// bundled by vite (which transpiles it). The MCP SDK's HTTP client reaches eventsource-parser the
+// same way: the CLI's tests import every extension's entry (the error catalogue), @airlock/mcp-tools
+// among them, and mcp-tools' own tests load it into hosts.
+const sdkInline = { server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource-parser', /@modelcontextprotocol\/sdk/] } } };
 
 // Time limits scale with how busy the machine is when the run starts: on a 2-core machine already
 // running 8 busy processes, everything takes about 4 times as long, and a test must not fail for
@@ -27,12 +24,10 @@ process.env.AIRLOCK_TEST_TIME_SCALE = String(timeScale);
 const tempFolderCheck = fileURLToPath(new URL('test/global/temp-folder.global.ts', import.meta.url));
 
 // Test files share their worker's module cache (isolate: false): importing the host and every
-// extension once per worker instead of once per file halved the host and extension projects'
-// time. A file that replaces modules (vi.mock) would leak its mocks into the files after it, so
-// those files, found by reading them, run in projects of their own with a fresh module cache each.
+// extension once per worker instead of once per file halved the host and extension tests' time.
+// A file that replaces modules (vi.mock) would leak its mocks into the files after it, so those
+// files, found by reading them, run in a project of their own with a fresh module cache each.
 const mocking = mockingTestFiles();
-const shared = (root: string) => ({ isolate: false, exclude: [...configDefaults.exclude, ...mocking.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1))] });
-const isolated = (root: string) => mocking.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1));
 
 // One root config with inline projects: glob projects would not inherit the `source`
 // condition and would fail to resolve workspace packages before a build (toolchain.md §11).
@@ -50,42 +45,32 @@ export default defineConfig({
     hookTimeout: limit(60_000),
     testTimeout: limit(5_000),
     projects: [
-      { extends: true, test: { name: 'toolkit', root: 'packages/toolkit', include: ['test/**/*.test.ts'], ...shared('packages/toolkit') } },
-      { extends: true, test: { name: 'kernel', root: 'packages/kernel', include: ['test/**/*.test.ts'], ...shared('packages/kernel') } },
-      // host and cli tests open real hosts that load extensions from TypeScript through jiti: with a
-      // cold transpile cache on a busy 2-core machine one test can take several seconds.
-      { extends: true, test: { name: 'agent', root: 'packages/agent', include: ['test/**/*.test.ts'], ...shared('packages/agent') } },
-      { extends: true, test: { name: 'host', root: 'packages/host', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/host') } },
-      { extends: true, test: { name: 'serve', root: 'packages/serve', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/serve') } },
-      { extends: true, test: { name: 'sdk', root: 'packages/sdk', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/sdk'), ...aiSdkInline } },
-      { extends: true, test: { name: 'cli', root: 'packages/cli', include: ['test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('packages/cli'), ...mcpClientInline } },
+      // Every package's, extension's and example's tests in one project: each project has its own
+      // Vite server and module graph, so with one project per package every worker transformed and
+      // imported the host and the extensions once per package. One project took the run from 249 s
+      // to 214 s and its CPU time from 417 s to 360 s. Host and CLI tests open real hosts that load
+      // extensions through jiti and many tests run real processes: hence 20 s, scaled.
       {
         extends: true,
         test: {
-          name: 'extensions',
-          root: 'extensions',
-          include: ['*/*/test/**/*.test.ts'],
-          // Many of these run real processes and walk real trees: 5 s was short on a loaded machine.
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'extensions/*/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...mocking, 'extensions/policy/telemetry/**'],
+          isolate: false,
           testTimeout: limit(20_000),
-          ...shared('extensions'),
-          exclude: [...shared('extensions').exclude, 'policy/telemetry/**'],
-          ...mcpClientInline,
+          ...sdkInline,
         },
       },
+      // The files that mock modules, each with a fresh module cache (see `mocking` above).
+      ...(mocking.length === 0 ? [] : [{ extends: true as const, test: { name: 'mocking', include: mocking, testTimeout: limit(20_000), ...sdkInline } }]),
       // The OpenTelemetry packages' ESM builds (picked by the `module` condition the workers get)
       // have extension-less imports Node refuses: telemetry's tests run without that condition.
       {
         ssr: { resolve: { conditions: ['source', 'node'] } },
         test: { name: 'telemetry', root: 'extensions/policy/telemetry', include: ['test/**/*.test.ts'], globalSetup: [tempFolderCheck], hookTimeout: limit(60_000) },
       },
-      { extends: true, test: { name: 'examples', root: 'examples', include: ['*/test/**/*.test.ts'], testTimeout: limit(20_000), ...shared('examples'), server: { deps: { inline: [...aiSdkInline.server.deps.inline, ...mcpClientInline.server.deps.inline] } } } },
       // A test here may run a dozen CLI processes one after another: on a loaded machine 20 s was too short for that.
       { extends: true, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], globalSetup: ['e2e/build.global.ts'], testTimeout: limit(60_000) } },
-      // The files that mock modules, each with a fresh module cache (see `mocking` above).
-      ...['packages/cli', 'extensions'].flatMap((root) => {
-        const files = isolated(root);
-        return files.length === 0 ? [] : [{ extends: true as const, test: { name: `${root.split('/').pop()}-mocking`, root, include: files, testTimeout: limit(20_000), ...mcpClientInline } }];
-      }),
     ],
     coverage: {
       provider: 'v8',

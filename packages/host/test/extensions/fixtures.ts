@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ExtensionDirs, ExtensionToLoad } from '../../src/extensions/index.js';
 import type { Kernel } from '@airlock/kernel';
 import { createTestHost } from '@airlock/kernel/testing';
@@ -53,8 +54,21 @@ export function writePackage(dir: string, spec: PackageSpec): string {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
   }
+  // An installed package has its dependencies beside it: a package imported natively (as
+  // Airlock's own are, without jiti's shared modules) finds typebox only there.
+  if (Object.values(spec.files).some((text) => text.includes("from 'typebox'"))) {
+    mkdirSync(join(dir, 'node_modules'), { recursive: true });
+    symlinkSync(TYPEBOX_DIR, join(dir, 'node_modules', 'typebox'), 'dir');
+  }
   return dir;
 }
+
+/** The typebox package folder the host itself uses. */
+const TYPEBOX_DIR = (() => {
+  let dir = dirname(createRequire(import.meta.url).resolve('typebox'));
+  while (basename(dir) !== 'typebox' && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
 
 /** Extension source: registers an `echo`-style tool named `tool` that answers `<prefix><text>`. */
 export function toolSource(extName: string, tool: string, prefix = `${extName}:`): string {
