@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
 import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
-describe('approval in a real terminal', { timeout: 60_000 }, () => {
+describe('approval in a real terminal', { timeout: scaledMs(60_000) }, () => {
   it('shows the call, the rule and the reason; "always allow in this project" runs it and saves a literal rule', async () => {
     const s = askingProject();
     const { exitCode, transcript } = await inPty(s, ['call', 'bash', '{"command":"echo hi > out.txt"}'], [

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** Issue 9 through the real binary: a removed log shows in `airlock audit verify`; huge arguments stay small. */
 
@@ -47,7 +48,7 @@ describe('airlock audit verify and the chain head', () => {
     expect(report.broken.message).toContain('the head said seq 5, but the log held no records');
     // --no-head checks the chain alone (a copied log): that part is intact, which is why the head matters.
     expect((await m.airlock(['audit', 'verify', '--no-head'])).stdout).toContain('BROKEN (head-mismatch)');
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('the head file deleted: verify fails and says what to do', async () => {
     const m = machine();
@@ -58,7 +59,7 @@ describe('airlock audit verify and the chain head', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('BROKEN (head-missing)');
     expect(result.stdout).toContain('move the log folder and its head file aside');
-  }, 60_000);
+  }, scaledMs(60_000));
 });
 
 describe('a 2 MB command through the real binary and the default set', () => {
@@ -73,5 +74,5 @@ describe('a 2 MB command through the real binary and the default set', () => {
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line.length).toBeLessThan(16 * 1024);
     expect(lines[0]).toMatch(new RegExp(`cut by the audit log: ${command.length} characters in all, sha256 [0-9a-f]{64}`));
-  }, 60_000);
+  }, scaledMs(60_000));
 });

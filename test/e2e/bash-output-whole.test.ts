@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startLoad } from '../../extensions/tools/bash/test/support/output-cases.js';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 24 §6, the trial's own shape through the real CLI: a batch of 600 calls, bash `echo nN`
@@ -35,5 +36,5 @@ describe('airlock batch: 600 calls, bash echo and read alternating (issue 24 §6
     });
     expect(wrong).toEqual([]);
     expect(r.code).toBe(0);
-  }, 180_000);
+  }, scaledMs(180_000));
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gone, pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** Issue 19 §5 through the real CLI: no process of a call outlives the session. */
 
@@ -28,7 +29,7 @@ describe('airlock call bash: processes', () => {
     const left = pidsRunning(argv);
     pids.push(...left);
     expect(left).toEqual([]);
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('a background job runs after its call returns and ends with the session', async () => {
     const s = sandbox();
@@ -39,5 +40,5 @@ describe('airlock call bash: processes', () => {
     pids.push(pid);
     // The CLI session is over: its job is too.
     expect(await gone(pid)).toBe(true);
-  }, 30_000);
+  }, scaledMs(30_000));
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extensionPackage, ROOT, sandbox, type Run } from './harness.js';
 import { CTRL_C, inPty } from './pty.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 11, "The CLI as a person meets it": what a newcomer saw at the terminal, through the real
@@ -39,7 +40,7 @@ describe('a runnable bin', () => {
   });
 });
 
-describe('call bash: live output on a terminal, the result alone on a pipe', { timeout: 60_000 }, () => {
+describe('call bash: live output on a terminal, the result alone on a pipe', { timeout: scaledMs(60_000) }, () => {
   it('on a terminal, the first line shows while the command still runs', async () => {
     const s = sandbox();
     // A secret in the live output is redacted as in the result: partial results pass the redact phase.
@@ -148,7 +149,7 @@ describe('load warnings a person can read', () => {
   });
 });
 
-describe('the trust question in a terminal', { timeout: 60_000 }, () => {
+describe('the trust question in a terminal', { timeout: scaledMs(60_000) }, () => {
   it('has one title, naming the folder', async () => {
     const s = sandbox();
     extensionPackage(s, 'project/ext', { name: 'ext', source: "export default { name: 'ext', setup() {} };\n" });

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error — a plain .mjs script (it runs under node without a build step of its own); no types.
 import { CLI_DOC, commandsIn, renderCliReference, runHelp } from '../../packages/cli/scripts/cli-doc.mjs';
@@ -14,7 +14,7 @@ describe('docs/cli-reference.md is the real program\'s --help', () => {
   it('is fresh (run `pnpm --filter @airlock/cli docs:cli` after `pnpm build` when a command changes)', () => {
     const dir = makeTempDir('airlock-cli-doc-');
     expect(render((argv) => help(BIN, argv, dir))).toBe(readFileSync(CLI_DOC as string, 'utf8'));
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('has every command the program lists, extension-contributed subcommands included', () => {
     const doc = readFileSync(CLI_DOC as string, 'utf8');
@@ -27,7 +27,7 @@ describe('docs/cli-reference.md is the real program\'s --help', () => {
     expect(doc).toContain('## `airlock audit verify`');
     expect(doc).toContain('## `airlock policy explain`');
     expect(doc).toContain('(from\n@airlock/audit-log)');
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('follows what loads: with audit-log left out in the user settings, its commands are gone', () => {
     const dir = makeTempDir('airlock-cli-doc-');
@@ -36,7 +36,7 @@ describe('docs/cli-reference.md is the real program\'s --help', () => {
     const next = render((argv) => help(BIN, argv, dir));
     expect(next).not.toContain('## `airlock audit');
     expect(next).toContain('## `airlock policy explain`');
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('reads the command names from a help text, without help', () => {
     const text = 'Usage: x\n\nOptions:\n  -h, --help  help\n\nCommands:\n  verify [options] [target]  check\n                             more words\n  tail [file]  last\n  help [command]  display help\n';

@@ -2,11 +2,12 @@ import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const CHECK = '#!/bin/sh\nif grep -q forbidden; then echo "forbidden word" >&2; exit 2; fi\nexit 0\n';
 
 /** The attack of the trial: the model rewrites the hook script that polices it, then runs what it forbids. */
-describe('airlock call: the model cannot rewrite the command-hook script that polices it', { timeout: 60_000 }, () => {
+describe('airlock call: the model cannot rewrite the command-hook script that polices it', { timeout: scaledMs(60_000) }, () => {
   it('write and bash cannot change .claude/hooks/check.sh; echo forbidden stays denied', async () => {
     const s = sandbox();
     mkdirSync(join(s.project, '.claude', 'hooks'), { recursive: true });

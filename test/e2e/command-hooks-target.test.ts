@@ -13,9 +13,10 @@ if path.startswith(protected):
     print(f"{path} is in protected/, which is read-only", file=sys.stderr)
     sys.exit(2)
 `;
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** The trial's attack: a link made with bash, then a write through it, against a hook that guards protected/. */
-describe('airlock call: a command hook judges the file a write lands on, not the link it was written through', { timeout: 60_000 }, () => {
+describe('airlock call: a command hook judges the file a write lands on, not the link it was written through', { timeout: scaledMs(60_000) }, () => {
   it('bash "ln -s protected p2", then write p2/x.txt: denied by the hook (and in a batch, and through a dangling link); policy explain shows the hook the real target', async () => {
     const s = sandbox();
     mkdirSync(join(s.project, 'protected'));

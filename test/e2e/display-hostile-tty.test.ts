@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { around, HOSTILE_SAMPLES, hostileText, SPOOF_MARK, spoofedLines, visibleForm, type HostileSample } from '@airlock/kernel/testing';
+import { around, HOSTILE_SAMPLES, type HostileSample, hostileText, scaledMs, SPOOF_MARK, spoofedLines, visibleForm } from '@airlock/kernel/testing';
 import { sandbox } from './harness.js';
 import { CTRL_C, inPty, rawLeft } from './pty.js';
 
@@ -26,7 +26,7 @@ function hostilePath(base: string, group: readonly HostileSample[]): string {
   return join(base, 'out', ...names, 'x.txt');
 }
 
-describe('what a person reads in a terminal never carries a raw hostile character', { timeout: 120_000 }, () => {
+describe('what a person reads in a terminal never carries a raw hostile character', { timeout: scaledMs(120_000) }, () => {
   for (const [n, group] of GROUPS.entries()) {
     it(`the approval prompt for a write whose path and content hold ${group.length} samples (group ${n + 1} of ${GROUPS.length})`, async () => {
       const s = sandbox();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
 import { askingProject, CTRL_C, inPty } from './pty.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 19 §3 through the real binary in a real terminal: what a person reads is what runs.
@@ -30,7 +31,7 @@ function literally(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-describe('what a person reads in a terminal is what runs', { timeout: 90_000 }, () => {
+describe('what a person reads in a terminal is what runs', { timeout: scaledMs(90_000) }, () => {
   it('the approval prompt shows U+202E, U+2066, U+200B, OSC 52 and ESC[8m in a command as visible escapes', async () => {
     const s = askingProject();
     const command = `echo safe${RLO}hs.lave${LRI}x${ZWSP}y ${OSC52} ${HIDE}; touch ran.txt`;

@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './harness.js';
 import { markdownFiles, runnableBlocks } from './runnable-blocks.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * The docs' runnable blocks (```sh runnable), run as written, in order, one bash per file, as a
@@ -89,7 +90,7 @@ describe('the docs run as written', () => {
     } finally {
       await rm(base, { recursive: true, force: true });
     }
-  }, 600_000);
+  }, scaledMs(600_000));
 });
 
 /** Copies the clone, then runs each page's runnable blocks in it; throws (an expect) on the first that fails. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { ROOT, sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * `airlock extensions new` as an author uses it, with the built CLI: scaffold a tool and a
@@ -14,7 +15,7 @@ import { ROOT, sandbox } from './harness.js';
  */
 
 // npm install, vitest and tsc in the new package, then airlock: tens of seconds on 2 cores.
-vi.setConfig({ testTimeout: 240_000 });
+vi.setConfig({ testTimeout: scaledMs(240_000) });
 
 const run = promisify(execFile);
 

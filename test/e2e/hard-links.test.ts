@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bubblewrapWorks } from '@airlock/kernel/testing';
+import { bubblewrapWorks, scaledMs } from '@airlock/kernel/testing';
 import { sandbox } from './harness.js';
 
 /**
@@ -73,7 +73,7 @@ describe('writes through a hard link to a file outside the workspace', () => {
     expect(readFileSync(join(s.project, 'src/app.js'), 'utf8')).toBe('let a = 1;\n// changed');
     expect((await s.airlock(['call', 'write', JSON.stringify({ path: 'src/b.js', content: 'b' })])).code).toBe(0);
     expect((await s.airlock(['call', 'edit', JSON.stringify({ path: 'src/app.js', edits: [{ oldText: 'let a = 1;', newText: 'let a = 2;' }] })])).code).toBe(0);
-  }, 120_000);
+  }, scaledMs(120_000));
 
   it('a link made by hand to a file outside the workspace, at any depth', async () => {
     const s = sandbox();
@@ -90,5 +90,5 @@ describe('writes through a hard link to a file outside the workspace', () => {
     const inside = await s.airlock(['call', 'bash', JSON.stringify({ command: appendByScript('build') })]);
     expect(inside.code).toBe(0);
     expect(readFileSync(join(s.project, 'build-1234'), 'utf8')).toBe('bin\n// changed');
-  }, 120_000);
+  }, scaledMs(120_000));
 });

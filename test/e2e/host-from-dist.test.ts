@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 describe('a host opened from the built packages (as the SDK and a plain Node program do)', () => {
   it("answers the first parallel bash calls of a new host: none is denied while the shell parser's module loads", () => {
@@ -53,7 +54,7 @@ describe('a host opened from the built packages (as the SDK and a plain Node pro
     expect(report.loaded.filter((l) => !l.endsWith(':loaded'))).toEqual([]);
     expect(report.jiti).toEqual([]);
     expect(report.outcome).toBe('ok');
-  }, 150_000);
+  }, scaledMs(150_000));
 
   // issue 25: the first calls of a host must not depend on which extension imports a shared module
   // first. Every built-in tool at once, on fresh hosts (fresh processes), through the SDK.
@@ -94,7 +95,7 @@ describe('a host opened from the built packages (as the SDK and a plain Node pro
       expect(results[0]!.text.trim()).toBe('hi');
       expect(results[4]!.text).toContain('a.txt:1: hello world');
     }
-  }, 300_000);
+  }, scaledMs(300_000));
 });
 
 function runNode(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EXTENSIONS } from '@airlock/host';
 import { publishedPackages } from '../../scripts/workspace-packages.mjs';
 import { ROOT } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * What a user gets from the published packages, proved from the tarballs themselves: they are
@@ -58,12 +59,12 @@ beforeAll(async () => {
   };
   const packed = await exec(process.execPath, [join(ROOT, 'scripts/pack.mjs'), tarballs], { cwd: ROOT, env: process.env });
   if (packed.code !== 0) throw new Error(`scripts/pack.mjs failed:\n${packed.stderr}`);
-}, 300_000);
+}, scaledMs(300_000));
 
 // Several npm installs live under base: removing them is slow under load, so it gets its own limit.
 afterAll(async () => {
   if (base !== '') await rm(base, { recursive: true, force: true, maxRetries: 3 });
-}, 180_000);
+}, scaledMs(180_000));
 
 describe('the packed tarballs', () => {
   it('one per published package, with exact versions instead of workspace ranges', async () => {
@@ -88,9 +89,9 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     const cli = publishedPackages(ROOT).find((p) => p.manifest.name === '@airlock/cli')!.manifest;
     const installed = await npm(['install', '--global', '--prefix', prefix(), join(tarballs, tarName(cli.name, cli.version))], base);
     if (installed.code !== 0) throw new Error(`npm install -g failed:\n${installed.stderr}`);
-  }, 300_000);
+  }, scaledMs(300_000));
 
-  it('gives a working airlock: --version, and call read through the default set', { timeout: 120_000 }, async () => {
+  it('gives a working airlock: --version, and call read through the default set', { timeout: scaledMs(120_000) }, async () => {
     const project = join(base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'notes.txt'), 'first line\nsecond line\n');
@@ -123,7 +124,7 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     expect(bash).toMatchObject({ code: 0, stdout: 'PACKED\n' });
   });
 
-  it('plays the tour (the quick start\'s next step) from the install', { timeout: 120_000 }, async () => {
+  it('plays the tour (the quick start\'s next step) from the install', { timeout: scaledMs(120_000) }, async () => {
     const tour = join(base, 'tour');
     const r = await airlock(['run', '--demo', '--demo-dir', tour], base);
     expect(r.code, r.stderr).toBe(0);
@@ -210,8 +211,13 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     expect(sdk.stderr).toBe('');
     const out = JSON.parse(sdk.stdout) as { blocked: unknown; read: string; shout: string; firstMs: number; secondMs: number };
     expect(out).toMatchObject({ blocked: null, read: 'from the sdk\n', shout: 'SDK (2.0KB)' });
-    // Airlock's own extensions are compiled JavaScript in their tarballs: imported natively once per
-    // process. From TypeScript through jiti a second host took seconds (2.6–4.6 s measured).
-    expect(out.secondMs).toBeLessThan(1000);
-  }, 300_000);
+    // Airlock's own extensions are compiled JavaScript in their tarballs, imported natively once per
+    // process: from TypeScript through jiti a second host took seconds (2.6–4.6 s measured). What
+    // the SDK's hosts loaded is the manifests' entry, so every entry must be built JavaScript.
+    for (const name of ['tool-read', 'tool-bash', 'path-policy', 'audit-log', 'approval', 'redact-secrets']) {
+      const manifest = (JSON.parse(readFileSync(join(project, 'node_modules/@airlock', name, 'package.json'), 'utf8')) as { airlock: { extension: string } }).airlock;
+      expect(manifest.extension, name).toMatch(/\.js$/);
+      expect(existsSync(join(project, 'node_modules/@airlock', name, manifest.extension)), name).toBe(true);
+    }
+  }, scaledMs(300_000));
 });

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
 import { BIN, sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * `airlock mcp` fed raw lines, as a broken or hostile client would send them: each bad line gets
@@ -110,13 +111,13 @@ describe('airlock mcp: bad input', () => {
       const started = Date.now();
       server.end();
       expect(await server.exited).toBe(0);
-      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(Date.now() - started).toBeLessThan(scaledMs(10_000));
       // The call was aborted with the session: its process is gone too.
       expect(pidsRunning(argv)).toEqual([]);
     } finally {
       server.kill();
     }
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('SIGTERM ends it with exit code 0', async () => {
     const s = sandbox();

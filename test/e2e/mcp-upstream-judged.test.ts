@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** The reference filesystem MCP server, as published (a devDependency of these tests). */
 const SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -23,7 +24,7 @@ function readmeMapping(): Record<string, unknown> {
  * old README's mapping, the new one, and no mapping at all must each deny (or ask, which with
  * nobody to ask is a denial).
  */
-describe('airlock call: an upstream filesystem server cannot overwrite a protected hook script, whatever its mapping', { timeout: 120_000 }, () => {
+describe('airlock call: an upstream filesystem server cannot overwrite a protected hook script, whatever its mapping', { timeout: scaledMs(120_000) }, () => {
   it('old server-wide mapping, the README’s per-tool mapping, no mapping: write_file of the hook script is refused by policy; reads still read', async () => {
     const s = sandbox();
     mkdirSync(join(s.project, '.claude', 'hooks'), { recursive: true });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pidsRunning } from '../../extensions/tools/bash/test/support/processes.js';
 import { brokenPolicyMachine, extensionPackage, ROOT, sandbox } from './harness.js';
 import { connect, textOf } from './mcp-harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** Issue 14: `airlock mcp` driven by the MCP SDK's own client over stdio, spawning the real binary. */
 
@@ -132,7 +133,7 @@ describe('airlock mcp: tools/call through the kernel', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void told++);
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('demo__late');
     expect(textOf(await client.callTool({ name: 'demo__add_tool', arguments: {} }))).toBe('added');
-    await expect.poll(() => told, { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => told, { timeout: scaledMs(5_000) }).toBe(1);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('demo__late');
     expect(textOf(await client.callTool({ name: 'demo__late', arguments: { n: 21 } }))).toBe('late 42');
   });
@@ -238,12 +239,12 @@ describe('airlock mcp: long calls', () => {
     const cancelledAt = Date.now();
     controller.abort('the person pressed Esc');
     await rejected;
-    while (pidsRunning(argv).length > 0 && Date.now() - cancelledAt < 5000) await new Promise((r) => setTimeout(r, 25));
+    while (pidsRunning(argv).length > 0 && Date.now() - cancelledAt < scaledMs(5000)) await new Promise((r) => setTimeout(r, 25));
     expect(pidsRunning(argv)).toEqual([]);
-    expect(Date.now() - cancelledAt).toBeLessThan(5000);
+    expect(Date.now() - cancelledAt).toBeLessThan(scaledMs(5000));
     const after = await client.callTool({ name: 'bash', arguments: { command: 'echo still here' } });
     expect(textOf(after)).toContain('still here');
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('airlock mcp: approval', () => {

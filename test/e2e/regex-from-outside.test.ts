@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, sandbox } from './harness.js';
 import { connect, textOf } from './mcp-harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 24 §3: an upstream MCP tool whose inputSchema has "pattern": "^(a+)+$" froze
@@ -45,7 +46,7 @@ describe('a third party\'s schema pattern cannot stall the host', () => {
     const good = await s.airlock(['call', 'up__redos', JSON.stringify({ q: 'a'.repeat(40) })]);
     expect(good.code, good.stderr).toBe(0);
     expect(good.stdout).toContain(`received {"q":"${'a'.repeat(40)}"}`);
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('airlock call: a tool whose pattern RE2 cannot run is not offered, and the warning names the tool, the schema path and what to do', async () => {
     const s = machine();
@@ -54,7 +55,7 @@ describe('a third party\'s schema pattern cannot stall the host', () => {
     expect(r.stderr).toContain('MCP server "up": tool "look" is not registered: its input schema has a pattern Airlock cannot check safely, at #/properties/q/pattern');
     expect(r.stderr).toContain('it uses a lookahead "(?!"');
     expect(r.stderr).toContain("The server's author can rewrite the pattern");
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('airlock mcp: the evil call answers, the next call is served, and SIGTERM still ends the server', async () => {
     const s = machine();
@@ -82,5 +83,5 @@ describe('a third party\'s schema pattern cannot stall the host', () => {
     });
     process.kill(server!, 'SIGTERM');
     await exited;
-  }, 60_000);
+  }, scaledMs(60_000));
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /** Issue 13 through the real binary: a recorded session replayed against a tightened policy. */
 
@@ -59,5 +60,5 @@ describe('airlock sessions and airlock replay (the built binary)', () => {
     const unknown = await box.airlock(['replay', 'zzz'], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('airlock sessions');
-  }, 120_000);
+  }, scaledMs(120_000));
 });

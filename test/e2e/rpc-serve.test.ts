@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 interface Message {
   id?: string | number | null;
@@ -137,7 +138,7 @@ describe('airlock serve --stdio (the real binary)', () => {
     again.child.kill('SIGTERM');
     expect((await again.waitFor((m) => m.id === 'b')).result.outcome).toBe('aborted');
     expect(await again.exited).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(10_000));
   });
 
   it('a client that does not read: the server stops reading requests and its memory stays bounded', async () => {

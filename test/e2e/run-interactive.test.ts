@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openaiChunk, openaiSSE, openaiTextChunks, startModelServer, type ModelServer } from '../../packages/agent/test/support/model-server.js';
 import { sandbox } from './harness.js';
 import { askingProject, CTRL_C, DOWN, ENTER, inPty } from './pty.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * `airlock run` without -p on a terminal: the interactive mode, under a real pty with a scripted
@@ -49,7 +50,7 @@ function expectNoHoles(lines: Line[]): void {
   expect(results.sort()).toEqual(calls.sort());
 }
 
-describe('airlock run on a terminal, interactive', { timeout: 60_000 }, () => {
+describe('airlock run on a terminal, interactive', { timeout: scaledMs(60_000) }, () => {
   it('two turns typed at the prompt, streamed text, an ask answered at the dialog, Ctrl-C mid-turn, then leave', async () => {
     const s = askingProject();
     s.write(

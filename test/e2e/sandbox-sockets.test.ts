@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { bubblewrapWorks, socketListeners } from '@airlock/kernel/testing';
+import { bubblewrapWorks, scaledMs, socketListeners } from '@airlock/kernel/testing';
 import { BIN, sandbox } from './harness.js';
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
@@ -40,7 +40,7 @@ describe.skipIf(!canRun)("the trial's attacks on Unix sockets, through the real 
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(existsSync(pwned)).toBe(false);
       execFileSync('tmux', ['-S', socket, 'send-keys', '-t', 's', `touch ${pwned}.control`, 'Enter']);
-      await vi.waitFor(() => expect(existsSync(`${pwned}.control`)).toBe(true), { timeout: 5000 });
+      await vi.waitFor(() => expect(existsSync(`${pwned}.control`)).toBe(true), { timeout: scaledMs(5000) });
     } finally {
       spawnSync('tmux', ['-S', socket, 'kill-server']);
     }
@@ -55,7 +55,7 @@ describe.skipIf(!canRun)("the trial's attacks on Unix sockets, through the real 
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
     const agent = spawn('ssh-agent', ['-D', '-a', agentSocket], { stdio: 'ignore' });
     try {
-      await vi.waitFor(() => expect(existsSync(agentSocket)).toBe(true), { timeout: 5000 });
+      await vi.waitFor(() => expect(existsSync(agentSocket)).toBe(true), { timeout: scaledMs(5000) });
       execFileSync('ssh-add', [key], { env: { ...process.env, SSH_AUTH_SOCK: agentSocket }, stdio: 'ignore' });
       writeFileSync(join(m.project, 'data.txt'), 'sign me\n');
       writeFileSync(join(m.project, 'sign.sh'), `SSH_AUTH_SOCK=${agentSocket} ssh-keygen -Y sign -f ${key}.pub -n file data.txt\n`);

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 19 §2 through the real binary and real git: secrets reached without opening a secret
@@ -64,7 +65,7 @@ describe('git history: a deleted .env is still a secret file', () => {
     const show = await m.bash('git show HEAD:README.md');
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('# app');
-  }, 90_000);
+  }, scaledMs(90_000));
 });
 
 describe('credential helpers and programs that print credentials', () => {
@@ -77,7 +78,7 @@ describe('credential helpers and programs that print credentials', () => {
     const status = await m.bash('git log --oneline && git status --short');
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('stop tracking .env');
-  }, 90_000);
+  }, scaledMs(90_000));
 });
 
 describe('the environment', () => {
@@ -91,7 +92,7 @@ describe('the environment', () => {
       expect(r.stdout, name).not.toContain(`${name}=`);
       expect(r.stdout, name).not.toContain(value);
     }
-  }, 90_000);
+  }, scaledMs(90_000));
 });
 
 describe('a payload decoded and run in one command line', () => {
@@ -115,5 +116,5 @@ describe('a payload decoded and run in one command line', () => {
     const ok = await m.bash('bash build.sh && cat out.txt');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('built');
-  }, 90_000);
+  }, scaledMs(90_000));
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
@@ -52,7 +52,7 @@ describe('this run has a temp folder of its own', () => {
   });
 });
 
-describe('the suite fails when tests leave something in the temp folder', { timeout: 60_000 }, () => {
+describe('the suite fails when tests leave something in the temp folder', { timeout: scaledMs(60_000) }, () => {
   it('a test that leaves folders fails the run (exit 1), the message names them, and they are removed', async () => {
     const r = await nestedRun(`it('leaks', () => { for (const n of ['a1B2c3', 'x9Y8z7']) mkdirSync(join(tmpdir(), 'airlock-leaky-' + n)); writeFileSync(join(tmpdir(), 'stray.log'), 'x'); });`);
     expect(r.code, r.output).toBe(1);

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT, sandbox, type Run } from './harness.js';
 import { ENTER, inPty } from './pty.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * `airlock run --demo` through the real binary: the tour plays examples/tour/tour.jsonl in a
@@ -50,7 +51,7 @@ function callsOf(transcript: string): Map<string, { args: any; outcome: string; 
   return calls;
 }
 
-describe('airlock run --demo', { timeout: 90_000 }, () => {
+describe('airlock run --demo', { timeout: scaledMs(90_000) }, () => {
   it('with no terminal: every step does what the tour says, the ask is denied, nothing secret leaks, the audit log verifies', async () => {
     const s = sandbox();
     const project = join(s.base, 'tour');

@@ -101,7 +101,7 @@ describe('a tree of 200,000 files', () => {
     if (spawnable('python3')) execFileSync('python3', ['-c', python, s.project]);
     else execFileSync('bash', ['-c', 'cd "$1" && for d in $(seq -w 0 199); do mkdir d$d && (cd d$d && seq -f "f%04g.txt" 0 999 | xargs touch); done', 'make', s.project]);
     s.write('project/d100/f0500.txt', 'needle\n');
-  }, 120_000);
+  }, scaledMs(120_000));
   afterAll(() => removeDeep(s));
 
   it('bash answers: the walk stops at its bound and says where, or runs without a sandbox', async () => {
@@ -127,7 +127,7 @@ describe('a tree of 200,000 files', () => {
     const read = await call(s, 'read', { path: 'd100/f0500.txt' });
     expect(read.stdout).toContain('needle');
     // find and grep may each take their 30 s limit on a loaded machine; the test waits for that.
-  }, 90_000);
+  }, scaledMs(90_000));
 });
 
 /** A tool that starts a process, then never hands the main thread back. */
@@ -192,7 +192,7 @@ describe.skipIf(!spawnable('bash') || process.platform !== 'linux')('the watchdo
     // 1 s limit + the kernel's 2 s grace + 1 s margin, counted in whole seconds: well under a minute.
     expect(r.ms).toBeLessThan(ANSWERS_WITHIN);
     expect(gone(Number(readFileSync(join(s.project, 'child.pid'), 'utf8')))).toBe(true);
-  }, 90_000);
+  }, scaledMs(90_000));
 
   it('SIGTERM to the process group (what `timeout` and a shell send) is kept within seconds', async () => {
     const s = stuck();
@@ -203,7 +203,7 @@ describe.skipIf(!spawnable('bash') || process.platform !== 'linux')('the watchdo
     expect(r.signal).toBe('SIGKILL');
     expect(r.stderr).toContain('was interrupted (Ctrl-C or SIGTERM) 5 s ago, and Airlock has not answered');
     expect(r.ms).toBeLessThan(ANSWERS_WITHIN);
-  }, 90_000);
+  }, scaledMs(90_000));
 
   it('a policy taking longer than the time limit to decide (waiting, not stuck) is left alone', async () => {
     const s = sandbox();
@@ -225,7 +225,7 @@ export default {
     expect(r.stderr).not.toContain('Airlock has not answered');
     expect(r.signal).toBe(null);
     expect(r.stderr).toMatch(/quick \(call_1\) → ok/);
-  }, 90_000);
+  }, scaledMs(90_000));
 
   it('a call that ends by itself leaves no watchdog behind, and a responsive Ctrl-C is the main thread\'s', async () => {
     const s = sandbox();
@@ -236,5 +236,5 @@ export default {
     expect(r.signal).toBe(null);
     expect(r.stderr).toMatch(/bash \(call_1\) → aborted/);
     expect(r.stderr).not.toContain('Airlock has not answered');
-  }, 90_000);
+  }, scaledMs(90_000));
 });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { run, type IO } from '@airlock/cli';
 import { openHost, type Host } from '@airlock/host';
 import type { ToolResultMessage } from '@airlock/contract';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const PACK = fileURLToPath(new URL('..', import.meta.url));
@@ -85,7 +85,7 @@ describe('examples/company-policy', () => {
     const cli = io(m);
     expect(await run(['policy', 'test'], cli)).toBe(0);
     expect(cli.out()).not.toContain('FAIL');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('`airlock policy test` fails when an inline example no longer holds', async () => {
     // The same check CI runs, on a rule someone widened without fixing its examples.
@@ -98,7 +98,7 @@ describe('examples/company-policy', () => {
     expect(await run(['policy', 'test'], cli)).toBe(1);
     expect(cli.out()).toContain('publishing-needs-a-person');
     expect(cli.out()).toContain('npm pack');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('the python3 hook blocks a force-push to main (origin is unchanged) and lets ordinary pushes through', async () => {
     const m = machine();
@@ -134,7 +134,7 @@ describe('examples/company-policy', () => {
     expect(m.git(m.origin, 'rev-parse', 'feature')).toBe(m.git(m.project, 'rev-parse', 'feature'));
     const forced = await call(host, 'bash', { command: 'git push -q --force origin feature' });
     expect(forced.outcome, text(forced)).toBe('ok');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('the tickets server: list and get work, close_ticket is refused and never reaches the server', async () => {
     const m = machine();
@@ -151,7 +151,7 @@ describe('examples/company-policy', () => {
     const after = await call(host, 'tickets__get_ticket', { id: 'SEC-101' });
     expect(after.outcome).toBe('ok');
     expect(text(after)).toContain('SEC-101  [open]');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('without the ask rule the close still asks (the server does not mark it read-only); an allow naming it lets it reach the server', async () => {
     const m = machine((s) => {
@@ -169,7 +169,7 @@ describe('examples/company-policy', () => {
     const close = await call(host, 'tickets__close_ticket', { id: 'SEC-101', comment: 'done' });
     expect(close.outcome, text(close)).toBe('ok');
     expect(text(await call(host, 'tickets__get_ticket', { id: 'SEC-101' }))).toContain('SEC-101  [closed]');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('the audit log records every call, denied ones included, where the settings say', async () => {
     const m = machine();
@@ -195,5 +195,5 @@ describe('examples/company-policy', () => {
 
     const cli = io(m);
     expect(await run(['audit', 'verify'], cli)).toBe(0);
-  }, 30_000);
+  }, scaledMs(30_000));
 });

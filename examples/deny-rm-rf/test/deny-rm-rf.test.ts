@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openHost, type Host } from '@airlock/host';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmVerdict } from '../src/recursive-rm.js';
 
@@ -71,7 +71,7 @@ describe('examples/deny-rm-rf', () => {
     expect(result.outcome).toBe('denied');
     expect(JSON.stringify(result.content)).toContain('recursive rm is not allowed here');
     expect(existsSync(join(dir, 'build', 'deep', 'out.txt'))).toBe(true);
-  }, 20_000);
+  }, scaledMs(20_000));
 
   it('asks (a deny with nobody to ask) when the options are only known at run time', async () => {
     const { dir, bash } = await project();
@@ -79,7 +79,7 @@ describe('examples/deny-rm-rf', () => {
     expect(result.outcome).toBe('denied');
     expect(JSON.stringify(result.content)).toContain('may be recursive');
     expect(existsSync(join(dir, 'build'))).toBe(true);
-  }, 20_000);
+  }, scaledMs(20_000));
 
   it('lets an ordinary rm of a file, and other commands, run', async () => {
     const { dir, bash } = await project();
@@ -92,7 +92,7 @@ describe('examples/deny-rm-rf', () => {
     writeFileSync(join(dir, '-r'), '');
     expect((await bash('rm -- -r')).outcome).toBe('ok');
     expect(existsSync(join(dir, '-r'))).toBe(false);
-  }, 20_000);
+  }, scaledMs(20_000));
 
   it('reads rm options the way GNU rm does', () => {
     const v = (...argv: string[]) => rmVerdict({ name: argv[0]!.split('/').pop()!, argv, dynamicArgs: [] });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentActivity, ToolResultMessage } from '@airlock/contract';
 import { kernelRunner, MessageQueue, runAgentLoop, textOf, userMessage, type AgentEvent, type Message, type ModelProvider, type ToolRunner } from '../src/index.js';
 import { call, collector, fixture, recording } from './support/fixture.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const results = (messages: readonly Message[]) => messages.filter((m): m is ToolResultMessage => m.role === 'toolResult');
 
@@ -159,7 +160,7 @@ describe('abort', () => {
     };
     const started = Date.now();
     const result = await runAgentLoop([userMessage('go')], { provider, model: 'm', runner: f.runner, signal: controller.signal, onEvent });
-    expect(Date.now() - started).toBeLessThan(4000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(4000, { below: 5000 }));
     expect(result.status).toBe('aborted');
     expect(provider.requests).toHaveLength(1);
     const r = results(result.messages);

@@ -6,6 +6,7 @@ import { AuditWriter, defaultAuditPath, headsDir, lineHash } from '@airlock/audi
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { auditTailCommand } from '@airlock/audit-log';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const temps: string[] = [];
 function tempDir(): string {
@@ -171,7 +172,7 @@ describe('airlock audit tail', () => {
     await vi.waitFor(() => expect(seqs()).toEqual([1]));
     // More records, then a rotation (a tiny size limit) in the middle of them.
     await writeLog(path, 6, { maxBytes: 600 });
-    await vi.waitFor(() => expect(seqs()).toEqual([1, 2, 3, 4, 5, 6, 7]), { timeout: 3000 });
+    await vi.waitFor(() => expect(seqs()).toEqual([1, 2, 3, 4, 5, 6, 7]), { timeout: scaledMs(3000) });
     stop.abort();
     expect(await following).toBe(0);
   });

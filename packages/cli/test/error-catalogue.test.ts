@@ -5,6 +5,7 @@ import { errorCode, errorCodes, registerErrorCodes, renderErrorCatalogue } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error — a plain .mjs script (it runs under node without a build step of its own); no types.
 import { ERRORS_DOC, extensionEntries } from '../scripts/error-doc.mjs';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -13,7 +14,7 @@ beforeAll(async () => {
   await import('@airlock/host');
   await import('../src/index.js');
   for (const entry of extensionEntries() as string[]) await import(entry);
-}, 60_000);
+}, scaledMs(60_000));
 
 /** Names that look like codes but are environment variables Airlock sets or reads. */
 const ENVIRONMENT_VARIABLES = new Set(['AIRLOCK_BASH_RUN']);

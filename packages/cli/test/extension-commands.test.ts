@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { RESERVED_COMMANDS } from '@airlock/host';
 import { run } from '../src/index.js';
 import { BUILTIN_COMMANDS } from '../src/main.js';
@@ -15,7 +15,7 @@ import { testIO } from './test-io.js';
  */
 
 // A command that runs opens a host that loads the whole default set.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 /** A command module: `greet <who> [more...]` printing its words and options; importing it leaves `<markers>/<name>-module`. */
 function greetModule(markers: string, name: string): string {

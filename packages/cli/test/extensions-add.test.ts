@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { detectPackageManager, packageManagerArgs } from '../src/extensions/package-manager.js';
 import { testIO } from './test-io.js';
@@ -14,7 +14,7 @@ import { testIO } from './test-io.js';
  */
 
 // npm installs and a host that loads the default set per call (several seconds each on 2 cores).
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: scaledMs(120_000) });
 
 const SHOUT = `export default {
   name: 'shout',

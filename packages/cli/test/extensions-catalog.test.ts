@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { buildCatalog, renderCatalog } from '../src/extensions/catalog.js';
 import { optionRows, typeText } from '../src/extensions/option-rows.js';
@@ -14,7 +14,7 @@ import { testIO } from './test-io.js';
  */
 
 // Imports every extension module of the workspace through jiti (cold cache: several seconds).
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: scaledMs(120_000) });
 
 const ROOT = join(import.meta.dirname, '../../..');
 

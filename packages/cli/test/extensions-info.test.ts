@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 
 /** `airlock extensions info <name>`: manifest, options with types and defaults, tools, hooks, and the commands an extension brings. */
 
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 function machine() {
   const base = makeTempDir('airlock-info-');

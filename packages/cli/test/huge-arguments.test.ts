@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultAuditPath } from '@airlock/audit-log';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 9: a 2 MB command sent by the model, through the real host with the default extensions.
@@ -46,12 +47,12 @@ describe('a 2 MB command through the real host', () => {
     expect((decision!.args as { command: string }).command).toContain(`[cut by the audit log: ${command.length} characters in all, sha256 ${sha(command)}]`);
     expect(result).toMatchObject({ type: 'result', outcome: 'denied' });
     expect(result!.resultBytes as number).toBeLessThan(8 * 1024);
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('an ordinary command is echoed and recorded whole', async () => {
     const { out, lines } = await call('rm -rf /tmp/airlock-nothing-here');
     expect(out).toContain('rm -rf /tmp/airlock-nothing-here');
     expect(out).not.toContain('[cut');
     expect(JSON.parse(lines[0]!)).toMatchObject({ args: { command: 'rm -rf /tmp/airlock-nothing-here' } });
-  }, 60_000);
+  }, scaledMs(60_000));
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 
@@ -12,7 +12,7 @@ import { testIO } from './test-io.js';
  */
 
 // Each call opens a host that loads the whole default set.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 /** A single-file authorize extension: denies any read of a path containing "forbidden". */
 const GUARD = `export default {

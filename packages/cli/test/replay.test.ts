@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import type { ToolCall } from '@airlock/contract';
 import { openHost } from '@airlock/host';
 import { loadTranscript, openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
@@ -15,7 +15,7 @@ import { testIO } from './test-io.js';
  */
 
 // Each command opens a host that loads the whole default set.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 function machine() {
   const base = makeTempDir('airlock-cli-replay-');

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { openaiSSE, openaiTextChunks, startModelServer, type ModelServer } from '../../agent/test/support/model-server.js';
 import { run } from '../src/main.js';
 import { testIO } from './test-io.js';
@@ -11,7 +11,7 @@ import { testIO } from './test-io.js';
  * project's: the requests a local model server receives show which key went where.
  */
 
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 const servers: ModelServer[] = [];
 afterEach(async () => {

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildSystemPrompt, hostRunner } from '@airlock/agent';
 import { providerToolName, toProviderTools } from '@airlock/toolkit';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import type { GlobalOptions } from '../src/global-options.js';
 import { openSession } from '../src/session.js';
 import { testIO } from './test-io.js';
 
 // Each case opens a host that loads the whole default set.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 /** The tool names the prompt's "Tools:" section lists, in order. */
 function promptToolNames(prompt: string): string[] {

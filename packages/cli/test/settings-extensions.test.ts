@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 
@@ -13,7 +13,7 @@ import { testIO } from './test-io.js';
  */
 
 // Each call opens a host that loads the whole default set (~3 s on a busy 2-core machine).
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: scaledMs(90_000) });
 
 const HELLO = join(import.meta.dirname, '../../../examples/hello-tool');
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { openHost, type Host } from '@airlock/host';
 import { loadTranscript, openTranscript, userMessage, type AssistantMessage } from '@airlock/agent';
 
@@ -10,7 +10,7 @@ import { loadTranscript, openTranscript, userMessage, type AssistantMessage } fr
  * the file: a GitHub token the user typed, the model repeated, and a tool read never appears.
  */
 
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: scaledMs(60_000) });
 
 const TOKEN = `ghp_${'Zq8Rt5Lm2N'.repeat(3)}Xy4Wv6`;
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KernelEvent, Resource, ToolCall, ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../src/index.js';
 import { removeTempDirs, tempDir } from './extensions/fixtures.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * A batch keeps the model's order where it matters, through a real host with the default
@@ -47,7 +48,7 @@ async function warmBash(host: Host): Promise<void> {
   throw new Error('bash never reported what `cat a.txt` touches');
 }
 
-describe("a batch through the host keeps the model's order where it matters", { timeout: 90_000 }, () => {
+describe("a batch through the host keeps the model's order where it matters", { timeout: scaledMs(90_000) }, () => {
   it('[grep TODO a.txt, read a.txt, edit a.txt]: grep and read see the original, 10 runs of 10', async () => {
     const { host, project } = await open();
     const file = join(project, 'a.txt');

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../src/index.js';
 import { removeTempDirs, tempDir } from './extensions/fixtures.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * File names as people have them, through a real host with the default tools and path-policy:
@@ -37,7 +38,7 @@ const text = (m: ToolResultMessage) => m.content.map((c) => (c.type === 'text' ?
 let n = 0;
 const call = (host: Host, name: string, args: Record<string, unknown>) => host.execute({ id: `c${n++}`, name, arguments: args });
 
-describe('file names as people have them', { timeout: 60_000 }, () => {
+describe('file names as people have them', { timeout: scaledMs(60_000) }, () => {
   it('a screenshot name with U+202F is read exactly as given, and as typed with a plain or no-break space', async () => {
     const { host, project } = await open();
     writeFileSync(join(project, SHOT), 'the screenshot notes\n');
@@ -110,7 +111,7 @@ describe('file names as people have them', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a workspace whose own folder name has a no-break space', { timeout: 60_000 }, () => {
+describe('a workspace whose own folder name has a no-break space', { timeout: scaledMs(60_000) }, () => {
   it('its files are still inside the workspace: read works with no approver', async () => {
     const root = tempDir('airlock-names-root-');
     const home = join(root, 'home');

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../src/index.js';
 import { removeTempDirs, tempDir, writePackage } from './extensions/fixtures.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * A third-party policy judges bash with what the kernel gives every handler, nothing of its own:
@@ -50,7 +51,7 @@ async function open(): Promise<{ host: Host; project: string }> {
 
 const text = (m: ToolResultMessage) => m.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
-describe('a third-party policy judges bash from the shared analysis alone', { timeout: 60_000 }, () => {
+describe('a third-party policy judges bash from the shared analysis alone', { timeout: scaledMs(60_000) }, () => {
   it.each([
     ['curl https://example.invalid', 'curl is not allowed'],
     ['/usr/bin/curl -s https://example.invalid', 'curl is not allowed'],

@@ -6,6 +6,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { createAirlock, type Airlock } from '../src/index.js';
 import { toAiSdkTools } from '../src/ai-sdk.js';
 import { guard, project, shouter } from './support/project.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * The Vercel AI SDK's own generateText drives the calls: a mock language model from `ai/test`
@@ -87,6 +88,6 @@ describe('toAiSdkTools', () => {
     const started = Date.now();
     const output = await tools.bash!.execute!({ command: 'sleep 30' }, { toolCallId: 'b1', messages: [], abortSignal: controller.signal, context: {} });
     expect((output as { outcome: string }).outcome).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(10_000, { below: 30_000 }));
   });
 });

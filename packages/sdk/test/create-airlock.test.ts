@@ -6,6 +6,7 @@ import Type from 'typebox';
 import { defineTool } from '@airlock/contract';
 import { createAirlock, createAskUI, defineExtension, scriptedProvider, textOf as assistantText, type Airlock, type AskRequest, type ModelProvider } from '../src/index.js';
 import { guard, noSecrets, project, textOf } from './support/project.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const open: Airlock[] = [];
 afterEach(async () => {
@@ -151,7 +152,7 @@ describe('createAirlock', () => {
     await airlock[Symbol.asyncDispose]();
     const result = await run;
     expect(result.status).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(15_000, { below: 60_000 }));
     expect(() => airlock.agent({ provider, model: 'demo' })).toThrow(/closed/);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, createSecretScanner, FILE_VALUE_LIMITS, loadFileSecrets, valuesIn, withFileSecrets } from '../src/index.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 function put(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -85,7 +86,7 @@ describe("values from the user's secret files", () => {
     put(join(m.work, '.env.local'), many);
     const started = Date.now();
     const values = loadFileSecrets({ home: m.home, workspace: m.work }).map((v) => v.value);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(2000));
     expect(values).not.toContain('linked-secret-value');
     expect(values).not.toContain('big-secret-value');
     expect(values.length).toBe(FILE_VALUE_LIMITS.values);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRedactor, createSecretScanner, FORMAT_RULES, looksSecretName } from '../src/index.js';
 import { FACTOR, growth, MAX_GROWTH, repeatTo, SMALL } from './linear-time.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Every rule runs in time linear in its input, whatever the input repeats. The issue's case:
@@ -59,7 +60,7 @@ describe('the scanner runs in linear time on adversarial repetitions', () => {
     ['base64 lines of key-block width', `${'Ab+/'.repeat(16)}\n`],
   ])('%s', (_name, unit) => {
     expectLinear(scan, unit);
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('every format rule, on repetitions of its own triggers, near-misses and body characters', () => {
     for (const rule of FORMAT_RULES) {
@@ -73,7 +74,7 @@ describe('the scanner runs in linear time on adversarial repetitions', () => {
         { numRuns: 10, seed: 9 },
       );
     }
-  }, 120_000);
+  }, scaledMs(120_000));
 
   it('secret-named assignments and key blocks, on repetitions of the words they key on', () => {
     fc.assert(
@@ -84,14 +85,14 @@ describe('the scanner runs in linear time on adversarial repetitions', () => {
       }),
       { numRuns: 60, seed: 11 },
     );
-  }, 120_000);
+  }, scaledMs(120_000));
 
   it('the redactor and secret-name checks too (object keys reach looksSecretName whole)', () => {
     const redactor = createRedactor(scanner);
     expectLinear((t) => redactor.text(t), `npm_${'a1B2c3D4e5'.repeat(3)}a1B2c3 sk-`);
     expectLinear((t) => looksSecretName(t), 'AAAAAAAAPAT');
     expectLinear((t) => redactor.value({ [t]: 'Zq9xLmN3pR5tV8wY' }), 'AUTHx');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('still finds what it should in adversarial text', () => {
     const key = 'sk-proj-' + 'Ab1'.repeat(16);

@@ -376,13 +376,13 @@ describe('API details', () => {
     expect(await analyzeShell("bash -c 'ls'", { maxDepth: 0 })).toMatchObject({ ok: false, reason: expect.stringContaining('nesting') });
   });
 
-  it('analyses a typical command well under a millisecond after init', async () => {
+  // Its speed (about 0.2 ms for a command like this one on a quiet machine) is a benchmark's
+  // question, not asserted here: a loaded machine is not a slow analysis.
+  it('after init, the synchronous analysis answers as the asynchronous one, every time', async () => {
     await initShellAnalysis();
     const command = 'git -C repo log --oneline | grep -v foo > /tmp/out && cat "$HOME/.env"';
-    for (let i = 0; i < 50; i++) analyzeShellSync(command);
-    const start = performance.now();
-    for (let i = 0; i < 200; i++) analyzeShellSync(command);
-    expect((performance.now() - start) / 200).toBeLessThan(5); // loose: CI machines vary; typical is ~0.2 ms
+    const expected = await analyzeShell(command);
+    for (let i = 0; i < 20; i++) expect(analyzeShellSync(command)).toEqual(expected);
   });
 });
 

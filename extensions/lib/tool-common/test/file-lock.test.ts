@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { ChangedDuringWriteError, JudgedFolder, lockFile, lockName, writeFileAtomic } from '../src/index.js';
 
 /** The cross-process lock and the compare-and-swap that keep a reported write from being lost. */
@@ -43,7 +43,7 @@ describe('lockFile', () => {
       writeFileSync(join(dir, lockName('a.txt')), `${dead.pid} ${hostname()} x\n`);
       const started = Date.now();
       const lock = await lockFile(f, 'a.txt', 'a.txt');
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(scaledMs(1000));
       lock.release();
       expect(readdirSync(dir)).toEqual([]);
     } finally {

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditWriter, verifyAuditLog, type AuditRecord, type VerifyReport, type WriterOptions } from '../src/index.js';
+import { LOCK_WAIT_MS } from '../src/lock.js';
 import { readRecords, removeTempDirs, tempDir, resultBody } from './helpers.js';
+import { builtFile, scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 9: a stale or planted `audit.jsonl.lock` must not make a record disappear while verify
@@ -58,7 +59,7 @@ describe('a planted or stale lock never makes a record disappear', () => {
     writeFileSync(join(s.lock, 'x'), 'planted');
     const started = Date.now();
     const record = await s.w.append(body(0));
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(1000, { below: LOCK_WAIT_MS }));
     expect(record.lock).toMatch(/audit\.jsonl\.lock is a folder; it is not an Airlock lock, so the record was written without the lock/);
     expect(readRecords(s.path)).toHaveLength(1);
     // Not ours to delete.
@@ -98,28 +99,27 @@ describe('a planted or stale lock never makes a record disappear', () => {
     writeFileSync(s.lock, JSON.stringify({ host: hostname(), pid: dead.pid, token: 't' }));
     const started = Date.now();
     const record = await s.w.append(body(0));
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(1000, { below: LOCK_WAIT_MS }));
     expect(record.lock).toContain(`process ${dead.pid}, which held it, is no longer running`);
   });
 });
 
 describe('a lock held by a live process in another process', () => {
-  const lockSource = fileURLToPath(new URL('../src/lock.ts', import.meta.url));
-  const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+  const lockSource = builtFile(new URL('../src/lock.ts', import.meta.url));
 
   /** Another process takes the log's lock with the real lockLog and holds it for `ms`. */
   async function holder(dir: string, path: string, ms: number): Promise<ChildProcess> {
-    const script = join(dir, 'holder.ts');
+    const script = join(dir, 'holder.mjs');
     writeFileSync(
       script,
       `import { lockLog } from ${JSON.stringify(lockSource)};
-const hold = await lockLog(process.argv[2]!);
+const hold = await lockLog(process.argv[2]);
 process.stdout.write('held\\n');
 await new Promise((r) => setTimeout(r, Number(process.argv[3])));
 hold.release();
 `,
     );
-    const child = spawn(process.execPath, ['--import', register, script, path, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [script, path, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
@@ -140,7 +140,7 @@ hold.release();
     await s.w.close();
     expect(readdirSync(join(s.dir, 'log'))).toEqual(['audit.jsonl']);
     expect(s.verify()).toMatchObject({ ok: true, records: 1, notes: [] });
-  }, 20_000);
+  }, scaledMs(20_000));
 
   it('a hold longer than any record takes: written anyway after the wait, saying who held it; the next record does not wait again', async () => {
     const s = setup({ lockWaitMs: 400 });
@@ -149,12 +149,12 @@ hold.release();
     expect(first.lock).toContain(`held by process ${child.pid} on ${hostname()}`);
     const started = Date.now();
     const second = await s.w.append(body(1));
-    expect(Date.now() - started).toBeLessThan(300);
+    expect(Date.now() - started).toBeLessThan(scaledMs(300, { below: 400 }));
     expect(second.lock).toBeDefined();
     const records = readRecords(s.path) as AuditRecord[];
     expect(records.map((r) => r.seq)).toEqual([0, 1]);
     const report = s.verify();
     expect(report).toMatchObject({ ok: true, records: 2 });
     expect(report.notes.join()).toContain('2 record(s) were written without the log\'s lock');
-  }, 20_000);
+  }, scaledMs(20_000));
 });

@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditWriter, headPathFor, lineHash, readHead, verifyAuditLog, type AuditRecord, type VerifyReport } from '../src/index.js';
 import { readLines, readRecords, removeTempDirs, tempDir } from './helpers.js';
+import { builtFile, scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 25: the writer keeps the log's lock while records flow and moves the head when it lets
@@ -15,15 +15,14 @@ import { readLines, readRecords, removeTempDirs, tempDir } from './helpers.js';
  * under the lock, and a run that ends without close() leaves no lock and an exact head.
  */
 
-const source = fileURLToPath(new URL('../src/writer.ts', import.meta.url));
-const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+const source = builtFile(new URL('../src/writer.ts', import.meta.url));
 const run = promisify(execFile);
 
 afterEach(() => removeTempDirs());
 
 /** A child process that appends batches of `batch` records (as parallel calls would) with an AuditWriter on `path`. */
 function childScript(dir: string): string {
-  const script = join(dir, 'child.ts');
+  const script = join(dir, 'child.mjs');
   writeFileSync(
     script,
     `import { AuditWriter } from ${JSON.stringify(source)};
@@ -53,7 +52,7 @@ describe('the session lock with real processes', () => {
     const dir = tempDir();
     const path = join(dir, 'log', 'audit.jsonl');
     const heads = join(dir, 'heads');
-    const child = spawn(process.execPath, ['--import', register, childScript(dir), path, 'killed', heads, '0', '60000', '8', '5000', 'keep'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [childScript(dir), path, 'killed', heads, '0', '60000', '8', '5000', 'keep'], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('going') && resolve());
       child.on('exit', (code) => reject(new Error(`child exited early (${code})`)));
@@ -81,7 +80,7 @@ describe('the session lock with real processes', () => {
     expect(readRecords(path).filter((r) => r.type === 'head-mismatch')).toEqual([]);
     expect(readHead(headPathFor(path, heads))).toMatchObject({ kind: 'head', head: { seq: after.records - 1 } });
     expect((readHead(headPathFor(path, heads)) as { head: { writing?: unknown } }).head.writing).toBeUndefined();
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('two runs writing at once both go on under the lock: neither waits the other out', async () => {
     const dir = tempDir();
@@ -91,7 +90,7 @@ describe('the session lock with real processes', () => {
     const startAt = String(Date.now() + 3000);
     // Each writes for 2.5 s; a waiter that is not let in within 1 s writes without the lock and
     // says so in the record: a busy run that never let go would show here.
-    await Promise.all(['a', 'b'].map((session) => run(process.execPath, ['--import', register, script, path, session, heads, startAt, '2500', '4', '1000', 'close'], { timeout: 60_000 })));
+    await Promise.all(['a', 'b'].map((session) => run(process.execPath, [script, path, session, heads, startAt, '2500', '4', '1000', 'close'], { timeout: scaledMs(60_000) })));
     const records = readRecords(path) as AuditRecord[];
     expect(records.filter((r) => r.lock !== undefined)).toEqual([]);
     expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i));
@@ -103,19 +102,19 @@ describe('the session lock with real processes', () => {
     expect(a[0]!).toBeLessThan(b.at(-1)!);
     expect(b[0]!).toBeLessThan(a.at(-1)!);
     expect(report(path, heads)).toMatchObject({ ok: true, records: records.length, notes: [] });
-    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.ts', 'heads']);
-  }, 60_000);
+    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.mjs', 'heads']);
+  }, scaledMs(60_000));
 
   it('a run that ends without close() lets the lock go and leaves the head on its last record', async () => {
     const dir = tempDir();
     const path = join(dir, 'audit.jsonl');
     const heads = join(dir, 'heads');
-    await run(process.execPath, ['--import', register, childScript(dir), path, 'ends', heads, '0', '200', '4', '5000', 'keep'], { timeout: 60_000 });
+    await run(process.execPath, [childScript(dir), path, 'ends', heads, '0', '200', '4', '5000', 'keep'], { timeout: scaledMs(60_000) });
     expect(existsSync(`${path}.lock`)).toBe(false);
     const lines = readLines(path);
     expect(readHead(headPathFor(path, heads))).toMatchObject({ kind: 'head', head: { seq: lines.length - 1, hash: lineHash(lines.at(-1)!) } });
     expect(report(path, heads)).toMatchObject({ ok: true, records: lines.length, notes: [] });
-  }, 60_000);
+  }, scaledMs(60_000));
 });
 
 describe('a head marked "writing" explains only that run\'s records', () => {
@@ -143,7 +142,7 @@ describe('a head marked "writing" explains only that run\'s records', () => {
     const dir = tempDir();
     const path = join(dir, 'audit.jsonl');
     const heads = join(dir, 'heads');
-    const child = spawn(process.execPath, ['--import', register, childScript(dir), path, 'killed', heads, '0', '60000', '2', '5000', 'keep'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [childScript(dir), path, 'killed', heads, '0', '60000', '2', '5000', 'keep'], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('going') && resolve()));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
@@ -158,5 +157,5 @@ describe('a head marked "writing" explains only that run\'s records', () => {
     await next.close();
     expect(next.stats.mismatches).toBe(1);
     expect(report(path, heads)).toMatchObject({ ok: false, broken: { kind: 'head-mismatch' } });
-  }, 60_000);
+  }, scaledMs(60_000));
 });

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditWriter, lineHash, verifyAuditLog, type WriterOptions } from '../src/index.js';
 import { readLines, removeTempDirs, tempDir, resultBody } from './helpers.js';
+import { builtFile, scaledMs } from '@airlock/kernel/testing';
 
 const writers: AuditWriter[] = [];
 afterEach(async () => {
@@ -146,18 +146,17 @@ describe('writer: rotation', () => {
 });
 
 describe('writer: two processes, one log', () => {
-  // The writer's TypeScript source, run in child processes through the host's jiti loader.
-  const source = fileURLToPath(new URL('../src/writer.ts', import.meta.url));
-  const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
+  // The built writer, run in child processes.
+  const source = builtFile(new URL('../src/writer.ts', import.meta.url));
 
   it('two runs appending to one log at once chain their records one after the other (the lock)', async () => {
     const dir = tempDir();
     const path = join(dir, 'audit.jsonl');
-    const child = join(dir, 'child.ts');
+    const child = join(dir, 'child.mjs');
     writeFileSync(
       child,
       `import { AuditWriter } from ${JSON.stringify(source)};
-const w = new AuditWriter({ path: process.argv[2]!, session: process.argv[3]!, fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 1 << 30, maxFiles: 10, headsDir: process.argv[5]! });
+const w = new AuditWriter({ path: process.argv[2], session: process.argv[3], fsync: 'never', fsyncIntervalMs: 1000, maxBytes: 1 << 30, maxFiles: 10, headsDir: process.argv[5] });
 // Both children start writing at the same moment, so their appends really overlap.
 while (Date.now() < Number(process.argv[4])) await new Promise((r) => setTimeout(r, 1));
 for (let i = 0; i < 1000; i++) await w.append({ type: 'result', toolCallId: 'c' + i, tool: 'echo', outcome: 'ok', isError: false, durationMs: 1, resultBytes: 2, resultSha256: '0'.repeat(64) });
@@ -166,7 +165,7 @@ await w.close();
     );
     const run = promisify(execFile);
     const startAt = String(Date.now() + 3000);
-    await Promise.all(['a', 'b'].map((session) => run(process.execPath, ['--import', register, child, path, session, startAt, join(dir, 'heads')], { timeout: 60_000 })));
+    await Promise.all(['a', 'b'].map((session) => run(process.execPath, [child, path, session, startAt, join(dir, 'heads')], { timeout: scaledMs(60_000) })));
     const lines = readLines(path);
     expect(lines).toHaveLength(2000);
     // The head moved under the same lock as the records: it names the very last one.
@@ -176,6 +175,6 @@ await w.close();
     const records = lines.map((l) => JSON.parse(l) as { seq: number; session: string });
     expect(new Set(records.map((r) => r.session))).toEqual(new Set(['a', 'b']));
     expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
-    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.ts', 'heads']);
-  }, 60_000);
+    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'child.mjs', 'heads']);
+  }, scaledMs(60_000));
 });

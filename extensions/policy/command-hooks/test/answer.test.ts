@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readAnswer } from '../src/index.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const run = (exitCode: number | null, stdout = '', stderr = '', problem?: string) => ({ exitCode, stdout, stderr, timedOut: false, sandboxed: false, ...(problem === undefined ? {} : { problem }) });
 
@@ -36,7 +37,7 @@ describe('running a hook process', () => {
     const { runHook } = await import('../src/index.js');
     const started = Date.now();
     const run = await runHook({ cwd: process.cwd(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, 'setsid sleep 5 & echo \'{"decision":"block","reason":"r"}\'; exit 0', '{}', 20_000);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(3_000, { below: 5_000 }));
     expect(run).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('"block"'), timedOut: false });
   });
 

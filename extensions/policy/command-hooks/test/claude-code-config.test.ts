@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { machinesClosedAfterEach, type Hooks } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const setup = machinesClosedAfterEach();
 
@@ -55,7 +56,7 @@ sys.exit(0)
 `;
 
 describe('a Claude Code hook configuration, pasted unchanged', () => {
-  it('guards files, denies by JSON, logs edits, and leaves ordinary work alone', { timeout: 30_000 }, async () => {
+  it('guards files, denies by JSON, logs edits, and leaves ordinary work alone', { timeout: scaledMs(30_000) }, async () => {
     const m = setup(PASTED.hooks);
     m.script('protect-files.sh', PROTECT_FILES);
     writeFileSync(join(m.project, '.claude', 'hooks', 'block-rm.py'), BLOCK_RM);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileMatcher, mappingFor, shownInput, targetFromResources, targetNow } from '../src/index.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 describe("matchers as Claude Code reads them", () => {
   it('empty, "*" and none match every tool', () => {
@@ -85,7 +86,7 @@ describe('matchers are settings text: matched in linear time (issue 24 §3)', ()
       expect(m(c.evil), c.pattern).toBe(new RegExp(c.pattern).test(c.twin));
       for (const s of c.short) expect(m(s), `${c.pattern} on ${JSON.stringify(s)}`).toBe(new RegExp(c.pattern).test(s));
     }
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('a matcher with a lookaround or a backreference is refused by name, as a typo is', () => {
     expect(() => compileMatcher('^(?!Read).*')).toThrow(/matcher "\^\(\?!Read\)\.\*" cannot be used: it uses a lookahead "\(\?!", which the linear-time engine .* cannot run\. Write tool names separated by "\|", or fix the pattern\./);

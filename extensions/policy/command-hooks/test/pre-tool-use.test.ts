@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_KEY, machinesClosedAfterEach, on } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const setup = machinesClosedAfterEach();
 const cmd = (name: string) => `"$CLAUDE_PROJECT_DIR"/.claude/hooks/${name}`;
@@ -104,7 +105,7 @@ describe('PreToolUse hooks in bash and python3', () => {
     const host = await m.open();
     const started = Date.now();
     const r = await m.call(host, 'bash', { command: 'echo ran > ran.txt' });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(10_000, { below: 30_000 }));
     expect(r.outcome).toBe('denied');
     expect(r.text).toContain('did not finish within 1 s');
     expect(existsSync(join(m.project, 'ran.txt'))).toBe(false);

@@ -1,11 +1,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, vi } from 'vitest';
-import { bubblewrapWorks, makeTempDir } from '@airlock/kernel/testing';
+import { bubblewrapWorks, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { openHost, type Host, type OpenHostOptions } from '@airlock/host';
 
 // Every test opens real hosts and runs real hooks (python3 starts, bubblewrap mounts): on a busy two-core machine that takes seconds.
-vi.setConfig({ testTimeout: 30_000 });
+vi.setConfig({ testTimeout: scaledMs(30_000) });
 
 /** Whether bubblewrap can build a sandbox on this machine (checked once, by running it). */
 export const bwrapWorks: boolean = bubblewrapWorks();

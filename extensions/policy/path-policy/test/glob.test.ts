@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LinearRegExp } from '@airlock/toolkit/util';
 import { commandGlob, hostGlob, pathGlob, toolGlob } from '../src/glob.js';
 import { machine, policyFor } from './fixture.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 describe('a backslash makes the next character literal (how a saved "always allow" spells a call)', () => {
   it('in command patterns: \\* is a star, not a wildcard; \\( \\) \\\\ are themselves', () => {
@@ -36,7 +37,7 @@ describe('rule globs match in linear time (issue 24 §3): many stars, long subje
       expect(pathGlob(`/w/**/${body}`, true).test(`/w/x/${long}B`)).toBe(true);
       expect(pathGlob(`/w/${'**/a/'.repeat(stars)}b`, false).test(`/w/${'a/'.repeat(300)}c`)).toBe(false);
     }
-  }, 60_000);
+  }, scaledMs(60_000));
 });
 
 describe('who wrote a path glob decides its engine (issue 24 §3)', () => {

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { createKernel } from '@airlock/kernel';
@@ -138,7 +138,7 @@ describe('redact-secrets through a real kernel', () => {
       const again = g.ok ? g : growth((t) => handler(event(t)), unit);
       expect(again.ok, `${unit}: ${again.small.toFixed(2)} ms → ${again.large.toFixed(2)} ms`).toBe(true);
     }
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('declares its hook in the manifest', async () => {
     const { default: pkg } = await import('../package.json', { with: { type: 'json' } });
@@ -191,7 +191,7 @@ describe('allow patterns are the user\'s text: matched in linear time (issue 24 
     // 40 characters are enough to stall a backtracking engine on this one; the token stays redacted.
     const one = load({ envFrom: 'none', allow: ['^(.*a){20}b$'] });
     expect((await one({ out: `token ${GH}` })).text).toBe('token [REDACTED:github-token#1]');
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('refuses an allow pattern with a lookaround or backreference, saying so', () => {
     expect(() => parseAllow(['/^ghp_(?!test)/'])).toThrow(/allow entry "\/\^ghp_\(\?!test\)\/" cannot be used: it uses a lookahead "\(\?!", which the linear-time engine .* cannot run\. Write an exact value, or fix the pattern\./);

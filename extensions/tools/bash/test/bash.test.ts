@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createToolHarness } from '@airlock/kernel/testing';
+import { createToolHarness, scaledMs } from '@airlock/kernel/testing';
 import type { ToolHarnessOptions } from '@airlock/kernel/testing';
 import extension, { BashOptions, createBashTool, loadCommandAnalysis, looksSecret, sanitize } from '../src/index.js';
 import Value from 'typebox/value';
@@ -55,7 +55,7 @@ describe('bash: basics (Pi tools.test.ts)', () => {
     const h = harness();
     const t0 = Date.now();
     const r = await h.call({ command: 'echo started; sleep 5', timeout: 1 });
-    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(Date.now() - t0).toBeLessThan(scaledMs(3000, { below: 5000 }));
     expect(r.isError).toBe(true);
     expect(h.text(r)).toContain('started');
     expect(h.text(r)).toContain('Command timed out after 1 seconds');
@@ -192,7 +192,7 @@ describe('bash: process control', () => {
     const h = harness();
     const t0 = Date.now();
     const r = await h.call({ command: 'sleep 100 & echo bg=$!' });
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(scaledMs(1500, { below: 100_000 }));
     expect(r.outcome).toBe('ok');
     const pid = Number(/bg=(\d+)/.exec(h.text(r))![1]);
     process.kill(pid, 'SIGKILL');
@@ -202,7 +202,7 @@ describe('bash: process control', () => {
     const h = harness();
     const t0 = Date.now();
     const r = await h.call({ command: '(trap "" HUP; exec sleep 30) & echo daemon=$!; echo done' });
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(scaledMs(1500, { below: 30_000 }));
     expect(h.text(r)).toContain('done');
     process.kill(Number(/daemon=(\d+)/.exec(h.text(r))![1]), 'SIGKILL');
   });
@@ -217,7 +217,7 @@ describe('bash: process control', () => {
     const h = harness();
     const t0 = Date.now();
     const r = await h.call({ command: '(while true; do echo tick; sleep 0.02; done) & echo bg=$!' });
-    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(Date.now() - t0).toBeLessThan(scaledMs(4000));
     process.kill(Number(/bg=(\d+)/.exec(h.text(r))![1]), 'SIGKILL');
   });
 
@@ -225,7 +225,7 @@ describe('bash: process control', () => {
     const h = harness();
     const t0 = Date.now();
     const r = await h.call({ command: 'cat; echo after' });
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(scaledMs(1500));
     expect(h.text(r)).toBe('after\n');
   });
 
@@ -433,5 +433,5 @@ describe('bash: big output', () => {
     );
     // ~15 MB of output: the tail and the spill queue must not hold it all.
     expect(peak - before).toBeLessThan(60e6);
-  }, 60_000);
+  }, scaledMs(60_000));
 });

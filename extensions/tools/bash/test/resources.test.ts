@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody, skipUnlessNobodyCanReach } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 import { BackgroundJobs, createBashTool, createJobsTool, limitedShellArgs, type JobInfo } from '../src/index.js';
 import { gone, running } from './support/processes.js';
@@ -91,7 +91,7 @@ describe('bash: background jobs', () => {
       started.push(other.pid);
 
       // The job writes its output when the machine gets to it: wait for it, however busy the machine is.
-      await expect.poll(() => (existsSync(job.outputPath) ? readFileSync(job.outputPath, 'utf8') : ''), { timeout: 20_000 }).toBe(`pid=${job.pid}\nready\n`);
+      await expect.poll(() => (existsSync(job.outputPath) ? readFileSync(job.outputPath, 'utf8') : ''), { timeout: scaledMs(20_000) }).toBe(`pid=${job.pid}\nready\n`);
       expect(running(job.pid)).toBe(true);
       const listed = list.text(await list.call({}));
       expect(listed).toContain(`job-1 running pid ${job.pid}`);
@@ -121,7 +121,7 @@ describe('bash: resource limits', () => {
     const h = createToolHarness(createBashTool({ limits: { fileSizeBytes: 1024 * 1024, processes: 0, cpuSeconds: 0 } }), { cwd: dir });
     const started = Date.now();
     const r = await h.call({ command: 'yes > f' });
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(5000));
     expect(r.outcome).toBe('error');
     expect(statSync(join(dir, 'f')).size).toBe(1024 * 1024);
     expect(h.text(r)).toContain('[Resource limit reached: the file size limit (RLIMIT_FSIZE: no file may grow past 1 MiB; setting limits.fileSizeBytes).');
@@ -149,7 +149,7 @@ describe('bash: resource limits', () => {
     expect(r.outcome).toBe('error');
     expect(h.text(r)).toContain('the CPU time limit (RLIMIT_CPU: 1 s of CPU per process; setting limits.cpuSeconds)');
     expect(h.text(r)).toContain('Command was killed by SIGXCPU');
-  }, 15_000);
+  }, scaledMs(15_000));
 
   it('the default limits leave ordinary commands alone', async () => {
     const h = createToolHarness(createBashTool());
@@ -176,5 +176,5 @@ describe('bash: the process limit (as nobody: Linux never applies RLIMIT_NPROC t
     });
     expect(out.text).toContain('Resource temporarily unavailable');
     expect(out.text).toContain('the process limit (RLIMIT_NPROC: 20 processes and threads for this user; setting limits.processes)');
-  }, 30_000);
+  }, scaledMs(30_000));
 });

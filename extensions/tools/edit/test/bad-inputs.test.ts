@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { editTool } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -47,7 +47,7 @@ describe('edit: bad inputs', () => {
     expect(after.length).toBe(huge.length + 'head\n\ntail\n'.length);
     expect(after.subarray(0, 5).toString()).toBe('head\n');
     expect(after.subarray(after.length - 6).toString()).toBe('\ntail\n');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('non-UTF-8 contents: refused with a clear error, every byte left as it was', async () => {
     const dir = tempDir();
@@ -85,5 +85,5 @@ describe('edit: bad inputs', () => {
     expect(outcome.text).toMatch(/^Permission denied: cannot write f\.txt \(EACCES.*write permission on its folder.*Ask the user to change the permissions/);
     expect(readFileSync(file, 'utf8')).toBe('keep me\n');
     expect(readdirSync(dir)).toEqual(['f.txt']);
-  }, 30_000);
+  }, scaledMs(30_000));
 });

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import extension, { editTool, prepareEditArguments, type EditDetails } from '../src/index.js';
 
 const tempDir = () => makeTempDir('airlock-edit-');
@@ -275,5 +275,5 @@ describe('edit: concurrency', () => {
     );
     expect(results.filter((r) => r.outcome !== 'ok').map((r) => h.text(r))).toEqual([]);
     expect(readFileSync(file, 'utf8')).toBe(Array.from({ length: 1000 }, (_, i) => `<m${i}>=new`).join('\n') + '\n');
-  }, 60_000);
+  }, scaledMs(60_000));
 });

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { builtFile, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 
 /**
  * Issue 19 §4: two `airlock` processes editing one file lost edits already reported "Replaced"
@@ -13,11 +12,9 @@ import { makeTempDir } from '@airlock/kernel/testing';
  * be in the file at the end.
  */
 
-const kernelTesting = fileURLToPath(new URL('../../../../packages/kernel/src/testing/index.ts', import.meta.url));
-const editSource = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-const register = fileURLToPath(new URL('../../../../packages/host/node_modules/jiti/lib/jiti-register.mjs', import.meta.url));
-// The child runs the workspace's TypeScript unbuilt, as vitest does: `source` resolves the kernel's
-// and the toolkit's entries (`@airlock/toolkit/util`, which edit imports at run time) to src/ rather than dist/.
+// The child runs the built packages: plain ESM that Node loads at once.
+const kernelTesting = builtFile(new URL('../../../../packages/kernel/src/testing/index.ts', import.meta.url));
+const editSource = builtFile(new URL('../src/index.ts', import.meta.url));
 
 const ROUNDS = 8;
 
@@ -43,7 +40,7 @@ interface Report {
 }
 
 function editor(dir: string, file: string, tag: string) {
-  const child = spawn(process.execPath, ['--conditions', 'source', '--import', register, join(dir, 'editor.ts'), file, tag, String(ROUNDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(dir, 'editor.mjs'), file, tag, String(ROUNDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const ready = new Promise<void>((resolve, reject) => {
@@ -67,7 +64,7 @@ function editor(dir: string, file: string, tag: string) {
 describe('edit: two processes editing one file lose nothing reported done', () => {
   it('every "Replaced" from either process is in the file at the end (3.6 MB file)', async () => {
     const dir = makeTempDir('airlock-edit-two-');
-    writeFileSync(join(dir, 'editor.ts'), EDITOR);
+    writeFileSync(join(dir, 'editor.mjs'), EDITOR);
     const file = join(dir, 'big.txt');
     const markers = Array.from({ length: ROUNDS }, (_, i) => `<a${i}>=old\n<b${i}>=old\n`).join('');
     // ~3.6 MB: long enough that reading and writing it takes real time, as in the report.
@@ -99,6 +96,6 @@ describe('edit: two processes editing one file lose nothing reported done', () =
     expect(lost).toEqual([]);
     // The lock lets both go one after the other: ordinary concurrent work succeeds.
     expect(replaced).toBe(2 * ROUNDS);
-    expect(readdirSync(dir).sort()).toEqual(['big.txt', 'editor.ts']);
-  }, 120_000);
+    expect(readdirSync(dir).sort()).toEqual(['big.txt', 'editor.mjs']);
+  }, scaledMs(120_000));
 });

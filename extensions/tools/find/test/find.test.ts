@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { createFindTool, findFd } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -113,7 +113,7 @@ describe.each(engines)('find (%s engine): folders it may not read', (engine) => 
       { ok: false, text: `Permission denied: cannot search locked (this process may not read that folder). ${fix}` },
       { ok: false, text: `Permission denied: cannot search names-only (this process may not read that folder). ${fix}` },
     ]);
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('lists what it could read and says which folders it could not', async () => {
     // An unreadable file is still found: find needs its name, not its contents.
@@ -125,7 +125,7 @@ describe.each(engines)('find (%s engine): folders it may not read', (engine) => 
     expect(none?.text).toBe('No files found matching *.rs.\n\n[1 path could not be read (permission denied): sub; results may be incomplete.]');
     // Stopped by the limit before reaching the locked folder: nothing to report yet.
     expect(early?.text).toBe('a.txt\n\n[1 results limit reached. Use limit=2 for more, or refine the pattern.]');
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('find: resources', () => {

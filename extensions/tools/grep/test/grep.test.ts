@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { createGrepTool, engineFor, findRipgrep, NODE_FILE_MAX, type GrepDetails } from '../src/index.js';
 import { isRoot, runAllAsNobody, type ChildOutcome } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -238,7 +238,7 @@ describe.each(engines)('grep (%s engine): paths it may not read', (engine) => {
       { ok: false, text: `Permission denied: cannot search names-only (this process may not read that folder). ${fix}` },
       { ok: false, text: `Permission denied: cannot search s.txt. The file exists but this process may not read it. ${fix}` },
     ]);
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('keeps the matches it could read and says which paths it could not', async () => {
     const dir = lockedTree({ 'a.txt': 'hit\n', 'secret.txt': 'hit\n', 'sub/x.txt': 'hit\n', 'z/ok.txt': 'no\nhit\n' }, ['sub', 'secret.txt']);
@@ -248,7 +248,7 @@ describe.each(engines)('grep (%s engine): paths it may not read', (engine) => {
     expect(found.details).toMatchObject({ matches: 2, unreadable: { count: 2, paths: [{ path: 'secret.txt', code: 'EACCES' }, { path: 'sub', code: 'EACCES' }] } });
     // Nothing found still says the search was partial: "no matches" alone would be wrong.
     expect(none.text).toBe('No matches found.\n\n[2 paths could not be read (permission denied): secret.txt, sub; results may be incomplete.]');
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('grep: engines agree on paths they may not read', () => {
@@ -277,7 +277,7 @@ describe('grep: engines agree on paths they may not read', () => {
     });
     // The unlimited search reports all five, in path order, naming the first three.
     expect(rg.at(-1)?.text).toBe('No matches found.\n\n[5 paths could not be read (permission denied), e.g. d2, d5, m/.gitignore; results may be incomplete.]');
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it.skipIf(!findRipgrep())('a pattern rg rejects is still an error in a tree with locked paths', async () => {
     const dir = lockedTree({ 'a.txt': 'ab\n', 'sub/x.txt': 'ab\n' }, ['sub']);
@@ -285,7 +285,7 @@ describe('grep: engines agree on paths they may not read', () => {
     expect(bad.ok).toBe(false);
     // Refused before rg runs: grep matches in linear time, with no lookarounds (as rg).
     expect(bad.text).toMatch(/^Invalid regular expression "a\(\?=b\)": it uses a lookahead "\(\?=".*as rg does/s);
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe.each(engines)('grep (%s engine): FIFOs and devices', (engine) => {
@@ -296,15 +296,15 @@ describe.each(engines)('grep (%s engine): FIFOs and devices', (engine) => {
     const { outcome, text } = await grep(dir, { pattern: 'hit', path: 'pipe' }, engine);
     expect(outcome).toBe('error');
     expect(text).toContain('pipe is a named pipe (FIFO), not a regular file; grep searches regular files and folders only');
-    expect(Date.now() - started).toBeLessThan(2000);
-  }, 5000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(2000));
+  }, scaledMs(5000));
 
   it('refuses a device named as the path', async () => {
     const dir = tree({ 'a.txt': 'hit\n' });
     const { outcome, text } = await grep(dir, { pattern: 'x', path: '/dev/zero' }, engine);
     expect(outcome).toBe('error');
     expect(text).toContain('is a character device, not a regular file');
-  }, 5000);
+  }, scaledMs(5000));
 
   it('a folder with a FIFO in it is searched, the FIFO skipped, and the search ends', async () => {
     const dir = tree({ 'a.txt': 'hit\n', 'z.txt': 'hit\n' });
@@ -312,7 +312,7 @@ describe.each(engines)('grep (%s engine): FIFOs and devices', (engine) => {
     const { outcome, text } = await grep(dir, { pattern: 'hit' }, engine);
     expect(outcome).toBe('ok');
     expect(text).toBe('a.txt:1: hit\nz.txt:1: hit');
-  }, 5000);
+  }, scaledMs(5000));
 });
 
 describe('grep: resources', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catastrophicPatterns, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { catastrophicPatterns, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { createGrepTool, findRipgrep } from '../src/index.js';
 
 /**
@@ -34,7 +34,7 @@ describe('grep: catastrophic patterns and globs answer, with the lines rg and Ja
       expect(found.filter((n) => !long.has(n)), c.pattern).toEqual(expected);
       if (findRipgrep()) expect((await grep(dir, { pattern: c.pattern, limit: 1000 }, 'rg')).text, c.pattern).toBe(node.text);
     }
-  }, 120_000);
+  }, scaledMs(120_000));
 
   it('a glob of many stars over long names answers, and finds what it should', async () => {
     const dir = makeTempDir('airlock-grep-glob-');
@@ -52,7 +52,7 @@ describe('grep: catastrophic patterns and globs answer, with the lines rg and Ja
       expect(r.text.split('\n').filter((l) => l.includes(':1:')).map((l) => l.split(':')[0]), glob).toEqual(want);
       if (findRipgrep()) expect((await grep(dir, { pattern: 'hit', glob }, 'rg')).text, glob).toBe(r.text);
     }
-  }, 60_000);
+  }, scaledMs(60_000));
 
   it('refuses a lookaround or a backreference by name, on both engines, before reading anything', async () => {
     const dir = makeTempDir('airlock-grep-look-');

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestHost } from '@airlock/kernel/testing';
+import { createTestHost, scaledMs } from '@airlock/kernel/testing';
 import { type AccessCheck } from '@airlock/contract';
 import { tree as makeTree } from '../../../lib/tool-common/test/support/tree.js';
 import { createGrepTool, findRipgrep, type GrepDetails } from '../src/index.js';
@@ -162,7 +162,7 @@ describe.skipIf(!findRipgrep())('grep: the engines agree on what the read rules 
     expect(rg.details.skipped?.count).toBe(2000);
     expect(rg.details.skipped?.paths).toHaveLength(100);
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith('airlock-rg-')).length).toBe(before);
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('grep (auto engine) and the read rules', () => {

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { closestNames as closeNames } from '@airlock/toolkit/util';
 import extension, { compareNames, lsTool, type LsDetails } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
@@ -156,7 +156,7 @@ describe('ls: errors', () => {
       chmodSync(join(dir, 'locked'), 0o000);
       await expect(ls(dir, { path: 'locked' })).rejects.toThrow(/^Cannot read directory locked: permission denied/);
     }
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('ls: contract', () => {

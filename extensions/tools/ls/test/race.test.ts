@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDescriptorNamingForTests } from '@airlock/tool-common';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { call, guardedKernel, NAMING, startSwapper } from '../../../lib/tool-common/test/support/race.js';
 import { lsTool } from '../src/index.js';
 
@@ -14,7 +14,7 @@ describe.each(NAMING)('ls (%s): the folder listed is the one judged, under a swa
   // Without /proc ls lists by path between two identity checks: a folder swapped out and back
   // during the listing can show the other folder's names (docs/security.md; a loaded machine
   // widens that window). What still holds there: never contents, and no listing is mislabelled.
-  it('150 listings of d while d is swapped for a link to outside: no outside name appears with /proc, and without it names at most', { timeout: 60_000 }, async () => {
+  it('150 listings of d while d is swapped for a link to outside: no outside name appears with /proc, and without it names at most', { timeout: scaledMs(60_000) }, async () => {
     const base = realpathSync(makeTempDir('airlock-ls-race-'));
     const ws = join(base, 'ws');
     const outside = join(base, 'outside');

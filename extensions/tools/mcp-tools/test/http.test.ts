@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, closeHosts, httpServer, machine, open, text, withServers } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
@@ -7,7 +8,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-describe('mcp-tools over Streamable HTTP on 127.0.0.1', { timeout: 20_000 }, () => {
+describe('mcp-tools over Streamable HTTP on 127.0.0.1', { timeout: scaledMs(20_000) }, () => {
   it('lists, calls, converts an image, and is judged by the same rules (a denied call never reaches the server)', async () => {
     const m = machine();
     const server = await httpServer(m.marks);

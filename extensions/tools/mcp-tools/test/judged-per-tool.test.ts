@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, closeHosts, machine, open, stdioServer, text, withServers } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 afterEach(closeHosts);
 
@@ -10,7 +11,7 @@ afterEach(closeHosts);
  * each form of mapping, with nobody to ask (an ask is a denial that says so). The OS sandbox is
  * off, so what stops a call here is the policy alone.
  */
-describe('an upstream server’s tools are judged per tool', { timeout: 30_000 }, () => {
+describe('an upstream server’s tools are judged per tool', { timeout: scaledMs(30_000) }, () => {
   const OFF = { sandbox: { mode: 'off' } };
 
   it('the old server-wide {"path": "fs.read"}: write_file is judged as a write too, so writing a git hook asks (denied with nobody to ask)', async () => {

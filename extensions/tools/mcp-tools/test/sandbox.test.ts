@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { socketListeners, visibleSocketFiles, writeReachProbe } from '@airlock/kernel/testing';
+import { scaledMs, socketListeners, visibleSocketFiles, writeReachProbe } from '@airlock/kernel/testing';
 import { call, closeHosts, machine, open, stdioServer, text, withServers } from './support.js';
 
 afterEach(closeHosts);
 
-describe('a stdio server inside the OS sandbox', { timeout: 20_000 }, () => {
+describe('a stdio server inside the OS sandbox', { timeout: scaledMs(20_000) }, () => {
   it('cannot read a secret file even when the policy lets the call through by name (no resource mapping)', async () => {
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m) }, { permissions: { allow: ['demo__read_file'] } }));
@@ -32,7 +32,7 @@ describe('a stdio server inside the OS sandbox', { timeout: 20_000 }, () => {
   });
 });
 
-describe('a stdio server reaches no Unix socket', { timeout: 20_000 }, () => {
+describe('a stdio server reaches no Unix socket', { timeout: scaledMs(20_000) }, () => {
   it('its listeners outside the project and every socket the machine shows are refused inside the sandbox, and reached without it', async () => {
     for (const mode of ['auto', 'off'] as const) {
       const m = machine();

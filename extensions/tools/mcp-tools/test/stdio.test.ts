@@ -2,10 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, closeHosts, machine, open, stdioServer, text, withServers } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 afterEach(closeHosts);
 
-describe('mcp-tools over stdio: a real server process, the whole pipeline', { timeout: 20_000 }, () => {
+// The server's own call time limit (its `timeout` setting), for the test that cancels a call.
+const CALL_LIMIT_MS = 300;
+
+// Tests about what the policy does with a server's tools keep the server running (eager): a lazy
+// server starts twice (to list, then at the first call), and each start is a Node process.
+describe('mcp-tools over stdio: a real server process, the whole pipeline', { timeout: scaledMs(20_000) }, () => {
   it('lists the server’s tools as <server>__<tool> and runs a call', async () => {
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m) }));
@@ -20,7 +26,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('validates arguments against the server’s JSON Schema: a bad call is `invalid` and never reaches the server', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m, { resources: { path: 'fs.read' } }) }));
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager', resources: { path: 'fs.read' } }) }));
     const bad = await call(host, 'demo__read_file', { path: 42 });
     expect(bad.outcome).toBe('invalid');
     expect(text(bad)).toMatch(/path/);
@@ -29,7 +35,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('a rule denying <server>__<tool> stops the call before the server sees it', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m) }, { permissions: { deny: [{ match: 'demo__read_file', reason: 'no reading through MCP' }] } }));
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { deny: [{ match: 'demo__read_file', reason: 'no reading through MCP' }] } }));
     const denied = await call(host, 'demo__read_file', { path: 'notes.txt' });
     expect(denied.outcome).toBe('denied');
     expect(text(denied)).toContain('no reading through MCP');
@@ -48,7 +54,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('with {"resources": {"path": "fs.read"}} the default secrets rule denies reading .env, and an ordinary file is read', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m, { resources: { path: 'fs.read' } }) }, { permissions: { allow: ['demo__read_file'] } }));
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager', resources: { path: 'fs.read' } }) }, { permissions: { allow: ['demo__read_file'] } }));
     const env = await call(host, 'demo__read_file', { path: '.env' });
     expect(env.outcome).toBe('denied');
     expect(text(env)).not.toContain('hunter2');
@@ -60,7 +66,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('an explicit fs.read deny rule covers the MCP tool through the mapping, whatever the spelling', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m, { resources: { path: 'fs.read' } }) }, { permissions: { deny: ['fs.read(**/notes.txt)'] } }));
+    const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager', resources: { path: 'fs.read' } }) }, { permissions: { deny: ['fs.read(**/notes.txt)'] } }));
     for (const path of ['notes.txt', './marks/../notes.txt', `${m.project}/notes.txt`]) {
       const r = await call(host, 'demo__read_file', { path });
       expect(r.outcome, path).toBe('denied');
@@ -108,7 +114,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }));
     const started = Date.now();
     const crashed = await call(host, 'demo__crash');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(5_000));
     expect(crashed.outcome).toBe('error');
     expect(text(crashed)).toMatch(/closed the connection during the call/);
     expect(text(crashed)).toContain('about to crash');
@@ -119,11 +125,11 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
 
   it('the call time limit cancels the call on the server (notifications/cancelled) and says so', async () => {
     const m = machine();
-    const host = await open(m, withServers({ demo: stdioServer(m, { timeout: 300 }) }));
+    const host = await open(m, withServers({ demo: stdioServer(m, { timeout: CALL_LIMIT_MS }) }));
     const slow = await call(host, 'demo__slow');
     expect(slow.outcome).toBe('error');
     expect(text(slow)).toMatch(/did not answer within 300 ms; the call was cancelled on the server/);
-    await expect.poll(() => m.marked('cancelled'), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => m.marked('cancelled'), { timeout: scaledMs(3_000) }).toBe(true);
   });
 
   it('the kernel’s own time limit for a call reaches the server as a cancellation too', async () => {
@@ -131,7 +137,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }));
     const slow = await call(host, 'demo__slow', {}, { timeoutMs: 300 });
     expect(slow.outcome).toBe('timeout');
-    await expect.poll(() => m.marked('cancelled'), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => m.marked('cancelled'), { timeout: scaledMs(3_000) }).toBe(true);
   });
 
   it('aborting a call reaches the server as a cancellation', async () => {
@@ -142,14 +148,14 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     setTimeout(() => controller.abort(new Error('user pressed Ctrl-C')), 300);
     const slow = await call(host, 'demo__slow', {}, { signal: controller.signal });
     expect(slow.outcome).toBe('aborted');
-    await expect.poll(() => m.marked('cancelled'), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => m.marked('cancelled'), { timeout: scaledMs(3_000) }).toBe(true);
   });
 
   it('lazy (the default): started at load to list, stopped, started again at the first call; eager keeps running', async () => {
     const m = machine();
     const host = await open(m, withServers({ demo: stdioServer(m) }));
     expect(m.starts()).toBe(1);
-    await expect.poll(() => m.stops(), { timeout: 3_000 }).toBe(1);
+    await expect.poll(() => m.stops(), { timeout: scaledMs(3_000) }).toBe(1);
     await call(host, 'demo__echo', { text: 'a' });
     await call(host, 'demo__echo', { text: 'b' });
     expect(m.starts()).toBe(2);
@@ -179,7 +185,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const lines: string[] = [];
     const started = Date.now();
     const host = await open(m, withServers({ mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], startupTimeout: 700 }, demo: stdioServer(m) }), { lines });
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(8_000));
     expect(lines.join('\n')).toMatch(/MCP server "mute" did not start: .*within 700 ms/);
     expect(host.blocked).toBeUndefined();
     expect(text(await call(host, 'demo__echo', { text: 'still here' }))).toBe('echo: still here');
@@ -191,7 +197,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { deny: ['demo__late'], allow: ['demo__add_tool'] } }), { lines });
     expect(host.kernel.registry.has('demo__late')).toBe(false);
     expect(text(await call(host, 'demo__add_tool'))).toBe('added');
-    await expect.poll(() => host.kernel.registry.has('demo__late'), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => host.kernel.registry.has('demo__late'), { timeout: scaledMs(3_000) }).toBe(true);
     expect(lines.join('\n')).toContain('tool set "demo": added demo__late');
     // The deny rule names the new tool: it is left out of the enabled set and refused.
     const late = await call(host, 'demo__late', { n: 2 });
@@ -204,7 +210,7 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     // add_tool is not marked read-only and no mapping says what it does: a rule naming it lets it run.
     const host = await open(m, withServers({ demo: stdioServer(m, { startup: 'eager' }) }, { permissions: { allow: ['demo__add_tool'] } }));
     await call(host, 'demo__add_tool');
-    await expect.poll(() => host.selection.has('demo__late'), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => host.selection.has('demo__late'), { timeout: scaledMs(3_000) }).toBe(true);
     expect(text(await call(host, 'demo__late', { n: 21 }))).toBe('late 42');
     expect((await call(host, 'demo__late', { n: 'x' })).outcome).toBe('invalid');
   });
@@ -215,6 +221,6 @@ describe('mcp-tools over stdio: a real server process, the whole pipeline', { ti
     expect(m.starts()).toBe(1);
     expect(m.stops()).toBe(0);
     await host.close();
-    await expect.poll(() => m.stops(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => m.stops(), { timeout: scaledMs(5_000) }).toBe(1);
   });
 });

@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, closeHosts, machine, open, stdioServer, text, withServers } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 afterEach(closeHosts);
 
-describe('where servers may come from', { timeout: 20_000 }, () => {
+describe('where servers may come from', { timeout: scaledMs(20_000) }, () => {
   it('an untrusted project’s stdio server is never started; trusting the project starts it', async () => {
     const m = machine();
     writeFileSync(join(m.project, '.airlockrc.json'), JSON.stringify(withServers({ proj: stdioServer(m) })));

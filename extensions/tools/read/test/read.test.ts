@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 import extension, { createReadTool, type ReadDetails } from '../src/index.js';
 import { closestNames as closeNames } from '@airlock/toolkit/util';
@@ -260,7 +260,7 @@ describe('read: errors', () => {
     } finally {
       chmodSync(path, 0o600);
     }
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('reports a path through a file clearly', async () => {
     file('plain.txt', 'x');
@@ -308,16 +308,16 @@ describe('read: errors', () => {
     execFileSync('mkfifo', [fifo]);
     const started = Date.now();
     await expect(read({ path: 'pipe' })).rejects.toThrow('pipe is a named pipe (FIFO), not a regular file; the read tool reads regular files only');
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(2000));
     // Still a FIFO: nothing was written into the workspace.
     expect(statSync(fifo).isFIFO()).toBe(true);
-  }, 5000);
+  }, scaledMs(5000));
 
   it('refuses a symlink to a FIFO the same way', async () => {
     execFileSync('mkfifo', [join(dir, 'pipe2')]);
     symlinkSync('pipe2', join(dir, 'to-pipe'));
     await expect(read({ path: 'to-pipe' })).rejects.toThrow(/to-pipe is a named pipe \(FIFO\)/);
-  }, 5000);
+  }, scaledMs(5000));
 });
 
 describe('read: contract', () => {

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDescriptorNamingForTests } from '@airlock/tool-common';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { call, guardedKernel, NAMING, startSwapper } from '../../../lib/tool-common/test/support/race.js';
 import { writeTool } from '../src/index.js';
 
@@ -55,7 +55,7 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
   beforeAll(() => setDescriptorNamingForTests(naming));
   afterAll(() => setDescriptorNamingForTests(undefined));
 
-  it('a folder on the way swapped for a link to outside: no write lands outside', { timeout: 60_000 }, async () => {
+  it('a folder on the way swapped for a link to outside: no write lands outside', { timeout: scaledMs(60_000) }, async () => {
     const { ws, outside, kernel } = setup();
     mkdirSync(join(ws, 'd'));
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);
@@ -85,7 +85,7 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
     expect(snapshot(outside)).toEqual(before);
   });
 
-  it('the file itself swapped for a link to a file outside: the outside file is never written', { timeout: 20_000 }, async () => {
+  it('the file itself swapped for a link to a file outside: the outside file is never written', { timeout: scaledMs(20_000) }, async () => {
     const { ws, outside, kernel } = setup();
     writeFileSync(join(ws, 'f.real'), 'inside\n');
     const swapper = await startSwapper(ws, 'f.txt', 'file-or-link', 'f.real', join(outside, 'f.txt'));
@@ -97,7 +97,7 @@ describe.each(NAMING)('write (%s): the folder and file written are the ones judg
     expect(snapshot(outside)).toEqual({ 'f.txt': 'outside, untouched\n' });
   });
 
-  it('a folder swapped while missing parents are made: nothing is made outside', { timeout: 20_000 }, async () => {
+  it('a folder swapped while missing parents are made: nothing is made outside', { timeout: scaledMs(20_000) }, async () => {
     const { ws, outside, kernel } = setup();
     mkdirSync(join(ws, 'd'));
     const swapper = await startSwapper(ws, 'd', 'folder-or-link', 'd', outside);

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, createToolHarness, makeTempDir } from '@airlock/kernel/testing';
+import { createTestContext, createToolHarness, makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import extension, { writeTool, type WriteDetails } from '../src/index.js';
 import { isRoot, runAsNobody } from '../../../lib/tool-common/test/support/as-unprivileged.js';
 
@@ -229,7 +229,7 @@ describe('write: bad inputs', () => {
     const { text } = await run(dir, { path: 'huge.txt', content });
     expect(text).toBe(`Created huge.txt (${content.length} bytes).`);
     expect(statSync(join(dir, 'huge.txt')).size).toBe(content.length);
-  }, 30_000);
+  }, scaledMs(30_000));
 
   it('overwrites a file whose contents are not UTF-8, reporting its old size', async () => {
     const dir = tempDir();
@@ -261,7 +261,7 @@ describe('write: bad inputs', () => {
     expect(outcome.text).toMatch(/^Permission denied: cannot write locked\/a\.txt \(EACCES.*Write somewhere you have access to, or ask the user/);
     expect(existsSync(join(dir, 'locked/a.txt'))).toBe(false);
     expect(readdirSync(join(dir, 'locked'))).toEqual([]);
-  }, 30_000);
+  }, scaledMs(30_000));
 });
 
 describe('write: through one kernel', () => {
@@ -275,5 +275,5 @@ describe('write: through one kernel', () => {
     expect(contents).toContain(final);
     expect(readdirSync(dir).filter((n) => n.includes('airlock-tmp'))).toEqual([]);
     expect(results.filter((r) => h.text(r).startsWith('Created'))).toHaveLength(1);
-  }, 60_000);
+  }, scaledMs(60_000));
 });

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIProvider, ProviderSetupError, toolCallsOf, userMessage, type AssistantMessage, type Message } from '../../src/index.js';
 import { openaiChunk, openaiSSE, openaiTextChunks, openaiUsageChunk, startModelServer, type ModelServer, type Reply } from '../support/model-server.js';
 import { PNG_1x1, runProvider, testTools } from '../support/provider-run.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 let server: ModelServer | undefined;
 afterEach(async () => {
@@ -238,7 +239,7 @@ describe('OpenAI provider: errors and retries', () => {
     const s = await serve([{ status: 429, headers: { 'retry-after': '120' }, json: { error: { message: 'quota' } } }]);
     const started = Date.now();
     const { final } = await runProvider(provider(s), { messages: [userMessage('go')] });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(5_000, { below: 120_000 }));
     expect(s.requests).toHaveLength(1);
     expect(final.errorMessage).toMatch(/429: quota.*asked to wait 120 s before retrying, longer than retry.maxRetryAfterMs \(60 s\)/);
   });
@@ -333,7 +334,7 @@ describe('OpenAI provider: abort', () => {
     expect(last.type).toBe('error');
     expect(final.stopReason).toBe('aborted');
     expect(final.content).toEqual([{ type: 'text', text: 'first ' }]);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(3_000));
     await s.requests[0]!.closed;
     expect(s.requests[0]!.clientHungUp).toBe(true);
   });

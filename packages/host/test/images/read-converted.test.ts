@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResultMessage } from '@airlock/contract';
 import { openHost, type Host } from '../../src/index.js';
 import { removeTempDirs, tempDir } from '../extensions/fixtures.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 /**
  * A BMP is read as an image: converted to PNG and attached, through a real host with the default
@@ -88,7 +89,7 @@ const expected = (map: (p: [number, number, number, number]) => [number, number,
   return all;
 };
 
-describe('read converts BMP images to PNG and attaches them', { timeout: 60_000 }, () => {
+describe('read converts BMP images to PNG and attaches them', { timeout: scaledMs(60_000) }, () => {
   it('24-bit bottom-up, 24-bit top-down and 32-bit BI_RGB', async () => {
     const { host, project } = await open();
     writeFileSync(join(project, 'a.bmp'), bmp({ bpp: 24, encode: (x, y) => [pixel(x, y)[2], pixel(x, y)[1], pixel(x, y)[0]] }));
@@ -151,7 +152,7 @@ describe('read converts BMP images to PNG and attaches them', { timeout: 60_000 
   });
 });
 
-describe('read attaches TIFF and AVIF images as PNG (the host converts them with sharp)', { timeout: 60_000 }, () => {
+describe('read attaches TIFF and AVIF images as PNG (the host converts them with sharp)', { timeout: scaledMs(60_000) }, () => {
   it('a TIFF comes back as a PNG with the same pixels; an AVIF as a PNG of the same size', async () => {
     const { host, project } = await open();
     const raw = Buffer.from(expected());

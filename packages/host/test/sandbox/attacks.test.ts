@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolUI } from '@airlock/contract';
 import { API_KEY, bwrapWorks, hasProgram, machinesClosedAfterEach, SECRET } from './support.js';
+import { scaledMs } from '@airlock/kernel/testing';
 
 const hasSocat = hasProgram('socat', '-V');
 const setup = machinesClosedAfterEach();
@@ -337,6 +338,6 @@ describe.skipIf(!bwrapWorks)('ordinary work still works inside the sandbox', () 
     const r = await m.bash(host, 'sleep 30 & sleep 30; echo never', 1);
     expect(r.outcome).toBe('error');
     expect(r.text).toContain('timed out after 1 seconds');
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(Date.now() - started).toBeLessThan(scaledMs(8000, { below: 30_000 }));
   });
 });

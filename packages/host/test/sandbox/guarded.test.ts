@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { createSandbox } from '../../src/index.js';
 import { bwrapWorks, machinesClosedAfterEach } from './support.js';
 
 const setup = machinesClosedAfterEach();
 
 describe.skipIf(!bwrapWorks)('settings a command creates are taken back when it ends (a mount cannot cover what does not exist yet)', () => {
-  it('through the whole pipeline: Airlock settings created by a command the analysis cannot read are moved aside, kept, and the model is told', { timeout: 60_000 }, async () => {
+  it('through the whole pipeline: Airlock settings created by a command the analysis cannot read are moved aside, kept, and the model is told', { timeout: scaledMs(60_000) }, async () => {
     const m = setup();
     // The names are put together at run time, so only the sandbox sees what is written.
     const command = 'n=.air; source /dev/stdin <<< "mkdir -p ${n}lock sub/${n}lock; printf %s \'{\\"sandbox\\":{\\"mode\\":\\"off\\"}}\' > ${n}lockrc.json; echo x > ${n}lock/settings.json; echo y > sub/${n}lock/settings.local.json; echo made > notes.txt"';

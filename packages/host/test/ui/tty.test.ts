@@ -9,7 +9,7 @@ import { DialogQueue } from '../../src/ui/dialog-queue.js';
 import { createTtyUI } from '../../src/ui/tty.js';
 import { flush } from './fake-backend.js';
 import { fakeTerminal } from './fake-terminal.js';
-import { makeTempDir } from '@airlock/kernel/testing';
+import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import type { AskRequest } from '@airlock/contract';
 
 const run = promisify(execFile);
@@ -42,7 +42,7 @@ interface Outcome {
 async function inPty(scenario: string, steps: Step[]): Promise<Outcome> {
   const resultFile = join(makeTempDir('airlock-tty-'), 'result.json');
   const spec = { argv: [process.execPath, 'tty-dialogs.mjs', resultFile, scenario], cwd: fixtures, steps, timeout: 15 };
-  const { stdout } = await run('python3', [join(fixtures, 'pty-run.py'), JSON.stringify(spec)], { timeout: 60_000 });
+  const { stdout } = await run('python3', [join(fixtures, 'pty-run.py'), JSON.stringify(spec)], { timeout: scaledMs(60_000) });
   const outcome = JSON.parse(stdout) as Omit<Outcome, 'result'>;
   if (outcome.error) throw new Error(`${outcome.error}\n--- transcript ---\n${outcome.transcript}`);
   // The terminal turns every newline into CR LF (onlcr); compare text with plain newlines.
@@ -56,7 +56,7 @@ const settled = (name: string): Step => ({ expect: `\\[done ${name}\\]` });
 const COOKED: Terminal = { icanon: true, echo: true, isRaw: false };
 
 // Generous: each scenario starts Node under a pty; a stuck prompt fails inside pty-run.py's own 15 s wait.
-describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
+describe('createTtyUI in a real pseudo-terminal', { timeout: scaledMs(60_000) }, () => {
   it('escapes what an extension hands a dialog: no OSC, hidden text, bidi or zero-width character reaches the terminal', async () => {
     const { exitCode, result, transcript, raw } = await inPty('untrusted', [
       { expect: 'Run \\\\u001B\\]52;c;ZXZpbA==\\\\u0007x\\\\u202E\\?' },
@@ -190,7 +190,7 @@ describe('createTtyUI in a real pseudo-terminal', { timeout: 60_000 }, () => {
   });
 });
 
-describe('createTtyUI without a terminal', { timeout: 30_000 }, () => {
+describe('createTtyUI without a terminal', { timeout: scaledMs(30_000) }, () => {
   it('is not interactive when stdin is not a TTY, ends every ask as unavailable at once and draws nothing', async () => {
     const dir = makeTempDir('airlock-tty-');
     const resultFile = join(dir, 'result.json');

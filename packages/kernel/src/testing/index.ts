@@ -8,6 +8,7 @@ export { createTestContext, type TestContext, type TestContextOptions } from './
 export { createToolHarness, type ToolHarness, type ToolHarnessOptions } from './tool-harness.js';
 export { makeTempDir, removeTree } from './temp-dir.js';
 export { scaledMs } from './time-scale.js';
+export { builtFile } from './built.js';
 export { createTestApi, createTestHost, type TestHost } from './test-api.js';
 export { bubblewrapWorks } from './bubblewrap.js';
 export { REACH_PROBE, socketListeners, visibleSocketFiles, writeReachProbe, type SocketListeners } from './unix-sockets.js';

@@ -304,5 +304,5 @@ describe('createTailAccumulator', () => {
     expect(result.content).toBe(expected.content);
     expect(result.outputLines).toBe(expected.outputLines);
     expect(result.truncatedBy).toBe('bytes');
-  }, 60_000);
+  });
 });
