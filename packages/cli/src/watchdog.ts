@@ -2,6 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
+import { BASH_NO_STARTUP_FILES } from '@airlock/toolkit/util';
 
 /**
  * The backstop behind `--timeout-ms` (and `execution.timeoutMs`), Ctrl-C and a SIGTERM sent to
@@ -108,7 +109,7 @@ export function processWatchdog(): Watchdog {
 function startBash(): ChildProcessByStdio<Writable, null, null> | undefined {
   let child: ChildProcessByStdio<Writable, null, null> | undefined;
   try {
-    child = spawn('bash', ['-c', SCRIPT, 'airlock-watchdog', String(process.pid), String(SIGNAL_GRACE_S)], { stdio: ['pipe', 'ignore', 'inherit'] });
+    child = spawn('bash', [...BASH_NO_STARTUP_FILES, '-c', SCRIPT, 'airlock-watchdog', String(process.pid), String(SIGNAL_GRACE_S)], { stdio: ['pipe', 'ignore', 'inherit'] });
   } catch {
     return undefined;
   }

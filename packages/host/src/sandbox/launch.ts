@@ -1,3 +1,5 @@
+import { BASH_NO_STARTUP_FILES } from '@airlock/toolkit/util';
+
 /** Where the proxy listens inside the sandbox's own network namespace. */
 export const PROXY_PORT = 3128;
 
@@ -49,9 +51,9 @@ export function launchLine(launch: Launch): { file: string; args: string[] } {
   }
   if (filter === undefined && close.length === 0) return { file: bwrap, args };
   // dash (most /bin/sh) takes descriptor numbers up to 9 in a redirection; bash any.
-  const shell = close.some((fd) => fd > 9) ? '/bin/bash' : '/bin/sh';
+  const shell = close.some((fd) => fd > 9) ? ['/bin/bash', ...BASH_NO_STARTUP_FILES] : ['/bin/sh'];
   const redirections = [...close.filter((fd) => fd !== 3 || filter === undefined).map((fd) => `${fd}>&-`), ...(filter === undefined ? [] : ['3<"$0"'])];
-  return { file: shell, args: ['-c', `exec "$@" ${redirections.join(' ')}`, filter ?? 'sandbox', bwrap, ...args] };
+  return { file: shell[0]!, args: [...shell.slice(1), '-c', `exec "$@" ${redirections.join(' ')}`, filter ?? 'sandbox', bwrap, ...args] };
 }
 
 /**
@@ -73,5 +75,5 @@ function bridge(proxy: { socat: string; socket: string }): string[] {
   const script =
     `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$1" </dev/null >/dev/null 2>&1 3<&- & ` +
     `for _ in $(seq 200); do (exec 4<>/dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; shift; exec "$@"`;
-  return ['/bin/bash', '-c', script, proxy.socat, proxy.socket];
+  return ['/bin/bash', ...BASH_NO_STARTUP_FILES, '-c', script, proxy.socat, proxy.socket];
 }

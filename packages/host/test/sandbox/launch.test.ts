@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,27 @@ describe('the command line that starts a sandboxed command', () => {
     // Hand the shell descriptors 7 and 251 the way an inheriting parent would, through bash.
     const shown = spawnSync('/bin/bash', ['-c', `exec 7</dev/null 251</dev/null; exec "$@"`, 'x', line.file, ...line.args], { encoding: 'utf8' }).stdout;
     expect(shown.trim().split(' ')).toEqual(['0', '1', '2', '3']); // 3: ls's own listing
+  });
+
+  it("never runs the person's ~/.bashrc, though a server's stdin is a socket (bash takes that for ssh)", async () => {
+    const home = makeTempDir('airlock-launch-home-');
+    const marker = join(home, 'bashrc-ran');
+    writeFileSync(join(home, '.bashrc'), `echo ran > ${JSON.stringify(marker)}\n`);
+    writeFileSync(join(home, '.bash_profile'), `echo ran > ${JSON.stringify(marker)}\n`);
+    const lines = [
+      launchLine({ ...base, bwrap: '/usr/bin/env', sandbox: [], argv: ['echo', 'started'], close: [251] }),
+      launchLine({ ...base, bwrap: '/usr/bin/env', sandbox: [], argv: ['echo', 'started'], proxy: { socat: 'true', socket: '/nonexistent' } }),
+    ];
+    for (const line of lines) {
+      // What Node gives a server (an MCP server, a hook) for stdin: a socket pair, with a short environment.
+      const child = spawn(line.file, line.args, { env: { HOME: home, PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((done) => child.on('close', done));
+      child.stdin.destroy();
+      expect(out, line.file).toContain('started');
+      expect(existsSync(marker), `${line.file} ${line.args.slice(0, 3).join(' ')}`).toBe(false);
+    }
   });
 });
 

@@ -66,3 +66,5 @@ export { registerErrorCodes, type ErrorCodeSpec } from '../error-catalogue.js';
 // without an answer, in words.
 export { askProblem, askToShow, checkAnswer, YES_NO } from './ask.js';
 export { noAnswerText } from './no-answer.js';
+// Starting bash for Airlock's own scripts without the person's ~/.bashrc.
+export { BASH_NO_STARTUP_FILES } from './bash-flags.js';
