@@ -1,6 +1,6 @@
 import type { BundledExtensions } from '@airlock/host';
 import { terminalSafe } from '@airlock/toolkit/display';
-import { processWatchdog, type Watchdog } from './watchdog.js';
+import type { Watchdog } from './watchdog.js';
 
 /**
  * What a command runs with: where it reads and writes (real streams in the binary, buffers in
@@ -35,9 +35,10 @@ export interface IO {
   killSelf?: () => void;
   /**
    * The watchdog that ends the process when a call's time limit passes while the main thread is
-   * stuck (see watchdog.ts). Only the real binary has one: it kills the whole process.
+   * stuck (see watchdog.ts). Only the real binary has one: it kills the whole process. Loaded
+   * when a command opens a host, so `--version` and `--help` load none of it.
    */
-  watchdog?: () => Watchdog;
+  watchdog?: () => Promise<Watchdog>;
 }
 
 export function processIO(bundled?: BundledExtensions): IO {
@@ -62,7 +63,7 @@ export function processIO(bundled?: BundledExtensions): IO {
     stdin: process.stdin,
     terminal: process.stderr,
     killSelf: () => process.kill(process.pid, 'SIGKILL'),
-    watchdog: processWatchdog,
+    watchdog: async () => (await import('./watchdog.js')).processWatchdog(),
   };
 }
 

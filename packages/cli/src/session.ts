@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 export async function openSession(g: GlobalOptions, io: IO, ui?: ToolUI, options: { timeoutMs?: number } = {}): Promise<Host> {
   const host = await open(g, io, ui);
   // Each call's time limit, kept even when the main thread is stuck (the real binary only).
-  io.watchdog?.().watch(host, options.timeoutMs ?? host.settings.settings.execution.timeoutMs);
+  (await io.watchdog?.())?.watch(host, options.timeoutMs ?? host.settings.settings.execution.timeoutMs);
   return host;
 }
 
