@@ -154,6 +154,29 @@ describe.sequential('airlock extensions', () => {
   });
 });
 
+describe.sequential('airlock tools on a blocked host', () => {
+  it('says no tool can run and why, marks each enabled tool blocked, and exits 2 (it used to say "8 of 8 tools enabled")', async () => {
+    const m = machine({ extensions: ['@airlock/path-polcy'] });
+    const r = await m.airlock(['tools']);
+    expect(r.code).toBe(2);
+    expect(r.out).not.toMatch(/^\d+ of \d+ tools enabled\.$/m);
+    expect(r.out).toMatch(/No tool can run: the extension "@airlock\/path-polcy" failed to load \(.+\), so every call is refused\. \d+ of \d+ tools would be enabled\. Fix: /);
+    expect(r.out).toMatch(/^read\s+builtin\s+blocked\b/m);
+    expect(r.out).not.toMatch(/^read\s+builtin\s+yes\b/m);
+  });
+
+  it('--json carries a blocked field naming the extension (null when healthy), with the same exit code', async () => {
+    const broken = await machine({ extensions: ['@airlock/path-polcy'] }).airlock(['--json', 'tools']);
+    expect(broken.code).toBe(2);
+    const report = JSON.parse(broken.out) as { blocked: { extension: string; extensions: string[]; reason: string; fix: string } | null; enabled: string[] };
+    expect(report.blocked).toMatchObject({ extension: '@airlock/path-polcy', extensions: ['@airlock/path-polcy'] });
+    expect(report.blocked!.fix.length).toBeGreaterThan(0);
+    const healthy = await machine({ extensions: [HELLO] }).airlock(['--json', 'tools']);
+    expect(healthy.code).toBe(0);
+    expect((JSON.parse(healthy.out) as { blocked: unknown }).blocked).toBeNull();
+  });
+});
+
 /** A one-file extension package beside the project; returns its folder. */
 function extensionBeside(m: ReturnType<typeof machine>, name: string, source: string): string {
   const ext = join(m.dir, '..', name);
