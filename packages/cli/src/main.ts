@@ -4,6 +4,7 @@ import { extensionSubcommands } from './commands/extensions-subcommands.js';
 import { EXIT, processIO, UsageError, type IO } from './io.js';
 import type { DeclaredCommands } from '@airlock/host';
 import type { GlobalOptions } from './global-options.js';
+import { CLI_VERSION } from './version.js';
 
 // Each command's module is imported when that command runs, never before: the bundle splits at
 // these imports (scripts/bundle.mjs), so `--help`, `--version` and a small `call` compile only
@@ -115,7 +116,7 @@ function showError(text: string): string {
 }
 
 /** The CLI's own command words; `RESERVED_COMMANDS` in the host keeps extensions off them (a test checks both agree). */
-export const BUILTIN_COMMANDS: readonly string[] = ['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
+export const BUILTIN_COMMANDS: readonly string[] = ['run', 'call', 'batch', 'tools', 'extensions', 'doctor', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help'];
 
 /**
  * The providers `run --model` can name, for its help line, without loading the agent and its
@@ -126,7 +127,7 @@ export const PROVIDER_NAMES: readonly string[] = ['openai', 'anthropic', 'script
 function buildProgram(io: IO, exit: (code: number) => void): Command {
   const program = new Command('airlock')
     .description('Run tool calls the way a model would, through Airlock: validation, policy, approval, redaction, audit.')
-    .version('1.0.0', '-V, --version')
+    .version(CLI_VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)')
@@ -185,6 +186,11 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
     .description('show the registry, the enabled set (and why each other tool is left out) and provider schemas')
     .addOption(new Option('--provider <name>', 'print the tool definitions as this API expects them').choices(['openai', 'anthropic', 'gemini', 'mcp']))
     .action(async (opts: { provider?: 'openai' | 'anthropic' | 'gemini' | 'mcp' }, cmd: Command) => done(await (await import('./commands/tools.js')).toolsCommand(opts, globals(cmd), io)));
+
+  program
+    .command('doctor')
+    .description('show the state of Airlock here on one screen: version, trust, settings files, sandbox, audit log, each extension and every problem with its fix (exits 2 when something is broken)')
+    .action(async (_opts: unknown, cmd: Command) => done(await (await import('./commands/doctor.js')).doctorCommand(globals(cmd), io)));
 
   const extensions = program
     .command('extensions')

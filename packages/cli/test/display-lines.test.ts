@@ -74,12 +74,14 @@ describe('the lines the CLI draws show every hostile character visibly', () => {
       mkdirSync(project, { recursive: true });
       const entries = named.map((s) => `./${around(s)}`);
       writeFileSync(join(project, '.airlockrc.json'), JSON.stringify({ extensions: entries, permissions: { allow: ['read(**)'] } }));
-      for (const trust of ['--no-trust', '--trust']) {
+      for (const [trust, command] of [['--no-trust', 'tools'], ['--trust', 'tools'], ['--trust', 'doctor']] as const) {
         const io = testIO(project, join(base, 'home'));
-        await run([trust, 'tools'], io);
-        const what = `${trust}: ${named.map((s) => s.name).join(', ')}`;
+        await run([trust, command], io);
+        const what = `${trust} ${command}: ${named.map((s) => s.name).join(', ')}`;
         expectShown(io.err() + io.out(), what);
-        for (const sample of named) expect(io.err(), `${what}: ${sample.name}`).toContain(visibleForm(around(sample)));
+        // tools warns on stderr; doctor's report of the same problems is its output.
+        const said = command === 'doctor' ? io.out() : io.err();
+        for (const sample of named) expect(said, `${what}: ${sample.name}`).toContain(visibleForm(around(sample)));
       }
     }
   });

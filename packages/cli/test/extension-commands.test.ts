@@ -260,14 +260,14 @@ export default {
     const p = machine((markers) => [
       {
         name: 'doctor',
-        commands: [{ name: 'doctor', summary: 'why setup failed', module: './src/doctor.mjs' }],
+        commands: [{ name: 'diagnose', summary: 'why setup failed', module: './src/doctor.mjs' }],
         files: {
           'src/index.mjs': extensionModule(markers, 'doctor', "api.registerTool({ name: 'doctor_tool', label: 'd', description: 'd', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [] }) }); throw new Error('rule 3 is broken');"),
           'src/doctor.mjs': doctor,
         },
       },
     ]);
-    expect(await p.airlock(['doctor'])).toMatchObject({ code: 1, out: 'rule 3 is broken; loaded: false\n' });
+    expect(await p.airlock(['diagnose'])).toMatchObject({ code: 1, out: 'rule 3 is broken; loaded: false\n' });
     const tools = await p.airlock(['--json', 'tools']);
     expect(tools.out).toContain('"read"');
     expect(tools.out).not.toContain('doctor_tool');

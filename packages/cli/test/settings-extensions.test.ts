@@ -177,6 +177,39 @@ describe.sequential('airlock tools on a blocked host', () => {
   });
 });
 
+describe.sequential('airlock doctor', () => {
+  it('on a healthy setup: version, settings files, sandbox, audit log and every extension on one screen, exit 0', async () => {
+    const m = machine({ extensions: [HELLO] });
+    const r = await m.airlock(['doctor']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^Airlock \d+\.\d+\.\d+ \(kernel \d+\.\d+\.\d+\)$/m);
+    expect(r.out).toContain(join(m.home, '.config', 'airlock', 'settings.json'));
+    expect(r.out).toMatch(/^Sandbox: +(active|none|off)/m);
+    expect(r.out).toMatch(/^Audit log: +\S+audit\.jsonl$/m);
+    expect(r.out).toMatch(/^hello-tool\s+user\s+\S+\s+loaded$/m);
+    expect(r.out).toMatch(/^path-policy\s+defaults\s+\S+\s+loaded$/m);
+    // The test's PATH may leave bubblewrap out: then that is the one problem, a warning with its fix.
+    expect(r.out).not.toMatch(/^error: /m);
+    expect(r.out).toMatch(/^(No problems found\.|0 errors, \d+ warnings?\.)$/m);
+  });
+
+  it('on a broken setup: says no tool can run, lists the problem with its fix, exits 2; --json has the same', async () => {
+    const m = machine({ extensions: ['@airlock/path-polcy'] });
+    const r = await m.airlock(['doctor']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('NO TOOL CAN RUN: the extension "@airlock/path-polcy" failed');
+    expect(r.out).toContain('Did you mean "@airlock/path-policy"?');
+    expect(r.out).toMatch(/^ {2}Fix: /m);
+    const json = await m.airlock(['--json', 'doctor']);
+    expect(json.code).toBe(2);
+    const report = JSON.parse(json.out) as { blocked: { extension: string } | null; problems: { severity: string; fix?: string }[]; extensions: { name: string; state: string }[]; settingsFiles: { layer: string; exists: boolean }[] };
+    expect(report.blocked?.extension).toBe('@airlock/path-polcy');
+    expect(report.problems.some((p) => p.severity === 'error' && p.fix !== undefined)).toBe(true);
+    expect(report.extensions).toContainEqual(expect.objectContaining({ state: 'failed' }));
+    expect(report.settingsFiles).toContainEqual({ layer: 'user', file: join(m.home, '.config', 'airlock', 'settings.json'), exists: true });
+  });
+});
+
 /** A one-file extension package beside the project; returns its folder. */
 function extensionBeside(m: ReturnType<typeof machine>, name: string, source: string): string {
   const ext = join(m.dir, '..', name);

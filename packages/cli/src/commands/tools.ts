@@ -44,8 +44,11 @@ export async function toolsCommand(o: { provider?: ProviderId }, g: GlobalOption
       io.stdout.write(`\n${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} enabled.\n`);
       return EXIT.ok;
     }
-    const which = blocked.extensions.length > 1 ? `extensions ${blocked.extensions.map((e) => `"${e}"`).join(', ')}` : `extension "${blocked.extension}"`;
-    io.stdout.write(`\nNo tool can run: the ${which} failed to load (${displayText(blocked.reason)}), so every call is refused. ${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} would be enabled. Fix: ${displayText(blocked.fix)}\n`);
+    // Names come as written in settings; the reason and fix were worded with each value escaped already.
+    const name = (e: string) => `"${displayText(e)}"`;
+    const worded = (text: string) => displayText(text, { multiline: true, maxChars: 2000, escaped: true });
+    const which = blocked.extensions.length > 1 ? `extensions ${blocked.extensions.map(name).join(', ')}` : `extension ${name(blocked.extension)}`;
+    io.stdout.write(`\nNo tool can run: the ${which} failed to load (${worded(blocked.reason)}), so every call is refused. ${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} would be enabled. Fix: ${worded(blocked.fix)}\n`);
     return EXIT.usage;
   } finally {
     await host.close();

@@ -21,7 +21,7 @@ export const POLICY_PHASES: readonly string[] = KERNEL_POLICY_PHASES;
  * `airlock call` always means the pipeline, whatever is installed. The CLI's tests check that
  * every command it defines is listed here.
  */
-export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['run', 'call', 'batch', 'tools', 'extensions', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
+export const RESERVED_COMMANDS: readonly string[] = Object.freeze(['run', 'call', 'batch', 'tools', 'extensions', 'doctor', 'trust', 'sessions', 'replay', 'mcp', 'serve', 'help', 'version']);
 
 /** A command word: lowercase letters, digits and `-`, starting with a letter, at most 40 characters. */
 export const COMMAND_NAME = /^[a-z][a-z0-9-]{0,39}$/;
