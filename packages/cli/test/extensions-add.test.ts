@@ -155,6 +155,37 @@ describe('airlock extensions add', () => {
   });
 });
 
+describe('airlock extensions add --user', () => {
+  it("installs into the user's extension folder and the user settings: the tool runs in a project nobody trusted", async () => {
+    const m = machine();
+    const r = await m.airlock(['extensions', 'add', '--user', m.ext]);
+    expect(r.code, r.err).toBe(0);
+    const userSettings = join(m.home, '.config', 'airlock', 'settings.json');
+    expect(r.out).toContain(`Added airlock-shout 0.2.0 to the user settings ${userSettings} (new)`);
+    expect(JSON.parse(readFileSync(userSettings, 'utf8'))).toEqual({ extensions: ['airlock-shout'] });
+    expect(existsSync(join(m.home, '.config', 'airlock', 'extensions', 'node_modules', 'airlock-shout', 'package.json'))).toBe(true);
+    // Nothing in the project: no settings file, no install.
+    expect(existsSync(join(m.project, '.airlockrc.json'))).toBe(false);
+    expect(existsSync(join(m.project, 'node_modules'))).toBe(false);
+    const call = await m.airlock(['--no-trust', 'call', 'shout', '{"text":"everywhere"}']);
+    expect(call.code, call.err).toBe(0);
+    expect(call.out).toContain('EVERYWHERE!');
+    const listed = JSON.parse((await m.airlock(['--no-trust', '--json', 'extensions'])).out) as { extensions: { name: string; layer: string; source?: { foundIn: string } }[] };
+    expect(listed.extensions.find((e) => e.name === 'shout')).toMatchObject({ layer: 'user', source: { foundIn: 'user' } });
+  });
+
+  it('refuses a package this kernel cannot load, and leaves the user settings and folder as they were', async () => {
+    const m = machine({ kernel: '^9.0.0' });
+    const userSettings = join(m.home, '.config', 'airlock', 'settings.json');
+    writeFileSync(userSettings, '{ "permissions": { "deny": ["bash(rm *)"] } }\n');
+    const r = await m.airlock(['extensions', 'add', '--user', m.ext]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('^9.0.0');
+    expect(readFileSync(userSettings, 'utf8')).toBe('{ "permissions": { "deny": ["bash(rm *)"] } }\n');
+    expect(existsSync(join(m.home, '.config', 'airlock', 'extensions', 'node_modules'))).toBe(false);
+  });
+});
+
 describe('the package manager of a project', () => {
   it('at the root of a pnpm workspace, installs with pnpm add -w (older pnpm refuses without it); the tool runs', async () => {
     const m = machine();

@@ -1,13 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { checkKernelRange, readManifest, userConfigDir } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { KERNEL_VERSION } from '@airlock/kernel';
 import { projectTrust } from '../extensions/project-trust.js';
 import { detectPackageManager, packageManagerArgs, runPackageManager } from '../extensions/package-manager.js';
-import { addExtensionEntry, editableSettings, saveSettings } from '../extensions/settings-edit.js';
+import { addExtensionEntry, editableSettings, saveSettings, type EditableSettings } from '../extensions/settings-edit.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -22,7 +22,8 @@ import type { GlobalOptions } from '../global-options.js';
  *    there is none), checked again where it landed (removed again when that check fails), and
  *    added to the settings' `extensions`.
  */
-export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions, io: IO): Promise<number> {
+export async function extensionsAddCommand(o: { spec: string; user?: boolean }, g: GlobalOptions, io: IO): Promise<number> {
+  if (o.user === true) return addForUser(o.spec, g, io);
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   const home = io.env.HOME ?? homedir();
   const readSettings = () =>
@@ -79,6 +80,67 @@ export async function extensionsAddCommand(o: { spec: string }, g: GlobalOptions
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * `extensions add --user`: for every project of this user. The same staging check, then npm
+ * installs it into the user's extension folder (`<config>/airlock/extensions`, where the loader
+ * looks for packages the user settings name) and the user settings file gets the entry. No
+ * project is involved, so no project trust either.
+ */
+async function addForUser(spec: string, g: GlobalOptions, io: IO): Promise<number> {
+  const home = io.env.HOME ?? homedir();
+  const config = userConfigDir(io.env, home);
+  const settings = await editableUserSettings(join(config, 'settings.json'), spec);
+  const folder = join(config, 'extensions');
+  const local = isLocal(spec, io.cwd);
+  const fullSpec = local ? resolve(io.cwd, spec) : spec;
+  const staging = mkdtempSync(join(tmpdir(), 'airlock-add-'));
+  try {
+    const staged = await stage(fullSpec, staging, io);
+    check(staged.dir, spec);
+    await mkdir(folder, { recursive: true });
+    if (!existsSync(join(folder, 'package.json'))) await writeFile(join(folder, 'package.json'), '{ "name": "airlock-user-extensions", "version": "0.0.0", "private": true }\n');
+    io.stderr.write(`Installing ${displayText(spec)} with npm into ${displayText(folder)}…\n`);
+    const installed = await runPackageManager('npm', packageManagerArgs('npm', 'add', fullSpec), folder, io.env);
+    if (installed.code !== 0) throw new UsageError(`npm could not install ${spec} (exit ${installed.code}); the user settings are unchanged:\n${tail(installed.output)}`, 'Fix what npm says, then run the command again.');
+    const landed = join(folder, 'node_modules', staged.name);
+    try {
+      check(landed, spec);
+    } catch (error) {
+      await runPackageManager('npm', packageManagerArgs('npm', 'remove', staged.name), folder, io.env);
+      throw error;
+    }
+    const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    const added = addExtensionEntry(settings, staged.name);
+    if (added) await saveSettings(settings);
+    if (g.json) io.stdout.write(`${JSON.stringify({ name: staged.name, version, manager: 'npm', layer: 'user', folder, settingsFile: settings.file, added, created: settings.created })}\n`);
+    else
+      io.stdout.write(
+        added
+          ? `Added ${displayText(staged.name)} ${displayText(version)} to the user settings ${displayText(settings.file)}${settings.created ? ' (new)' : ''}: it loads in every project of this user. See it with \`airlock extensions\`.\n`
+          : `${displayText(staged.name)} ${displayText(version)} is installed for this user; ${displayText(settings.file)} already lists it.\n`,
+      );
+    return EXIT.ok;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The user settings file as JSON (a new one when there is none); anything else is refused before installing. */
+async function editableUserSettings(file: string, name: string): Promise<EditableSettings> {
+  if (!existsSync(file)) return { file, dir: dirname(file), document: {}, created: true };
+  const text = readFileSync(file, 'utf8');
+  let document: unknown;
+  try {
+    document = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    document = undefined;
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new UsageError(`The user settings ${file} are not a JSON object, which is all airlock rewrites; nothing was installed.`, `Fix the file, or install the package and add "${name}" to its "extensions" list yourself.`);
+  }
+  return { file, dir: dirname(file), document: document as Record<string, unknown>, created: false };
 }
 
 /** Install into an empty folder outside the project to read the package before the project gets it. No install script runs. */

@@ -20,9 +20,10 @@ export function extensionSubcommands(parent: Command, globals: (cmd: Command) =>
 
   parent
     .command('add')
-    .description("install an extension with the project's package manager, check its kernel range, then add it to the project settings")
+    .description("install an extension with the project's package manager, check its kernel range, then add it to the project settings (--user: for every project of this user)")
     .argument('<package>', 'an npm package name (with an optional @version), a folder, or a .tgz made by `npm pack`')
-    .action(async (spec: string, _opts: unknown, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec }, globals(cmd), io)));
+    .option('--user', "install into the user's extension folder (~/.config/airlock/extensions) and add it to the user settings, for every project")
+    .action(async (spec: string, opts: { user?: boolean }, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec, ...opts }, globals(cmd), io)));
 
   parent
     .command('new')
