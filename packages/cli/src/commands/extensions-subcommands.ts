@@ -3,7 +3,7 @@ import type { IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 
 /**
- * `airlock extensions list | info | add | new | catalog`. Each command's module loads only when
+ * `airlock extensions list | info | add | check | new | catalog`. Each command's module loads only when
  * it runs, so `airlock call` never pays for the scaffolder or the package-manager code.
  */
 export function extensionSubcommands(parent: Command, globals: (cmd: Command) => GlobalOptions, done: (code: number) => void, io: IO): void {
@@ -24,6 +24,12 @@ export function extensionSubcommands(parent: Command, globals: (cmd: Command) =>
     .argument('<package>', 'an npm package name (with an optional @version), a folder, or a .tgz made by `npm pack`')
     .option('--user', "install into the user's extension folder (~/.config/airlock/extensions) and add it to the user settings, for every project")
     .action(async (spec: string, opts: { user?: boolean }, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec, ...opts }, globals(cmd), io)));
+
+  parent
+    .command('check')
+    .description('check a package before publishing or installing it: manifest, kernel range, published files, entry, README, tests, and a dry load in a throwaway host')
+    .argument('[package]', 'a package folder (default: the current one) or a .tgz made by `npm pack`')
+    .action(async (target: string | undefined, _opts: unknown, cmd: Command) => done(await (await import('./extensions-check.js')).extensionsCheckCommand({ ...(target === undefined ? {} : { target }) }, globals(cmd), io)));
 
   parent
     .command('new')
