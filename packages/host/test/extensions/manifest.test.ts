@@ -105,7 +105,7 @@ describe('declared commands (airlock.commands)', () => {
     expect(r.ok ? 'ok' : r.diagnostic.code).toBe('AIRLOCK_EXTENSION_MANIFEST_INVALID');
     expect(problems(r)).toEqual([
       '"airlock.commands[0].name" must be lowercase letters, digits and "-", starting with a letter (e.g. "my-report"), got "Report!"',
-      `"airlock.commands[1].name" is "call", one of airlock's own commands (run, call, batch, tools, extensions, trust, sessions, replay, mcp, serve, help, version); choose another name`,
+      `"airlock.commands[1].name" is "call", one of airlock's own commands (run, call, batch, tools, extensions, doctor, trust, sessions, replay, mcp, serve, help, version); choose another name`,
       '"airlock.commands[3].name" "twice" is declared twice; each command once',
       '"airlock.commands[4].summary" must be one line of text for airlock --help, got "first\\nsecond"',
       '"airlock.commands[4].module" must be a path inside the package, like "./src/command.ts", got "../elsewhere.ts"',
