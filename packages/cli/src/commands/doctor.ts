@@ -9,6 +9,7 @@ import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 import { projectStateDir } from '@airlock/toolkit/util';
 import { openSession } from '../session.js';
+import { blockedHeadline, blocks, withoutFix } from './diagnostics.js';
 import { CLI_VERSION } from '../version.js';
 
 /** One thing worth fixing, with its fix: a diagnostic, or the host's block. */
@@ -61,8 +62,8 @@ function doctorReport(host: Host, io: IO): DoctorReport {
   const seen = new Set<string>();
   const settingsFiles = files.filter((f) => !seen.has(f.file) && (seen.add(f.file), true)).map((f) => ({ ...f, exists: existsSync(f.file) }));
   const status = host.sandbox.service.status;
-  const problems: Problem[] = host.diagnostics.map((d) => ({ severity: d.severity, message: d.message, ...(d.fix === undefined ? {} : { fix: d.fix }) }));
-  if (host.blocked !== undefined) problems.unshift({ severity: 'error', message: host.blocked.message, fix: host.blocked.fix });
+  // A diagnostic of an extension that blocks every tool gives its fix through the block's, said once.
+  const problems: Problem[] = host.diagnostics.map((d) => ({ severity: d.severity, message: withoutFix(d), ...(d.fix === undefined || blocks(host, d) ? {} : { fix: d.fix }) }));
   return {
     version: CLI_VERSION,
     kernelVersion: KERNEL_VERSION,
@@ -105,7 +106,7 @@ function render(r: DoctorReport): string {
     table([['EXTENSION', 'LAYER', 'VERSION', 'STATE'], ...r.extensions.map((e) => [e.name, e.layer, e.version ?? '', e.state])]).trimEnd(),
     '',
   ];
-  if (r.blocked !== null) lines.push(`NO TOOL CAN RUN: the extension "${show(r.blocked.extension)}" failed (${worded(r.blocked.reason)}).`, '');
+  if (r.blocked !== null) lines.push(`NO TOOL CAN RUN: ${worded(blockedHeadline(r.blocked).replace(/^No tool may run: /, ''))}`, `  Fix: ${worded(r.blocked.fix)}`, '');
   for (const p of r.problems) lines.push(`${p.severity}: ${worded(p.message)}`, ...(p.fix === undefined ? [] : [`  Fix: ${worded(p.fix)}`]), '');
   const count = (severity: Problem['severity'], word: string) => countOf(r.problems.filter((p) => p.severity === severity).length, word);
   lines.push(r.problems.length === 0 ? 'No problems found.' : `${count('error', 'error')}, ${count('warning', 'warning')}.`);
