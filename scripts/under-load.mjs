@@ -23,11 +23,15 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 // most of it, at most two minutes, so the run starts with its limits scaled for this load.
 const target = count * 0.85;
 const started = Date.now();
-while ((loadavg()[0] ?? 0) < target && Date.now() - started < 120_000) {
-  process.stderr.write(`\rwaiting for the load to reach ${target.toFixed(1)}: ${(loadavg()[0] ?? 0).toFixed(1)} `);
+// On a terminal the count updates in place; in a log, one line every 10 s.
+const tty = process.stderr.isTTY === true;
+for (let i = 0; (loadavg()[0] ?? 0) < target && Date.now() - started < 120_000; i++) {
+  const said = `waiting for the load to reach ${target.toFixed(1)}: ${(loadavg()[0] ?? 0).toFixed(1)}`;
+  if (tty) process.stderr.write(`\r${said} `);
+  else if (i % 5 === 0) process.stderr.write(`${said}\n`);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 }
-process.stderr.write(`\nload ${(loadavg()[0] ?? 0).toFixed(1)} with ${count} busy processes; running ${[command, ...args].join(' ')}\n`);
+process.stderr.write(`${tty ? '\n' : ''}load ${(loadavg()[0] ?? 0).toFixed(1)} with ${count} busy process${count === 1 ? "" : "es"}; running ${[command, ...args].join(' ')}\n`);
 
 const run = spawn(command, args, { stdio: 'inherit' });
 run.on('error', (error) => {
