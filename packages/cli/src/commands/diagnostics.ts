@@ -23,9 +23,9 @@ export function reportDiagnostics(host: Host, io: IO, options: { verbose?: boole
   if (blocked === undefined) return;
   // The host refuses every call then; say why once, up front, rather than only in each result.
   // Each failed extension's problem, then the block's fix, which already holds each one's own.
-  write(`airlock: error: ${show(blockedHeadline(blocked))}\n`);
-  for (const d of host.diagnostics.filter(blocking)) write(`  ${show(withoutFix(d)).replace(/\n/g, '\n  ')}\n${stackOf(d, options.verbose === true)}`);
-  write(`Fix: ${show(blocked.fix)}\n`);
+  write(`airlock: error: ${showWorded(blockedHeadline(blocked))}\n`);
+  for (const d of host.diagnostics.filter(blocking)) write(`  ${showWorded(withoutFix(d)).replace(/\n/g, '\n  ')}\n${stackOf(d, options.verbose === true)}`);
+  write(`Fix: ${showWorded(blocked.fix)}\n`);
 }
 
 /** The diagnostic of an extension whose failure blocks every tool: the block's `Fix:` line covers its fix. */
@@ -52,11 +52,11 @@ function groupByCodeAndFix(diagnostics: readonly Diagnostic[]): Diagnostic[][] {
 
 function describeGroup(group: readonly Diagnostic[], verbose: boolean): string {
   const first = group[0]!;
-  if (group.length === 1) return `airlock: ${first.severity}: ${show(withFixLine(first))}\n${stackOf(first, verbose)}`;
+  if (group.length === 1) return `airlock: ${first.severity}: ${showWorded(withFixLine(first))}\n${stackOf(first, verbose)}`;
   if (first.code === 'AIRLOCK_EXTENSION_UNTRUSTED') return untrustedSummary(group);
   // Any other repeated diagnostic: each problem, then the fix they share once.
-  const problems = group.map((d) => `airlock: ${d.severity}: ${show(withoutFix(d))}\n${stackOf(d, verbose)}`).join('');
-  return first.fix === undefined ? problems : `${problems}Fix: ${show(first.fix)}\n`;
+  const problems = group.map((d) => `airlock: ${d.severity}: ${showWorded(withoutFix(d))}\n${stackOf(d, verbose)}`).join('');
+  return first.fix === undefined ? problems : `${problems}Fix: ${showWorded(first.fix)}\n`;
 }
 
 /**
@@ -75,7 +75,7 @@ function untrustedSummary(group: readonly Diagnostic[]): string {
     ...(replaced.length > 0 ? [`Your own entries are used instead, with their options, for: ${replaced.join(', ')}.`] : []),
     ...(group[0]!.fix === undefined ? [] : [`Fix: ${group[0]!.fix}`]),
   ];
-  return `${show(lines.join('\n'))}\n`;
+  return `${showWorded(lines.join('\n'))}\n`;
 }
 
 /** The message as the host words it ends with its `Fix:` line; add one if it does not. */
@@ -93,7 +93,7 @@ export function withoutFix(d: Diagnostic): string {
 function stackOf(d: Diagnostic, verbose: boolean): string {
   if (d.stack === undefined) return '';
   if (!verbose) return '  (run again with --verbose to see where it was thrown)\n';
-  return `${show(d.stack).replace(/^/gm, '    ')}\n`;
+  return `${showWorded(d.stack).replace(/^/gm, '    ')}\n`;
 }
 
 /**
@@ -101,7 +101,7 @@ function stackOf(d: Diagnostic, verbose: boolean): string {
  * shown on one line where the message was worded, so it is not escaped twice here; the message
  * keeps its own lines.
  */
-function show(text: string): string {
+export function showWorded(text: string): string {
   return displayText(text, { multiline: true, maxChars: 4000, escaped: true });
 }
 

@@ -9,7 +9,7 @@ import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 import { projectStateDir } from '@airlock/toolkit/util';
 import { openSession } from '../session.js';
-import { blockedHeadline, blocks, withoutFix } from './diagnostics.js';
+import { blockedHeadline, blocks, showWorded, withoutFix } from './diagnostics.js';
 import { CLI_VERSION } from '../version.js';
 
 /** One thing worth fixing, with its fix: a diagnostic, or the host's block. */
@@ -59,8 +59,10 @@ function doctorReport(host: Host, io: IO): DoctorReport {
     ...host.settings.layers.filter((l) => l.name !== 'user' && l.file !== undefined).map((l) => ({ layer: l.name, file: l.file! })),
     { layer: 'local', file: host.settings.localFile },
   ];
-  const seen = new Set<string>();
-  const settingsFiles = files.filter((f) => !seen.has(f.file) && (seen.add(f.file), true)).map((f) => ({ ...f, exists: existsSync(f.file) }));
+  // A file named by two layers is shown once, under the first.
+  const byFile = new Map<string, { layer: string; file: string }>();
+  for (const f of files) if (!byFile.has(f.file)) byFile.set(f.file, f);
+  const settingsFiles = [...byFile.values()].map((f) => ({ ...f, exists: existsSync(f.file) }));
   const status = host.sandbox.service.status;
   // A diagnostic of an extension that blocks every tool gives its fix through the block's, said once.
   const problems: Problem[] = host.diagnostics.map((d) => ({ severity: d.severity, message: withoutFix(d), ...(d.fix === undefined || blocks(host, d) ? {} : { fix: d.fix }) }));
@@ -92,13 +94,12 @@ function auditLogPath(host: Host, project: string, io: IO): string | null {
 }
 
 function render(r: DoctorReport): string {
-  // Paths and names come raw; messages, reasons and fixes were worded with each value escaped already.
+  // Paths and names come raw; messages, reasons and fixes were worded with each value escaped already (showWorded).
   const show = (text: string) => displayText(text, { maxChars: 2000 });
-  const worded = (text: string) => displayText(text, { multiline: true, maxChars: 2000, escaped: true });
   const lines = [
     `Airlock ${r.version} (kernel ${r.kernelVersion})`,
-    `Project:    ${show(r.project)}${r.trust === null ? '' : `, ${r.trust.trusted ? 'trusted' : 'not trusted'} (${worded(r.trust.reason)})`}`,
-    `Sandbox:    ${worded(r.sandbox.said)} (sandbox.mode "${r.sandbox.mode}")`,
+    `Project:    ${show(r.project)}${r.trust === null ? '' : `, ${r.trust.trusted ? 'trusted' : 'not trusted'} (${showWorded(r.trust.reason)})`}`,
+    `Sandbox:    ${showWorded(r.sandbox.said)} (sandbox.mode "${r.sandbox.mode}")`,
     `Audit log:  ${r.auditLog === null ? 'none (@airlock/audit-log is not loaded)' : show(r.auditLog)}`,
     'Settings:',
     ...r.settingsFiles.map((f) => `  ${f.layer.padEnd(8)} ${show(f.file)}${f.exists ? '' : ' (none)'}`),
@@ -106,8 +107,8 @@ function render(r: DoctorReport): string {
     table([['EXTENSION', 'LAYER', 'VERSION', 'STATE'], ...r.extensions.map((e) => [e.name, e.layer, e.version ?? '', e.state])]).trimEnd(),
     '',
   ];
-  if (r.blocked !== null) lines.push(`NO TOOL CAN RUN: ${worded(blockedHeadline(r.blocked).replace(/^No tool may run: /, ''))}`, `  Fix: ${worded(r.blocked.fix)}`, '');
-  for (const p of r.problems) lines.push(`${p.severity}: ${worded(p.message)}`, ...(p.fix === undefined ? [] : [`  Fix: ${worded(p.fix)}`]), '');
+  if (r.blocked !== null) lines.push(`NO TOOL CAN RUN: ${showWorded(blockedHeadline(r.blocked).replace(/^No tool may run: /, ''))}`, `  Fix: ${showWorded(r.blocked.fix)}`, '');
+  for (const p of r.problems) lines.push(`${p.severity}: ${showWorded(p.message)}`, ...(p.fix === undefined ? [] : [`  Fix: ${showWorded(p.fix)}`]), '');
   const count = (severity: Problem['severity'], word: string) => countOf(r.problems.filter((p) => p.severity === severity).length, word);
   lines.push(r.problems.length === 0 ? 'No problems found.' : `${count('error', 'error')}, ${count('warning', 'warning')}.`);
   return `${lines.join('\n').trimEnd()}\n`;

@@ -7,6 +7,7 @@ import { KERNEL_VERSION } from '@airlock/kernel';
 import { displayText } from '@airlock/toolkit/display';
 import { errorMessage } from '@airlock/toolkit/util';
 import { runPackageManager } from '../extensions/package-manager.js';
+import { showWorded } from './diagnostics.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -139,9 +140,8 @@ function firstParagraph(message: string): string {
 
 function render(title: string, checks: readonly Check[]): string {
   const mark = { ok: 'ok', error: 'ERROR', warning: 'warn' } as const;
-  const worded = (text: string) => displayText(text, { multiline: true, maxChars: 2000, escaped: true });
   const lines = [`Checking ${displayText(title)} (this CLI's kernel: ${KERNEL_VERSION})`, ''];
-  for (const c of checks) lines.push(`${mark[c.result].padEnd(5)} ${c.what}: ${worded(c.said)}`, ...(c.fix === undefined || c.result === 'ok' ? [] : [`      Fix: ${worded(c.fix)}`]));
+  for (const c of checks) lines.push(`${mark[c.result].padEnd(5)} ${c.what}: ${showWorded(c.said)}`, ...(c.fix === undefined || c.result === 'ok' ? [] : [`      Fix: ${showWorded(c.fix)}`]));
   const errors = checks.filter((c) => c.result === 'error').length;
   const warnings = checks.filter((c) => c.result === 'warning').length;
   lines.push('', errors === 0 ? `Ready to publish${warnings === 0 ? '.' : `, with ${warnings} warning${warnings === 1 ? '' : 's'}.`}` : `${errors} error${errors === 1 ? '' : 's'}: fix ${errors === 1 ? 'it' : 'them'} before publishing.`);

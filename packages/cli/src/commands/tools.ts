@@ -4,7 +4,7 @@ import { table } from '../format.js';
 import { EXIT, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../session.js';
-import { reportDiagnostics } from './diagnostics.js';
+import { reportDiagnostics, showWorded } from './diagnostics.js';
 
 /**
  * `airlock tools`: the three tool sets — every registered tool, the enabled set (with the reason
@@ -46,9 +46,8 @@ export async function toolsCommand(o: { provider?: ProviderId }, g: GlobalOption
     }
     // Names come as written in settings; the reason and fix were worded with each value escaped already.
     const name = (e: string) => `"${displayText(e)}"`;
-    const worded = (text: string) => displayText(text, { multiline: true, maxChars: 2000, escaped: true });
     const which = blocked.extensions.length > 1 ? `extensions ${blocked.extensions.map(name).join(', ')}` : `extension ${name(blocked.extension)}`;
-    io.stdout.write(`\nNo tool can run: the ${which} failed to load (${worded(blocked.reason)}), so every call is refused. ${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} would be enabled. Fix: ${worded(blocked.fix)}\n`);
+    io.stdout.write(`\nNo tool can run: the ${which} failed to load (${showWorded(blocked.reason)}), so every call is refused. ${host.selection.enabled.length} of ${countOf(registry.length, 'tool')} would be enabled. Fix: ${showWorded(blocked.fix)}\n`);
     return EXIT.usage;
   } finally {
     await host.close();
