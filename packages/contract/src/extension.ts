@@ -307,7 +307,14 @@ export interface CommandKernelView {
 /** Facts about the host a command runs in (see CommandInput.host). */
 export interface CommandHostFacts {
   /** Every permission rule with the settings layer and file it came from, lowest precedence first. */
-  readonly permissions: readonly { readonly effect: 'allow' | 'ask' | 'deny'; readonly rule: unknown; readonly layer: string; readonly file?: string }[];
+  readonly permissions: readonly {
+    readonly effect: 'allow' | 'ask' | 'deny';
+    readonly rule: unknown;
+    readonly layer: string;
+    readonly file?: string;
+    /** The package whose manifest carried the rule (`airlock.rules`); `layer` and `file` then named the package. */
+    readonly package?: { readonly name: string; readonly version: string; readonly dir?: string };
+  }[];
   /** Each extension the settings name (or the default set), with its load status. */
   readonly extensions: readonly { readonly name: string; readonly spec: string; readonly status: string }[];
   /** Airlock's own files, which no tool may write. */

@@ -3,6 +3,7 @@ import type { Diagnostic, ToolUI } from '@airlock/contract';
 import { readSettingsFile, userSettingsFile, loadSettings, type LoadedSettings, type PermissionEntry, type SettingsLayer } from './settings/index.js';
 import { defaultTrustFile, resolveTrust, trustModeFromLayers, type TrustDecision, type TrustMode } from './trust/index.js';
 import type { HostFlags, OpenHostOptions } from './host.js';
+import { withPackagePolicies } from './package-layers.js';
 
 /** What settingsWithTrust reads of openHost's options. */
 export type SettingsTrustOptions = Pick<OpenHostOptions, 'cwd' | 'settingsFile' | 'settings' | 'flags' | 'trust' | 'interactive' | 'env' | 'homeDir'>;
@@ -71,7 +72,13 @@ export async function settingsWithTrust(
     if (hasProjectExtensions || projectAllows.length > 0) await decideTrust(trustDir, mode);
   }
   if (trust !== undefined) diagnostics.push(...trust.diagnostics.map(fromExtensionDiagnostic));
-  return { settings, trust, diagnostics, projectAllows, trustDir };
+
+  // Packages' rules and settings, with the trust of the layer naming each (package-layers.ts).
+  // They merge into new rule entries, so the project's own allow rules are picked out again.
+  const packaged = withPackagePolicies(settings, { trusted: trust?.trusted === true, cwd: options.cwd, env, homeDir });
+  diagnostics.push(...packaged.diagnostics);
+  const ownAllows = packaged.settings.permissions.filter((p) => p.package === undefined && p.effect === 'allow' && (p.layer === 'project' || p.layer === 'local'));
+  return { settings: packaged.settings, trust, diagnostics, projectAllows: ownAllows, trustDir };
 }
 
 function cliLayer(flags: HostFlags): SettingsLayer {

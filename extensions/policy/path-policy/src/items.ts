@@ -1,4 +1,5 @@
 import type { Effect } from '@airlock/contract';
+import type { RulePackage } from './rules/types.js';
 
 /**
  * One thing a call touches, in the form the policy judges it. A call becomes a list of items:
@@ -79,6 +80,8 @@ export interface MatchedRule {
   effect: Effect;
   layer?: string;
   file?: string;
+  /** The package that carried the rule; `layer` and `file` then say who named the package. */
+  package?: RulePackage;
   reason?: string;
   subject: string;
 }

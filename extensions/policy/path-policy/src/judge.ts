@@ -377,6 +377,7 @@ function describe(r: CompiledRule, subject: string): MatchedRule {
     effect: r.effect,
     ...(r.layer === undefined ? {} : { layer: r.layer }),
     ...(r.file === undefined ? {} : { file: r.file }),
+    ...(r.package === undefined ? {} : { package: r.package }),
     ...(r.reason === undefined ? {} : { reason: r.reason }),
     subject,
   };

@@ -242,7 +242,10 @@ const CATALOGUE = {
   }, (d, s) =>
     withFix(
       `Extension ${who(s)} at ${d.packageDir} has an invalid manifest (package.json#airlock):\n${bullets(d.problems)}`,
-      'correct package.json#airlock, e.g. { "extension": "./src/index.ts", "kernel": "^1.0.0", "provides": { "tools": ["x"], "hooks": ["tool_call:authorize"] } }.',
+      // Rules a package carries are written as in a settings file: say so, not the code manifest's form.
+      d.problems.some((p) => /^"airlock\.(rules|settings)\b/.test(p))
+        ? `correct "airlock.rules" / "airlock.settings" in ${d.packageDir}/package.json (written as "permissions" and the other keys of a settings file; docs/settings.md), or install a fixed version of the package.`
+        : 'correct package.json#airlock, e.g. { "extension": "./src/index.ts", "kernel": "^1.0.0", "provides": { "tools": ["x"], "hooks": ["tool_call:authorize"] } }.',
     ),
   ),
 
@@ -286,6 +289,18 @@ const CATALOGUE = {
       fix,
     );
   }),
+
+  AIRLOCK_EXTENSION_CHANGED: entry<{ packageName: string; lockFile: string; change: string }>('error', {
+    message: 'Extension "{spec}" ({packageName}) is not what was added: {change}; it was not loaded.',
+    action: 'If the change is yours or expected, run `airlock extensions add <name>` again to pin what is installed now; otherwise reinstall it.',
+  }, (d, s) =>
+    withFix(
+      `Extension ${who(s)} (${d.packageName}) is not what \`airlock extensions add\` pinned in ${d.lockFile}: ${d.change}; ` +
+        'none of its code ran, and it was not loaded.',
+      `if you expected the change, run \`airlock extensions add ${d.packageName}\`${s.layer === 'user' ? ' --user' : ''} again to check and pin what is installed now; ` +
+        'otherwise reinstall it from a source you trust.',
+    ),
+  ),
 
   // ─── Import and export ──────────────────────────────────────────────────────────────────
   AIRLOCK_EXTENSION_IMPORT_FAILED: entry<ErrorDetails>('error', {

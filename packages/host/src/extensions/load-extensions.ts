@@ -9,6 +9,7 @@ import { defaultExtensionDirs, hostPackageDir } from './dirs.js';
 import type { Jiti } from 'jiti';
 import { createExtensionJiti, loadResolved, type ExtensionSetup, type LoadContext } from './load.js';
 import { resolveExtension, type ResolveResult } from './resolve.js';
+import { checkLockedPackage } from './lock.js';
 import { defaultSettingsForExtensions, type SettingsForExtensions } from './settings-slice.js';
 import {
   LAYER_ORDER,
@@ -174,9 +175,16 @@ export function planExtensions(options: PlanExtensionsOptions): ExtensionPlan {
     const index = records.length;
     if (entry.layer === 'project' && !trusted) {
       // Located anyway (a JSON read) to report what it is; never loaded.
-      const record = recordFor(entry, resolveExtension(entry, { dirs, projectDir, projectTrusted: true }));
+      const located = resolveExtension(entry, { dirs, projectDir, projectTrusted: true });
+      const record = recordFor(entry, located);
       record.status = 'skipped';
       records.push(record);
+      // Its deny and ask rules apply even here (package-layers.ts); rules that cannot be read are
+      // a policy that cannot be known, so nothing runs, as for a user's broken policy pack.
+      if (!located.ok && located.partial.carriesPolicy === true) {
+        diagnostics.push(located.diagnostic);
+        failedPolicy.push({ record, diagnostic: located.diagnostic, entry, unknown: false });
+      }
       const fallback = usableReplacement(entry);
       diagnostics.push(
         diagnostic('AIRLOCK_EXTENSION_UNTRUSTED', subjectOf(entry), {
@@ -210,6 +218,13 @@ export function planExtensions(options: PlanExtensionsOptions): ExtensionPlan {
       // uninstalled guard looks exactly like this), and nothing says otherwise, so it blocks.
       const unknown = !record.policy && record.kernelRange === undefined && entry.layer !== 'defaults';
       if (record.status === 'failed' && blocks(entry, record.policy)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
+      return;
+    }
+    const changed = lockMismatch(entry, result.resolved);
+    if (changed !== undefined) {
+      record.status = 'failed';
+      diagnostics.push(changed);
+      if (blocks(entry, record.policy)) failedPolicy.push({ record, diagnostic: changed, entry, unknown: false });
       return;
     }
     toLoad.push({ index, resolved: result.resolved });
@@ -368,6 +383,24 @@ function leftOutPolicy(
   if (earlier === undefined || earlier.enabled === false || !isPolicy(earlier)) return undefined;
   const loss = `its policy handlers (authorize, approve or redact), which ${earlier.file ?? `the ${earlier.layer} layer`} asked for, do not run`;
   return { spec: entry.spec, loss, layer: entry.layer, ...(entry.file ? { file: entry.file } : {}) };
+}
+
+/**
+ * An installed package checked against the pin `extensions add` wrote beside the settings file
+ * that names it (lock.ts), before any of its code runs. Airlock's own copy and folders named by
+ * path are not pinned.
+ */
+function lockMismatch(entry: ExtensionToLoad, resolved: ResolvedExtension): Diagnostic | undefined {
+  if (entry.file === undefined || (resolved.foundIn !== 'project' && resolved.foundIn !== 'user')) return undefined;
+  const mismatch = checkLockedPackage(entry.file, resolved.packageName, resolved.version, resolved.realDir);
+  if (mismatch === undefined) return undefined;
+  const change =
+    mismatch.kind === 'unreadable'
+      ? `the lock file cannot be read (${mismatch.reason})`
+      : mismatch.kind === 'version'
+        ? `version ${mismatch.installed} is installed, but ${mismatch.pinned} was added`
+        : `its files changed under the same version (${mismatch.version})`;
+  return diagnostic('AIRLOCK_EXTENSION_CHANGED', subjectOf(entry), { packageName: resolved.packageName, lockFile: mismatch.lockFile, change });
 }
 
 function subjectOf(entry: ExtensionToLoad): Subject {

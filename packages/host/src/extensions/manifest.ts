@@ -4,6 +4,7 @@ import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES } from '@airlock/kernel';
 import { type DeclaredCommand, type ExtensionManifest } from '@airlock/contract';
 import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
+import { checkPackagePolicy, type PackagePolicy } from '../settings/package-policy.js';
 
 /**
  * Reading and checking an extension package's `package.json#airlock`. Every problem found is
@@ -42,8 +43,10 @@ export type ManifestResult =
       manifest: ExtensionManifest;
       /** `provides` with both lists present (empty when not declared). */
       provides: { tools: string[]; hooks: string[] };
-      /** The manifest declares authorize, approve or redact handlers. */
+      /** The manifest declares authorize, approve or redact handlers, or carries rules or settings. */
       policy: boolean;
+      /** `airlock.rules` and `airlock.settings`, checked; absent when the manifest has neither. */
+      carries?: PackagePolicy;
     }
   | {
       ok: false;
@@ -52,6 +55,8 @@ export type ManifestResult =
       packageName?: string;
       version?: string;
       policy: boolean;
+      /** The manifest has `airlock.rules` or `airlock.settings` (valid or not): a policy pack, which fails closed wherever it is named. */
+      carriesPolicy?: boolean;
     };
 
 /**
@@ -108,17 +113,21 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
     problems.push(`"airlock.description" must be a string when given, got ${show(raw.description)}`);
   }
   const provides = checkProvides(raw.provides, problems);
-  const policy = provides.hooks.some((h) => POLICY_PHASES.includes(h));
   const commands = checkCommands(raw.commands, problems);
+  // Rules and settings a package carries are policy: a broken set blocks like a broken guard.
+  const carriesPolicy = raw.rules !== undefined || raw.settings !== undefined;
+  const carried = carriesPolicy ? checkPackagePolicy({ rules: raw.rules, settings: raw.settings }, packageDir) : undefined;
+  if (carried !== undefined && !carried.ok) problems.push(...carried.problems);
+  const policy = carriesPolicy || provides.hooks.some((h) => POLICY_PHASES.includes(h));
 
   if (problems.length > 0) {
-    return { ok: false, policy, ...named, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems }) };
+    return { ok: false, policy, ...(carriesPolicy ? { carriesPolicy } : {}), ...named, diagnostic: diagnostic('AIRLOCK_EXTENSION_MANIFEST_INVALID', subject, { packageDir, problems }) };
   }
   const manifest: ExtensionManifest = { extension: raw.extension as string, kernel: raw.kernel as string };
   if (raw.provides !== undefined) manifest.provides = provides;
   if (typeof raw.description === 'string') manifest.description = raw.description;
   if (raw.commands !== undefined) manifest.commands = commands;
-  return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy };
+  return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy, ...(carried?.ok ? { carries: carried.policy } : {}) };
 }
 
 /**

@@ -42,7 +42,7 @@ export type ResolveResult =
       /** The manifest (if read) declares policy hooks. */
       policy: boolean;
       /** What was learnt before the problem, for the record `airlock extensions` shows. */
-      partial: { packageName?: string; version?: string; packageDir?: string; realDir?: string; foundIn?: FoundIn; kernelRange?: string };
+      partial: { packageName?: string; version?: string; packageDir?: string; realDir?: string; foundIn?: FoundIn; kernelRange?: string; carriesPolicy?: boolean };
     };
 
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
@@ -203,7 +203,12 @@ function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: strin
       ok: false,
       diagnostic: manifest.diagnostic,
       policy: manifest.policy,
-      partial: { ...where, ...(manifest.packageName ? { packageName: manifest.packageName } : {}), ...(manifest.version ? { version: manifest.version } : {}) },
+      partial: {
+        ...where,
+        ...(manifest.packageName ? { packageName: manifest.packageName } : {}),
+        ...(manifest.version ? { version: manifest.version } : {}),
+        ...(manifest.carriesPolicy ? { carriesPolicy: true } : {}),
+      },
     };
   }
   const partial = { ...where, packageName: manifest.packageName, version: manifest.version, kernelRange: manifest.manifest.kernel };
@@ -242,7 +247,18 @@ function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: strin
   return {
     ok: true,
     policy: manifest.policy,
-    resolved: { entry, foundIn, packageDir, realDir, packageName: manifest.packageName, version: manifest.version, manifest: manifest.manifest, entryFile, commands: commands.entries },
+    resolved: {
+      entry,
+      foundIn,
+      packageDir,
+      realDir,
+      packageName: manifest.packageName,
+      version: manifest.version,
+      manifest: manifest.manifest,
+      entryFile,
+      commands: commands.entries,
+      ...(manifest.carries === undefined ? {} : { carries: manifest.carries }),
+    },
   };
 }
 

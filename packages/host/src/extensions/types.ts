@@ -9,6 +9,7 @@ import type { EventSink, ExtensionManifest } from '@airlock/contract';
  */
 
 import type { SettingsLayerName } from '../settings/errors.js';
+import type { PackagePolicy } from '../settings/package-policy.js';
 
 export type { SettingsLayerName };
 
@@ -110,6 +111,8 @@ export interface ResolvedExtension {
   commands: ExtensionCommandEntry[];
   /** A module passed in code: it is used as it is, never imported. */
   module?: unknown;
+  /** The rules and settings its manifest carries (`airlock.rules`, `airlock.settings`), checked. */
+  carries?: PackagePolicy;
 }
 
 export type ExtensionStatus = 'loaded' | 'failed' | 'skipped' | 'disabled' | 'not-installed';

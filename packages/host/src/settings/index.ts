@@ -4,11 +4,16 @@ export {
   defineSettings,
   DEFAULT_CALL_TIMEOUT_MS,
   ExtensionSpecSchema,
+  NOT_IN_PACKAGE_SETTINGS,
+  PackageSettingsSchema,
   PermissionRuleSchema,
+  PermissionsSchema,
   SETTING_KEYS,
   SettingsSchema,
   type ExtensionSpec,
+  type PackageSettings,
   type PermissionEffect,
+  type Permissions,
   type PermissionRule,
   type ProviderSettings,
   type Settings,
@@ -39,6 +44,7 @@ export {
   mergeLayers,
   type ExtensionEntry,
   type MergedSettings,
+  type PackageSource,
   type PermissionEntry,
   type SkippedExtension,
   type SourcedLayer,
@@ -56,6 +62,7 @@ export {
   type StrippedValues,
   type ValueKind,
 } from './value-kind.js';
+export { checkPackagePolicy, PACKAGE_DIR_TOKEN, type PackagePolicy } from './package-policy.js';
 export { settingsFileSafety, type UnsafeSettingsFile } from './file-safety.js';
 export { toKernelOptions, toSelectOptions } from './kernel-options.js';
 export {

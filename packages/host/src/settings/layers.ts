@@ -21,7 +21,7 @@ import { type Diagnostic } from '@airlock/contract';
 import { displayFields } from '@airlock/toolkit/display';
 import { findProjectSettings, pathExists, readSettingsFile, type SearchBoundaries } from './discover.js';
 import type { SettingsLayerName } from './errors.js';
-import { mergeLayers, type ExtensionEntry, type PermissionEntry, type SourcedLayer } from './merge.js';
+import { mergeLayers, type ExtensionEntry, type PackageSource, type PermissionEntry, type SourcedLayer } from './merge.js';
 import { defaultSettings, SettingsSchema, type Settings, type SettingsLayer } from './schema.js';
 import { stripKinds, stripTrustedOnly, USER_ONLY_KINDS } from './value-kind.js';
 import { keyFileExposure } from './key-file.js';
@@ -62,6 +62,12 @@ export interface SettingsLayerRecord {
   file?: string;
   /** Its values as validated (unmerged); for defaults, the full defaults. */
   values: SettingsLayer;
+  /** Where its relative paths resolve, when not the folder of `file` (a package's layer: the package's folder). */
+  baseDir?: string;
+  /** A package's rules and settings (package-layers.ts): `name` and `file` are then the layer and file that named it. */
+  package?: PackageSource;
+  /** For a package's layer: the file of the layer that named it (none for code and the command line). */
+  namedBy?: string;
 }
 
 registerErrorCodes('host (settings)', {

@@ -63,8 +63,20 @@ export interface ExtensionEntry {
 export interface PermissionEntry {
   effect: PermissionEffect;
   rule: PermissionRule;
+  /** The layer that wrote the rule, or that named the package carrying it. */
   layer: SettingsLayerName;
+  /** That layer's file. */
   file?: string;
+  /** Set when the rule came from a package's manifest (`airlock.rules`): which package, where installed. */
+  package?: PackageSource;
+}
+
+/** A package whose manifest carried rules or settings. */
+export interface PackageSource {
+  name: string;
+  version: string;
+  /** Its real folder. */
+  dir: string;
 }
 
 export interface MergedSettings {

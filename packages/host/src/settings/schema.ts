@@ -341,6 +341,33 @@ export const SettingsSchema = Type.Object(
  */
 export type SettingsLayer = Static<typeof SettingsSchema>;
 
+/** `permissions`: the deny, ask and allow lists, as a settings file and a package's `airlock.rules` write them. */
+export const PermissionsSchema = sections.permissions;
+export type Permissions = Static<typeof PermissionsSchema>;
+
+/**
+ * Keys a package's `airlock.settings` may not set: `permissions` (its rules go in `airlock.rules`,
+ * one place each), and what only the person decides: `trust` (which folders run code) and
+ * `providers` (a key, and where it is sent).
+ */
+export const NOT_IN_PACKAGE_SETTINGS: Readonly<Record<string, string>> = {
+  permissions: 'rules go in "airlock.rules" ({ "deny": [...], "ask": [...], "allow": [...] })',
+  trust: 'which folders may run code is the person\'s decision, made in their own settings',
+  providers: "a model provider's key and where it is sent are set only in the user's settings",
+};
+
+/**
+ * A package's `airlock.settings`: the settings schema itself, without the keys above; an
+ * unknown key is an error, as in a settings file.
+ */
+export const PackageSettingsSchema = Type.Object(
+  Object.fromEntries(Object.entries(sections).filter(([k]) => !(k in NOT_IN_PACKAGE_SETTINGS)).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in Exclude<keyof typeof sections, 'permissions' | 'trust' | 'providers'>]: TOptional<(typeof sections)[K]>;
+  },
+  { additionalProperties: false, description: "Settings defaults a package brings (package.json → airlock.settings); they sit just under the settings layer that names the package." },
+);
+export type PackageSettings = Static<typeof PackageSettingsSchema>;
+
 /** The known top-level keys, for suggestions. */
 export const SETTING_KEYS: readonly string[] = Object.keys(sections);
 

@@ -5,6 +5,7 @@ import Value from 'typebox/value';
 import { loadShell } from '../load-shell.js';
 import { OptionsSchema, type Options } from '../options.js';
 import { createPolicy, type Policy, type PolicyDecision } from '../policy.js';
+import type { MatchedRule } from '../items.js';
 import type { RuleEntry } from '../rules/types.js';
 import { usage } from './usage.js';
 
@@ -39,6 +40,7 @@ export async function buildRefusedPolicy(input: CommandInput): Promise<Policy> {
     rule: p.rule as RuleEntry['rule'],
     layer: p.layer,
     ...(p.file === undefined ? {} : { file: p.file }),
+    ...(p.package === undefined ? {} : { package: p.package }),
   }));
   input.stderr.write(`airlock: note: ${PATH_POLICY} is not loaded with these settings; its rule examples are checked as if it were.\n`);
   try {
@@ -102,10 +104,21 @@ export function formatPathPolicyDetail(d: PolicyDecision): string[] {
   out.push('', 'matched rules:');
   if (d.matched.length === 0) out.push('  (none: the defaults decide)');
   for (const m of d.matched) {
-    const from = m.file ? `${m.layer ?? 'settings'}: ${show(m.file)}` : (m.layer ?? 'settings');
+    const from = ruleSource(m);
     out.push(`  ${m.effect.padEnd(5)} ${show(m.surface)}${m.rule !== m.surface ? ` (id ${show(m.rule)})` : ''}  [${from}]  on ${show(m.subject)}`);
   }
   out.push('', 'verdicts:');
   for (const f of d.findings) out.push(`  ${f.effect.padEnd(5)} ${show(f.subject)}  ← ${show(f.rule)}`);
   return out;
+}
+
+/**
+ * Where a matched rule was written: `user: ~/.config/airlock/settings.json`, or for a rule a
+ * package carried, the package and who named it:
+ * `from airlock-company-policy 1.0.0 (named by user settings /home/ana/.config/airlock/settings.json)`.
+ */
+export function ruleSource(m: Pick<MatchedRule, 'layer' | 'file' | 'package'>): string {
+  if (m.package === undefined) return m.file ? `${m.layer ?? 'settings'}: ${show(m.file)}` : (m.layer ?? 'settings');
+  const layer = m.layer === 'cli' ? 'the command line' : m.layer === 'code' ? 'settings in code' : `${m.layer ?? ''} settings`.trim();
+  return `from ${show(m.package.name)} ${show(m.package.version)} (named by ${layer}${m.file ? ` ${show(m.file)}` : ''})`;
 }

@@ -28,7 +28,7 @@ export function compileRules(entries: readonly RuleEntry[], anchors: Anchors): C
   return entries.map((entry) => {
     const n = seen.get(entry.effect) ?? 0;
     seen.set(entry.effect, n + 1);
-    const from = entry.file ? ` (${entry.layer ?? 'settings'}: ${entry.file})` : entry.layer ? ` (${entry.layer})` : '';
+    const from = ruleOrigin(entry);
     const where = `permissions.${entry.effect}[${n}]${from}`;
     return compileRule(entry, anchors, where);
   });
@@ -60,6 +60,7 @@ function compileRule(entry: RuleEntry, anchors: Anchors, where: string): Compile
     ...(object?.reason === undefined ? {} : { reason: object.reason }),
     ...(entry.layer === undefined ? {} : { layer: entry.layer }),
     ...(entry.file === undefined ? {} : { file: entry.file }),
+    ...(entry.package === undefined ? {} : { package: entry.package }),
     examples: { match: [...(object?.examples?.match ?? [])], notMatch: [...(object?.examples?.notMatch ?? [])] },
     where,
   };
@@ -134,4 +135,14 @@ export function pathPattern(spec: string, effect: RuleEntry['effect'], anchors: 
 /** A folder used as a literal prefix of a glob: its glob characters escaped. */
 export function escapeDir(dir: string): string {
   return dir.normalize('NFC').replace(/[*?[\]{}\\,]/g, '\\$&').replace(/\/+$/, '');
+}
+
+/**
+ * Where a rule was written, for messages: ` (user: /home/u/.config/airlock/settings.json)`, or for
+ * a package's rule ` (from acme-policy 1.0.0, named by user: /home/…/settings.json)`.
+ */
+export function ruleOrigin(entry: Pick<RuleEntry, 'layer' | 'file' | 'package'>): string {
+  const where = entry.file ? `${entry.layer ?? 'settings'}: ${entry.file}` : (entry.layer ?? '');
+  if (entry.package !== undefined) return ` (from ${entry.package.name} ${entry.package.version}${where ? `, named by ${where}` : ''})`;
+  return where ? ` (${where})` : '';
 }

@@ -23,5 +23,8 @@ export const RuleInputSchema = Type.Union([
   ),
 ]);
 
+/** The package whose manifest carried a rule (`airlock.rules`); layer and file then name the settings that named the package. */
+export const RulePackageSchema = Type.Object({ name: Type.String(), version: Type.String(), dir: Type.Optional(Type.String()) });
+
 /** A rule as the host hands it: with the list it sits in, and the settings layer and file it came from. */
-export const RuleEntrySchema = Type.Object({ effect: Effect, rule: RuleInputSchema, layer: Type.String(), file: Type.Optional(Type.String()) });
+export const RuleEntrySchema = Type.Object({ effect: Effect, rule: RuleInputSchema, layer: Type.String(), file: Type.Optional(Type.String()), package: Type.Optional(RulePackageSchema) });

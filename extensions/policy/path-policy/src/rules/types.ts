@@ -11,6 +11,15 @@ export interface RuleEntry {
   rule: RuleInput;
   layer?: string;
   file?: string;
+  /** The package that carried it (its manifest's `airlock.rules`); `layer` and `file` named the package. */
+  package?: RulePackage;
+}
+
+/** A package that carried rules. */
+export interface RulePackage {
+  readonly name: string;
+  readonly version: string;
+  readonly dir?: string;
 }
 
 /** Where a path pattern is anchored; see README "Rule syntax". */
@@ -46,6 +55,7 @@ export interface CompiledRule {
   reason?: string;
   layer?: string;
   file?: string;
+  package?: RulePackage;
   examples: { match: string[]; notMatch: string[] };
   /** Which list (deny/ask/allow) and position it came from, for error messages. */
   where: string;
