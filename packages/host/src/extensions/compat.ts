@@ -40,3 +40,12 @@ export function checkKernelRange(input: CompatInput, subject: Subject): Diagnost
   const upgrade = semver.gtr(kernelVersion, range, OPTIONS) ? 'extension' : semver.ltr(kernelVersion, range, OPTIONS) ? 'airlock' : undefined;
   return diagnostic('AIRLOCK_EXTENSION_INCOMPATIBLE', subject, { ...details, ...(upgrade ? { upgrade } : {}) });
 }
+
+/**
+ * Whether a package version falls in a range (prereleases count, as for kernel ranges).
+ *
+ * @example versionSatisfies('1.0.0', '^1.0.0') // true
+ */
+export function versionSatisfies(version: string, range: string): boolean {
+  return semver.validRange(range, OPTIONS) !== null && semver.satisfies(version, range, OPTIONS);
+}

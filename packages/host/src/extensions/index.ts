@@ -13,7 +13,8 @@ export {
 } from './load-extensions.js';
 export { resolveExtension, type ResolveContext, type ResolveResult } from './resolve.js';
 export { COMMAND_NAME, readManifest, POLICY_PHASES, RESERVED_COMMANDS, type ManifestResult } from './manifest.js';
-export { checkKernelRange, type CompatInput } from './compat.js';
+export { checkKernelRange, versionSatisfies, type CompatInput } from './compat.js';
+export { checkLockedPackage, LOCK_FILE, lockFileFor, packageFilesDigest, readLock, writeLockEntry, type Lock, type LockedPackage, type LockMismatch } from './lock.js';
 export { validateOptions, type OptionsResult } from './options.js';
 export { type SettingsForExtensions } from './settings-slice.js';
 export { createExtensionJiti, importCommandModule, type ExtensionSetup } from './load.js';
