@@ -11,9 +11,9 @@
 //    them with jiti on each load (seconds per host, measured). Third-party extensions may stay
 //    TypeScript: the host still loads those through jiti.
 // 3. @airlock/cli is packed once more as the one package a user installs: the @airlock packages it
-//    needs (the kernel, host, agent, serve and the default extensions with their libraries; the
-//    CLI's source depends on no extension, so the default set is taken from the host's own list,
-//    DEFAULT_EXTENSIONS, here) travel
+//    needs (the kernel, host, agent, serve, and every extension under extensions/tools and
+//    extensions/policy with their libraries; the CLI's source depends on no extension, so they
+//    are taken from the folders here, and the default set checked against DEFAULT_EXTENSIONS) travel
 //    inside it as bundled dependencies, and the tour (examples/tour, for `airlock run --demo`)
 //    with them, so `npm i -g airlock-cli-<v>.tgz` works on its own, before
 //    any @airlock package is on a registry and with no pnpm and no build. Only third-party packages
@@ -172,21 +172,22 @@ function packCompiled(path, tarball, compiledRoot) {
 }
 
 /** 3. The CLI with its @airlock dependencies bundled; replaces the plain CLI tarball. */
-function packInstallableCli(tarballs, dest) {
+function packInstallableCli(tarballs, dest, officialExtensions) {
   const stage = mkdtempSync(join(tmpdir(), 'airlock-pack-'));
   try {
     run('tar', ['-xzf', tarballs.get(CLI), '-C', stage]);
     const pkgDir = join(stage, 'package');
     const cli = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
 
-    // The default set is what the installed host loads by name: it travels with the CLI, though
-    // the CLI's own code imports none of it (extensions bring their commands themselves).
-    // (The range is replaced below by the exact version of the tarball that is bundled.)
+    // Every official extension travels with the CLI, though the CLI's own code imports none of
+    // them: the default set, which the installed host loads by name, and the others (command-hooks,
+    // mcp-tools…), which `airlock extensions add @airlock/<name>` then takes from this copy, with
+    // no registry asked for the @airlock scope (anyone could publish that name first) and always
+    // the version this kernel was built with. (The range is replaced below by the exact version of
+    // the tarball that is bundled.)
     cli.dependencies ??= {};
-    for (const name of DEFAULT_EXTENSIONS) {
-      if (!tarballs.has(name)) fail(`the default extension ${name} has no tarball: is it still under extensions/?`);
-      cli.dependencies[name] ??= '*';
-    }
+    for (const name of DEFAULT_EXTENSIONS) if (!tarballs.has(name)) fail(`the default extension ${name} has no tarball: is it still under extensions/?`);
+    for (const name of [...DEFAULT_EXTENSIONS, ...officialExtensions]) cli.dependencies[name] ??= '*';
     // Every @airlock package the CLI reaches, each unpacked as published into the CLI's node_modules.
     const bundled = new Map();
     const thirdParty = new Map();
@@ -246,7 +247,7 @@ function main() {
   let tarballs;
   try {
     tarballs = packEach(packages, dest, work);
-    packInstallableCli(tarballs, dest);
+    packInstallableCli(tarballs, dest, packages.filter((p) => /^extensions\/(tools|policy)\//.test(p.path)).map((p) => p.manifest.name));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
