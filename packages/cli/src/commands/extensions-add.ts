@@ -1,189 +1,157 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { checkKernelRange, readManifest, userConfigDir } from '@airlock/host';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { packageFilesDigest, versionSatisfies, writeLockEntry, type LockedPackage } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
-import { KERNEL_VERSION } from '@airlock/kernel';
-import { projectTrust } from '../extensions/project-trust.js';
-import { detectPackageManager, packageManagerArgs, runPackageManager } from '../extensions/package-manager.js';
-import { addExtensionEntry, editableSettings, saveSettings, type EditableSettings } from '../extensions/settings-edit.js';
+import { consent } from '../extensions/consent.js';
+import { declarationsOf, describeDeclarations } from '../extensions/declarations.js';
+import { checkExtension, installInto, isLocal, landedDir, localSpec, preparePrivateFolder, projectTarget, stage, tail, uninstallFrom, userTarget, type InstallTarget } from '../extensions/install-target.js';
+import { airlockPackagesIn, airlockScopeRegistry, officialSpec, ownCopy } from '../extensions/own-copy.js';
+import { addExtensionEntry, saveSettings } from '../extensions/settings-edit.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 
-/**
- * `airlock extensions add <npm-name|folder|tarball>`, in this order, so that a refusal changes
- * nothing in the project:
- * 1. the project must be trusted (else its settings could not load the extension anyway);
- * 2. its settings file must be one airlock can rewrite (JSON), or there is none yet;
- * 3. the package is installed into a staging folder outside the project, with npm and
- *    `--ignore-scripts` (no code of the package runs), and its manifest and kernel range are checked;
- * 4. only then is it installed with the project's package manager (from its lockfile; npm when
- *    there is none), checked again where it landed (removed again when that check fails), and
- *    added to the settings' `extensions`.
- */
-export async function extensionsAddCommand(o: { spec: string; user?: boolean }, g: GlobalOptions, io: IO): Promise<number> {
-  if (o.user === true) return addForUser(o.spec, g, io);
-  const cwd = resolve(io.cwd, g.cwd ?? '.');
-  const home = io.env.HOME ?? homedir();
-  const readSettings = () =>
-    editableSettings(cwd, { homeDir: home, userConfigDir: userConfigDir(io.env, home) }, o.spec).catch((error: Error & { hint?: string }) => {
-      throw new UsageError(error.message, error.hint);
-    });
-  const projectDir = (await readSettings()).dir;
+export interface AddOptions {
+  spec: string;
+  /** For every project of this user: the user's extension folder and settings. */
+  user?: boolean;
+  /** Do not ask on a terminal (the declarations are still shown). */
+  yes?: boolean;
+}
 
-  const trust = await projectTrust(projectDir, g.trust, io.env, home);
-  if (!trust.trusted) {
+/**
+ * `airlock extensions add <npm-name|folder|tarball> [--user]`, in this order, so that a refusal
+ * changes nothing:
+ * 1. the project must be trusted (else its settings could not load the extension anyway);
+ *    its settings file must be one airlock can rewrite (JSON), or there is none yet;
+ * 2. `@airlock/<name>` comes from the CLI's own copy: nothing is fetched, only the settings
+ *    change (unless the person configured a registry for the `@airlock` scope);
+ * 3. anything else is installed into a staging folder outside the project, with npm and
+ *    `--ignore-scripts` (no code of the package runs), every `@airlock/*` dependency linked to
+ *    the CLI's copy; its manifest and kernel range are checked, and what it declares is shown
+ *    (and asked about on a terminal);
+ * 4. only then is it installed where it belongs (the project's package manager, or npm in the
+ *    user's folder), checked again where it landed (removed again when that check fails),
+ *    pinned in airlock-lock.json beside the settings, and added to the settings' `extensions`.
+ */
+export async function extensionsAddCommand(o: AddOptions, g: GlobalOptions, io: IO): Promise<number> {
+  const target = o.user === true ? userTarget(o.spec, io) : await projectTarget(o.spec, g, io, { requireTrust: true });
+  await target.settings(); // a settings file airlock cannot rewrite is refused before anything else
+  const scopeRegistry = await airlockScopeRegistry(target.layer === 'user' ? io.cwd : target.dir, io.env);
+  const official = officialSpec(o.spec);
+  if (official !== undefined && scopeRegistry === undefined) return addOwnCopy(official, target, o, g, io);
+  return addPackage(o, target, scopeRegistry === undefined, g, io);
+}
+
+/** `@airlock/<name>`: Airlock's own package, as the running CLI carries it. */
+async function addOwnCopy(spec: { name: string; range?: string }, target: InstallTarget, o: AddOptions, g: GlobalOptions, io: IO): Promise<number> {
+  const copy = ownCopy();
+  const own = copy.get(spec.name);
+  if (own === undefined) {
+    const official = [...copy.keys()].filter((name) => !name.endsWith('/cli')).join(', ');
     throw new UsageError(
-      `This project (${projectDir}) is not trusted, so its settings may not load extensions; nothing was installed.`,
-      `Review the project, run \`airlock trust ${projectDir}\`, then \`airlock extensions add ${o.spec}\` again.`,
+      `${spec.name} is not one of Airlock's own packages; this CLI carries ${official}. Nothing was changed.`,
+      'Check the name. Packages under @airlock/ come only from the CLI itself, never from a registry, unless you configure one for the scope (`@airlock:registry=<url>` in .npmrc).',
     );
   }
+  if (spec.range !== undefined && !versionSatisfies(own.version, spec.range)) {
+    throw new UsageError(
+      `This CLI carries ${spec.name} ${own.version}, which is not ${spec.range}; Airlock's own packages come with the CLI, in its version. Nothing was changed.`,
+      `Install the Airlock release that has ${spec.name}@${spec.range} (npm i -g @airlock/cli@<version>), or add ${spec.name} without a version.`,
+    );
+  }
+  checkExtension(own.dir, spec.name);
+  if (!(await consent(describeDeclarations(declarationsOf(own.dir)), `Add ${spec.name} to the ${target.layer} settings?`, io, o.yes === true))) return declined(io);
+  const pin: LockedPackage = { version: own.version, source: 'airlock' };
+  return finish(target, spec.name, own.version, pin, { from: "Airlock's own copy (nothing was downloaded)" }, g, io);
+}
 
+/** A registry name, folder or tarball, checked in staging before it is installed where it belongs. */
+async function addPackage(o: AddOptions, target: InstallTarget, linkOwnCopy: boolean, g: GlobalOptions, io: IO): Promise<number> {
   // A folder or tarball is named as given relative to where the command runs; package managers get it relative to the project.
   const local = isLocal(o.spec, io.cwd);
-  const stagingSpec = local ? resolve(io.cwd, o.spec) : o.spec;
-  const projectSpec = local ? localSpec(projectDir, stagingSpec) : o.spec;
-
+  const fullSpec = local ? resolve(io.cwd, o.spec) : o.spec;
+  const installSpec = local && target.layer === 'project' ? localSpec(target.dir, fullSpec) : fullSpec;
   const staging = mkdtempSync(join(tmpdir(), 'airlock-add-'));
   try {
-    const staged = await stage(stagingSpec, staging, io);
-    check(staged.dir, o.spec);
+    const staged = await stage(fullSpec, staging, io, linkOwnCopy);
+    checkExtension(staged.dir, o.spec);
+    // The project's package manager would fetch these from a registry: the supply-chain hole the CLI's copy closes.
+    const needsOwn = linkOwnCopy ? airlockPackagesIn(join(staging, 'node_modules')) : [];
+    if (target.layer === 'project' && needsOwn.length > 0) {
+      throw new UsageError(
+        `${staged.name} depends on ${needsOwn.join(', ')}, which the project's ${target.manager} would fetch from a registry, where anyone could have published that name; nothing was installed.`,
+        `Add it for your user (\`airlock extensions add --user ${o.spec}\`), where Airlock links ${needsOwn.length === 1 ? 'it' : 'them'} to its own copy, or configure a registry you trust for the scope (\`@airlock:registry=<url>\` in .npmrc).`,
+      );
+    }
+    if (!(await consent(describeDeclarations(declarationsOf(staged.dir)), `Install ${staged.name} and add it to the ${target.layer} settings?`, io, o.yes === true))) return declined(io);
 
-    const { manager, lockfile } = detectPackageManager(projectDir);
-    io.stderr.write(`Installing ${displayText(o.spec)} with ${manager}${lockfile === undefined ? ' (no lockfile found)' : ` (${displayText(lockfile)})`}…\n`);
-    const installed = await runPackageManager(manager, packageManagerArgs(manager, 'add', projectSpec, projectDir), projectDir, io.env);
+    if (target.owned) await preparePrivateFolder(target.dir, 'airlock-user-extensions', linkOwnCopy);
+    const folder = local && !/\.(tgz|tar\.gz)$/.test(o.spec);
+    // A copy already there under the same version but with other files (edited in place) would
+    // be kept by the package manager: take it out, so what lands is what was checked.
+    const there = landedDir(target, staged.name);
+    if (!folder && existsSync(join(there, 'package.json')) && packageFilesDigest(there) !== packageFilesDigest(staged.dir)) await uninstallFrom(target, staged.name, io);
+    const installed = await installInto(target, installSpec, io);
     if (installed.code !== 0) {
-      throw new UsageError(`${manager} could not install ${o.spec} (exit ${installed.code}); the settings are unchanged:\n${tail(installed.output)}`, 'Fix what the package manager says, then run the command again.');
+      throw new UsageError(`${target.manager} could not install ${o.spec} (exit ${installed.code}); the settings are unchanged:\n${tail(installed.output)}`, `Fix what ${target.manager} says, then run the command again.`);
     }
-    const landed = join(projectDir, 'node_modules', staged.name);
+    const landed = landedDir(target, staged.name);
     try {
-      check(landed, o.spec);
+      checkExtension(landed, o.spec);
+      // What the target's manager fetched must be what was checked (not a newer version since, not other bytes).
+      const version = versionOf(landed);
+      if (version !== versionOf(staged.dir) || (!folder && packageFilesDigest(landed) !== packageFilesDigest(staged.dir))) {
+        throw new UsageError(`${target.manager} installed ${staged.name} ${version}, which is not what was checked (${versionOf(staged.dir)}); it was taken out again.`, 'Run the command again; if it keeps happening, the registry serves different files each time.');
+      }
     } catch (error) {
-      // What the project's manager fetched is not what was checked (a newer version since): take it out again.
-      await runPackageManager(manager, packageManagerArgs(manager, 'remove', staged.name, projectDir), projectDir, io.env);
+      await uninstallFrom(target, staged.name, io);
       throw error;
     }
-    const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-    // Read again: package.json may be the settings file, and the install has just added a dependency to it.
-    const settings = await readSettings();
-    const added = addExtensionEntry(settings, staged.name);
-    if (added) await saveSettings(settings);
-    if (g.json) io.stdout.write(`${JSON.stringify({ name: staged.name, version, manager, settingsFile: settings.file, added, created: settings.created })}\n`);
-    else
-      io.stdout.write(
-        added
-          ? `Added ${displayText(staged.name)} ${displayText(version)} to ${displayText(settings.file)}${settings.created ? ' (new)' : ''}. See it with \`airlock extensions info ${displayText(staged.name)}\`.\n`
-          : `${displayText(staged.name)} ${displayText(version)} is installed; ${displayText(settings.file)} already lists it.\n`,
-      );
-    return EXIT.ok;
+    const version = versionOf(landed);
+    const pin: LockedPackage = {
+      version,
+      source: folder ? 'folder' : local ? 'tarball' : 'registry',
+      ...(staged.resolved === undefined || folder ? {} : { resolved: staged.resolved }),
+      ...(staged.integrity === undefined ? {} : { integrity: staged.integrity }),
+      // A folder is linked, and yours to change: its files are not pinned.
+      ...(folder ? {} : { files: packageFilesDigest(landed) }),
+    };
+    return finish(target, staged.name, version, pin, { manager: target.manager }, g, io);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
 }
 
-/**
- * `extensions add --user`: for every project of this user. The same staging check, then npm
- * installs it into the user's extension folder (`<config>/airlock/extensions`, where the loader
- * looks for packages the user settings name) and the user settings file gets the entry. No
- * project is involved, so no project trust either.
- */
-async function addForUser(spec: string, g: GlobalOptions, io: IO): Promise<number> {
-  const home = io.env.HOME ?? homedir();
-  const config = userConfigDir(io.env, home);
-  const settings = await editableUserSettings(join(config, 'settings.json'), spec);
-  const folder = join(config, 'extensions');
-  const local = isLocal(spec, io.cwd);
-  const fullSpec = local ? resolve(io.cwd, spec) : spec;
-  const staging = mkdtempSync(join(tmpdir(), 'airlock-add-'));
-  try {
-    const staged = await stage(fullSpec, staging, io);
-    check(staged.dir, spec);
-    await mkdir(folder, { recursive: true });
-    if (!existsSync(join(folder, 'package.json'))) await writeFile(join(folder, 'package.json'), '{ "name": "airlock-user-extensions", "version": "0.0.0", "private": true }\n');
-    io.stderr.write(`Installing ${displayText(spec)} with npm into ${displayText(folder)}…\n`);
-    const installed = await runPackageManager('npm', packageManagerArgs('npm', 'add', fullSpec), folder, io.env);
-    if (installed.code !== 0) throw new UsageError(`npm could not install ${spec} (exit ${installed.code}); the user settings are unchanged:\n${tail(installed.output)}`, 'Fix what npm says, then run the command again.');
-    const landed = join(folder, 'node_modules', staged.name);
-    try {
-      check(landed, spec);
-    } catch (error) {
-      await runPackageManager('npm', packageManagerArgs('npm', 'remove', staged.name), folder, io.env);
-      throw error;
-    }
-    const version = (JSON.parse(readFileSync(join(landed, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-    const added = addExtensionEntry(settings, staged.name);
-    if (added) await saveSettings(settings);
-    if (g.json) io.stdout.write(`${JSON.stringify({ name: staged.name, version, manager: 'npm', layer: 'user', folder, settingsFile: settings.file, added, created: settings.created })}\n`);
-    else
-      io.stdout.write(
-        added
-          ? `Added ${displayText(staged.name)} ${displayText(version)} to the user settings ${displayText(settings.file)}${settings.created ? ' (new)' : ''}: it loads in every project of this user. See it with \`airlock extensions\`.\n`
-          : `${displayText(staged.name)} ${displayText(version)} is installed for this user; ${displayText(settings.file)} already lists it.\n`,
-      );
+/** Pin, add the settings entry, and say what happened. */
+async function finish(target: InstallTarget, name: string, version: string, pin: LockedPackage, how: { manager?: string; from?: string }, g: GlobalOptions, io: IO): Promise<number> {
+  // Read again: package.json may be the settings file, and the install has just added a dependency to it.
+  const settings = await target.settings();
+  const added = addExtensionEntry(settings, name);
+  if (added || settings.created) await saveSettings(settings);
+  const lockFile = writeLockEntry(settings.file, name, pin);
+  if (g.json) {
+    io.stdout.write(
+      `${JSON.stringify({ name, version, layer: target.layer, source: pin.source, ...(how.manager === undefined ? {} : { manager: how.manager }), ...(target.layer === 'user' ? { folder: target.dir } : {}), settingsFile: settings.file, lockFile, added, created: settings.created })}\n`,
+    );
     return EXIT.ok;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
   }
+  const from = how.from === undefined ? '' : ` from ${how.from}`;
+  const scope = target.layer === 'user' ? ` the user settings` : '';
+  io.stdout.write(
+    added
+      ? `Added ${displayText(name)} ${displayText(version)}${from} to${scope} ${displayText(settings.file)}${settings.created ? ' (new)' : ''}${target.layer === 'user' ? ': it loads in every project of this user' : ''}; pinned in ${displayText(lockFile)}. See it with \`airlock extensions info ${displayText(name)}\`.\n`
+      : `${displayText(name)} ${displayText(version)} is installed${from}; ${displayText(settings.file)} already lists it; pinned again in ${displayText(lockFile)}.\n`,
+  );
+  return EXIT.ok;
 }
 
-/** The user settings file as JSON (a new one when there is none); anything else is refused before installing. */
-async function editableUserSettings(file: string, name: string): Promise<EditableSettings> {
-  if (!existsSync(file)) return { file, dir: dirname(file), document: {}, created: true };
-  const text = readFileSync(file, 'utf8');
-  let document: unknown;
-  try {
-    document = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    document = undefined;
-  }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new UsageError(`The user settings ${file} are not a JSON object, which is all airlock rewrites; nothing was installed.`, `Fix the file, or install the package and add "${name}" to its "extensions" list yourself.`);
-  }
-  return { file, dir: dirname(file), document: document as Record<string, unknown>, created: false };
+function declined(io: IO): number {
+  io.stderr.write('Nothing was changed.\n');
+  return EXIT.usage;
 }
 
-/** Install into an empty folder outside the project to read the package before the project gets it. No install script runs. */
-async function stage(spec: string, staging: string, io: IO): Promise<{ name: string; dir: string }> {
-  await writeFile(join(staging, 'package.json'), '{ "name": "airlock-add-staging", "version": "0.0.0", "private": true }\n');
-  const run = await runPackageManager('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--package-lock=false', spec], staging, io.env);
-  if (run.code !== 0) throw new UsageError(`Could not fetch ${spec} to check it; nothing was installed:\n${tail(run.output)}`, 'Check the name, folder or tarball (and the network for a registry name), then run the command again.');
-  const deps = (JSON.parse(readFileSync(join(staging, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
-  const name = Object.keys(deps)[0];
-  if (name === undefined) throw new UsageError(`npm installed nothing for ${spec}; nothing was installed.`, 'Give an npm package name, a folder holding a package.json, or a .tgz made by `npm pack`.');
-  return { name, dir: realpathSync(join(staging, 'node_modules', name)) };
-}
-
-/** The package must be an Airlock extension whose kernel range this kernel satisfies. */
-function check(dir: string, spec: string): void {
-  const m = readManifest(dir, { extension: spec, layer: 'project' });
-  if (!m.ok) throw new UsageError(`${spec} is not an Airlock extension Airlock can load; nothing was changed: ${m.diagnostic.message.split('\nFix:')[0]}`, m.diagnostic.fix === undefined ? undefined : `Fix: ${m.diagnostic.fix}`);
-  const refused = checkKernelRange({ packageName: m.packageName, version: m.version, range: m.manifest.kernel, kernelVersion: KERNEL_VERSION }, { extension: m.packageName, layer: 'project' });
-  if (refused !== undefined) {
-    // The loader's words, minus its own "Fix:" line (given as the hint) and its "not loaded" (this is about adding).
-    const said = refused.message.split('\nFix:')[0]!.replace(/; it was not loaded\.$/, '.');
-    throw new UsageError(`${said} Nothing was changed: the project's packages and settings are as they were.`, refused.fix === undefined ? undefined : `Fix: ${refused.fix}`);
-  }
-}
-
-/** A folder or a tarball on disk, as opposed to a registry name (`@scope/name`, `name@1.2`). */
-function isLocal(spec: string, cwd: string): boolean {
-  if (spec.startsWith('.') || isAbsolute(spec)) return true;
-  return /\.(tgz|tar\.gz)$/.test(spec) || existsSync(resolve(cwd, spec));
-}
-
-/** `./x`, `../x` or absolute: package managers read a bare `x` as a registry name. */
-function localSpec(projectDir: string, path: string): string {
-  const rel = relative(projectDir, path);
-  return rel.startsWith('..') ? rel : `./${rel}`;
-}
-
-/**
- * The end of a package manager's output (where it says what went wrong), each line behind a
- * gutter: a package's install script writes what it likes, and no line of it may pass for one of
- * Airlock's (a `Fix:`).
- */
-function tail(output: string): string {
-  const shown = displayText(output.trim().split('\n').slice(-15).join('\n'), { multiline: true, maxChars: 3000 });
-  return shown.split('\n').map((line) => `  \u2502 ${line}`.trimEnd()).join('\n');
+export function versionOf(dir: string): string {
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
 }
