@@ -478,7 +478,18 @@ export interface ExtensionManifest {
    * "commands": [{ "name": "audit", "summary": "check and read the audit log", "module": "./src/command.ts" }]
    */
   commands?: DeclaredCommand[];
+  /**
+   * What the package says it reaches beyond the calls its tools are given: `processes` (it starts
+   * programs) and `network` (it connects out). Shown before `airlock extensions add` installs it and
+   * when `update` changes it; a declaration, not a permission: the policy and the OS sandbox enforce.
+   *
+   * @example "uses": ["processes"]
+   */
+  uses?: ExtensionUse[];
 }
+
+/** One entry of `ExtensionManifest.uses`. */
+export type ExtensionUse = 'processes' | 'network';
 
 /** One command of `ExtensionManifest.commands`. */
 export interface DeclaredCommand {

@@ -44,7 +44,7 @@ export { AskAnswer, AskChoice, AskRequest, NoAnswer, type AskOptions, type ToolU
 export type { Outcome, ToolCall, ToolResultMessage } from './outcome.js';
 export { OUTCOMES } from './outcome.js';
 export type { AgentActivity, AgentActivityListener } from './agent-activity.js';
-export type { CommandArgument, CommandDefinition, CommandExtension, CommandHostFacts, CommandInput, CommandKernelView, CommandParts, DeclaredCommand, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, Frozen, LoadedExtensionInfo, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor, ToolSet, ToolSetChange } from './extension.js';
+export type { CommandArgument, CommandDefinition, CommandExtension, CommandHostFacts, CommandInput, CommandKernelView, CommandParts, DeclaredCommand, Extension, ExtensionAPI, ExtensionCommand, ExtensionManifest, ExtensionUse, Frozen, LoadedExtensionInfo, ProtectedLocation, ProtectedPaths, ProtectedRuleName, RuleStore, SpillMarkerName, TextRedactor, ToolSet, ToolSetChange } from './extension.js';
 export { defineCommand, defineExtension } from './extension.js';
 export type { ExecTouches, FileResource, Resource, ResourceKind } from './resource.js';
 export { RESOURCE_KINDS } from './resource.js';

@@ -39,12 +39,10 @@ export function declarationsOf(dir: string): Declarations {
     scripts?: Record<string, unknown>;
     bin?: string | Record<string, unknown>;
     dependencies?: Record<string, unknown>;
-    airlock?: { uses?: unknown };
   };
   const manifest = existsSync(join(dir, 'package.json')) ? readManifest(dir, {}) : undefined;
   const name = pkg.name ?? '(unnamed)';
   const bin = typeof pkg.bin === 'string' ? [name.replace(/^@[^/]+\//, '')] : Object.keys(pkg.bin ?? {});
-  const uses = Array.isArray(pkg.airlock?.uses) ? pkg.airlock.uses.filter((u): u is string => typeof u === 'string') : [];
   return {
     name,
     version: pkg.version ?? '0.0.0',
@@ -53,7 +51,7 @@ export function declarationsOf(dir: string): Declarations {
     commands: manifest?.ok === true ? (manifest.manifest.commands ?? []).map((c) => c.name) : [],
     installScripts: ['preinstall', 'install', 'postinstall'].filter((s) => typeof pkg.scripts?.[s] === 'string'),
     bin,
-    uses,
+    uses: manifest?.ok === true ? [...(manifest.manifest.uses ?? [])] : [],
     dependencies: Object.keys(pkg.dependencies ?? {}).sort(),
   };
 }

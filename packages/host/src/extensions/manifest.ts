@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, join, normalize, sep } from 'node:path';
 import { PHASES, POLICY_PHASES as KERNEL_POLICY_PHASES } from '@airlock/kernel';
-import { type DeclaredCommand, type ExtensionManifest } from '@airlock/contract';
+import { type DeclaredCommand, type ExtensionManifest, type ExtensionUse } from '@airlock/contract';
 import type { Diagnostic } from '@airlock/contract';
 import { diagnostic, errorText, type Subject } from './diagnostics.js';
 import { checkPackagePolicy, type PackagePolicy } from '../settings/package-policy.js';
@@ -114,6 +114,7 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
   }
   const provides = checkProvides(raw.provides, problems);
   const commands = checkCommands(raw.commands, problems);
+  const uses = checkUses(raw.uses, problems);
   // Rules and settings a package carries are policy: a broken set blocks like a broken guard.
   const carriesPolicy = raw.rules !== undefined || raw.settings !== undefined;
   const carried = carriesPolicy ? checkPackagePolicy({ rules: raw.rules, settings: raw.settings }, packageDir) : undefined;
@@ -127,6 +128,7 @@ export function readManifest(packageDir: string, subject: Subject): ManifestResu
   if (raw.provides !== undefined) manifest.provides = provides;
   if (typeof raw.description === 'string') manifest.description = raw.description;
   if (raw.commands !== undefined) manifest.commands = commands;
+  if (uses !== undefined) manifest.uses = uses;
   return { ok: true, packageName: packageName!, version: version!, manifest, provides, policy, ...(carried?.ok ? { carries: carried.policy } : {}) };
 }
 
@@ -179,6 +181,17 @@ function checkModulePath(path: unknown, key: string, example: string, problems: 
     return false;
   }
   return true;
+}
+
+/** `airlock.uses`: what the package declares it reaches (shown before it is added; not a permission). */
+function checkUses(raw: unknown, problems: string[]): ExtensionUse[] | undefined {
+  if (raw === undefined) return undefined;
+  const allowed: readonly ExtensionUse[] = ['processes', 'network'];
+  if (!Array.isArray(raw) || raw.some((u) => !allowed.includes(u as ExtensionUse))) {
+    problems.push(`"airlock.uses" must be an array of ${allowed.map((u) => `"${u}"`).join(' and ')}, got ${show(raw)}`);
+    return undefined;
+  }
+  return [...new Set(raw as ExtensionUse[])];
 }
 
 /**

@@ -82,6 +82,19 @@ describe('readManifest', () => {
   });
 });
 
+describe('what a package says it reaches (airlock.uses)', () => {
+  it('reads processes and network, once each', () => {
+    const r = manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', uses: ['network', 'processes', 'network'] });
+    expect(r.ok && r.manifest.uses).toEqual(['network', 'processes']);
+  });
+
+  it('refuses anything else, naming what may be written', () => {
+    for (const uses of ['network', ['filesystem'], [1]]) {
+      expect(problems(manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', uses }))).toEqual([expect.stringContaining('"airlock.uses" must be an array of "processes" and "network"')]);
+    }
+  });
+});
+
 describe('declared commands (airlock.commands)', () => {
   it('reads each { name, summary, module }', () => {
     const r = manifestOf({ extension: './src/index.ts', kernel: '^1.0.0', commands: [{ name: 'my-report', summary: '  the weekly report ', module: './src/report.ts' }] });
