@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { run } from '../src/index.js';
 import { buildCatalog, renderCatalog } from '../src/extensions/catalog.js';
 import { optionRows, typeText } from '../src/extensions/option-rows.js';
+import { fakeRegistry, PUBLISHED } from './fake-registry.js';
 import { testIO } from './test-io.js';
 
 /**
@@ -109,11 +111,18 @@ export default { name: 'guard', options: Type.Object({ pattern: Type.String({ de
     expect(r.out).toContain('## @acme/fine');
   });
 
-  it('refuses an untrusted workspace without importing any of its modules', async () => {
+  it('untrusted: lists what the manifests say without importing any module, says how to get the options, and refuses --write', async () => {
     const w = workspace({
       'extensions/tools/loud/package.json': manifest('@acme/loud', { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['l'] } }),
       'extensions/tools/loud/src/index.ts': 'import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../ran", import.meta.url), "");\nexport default { name: "loud", setup() {} };\n',
     });
+    const listed = await w.untrusted(['extensions', 'catalog']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('| [@acme/loud](#acmeloud) | tool | `^1.0.0` | tool `l` |');
+    expect(listed.out).toContain('- Options: not read (see above)');
+    expect(listed.err).toContain('Options were not read: reading options imports each package\'s module, which runs its code: review the packages, then run the catalog again with --trust.');
+    expect(existsSync(join(w.root, 'extensions/tools/loud/ran'))).toBe(false);
+
     const r = await w.untrusted(['extensions', 'catalog', '--write']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('is not trusted');
@@ -125,12 +134,96 @@ export default { name: 'guard', options: Type.Object({ pattern: Type.String({ de
     expect(existsSync(join(w.root, 'extensions/tools/loud/ran'))).toBe(true);
   });
 
-  it('outside a workspace says where to run it', async () => {
+  it('outside a workspace lists the current folder, and says when it holds no extension package', async () => {
     const base = makeTempDir('airlock-catalog-none-');
     const io = testIO(base, base);
-    expect(await run(['extensions', 'catalog'], io)).toBe(2);
-    expect(io.err()).toContain('No pnpm-workspace.yaml in');
-    expect(io.err()).toContain('Run it inside a clone of Airlock');
+    expect(await run(['extensions', 'catalog'], io)).toBe(0);
+    expect(io.err()).toContain(`No extension packages in ${base}`);
+    const write = testIO(base, base);
+    expect(await run(['extensions', 'catalog', '--write'], write)).toBe(2);
+    expect(write.err()).toContain('holds no pnpm-workspace.yaml');
+    expect(write.err()).toContain('airlock extensions catalog . > catalog.md');
+  });
+});
+
+/** A folder of its own holding `files`, and the CLI run in it with a home of its own (nothing trusted). */
+function loose(files: Record<string, string | object>) {
+  const base = makeTempDir('airlock-catalog-loose-');
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  }
+  const airlock = async (args: string[], env: Record<string, string> = {}) => {
+    const io = testIO(base, join(base, 'home'));
+    io.env = { ...io.env, PATH: process.env.PATH, npm_config_cache: join(base, 'npm-cache'), npm_config_update_notifier: 'false', ...env };
+    const code = await run(args, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  return { base, airlock };
+}
+
+const RUNS = 'import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../ran", import.meta.url), "");\n';
+const GUARD = {
+  'node_modules/@acme/guard/package.json': manifest('@acme/guard', { extension: './src/index.js', kernel: '^1.0.0', provides: { hooks: ['tool_call:authorize'] }, description: 'Denies pushes.' }, { keywords: ['airlock-extension'] }),
+  'node_modules/@acme/guard/src/index.js': `${RUNS}export default { name: 'guard', options: { type: 'object', properties: { branch: { type: 'string', default: 'main', description: 'the branch' } } }, setup() {} };\n`,
+  'node_modules/airlock-shout/package.json': manifest('airlock-shout', { extension: './src/index.js', kernel: '^9.0.0', provides: { tools: ['shout'] } }),
+  'node_modules/airlock-shout/src/index.js': `${RUNS}export default { name: 'shout', setup() {} };\n`,
+  // Not an extension: left out.
+  'node_modules/left-pad/package.json': { name: 'left-pad', version: '1.3.0' },
+};
+
+describe('airlock extensions catalog on any folder, tarball or registry', () => {
+  it('a project (its node_modules) without trust: every manifest, no module run, and how to get the options', async () => {
+    const p = loose({ 'package.json': { name: 'my-agent', version: '1.0.0' }, ...GUARD });
+    const r = await p.airlock(['extensions', 'catalog']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`2 extension packages from the folder \`${p.base}\``);
+    expect(r.out).toContain('| [airlock-shout](#airlock-shout) | tool | `^9.0.0` | tool `shout` |');
+    expect(r.out).toContain('| [@acme/guard](#acmeguard) | policy | `^1.0.0` | `tool_call:authorize` | Denies pushes. |');
+    expect(r.out).toContain('policy · version 0.3.0 · kernel `^1.0.0` · `node_modules/@acme/guard`');
+    expect(r.out).not.toContain('left-pad');
+    expect(r.err).toContain('Options were not read');
+    expect(r.err).toContain('--trust');
+    expect(existsSync(join(p.base, 'node_modules/@acme/guard/ran'))).toBe(false);
+
+    // A single package folder, with --trust: its options, read from its module.
+    const one = await p.airlock(['--trust', '--json', 'extensions', 'catalog', 'node_modules/@acme/guard']);
+    expect(one.code, one.err).toBe(0);
+    const data = JSON.parse(one.out) as { source: { kind: string }; optionsRead: boolean; packages: { name: string; dir: string; options: { key: string; default?: unknown }[] }[] };
+    expect(data.source.kind).toBe('folder');
+    expect(data.optionsRead).toBe(true);
+    expect(data.packages.map((x) => [x.name, x.dir, x.options.map((o) => [o.key, o.default])])).toEqual([['@acme/guard', '.', [['branch', 'main']]]]);
+  });
+
+  it('a tarball made by npm pack, without trust: unpacked with tar, its manifest listed, nothing run or installed', async () => {
+    const p = loose(GUARD);
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', p.base], { cwd: join(p.base, 'node_modules/@acme/guard'), env: { ...process.env, npm_config_cache: join(p.base, 'npm-cache'), npm_config_update_notifier: 'false' }, stdio: 'ignore' });
+    const r = await p.airlock(['extensions', 'catalog', 'acme-guard-0.3.0.tgz']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`1 extension package from the tarball \`${join(p.base, 'acme-guard-0.3.0.tgz')}\``);
+    expect(r.out).toContain('policy · version 0.3.0 · kernel `^1.0.0` · `acme-guard-0.3.0.tgz`');
+    expect(r.out).toContain('- Options: not read (see above)');
+    expect(r.err).toContain('Options were not read');
+    const trusted = await p.airlock(['--trust', 'extensions', 'catalog', 'acme-guard-0.3.0.tgz']);
+    expect(trusted.code, trusted.err).toBe(0);
+    expect(trusted.out).toContain('| `branch` | `string` | `"main"` | the branch |');
+  });
+
+  it('--registry: the registry search results, manifests only', async () => {
+    const registry = await fakeRegistry(PUBLISHED);
+    onTestFinished(registry.close);
+    const p = loose({});
+    const r = await p.airlock(['extensions', 'catalog', '--registry', 'guard'], { npm_config_registry: registry.url });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`2 extension packages from the registry \`${registry.url}\``);
+    expect(r.out).toContain('| [@acme/airlock-guard](#acmeairlock-guard) | policy | `^1.0.0` | `tool_call:authorize` |');
+    expect(r.out).toContain(`tool · version 0.3.0 · kernel \`^9.0.0\` · \`${registry.url}airlock-shout\``);
+    expect(r.err).toContain("a registry's documents hold the manifest, not the code");
+    const gone = loose({});
+    await registry.close();
+    const down = await gone.airlock(['extensions', 'catalog', '--registry', 'guard'], { npm_config_registry: registry.url });
+    expect(down.code).toBe(2);
+    expect(down.err).toContain(`The npm registry ${registry.url} could not be reached`);
   });
 });
 

@@ -7,6 +7,7 @@ import { KERNEL_VERSION } from '@airlock/kernel';
 import { displayText } from '@airlock/toolkit/display';
 import { errorMessage } from '@airlock/toolkit/util';
 import { runPackageManager } from '../extensions/package-manager.js';
+import { EXTENSION_KEYWORD, hasExtensionKeyword } from '../extensions/extension-keyword.js';
 import { showWorded } from './diagnostics.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
@@ -60,6 +61,8 @@ async function checkPackage(dir: string, o: { published: string[] | undefined; s
   const refused = checkKernelRange({ packageName: m.packageName, version: m.version, range: m.manifest.kernel, kernelVersion: KERNEL_VERSION }, { extension: m.packageName, layer: 'user' });
   checks.push(refused === undefined ? { what: 'kernel range', result: 'ok', said: `${m.manifest.kernel} accepts this kernel (${KERNEL_VERSION})` } : { what: 'kernel range', result: 'error', said: firstParagraph(refused.message), ...(refused.fix === undefined ? {} : { fix: refused.fix }) });
 
+  checks.push(keywordCheck(dir));
+
   const entry = m.manifest.extension.replace(/^\.\//, '');
   if (o.published !== undefined && !o.published.includes(entry)) {
     checks.push({ what: 'published files', result: 'error', said: `${entry} is not among the files npm would publish, so an install could not load it.`, fix: 'Add it (or its folder) to package.json "files", build it before packing, or check .npmignore.' });
@@ -77,6 +80,13 @@ async function checkPackage(dir: string, o: { published: string[] | undefined; s
   }
   checks.push(...(await dryLoad(dir, m.packageName, o.scratch)));
   return checks;
+}
+
+/** `airlock extensions search` finds packages by this keyword: without it a published package is hard to find. */
+function keywordCheck(dir: string): Check {
+  const { keywords } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { keywords?: unknown };
+  if (hasExtensionKeyword(keywords)) return { what: 'keyword', result: 'ok', said: `"${EXTENSION_KEYWORD}" is among its keywords` };
+  return { what: 'keyword', result: 'warning', said: `package.json has no "${EXTENSION_KEYWORD}" keyword: \`airlock extensions search\` and npm's keyword search will not find it.`, fix: `Add "keywords": ["${EXTENSION_KEYWORD}"] to package.json.` };
 }
 
 /** Load it alone in a throwaway host: its own temp folders, the package by path in code settings. */

@@ -3,7 +3,7 @@ import type { IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
 
 /**
- * `airlock extensions list | info | add | check | new | catalog`. Each command's module loads only when
+ * `airlock extensions list | info | add | check | new | catalog | search`. Each command's module loads only when
  * it runs, so `airlock call` never pays for the scaffolder or the package-manager code.
  */
 export function extensionSubcommands(parent: Command, globals: (cmd: Command) => GlobalOptions, done: (code: number) => void, io: IO): void {
@@ -44,7 +44,18 @@ export function extensionSubcommands(parent: Command, globals: (cmd: Command) =>
 
   parent
     .command('catalog')
-    .description('the catalog of every extension package in this workspace (docs/catalog.md): kind, kernel range, tools, hooks, options')
-    .option('--write', 'write docs/catalog.md instead of printing it')
-    .action(async (opts: { write?: boolean }, cmd: Command) => done(await (await import('./extensions-catalog.js')).extensionsCatalogCommand(opts, globals(cmd), io)));
+    .description('the catalog of extension packages in a folder, a tarball or the registry: kind, kernel range, tools, hooks, and options (options need trust)')
+    .argument('[source...]', 'a package folder, a folder of packages (node_modules), a workspace, or a .tgz made by `npm pack` (default: the workspace around the current folder, else the current folder); with --registry, words to search for')
+    .option('--registry', "list the configured npm registry's extension packages (keyword airlock-extension) instead of a folder")
+    .option('--write', "write the workspace's docs/catalog.md instead of printing it")
+    .action(async (source: string[], opts: { write?: boolean; registry?: boolean }, cmd: Command) =>
+      done(await (await import('./extensions-catalog.js')).extensionsCatalogCommand({ source, ...opts }, globals(cmd), io)),
+    );
+
+  parent
+    .command('search')
+    .description("find extension packages in the configured npm registry (keyword airlock-extension): name, version, kind, kernel range and whether this CLI can load each")
+    .argument('<words...>', 'words to look for in package names and descriptions')
+    .option('--limit <n>', 'at most this many packages (default 20, at most 250)')
+    .action(async (words: string[], opts: { limit?: string }, cmd: Command) => done(await (await import('./extensions-search.js')).extensionsSearchCommand({ words, ...opts }, globals(cmd), io)));
 }

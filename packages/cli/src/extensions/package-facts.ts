@@ -29,17 +29,13 @@ export interface PackageFacts {
 const KIND_OF_GROUP: Readonly<Record<string, PackageKind>> = { tools: 'tool', policy: 'policy', lib: 'library' };
 
 /**
- * Read a package folder's manifest and, for an extension, its options schema: the entry module is
- * imported through the host's own loader (`createExtensionJiti`, with the host's kernel and
- * typebox), and only its default export's `options` is read. Importing runs the module's top
- * level, never `setup`: no tool is registered, no hook, no command. `importModule: false` reads
- * the manifest only (an untrusted project's package).
+ * What a package folder's package.json and `airlock` manifest say, read by the host's own
+ * `readManifest`: no module is imported, so this is safe for any folder, trusted or not. Options
+ * stay empty (they live in the module); `problem` says why the manifest is broken.
  *
- * @example
- * const facts = await describePackage('/repo/extensions/tools/read', { group: 'tools' });
- * facts.kind; // 'tool'    facts.options[0] // { key: 'maxLines', type: 'integer', default: 2000, … }
+ * @example describeManifest('/p/node_modules/@acme/guard').hooks // ['tool_call:authorize']
  */
-export async function describePackage(dir: string, o: { group?: string; importModule?: boolean } = {}): Promise<PackageFacts> {
+export function describeManifest(dir: string, o: { group?: string } = {}): PackageFacts {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string; description?: string; airlock?: unknown };
   const name = pkg.name ?? dir;
   const version = pkg.version ?? '0.0.0';
@@ -48,7 +44,7 @@ export async function describePackage(dir: string, o: { group?: string; importMo
   const m = readManifest(dir, { extension: name, layer: 'project' });
   if (!m.ok) return { ...base, kind: kindOf(o.group, [], [], m.policy), tools: [], hooks: [], options: [], problem: m.diagnostic.message };
   const { tools, hooks } = m.provides;
-  const facts: PackageFacts = {
+  return {
     ...base,
     ...(m.manifest.description === undefined ? {} : { description: m.manifest.description }),
     kind: kindOf(o.group, tools, hooks, m.policy),
@@ -58,14 +54,34 @@ export async function describePackage(dir: string, o: { group?: string; importMo
     hooks,
     options: [],
   };
+}
+
+/** The host's extension loader; one serves every package of a catalog (creating it once per package cost time). */
+export type ExtensionLoader = Awaited<ReturnType<typeof createExtensionJiti>>;
+
+/**
+ * Read a package folder's manifest (`describeManifest`) and, for an extension, its options schema:
+ * the entry module is imported through the host's own loader (`createExtensionJiti`, with the
+ * host's kernel and typebox), and only its default export's `options` is read. Importing runs the
+ * module's top level, never `setup`: no tool is registered, no hook, no command.
+ * `importModule: false` reads the manifest only (an untrusted project's package). `loader` reuses
+ * a loader across packages.
+ *
+ * @example
+ * const facts = await describePackage('/repo/extensions/tools/read', { group: 'tools' });
+ * facts.kind; // 'tool'    facts.options[0] // { key: 'maxLines', type: 'integer', default: 2000, … }
+ */
+export async function describePackage(dir: string, o: { group?: string; importModule?: boolean; loader?: ExtensionLoader } = {}): Promise<PackageFacts> {
+  const facts = describeManifest(dir, o);
+  if (facts.problem !== undefined || facts.entry === undefined) return facts;
   if (o.importModule === false) return { ...facts, problem: 'its options are not read: it belongs to a project that is not trusted, and reading them would run its code' };
   try {
-    const jiti = await createExtensionJiti();
-    const mod = (await jiti.import(join(dir, m.manifest.extension))) as { default?: { options?: unknown }; options?: unknown };
+    const jiti = o.loader ?? (await createExtensionJiti());
+    const mod = (await jiti.import(join(dir, facts.entry))) as { default?: { options?: unknown }; options?: unknown };
     const extension = mod.default ?? mod;
     return { ...facts, options: optionRows(extension.options) };
   } catch (error) {
-    return { ...facts, problem: `its module ${m.manifest.extension} could not be imported: ${errorMessage(error)}` };
+    return { ...facts, problem: `its module ${facts.entry} could not be imported: ${errorMessage(error)}` };
   }
 }
 
