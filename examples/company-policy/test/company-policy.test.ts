@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, type IO } from '@airlock/cli';
 import { openHost, type Host } from '@airlock/host';
@@ -8,25 +8,29 @@ import type { ToolResultMessage } from '@airlock/contract';
 import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const PACK = fileURLToPath(new URL('..', import.meta.url));
+const PACK = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+const CLI = fileURLToPath(new URL('../../../packages/cli/bin/airlock.mjs', import.meta.url));
 
 /**
- * The pack as a team rolls it out: `bin/settings.mjs` (run as a real process) writes the user's
- * settings in a home folder of the test's own, and a git project with a bare "origin" is where
- * the agent works. Real bash, real python3 hook, real MCP server over stdio.
+ * The pack as a team rolls it out: one `airlock extensions add --user ./company-policy` (the real
+ * CLI, as a child process, with npm) in a home folder of the test's own, and a git project with a
+ * bare "origin" where the agent works. Nothing else is written into the user's settings. Real
+ * bash, real python3 hook, real MCP server over stdio. `edit` changes the manifest of a copy of
+ * the pack (beside the example, sharing its node_modules) before it is installed.
  */
-function machine(edit: (settings: Settings) => void = () => {}) {
+function machine(edit?: (manifest: Manifest) => void) {
   const base = makeTempDir('airlock-company-policy-');
   const home = join(base, 'home');
   const project = join(base, 'project');
   const origin = join(project, 'origin.git');
-  mkdirSync(join(home, '.config', 'airlock'), { recursive: true });
+  mkdirSync(home, { recursive: true });
   mkdirSync(project, { recursive: true });
-  const settings = JSON.parse(execFileSync(process.execPath, [join(PACK, 'bin', 'settings.mjs')], { encoding: 'utf8' })) as Settings;
-  edit(settings);
-  writeFileSync(join(home, '.config', 'airlock', 'settings.json'), JSON.stringify(settings, null, 2));
-
   const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(base, 'state'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  installIn(home, edit === undefined ? PACK : editedCopy(base, edit));
+  const userFile = join(home, '.config', 'airlock', 'settings.json');
+  // The install names the package, and only that, in the user's settings.
+  expect(JSON.parse(readFileSync(userFile, 'utf8'))).toEqual({ extensions: ['airlock-company-policy'] });
+
   const git = (cwd: string, ...args: string[]) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@x' } }).trim();
   git(project, 'init', '-q', '-b', 'main');
@@ -40,9 +44,35 @@ function machine(edit: (settings: Settings) => void = () => {}) {
   writeFileSync(join(project, 'feature.txt'), 'new\n');
   git(project, 'add', 'feature.txt');
   git(project, 'commit', '-q', '-m', 'feature');
-  return { base, home, project, origin, env, git };
+  return { base, home, project, origin, env, git, userFile };
 }
-type Settings = { permissions: { ask: { id: string; match: string }[]; allow: { id: string; match: string }[] } } & Record<string, unknown>;
+
+/** `airlock extensions add --user ./<pack>`, run where the pack's folder is, with `home` as HOME. */
+function installIn(home: string, pack: string): void {
+  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  const added = spawnSync(process.execPath, [CLI, 'extensions', 'add', '--user', `./${basename(pack)}`], {
+    cwd: dirname(pack),
+    env: { ...env, npm_config_cache: join(home, '.npm'), npm_config_update_notifier: 'false' },
+    encoding: 'utf8',
+    timeout: scaledMs(90_000),
+  });
+  expect(added.status, `${added.stdout}${added.stderr}`).toBe(0);
+  expect(added.stdout).toContain('Added airlock-company-policy 1.0.0 to the user settings');
+}
+
+/** A copy of the pack with its manifest edited; its node_modules is the example's (npm links a folder, it installs nothing into it). */
+function editedCopy(base: string, edit: (manifest: Manifest) => void): string {
+  const copy = join(base, 'company-policy');
+  mkdirSync(copy);
+  for (const part of ['index.mjs', 'README.md', 'hooks', 'mcp']) cpSync(join(PACK, part), join(copy, part), { recursive: true });
+  symlinkSync(join(PACK, 'node_modules'), join(copy, 'node_modules'));
+  const manifest = JSON.parse(readFileSync(join(PACK, 'package.json'), 'utf8')) as Manifest;
+  edit(manifest);
+  writeFileSync(join(copy, 'package.json'), JSON.stringify(manifest, null, 2));
+  return copy;
+}
+type Rule = { id: string; match: string };
+type Manifest = { airlock: { rules: { ask: Rule[]; allow: Rule[] } } } & Record<string, unknown>;
 type Machine = ReturnType<typeof machine>;
 
 const hosts: Host[] = [];
@@ -75,22 +105,44 @@ function io(m: Machine): IO & { out: () => string } {
 }
 
 describe('examples/company-policy', () => {
-  it('loads from the user settings with no errors, and `airlock policy test` passes on its rules', async () => {
+  it('installs with one command: listed for the user with its version, no errors, and `airlock policy test` passes on its rules', async () => {
     const m = machine();
     const host = await open(m);
     expect(host.blocked).toBeUndefined();
     expect(host.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expect(host.extensions.loaded.map((e) => e.name)).toEqual(expect.arrayContaining(['command-hooks', 'mcp-tools', 'path-policy', 'audit-log']));
+    expect(host.extensions.loaded.map((e) => e.name)).toEqual(expect.arrayContaining(['company-policy', 'command-hooks', 'mcp-tools', 'path-policy', 'audit-log']));
+
+    // What a person sees: the real CLI lists the pack in the user layer with its version.
+    const listed = spawnSync(process.execPath, [CLI, 'extensions', '--json'], { cwd: m.project, env: m.env, encoding: 'utf8', timeout: scaledMs(60_000) });
+    expect(listed.status, listed.stderr).toBe(0);
+    const records = (JSON.parse(listed.stdout) as { extensions: { packageName?: string; layer: string; version?: string; status: string }[] }).extensions;
+    expect(records.find((r) => r.packageName === 'airlock-company-policy')).toMatchObject({ layer: 'user', version: '1.0.0', status: 'loaded' });
 
     const cli = io(m);
     expect(await run(['policy', 'test'], cli)).toBe(0);
     expect(cli.out()).not.toContain('FAIL');
-  }, scaledMs(30_000));
+    expect(cli.out()).toContain('6 rules, 6 with examples, 0 failing');
+  }, scaledMs(120_000));
+
+  it('`airlock policy explain` names the pack a rule came from and the settings that named it, in words and in JSON', async () => {
+    const m = machine();
+    const args = JSON.stringify({ path: '.github/workflows/ci.yml', content: 'on: push\n' });
+    const text = io(m);
+    expect(await run(['policy', 'explain', 'write', args], text)).toBe(0);
+    expect(text.out()).toContain(`ci-workflows-are-reviewed`);
+    expect(text.out()).toContain(`from airlock-company-policy 1.0.0 (named by user settings ${m.userFile})`);
+
+    const json = io(m);
+    expect(await run(['policy', 'explain', '--json', 'write', args], json)).toBe(0);
+    const report = JSON.parse(json.out().trim().split('\n').at(-1)!) as { effect: string; matched: { rule: string; layer: string; file: string; package?: { name: string; version: string } }[] };
+    expect(report.effect).toBe('deny');
+    expect(report.matched.find((r) => r.rule === 'ci-workflows-are-reviewed')).toMatchObject({ layer: 'user', file: m.userFile, package: { name: 'airlock-company-policy', version: '1.0.0' } });
+  }, scaledMs(120_000));
 
   it('`airlock policy test` fails when an inline example no longer holds', async () => {
     // The same check CI runs, on a rule someone widened without fixing its examples.
     const m = machine((s) => {
-      const rule = s.permissions.ask.find((r) => r.id === 'publishing-needs-a-person');
+      const rule = s.airlock.rules.ask.find((r) => r.id === 'publishing-needs-a-person');
       if (rule === undefined) throw new Error('the pack lost its publishing rule');
       rule.match = 'bash(npm *)';
     });
@@ -98,7 +150,7 @@ describe('examples/company-policy', () => {
     expect(await run(['policy', 'test'], cli)).toBe(1);
     expect(cli.out()).toContain('publishing-needs-a-person');
     expect(cli.out()).toContain('npm pack');
-  }, scaledMs(30_000));
+  }, scaledMs(120_000));
 
   it('the python3 hook blocks a force-push to main (origin is unchanged) and lets ordinary pushes through', async () => {
     const m = machine();
@@ -134,7 +186,7 @@ describe('examples/company-policy', () => {
     expect(m.git(m.origin, 'rev-parse', 'feature')).toBe(m.git(m.project, 'rev-parse', 'feature'));
     const forced = await call(host, 'bash', { command: 'git push -q --force origin feature' });
     expect(forced.outcome, text(forced)).toBe('ok');
-  }, scaledMs(30_000));
+  }, scaledMs(120_000));
 
   it('the tickets server: list and get work, close_ticket is refused and never reaches the server', async () => {
     const m = machine();
@@ -151,25 +203,25 @@ describe('examples/company-policy', () => {
     const after = await call(host, 'tickets__get_ticket', { id: 'SEC-101' });
     expect(after.outcome).toBe('ok');
     expect(text(after)).toContain('SEC-101  [open]');
-  }, scaledMs(30_000));
+  }, scaledMs(120_000));
 
   it('without the ask rule the close still asks (the server does not mark it read-only); an allow naming it lets it reach the server', async () => {
     const m = machine((s) => {
-      s.permissions.ask = s.permissions.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
+      s.airlock.rules.ask = s.airlock.rules.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
     });
     const asking = await open(m);
     const asked = await call(asking, 'tickets__close_ticket', { id: 'SEC-101', comment: 'done' });
     expect(asked.outcome).toBe('denied');
     expect(text(asked)).toContain('default:unknown-effects');
     const m2 = machine((s) => {
-      s.permissions.ask = s.permissions.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
-      s.permissions.allow.push({ id: 'tickets-close', match: 'tickets__close_ticket' });
+      s.airlock.rules.ask = s.airlock.rules.ask.filter((r) => r.id !== 'tickets-close-needs-a-person');
+      s.airlock.rules.allow.push({ id: 'tickets-close', match: 'tickets__close_ticket' });
     });
     const host = await open(m2);
     const close = await call(host, 'tickets__close_ticket', { id: 'SEC-101', comment: 'done' });
     expect(close.outcome, text(close)).toBe('ok');
     expect(text(await call(host, 'tickets__get_ticket', { id: 'SEC-101' }))).toContain('SEC-101  [closed]');
-  }, scaledMs(30_000));
+  }, scaledMs(120_000));
 
   it('the audit log records every call, denied ones included, where the settings say', async () => {
     const m = machine();
@@ -195,5 +247,5 @@ describe('examples/company-policy', () => {
 
     const cli = io(m);
     expect(await run(['audit', 'verify'], cli)).toBe(0);
-  }, scaledMs(30_000));
+  }, scaledMs(120_000));
 });
