@@ -219,6 +219,9 @@ describe('airlock extensions catalog on any folder, tarball or registry', () => 
     expect(r.out).toContain('| [@acme/airlock-guard](#acmeairlock-guard) | policy | `^1.0.0` | `tool_call:authorize` |');
     expect(r.out).toContain(`tool · version 0.3.0 · kernel \`^9.0.0\` · \`${registry.url}airlock-shout\``);
     expect(r.err).toContain("a registry's documents hold the manifest, not the code");
+    const write = await p.airlock(['extensions', 'catalog', '--registry', '--write'], { npm_config_registry: registry.url });
+    expect(write.code).toBe(2);
+    expect(write.err).toContain('it does not go with --registry');
     const gone = loose({});
     await registry.close();
     const down = await gone.airlock(['extensions', 'catalog', '--registry', 'guard'], { npm_config_registry: registry.url });

@@ -27,6 +27,7 @@ const WHAT = 'Give a package folder, a folder of packages (a node_modules), a wo
  */
 export async function extensionsCatalogCommand(o: { source?: string[]; write?: boolean; registry?: boolean }, g: GlobalOptions, io: IO): Promise<number> {
   const words = o.source ?? [];
+  if (o.registry && o.write) throw new UsageError("--write writes a workspace's docs/catalog.md; it does not go with --registry.", 'Redirect the output instead: airlock extensions catalog --registry <words> > catalog.md');
   if (!o.registry && words.length > 1) throw new UsageError(`extensions catalog takes one folder or tarball, got ${words.length}: ${words.map((w) => displayText(w)).join(' ')}.`, `${WHAT} Words to search for go with --registry.`);
   const scratch = mkdtempSync(join(tmpdir(), 'airlock-catalog-'));
   try {
