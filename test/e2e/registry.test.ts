@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { scaledMs } from '@airlock/kernel/testing';
 import { publishedPackages } from '../../scripts/workspace-packages.mjs';
 import { BIN, ROOT, type Run } from './harness.js';
 import { startRegistry, type Registry } from './registry.js';
+
+const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 /**
  * Airlock as a user gets it from an npm registry: every published @airlock package and two
@@ -52,7 +55,11 @@ let registry: Registry | undefined;
 /** The user's machine: a HOME of its own, npm naming only the test registry, an empty npm cache. */
 let user: NodeJS.ProcessEnv = {};
 const prefix = () => join(base, 'global');
-const airlock = (args: string[], cwd: string) => exec(join(prefix(), 'bin/airlock'), args, { cwd, env: user, timeoutMs: scaledMs(120_000) });
+const airlock = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) => exec(join(prefix(), 'bin/airlock'), args, { cwd, env: { ...user, ...env }, timeoutMs: scaledMs(120_000) });
+/** Publishes a tarball or folder as the publisher (set up in beforeAll). */
+let publish: (what: string) => Promise<Run> = () => Promise.reject(new Error('the registry is not up'));
+/** Where the third-party packages were made (`tool`, `policy`). */
+const acmeDir = (kind: 'tool' | 'policy') => join(base, 'acme', kind);
 
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-registry-')));
@@ -79,7 +86,7 @@ beforeAll(async () => {
   const publisher = join(base, 'publisher');
   mkdirSync(publisher);
   const publishEnv = { PATH: process.env.PATH, HOME: publisher, TMPDIR: process.env.TMPDIR, npm_config_userconfig: registry.npmrc(join(publisher, '.npmrc')) };
-  const publish = async (what: string) =>
+  publish = async (what: string) =>
     succeeded(
       `pnpm publish ${what}`,
       await exec('pnpm', ['publish', what, '--registry', registry!.url, '--no-git-checks', '--ignore-scripts'], { cwd: publisher, env: publishEnv, timeoutMs: scaledMs(120_000) }),
@@ -170,13 +177,36 @@ describe('a user with only the registry', () => {
   });
 });
 
-// The rest of issue 27 §1 goes in this block, each flow as tests of its own once its command
-// exists (the registry, the installed CLI and the trusted project above are ready for them):
-// - `airlock extensions add @airlock/command-hooks` and `@airlock/mcp-tools`: official packages,
-//   taken offline from the installed CLI's own copy, not from this registry;
-// - `airlock extensions update` and `airlock extensions remove` of @acme/airlock-guard;
-// - `airlock extensions info <name>` of a registry package before it is installed.
-describe('official extensions, update, remove, info before install', () => {
+describe("Airlock's own packages come from the installed CLI, never the registry", () => {
+  it('adds @airlock/command-hooks and @airlock/mcp-tools with the registry unreachable, and both work', async () => {
+    const project = join(base, 'official');
+    mkdirSync(join(project, '.git'), { recursive: true });
+    writeFileSync(join(project, 'notes.txt'), 'hello\n');
+    expect((await airlock(['trust', project], base)).code).toBe(0);
+    const offline = { npm_config_registry: 'http://127.0.0.1:9/' };
+    for (const name of ['@airlock/command-hooks', '@airlock/mcp-tools']) {
+      const added = await timed(`extensions add ${name} (offline, CLI's copy)`, () => airlock(['extensions', 'add', name], project, offline));
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toContain(`Added ${name} 1.0.0 from Airlock's own copy (nothing was downloaded)`);
+    }
+    // Used: a hook that refuses bash, and a filesystem MCP server whose tool lists the project.
+    writeFileSync(
+      join(project, '.airlockrc.json'),
+      JSON.stringify({
+        extensions: [
+          { name: '@airlock/command-hooks', options: { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo "no shell here" >&2; exit 2' }] }] } } },
+          { name: '@airlock/mcp-tools', options: { mcpServers: { filesystem: { command: process.execPath, args: [FILESYSTEM_SERVER, project] } } } },
+        ],
+      }),
+    );
+    const bash = await airlock(['call', 'bash', '{"command":"echo ran"}'], project, offline);
+    expect(bash.code).toBe(1);
+    expect(bash.stdout).toContain('no shell here');
+    const listed = await airlock(['call', 'filesystem__list_directory', JSON.stringify({ path: project })], project, offline);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('notes.txt');
+  });
+
   it('the registry has every @airlock package at its version, and no @airlock name it was not given', async () => {
     const latest = async (name: string) => {
       const response = await fetch(new URL(name.replace('/', '%2f'), registry!.url));
@@ -186,6 +216,52 @@ describe('official extensions, update, remove, info before install', () => {
     expect(Object.fromEntries(await Promise.all(packages.map(async (p) => [p.name, await latest(p.name)])))).toEqual(Object.fromEntries(packages.map((p) => [p.name, p.version])));
     // The scope is the registry's own, with no uplink: a name nobody published here is a 404.
     expect(await latest('@airlock/no-such-package')).toBe(404);
+  });
+});
+
+describe('info before install, update, remove', () => {
+  const project = () => join(base, 'project');
+
+  it('info on a package installed nowhere here asks the registry, and says whether this CLI loads it', async () => {
+    const elsewhere = join(base, 'info');
+    mkdirSync(join(elsewhere, '.git'), { recursive: true });
+    const info = await airlock(['extensions', 'info', '@acme/airlock-guard'], elsewhere);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain('@acme/airlock-guard 0.1.0 (tool), on the registry');
+    expect(info.stdout).toContain('not installed: add it with `airlock extensions add @acme/airlock-guard`');
+    expect(info.stdout).toMatch(/tools:\s+guard/);
+    expect(info.stdout).toContain(', loads)');
+    const json = JSON.parse((await airlock(['--json', 'extensions', 'info', '@acme/airlock-guard'], elsewhere)).stdout) as { status: string; loads: boolean; kind: string };
+    expect(json).toMatchObject({ status: 'not-installed', loads: true, kind: 'tool' });
+    const missing = await airlock(['extensions', 'info', '@acme/airlock-gaurd'], elsewhere);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('the registry has none by that name');
+  });
+
+  it('update moves to the new release and lists what changed in what it declares', async () => {
+    const pkgFile = join(acmeDir('tool'), 'package.json');
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { version: string; airlock: Record<string, unknown> };
+    writeFileSync(pkgFile, JSON.stringify({ ...pkg, version: '0.2.0', airlock: { ...pkg.airlock, uses: ['network'] } }, null, 2));
+    await publish(acmeDir('tool'));
+    const updated = await timed('extensions update (registry)', () => airlock(['extensions', 'update'], project()));
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain('@acme/airlock-guard: 0.1.0 → 0.2.0');
+    expect(updated.stdout).toContain('+ uses network');
+    const lock = JSON.parse(readFileSync(join(project(), 'airlock-lock.json'), 'utf8')) as { packages: Record<string, { version: string; source: string }> };
+    expect(lock.packages['@acme/airlock-guard']).toMatchObject({ version: '0.2.0', source: 'registry' });
+    expect(await airlock(['call', 'guard', '{"text":"a b"}'], project())).toMatchObject({ code: 0, stdout: '1 lines, 2 words, 3 characters\n' });
+    // Nothing newer: it says so, and changes nothing.
+    const again = await airlock(['extensions', 'update', '@acme/airlock-guard'], project());
+    expect(again).toMatchObject({ code: 0 });
+    expect(again.stdout).toContain('@acme/airlock-guard: 0.2.0 is the latest');
+  });
+
+  it('remove takes it out of the settings, the lock and node_modules', async () => {
+    const removed = await airlock(['extensions', 'remove', '@acme/airlock-guard'], project());
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(project(), '.airlockrc.json'), 'utf8'))).toEqual({ extensions: [] });
+    expect(existsSync(join(project(), 'node_modules/@acme/airlock-guard'))).toBe(false);
+    expect((await airlock(['call', 'guard', '{"text":"a"}'], project())).code).not.toBe(0);
   });
 });
 

@@ -194,7 +194,7 @@ function buildProgram(io: IO, exit: (code: number) => void): Command {
 
   const extensions = program
     .command('extensions')
-    .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics (also: list, info, add, check, new, catalog)')
+    .description('show each extension: version, source, layer, kernel range and compatibility, what it provides, its diagnostics (also: list, info, add, update, remove, check, new, catalog, search)')
     .allowExcessArguments(true)
     .action(async (_opts: unknown, cmd: Command) => {
       (await import('./subcommand-words.js')).refuseUnknownSubcommand(cmd);

@@ -1,10 +1,14 @@
 import { KERNEL_VERSION } from '@airlock/kernel';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { defaultExtensionDirs, importCommandModule, readManifest, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
+import { defaultExtensionDirs, importCommandModule, isPathSpec, readManifest, resolveExtension, type ExtensionRecord, type Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { type ExtensionCommand } from '@airlock/contract';
 import { describePackage, type PackageFacts } from '../extensions/package-facts.js';
+import { tail } from '../extensions/install-target.js';
+import { kernelFit } from '../extensions/kernel-fit.js';
+import { officialSpec } from '../extensions/own-copy.js';
+import { viewOnRegistry } from '../extensions/registry-view.js';
 import { table } from '../format.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
@@ -30,6 +34,7 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
   try {
     const record = host.extensions.extensions.find((r) => r.name === o.name || r.packageName === o.name || r.spec === o.name);
     const dir = record?.source?.realDir ?? locate(o.name, host, g, io);
+    if (dir === undefined) return await fromRegistry(o.name, g, io);
     // An untrusted project's extension is never imported, not even its top level: its manifest only.
     const facts = await describePackage(dir, { importModule: record?.status !== 'skipped' });
     const commands = await commandsOf(dir, record, host, io);
@@ -54,8 +59,8 @@ export async function extensionsInfoCommand(o: { name: string }, g: GlobalOption
   }
 }
 
-/** The folder of an extension the settings do not name, found the way the host finds one. */
-function locate(name: string, host: Host, g: GlobalOptions, io: IO): string {
+/** The folder of an extension the settings do not name, found the way the host finds one; undefined for a package name found nowhere (the registry is asked then). */
+function locate(name: string, host: Host, g: GlobalOptions, io: IO): string | undefined {
   const cwd = resolve(io.cwd, g.cwd ?? '.');
   const found = resolveExtension(
     { spec: name, layer: 'cli', baseDir: cwd },
@@ -63,6 +68,7 @@ function locate(name: string, host: Host, g: GlobalOptions, io: IO): string {
   );
   if (found.ok) return found.resolved.realDir;
   if (found.partial.realDir !== undefined) return found.partial.realDir;
+  if (found.diagnostic.code === 'AIRLOCK_EXTENSION_NOT_FOUND' && !isPathSpec(name) && officialSpec(name) === undefined) return undefined;
   throw new UsageError(`No extension "${displayText(name, { maxChars: 200 })}" here: ${found.diagnostic.message}`, "Give an extension's name as `airlock extensions` lists it, a package name installed in this project, or a path to its folder.");
 }
 
@@ -134,4 +140,42 @@ function render(p: PackageFacts, dir: string, record: ExtensionRecord | undefine
 /** Manifests and schemas are a package author's words: shown, never interpreted. */
 function show(text: string): string {
   return displayText(text, { maxChars: 500 });
+}
+
+/**
+ * A package installed nowhere here: what the configured registry says about its latest release
+ * (npm view: the person's own registry, scopes and tokens), with whether this kernel can load it.
+ * Nothing of it is downloaded or run, so its options are not known.
+ */
+async function fromRegistry(name: string, g: GlobalOptions, io: IO): Promise<number> {
+  const asked = await viewOnRegistry(name, resolve(io.cwd, g.cwd ?? '.'), io.env);
+  if (!asked.ok) {
+    throw new UsageError(
+      `No extension "${displayText(name, { maxChars: 200 })}" is installed here, and the registry has none by that name:\n${tail(asked.output)}`,
+      "Check the name (`airlock extensions search <words>` finds packages), or give a folder or the name as `airlock extensions` lists it.",
+    );
+  }
+  const v = asked.view;
+  const fit = v.kernel === undefined ? undefined : kernelFit(v.name, v.version, v.kernel);
+  if (g.json) {
+    io.stdout.write(`${JSON.stringify({ ...v, status: 'not-installed', loads: fit?.loads ?? false, ...(fit !== undefined && !fit.loads ? { why: fit.why } : {}), kernelVersion: KERNEL_VERSION })}\n`);
+    return EXIT.ok;
+  }
+  const list = (items: readonly string[]) => items.map(show).join(', ') || 'none';
+  const lines = [`${show(v.name)} ${show(v.version)} (${v.kind}), on the registry`];
+  if (v.description !== undefined) lines.push(show(v.description));
+  lines.push('');
+  const rows = [
+    ['status', `not installed: add it with \`airlock extensions add ${show(v.name)}\` (or --user)`],
+    ['kernel', v.kernel === undefined ? 'none declared' : `${show(v.kernel)} (this kernel: ${KERNEL_VERSION}${fit?.loads === false ? `, not in the range: ${show(fit.why)}` : ', loads'})`],
+    ['tools', list(v.tools)],
+    ['hooks', list(v.hooks)],
+    ['commands', list(v.commands.map((c) => `airlock ${c}`))],
+    ['uses', v.uses.length === 0 ? 'none declared' : list(v.uses)],
+    ...(v.tarball === undefined ? [] : [['tarball', show(v.tarball)]]),
+  ];
+  for (const [key, value] of rows) lines.push(`${`${key}:`.padEnd(10)}${value}`);
+  lines.push('', 'options: read once it is installed (its module is not downloaded or run before that)');
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
 }

@@ -14,16 +14,34 @@ export function extensionSubcommands(parent: Command, globals: (cmd: Command) =>
 
   parent
     .command('info')
-    .description("one extension's manifest, options (types and defaults), tools, hooks and the commands it brings")
-    .argument('<name>', 'its name, package name or path (as `airlock extensions` lists it, or installed in this project)')
+    .description("one extension's manifest, options (types and defaults), tools, hooks and the commands it brings; a package installed nowhere here is looked up on the registry")
+    .argument('<name>', 'its name, package name or path (as `airlock extensions` lists it, installed here, or on the registry)')
     .action(async (name: string, _opts: unknown, cmd: Command) => done(await (await import('./extensions-info.js')).extensionsInfoCommand({ name }, globals(cmd), io)));
 
   parent
     .command('add')
-    .description("install an extension with the project's package manager, check its kernel range, then add it to the project settings (--user: for every project of this user)")
+    .description("check an extension, show what it declares and ask, install it (Airlock's own @airlock/* from the CLI's copy, offline), pin it in airlock-lock.json and add it to the project settings (--user: for every project of this user)")
     .argument('<package>', 'an npm package name (with an optional @version), a folder, or a .tgz made by `npm pack`')
     .option('--user', "install into the user's extension folder (~/.config/airlock/extensions) and add it to the user settings, for every project")
-    .action(async (spec: string, opts: { user?: boolean }, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec, ...opts }, globals(cmd), io)));
+    .option('--yes', 'do not ask on a terminal (what the package declares is still shown)')
+    .action(async (spec: string, opts: { user?: boolean; yes?: boolean }, cmd: Command) => done(await (await import('./extensions-add.js')).extensionsAddCommand({ spec, ...opts }, globals(cmd), io)));
+
+  parent
+    .command('update')
+    .description('move each package `extensions add` pinned (or the one named) to its latest release, showing what changed in what it declares')
+    .argument('[name]', 'one package name (default: every pinned package of the settings)')
+    .option('--user', 'the packages added to the user settings')
+    .option('--yes', 'do not ask on a terminal (the changes are still shown)')
+    .action(async (name: string | undefined, opts: { user?: boolean; yes?: boolean }, cmd: Command) =>
+      done(await (await import('./extensions-update.js')).extensionsUpdateCommand({ ...(name === undefined ? {} : { name }), ...opts }, globals(cmd), io)),
+    );
+
+  parent
+    .command('remove')
+    .description('take an extension out of the settings, its pin out of the lock, and uninstall it')
+    .argument('<name>', 'its package name')
+    .option('--user', 'from the user settings and extension folder')
+    .action(async (name: string, opts: { user?: boolean }, cmd: Command) => done(await (await import('./extensions-remove.js')).extensionsRemoveCommand({ name, ...opts }, globals(cmd), io)));
 
   parent
     .command('check')
