@@ -9,7 +9,7 @@ import { testIO } from './test-io.js';
 
 vi.setConfig({ testTimeout: scaledMs(90_000) });
 
-function machine() {
+function machine(env: Record<string, string> = {}) {
   const base = makeTempDir('airlock-info-');
   const home = join(base, 'home');
   const project = join(base, 'project');
@@ -17,6 +17,7 @@ function machine() {
   mkdirSync(join(project, '.git'), { recursive: true });
   const airlock = async (args: string[]) => {
     const io = testIO(project, home);
+    io.env = { ...io.env, ...env };
     const code = await run(args, io);
     return { code, out: io.out(), err: io.err() };
   };
@@ -81,11 +82,16 @@ export default { name: 'acme-ext', options: Type.Object({ size: Type.Integer({ d
     expect(existsSync(join(m.base, 'module-ran'))).toBe(false);
   });
 
-  it('names what to give for an extension it cannot find', async () => {
-    const m = machine();
+  it('names what to give for an extension it cannot find, here or on a registry it cannot reach', async () => {
+    const m = machine({ PATH: process.env.PATH ?? '', npm_config_registry: 'http://127.0.0.1:9/', npm_config_cache: join(makeTempDir('airlock-info-npm-'), 'cache') });
     const r = await m.airlock(['extensions', 'info', 'no-such-extension']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('No extension "no-such-extension" here');
-    expect(r.err).toContain("Give an extension's name");
+    expect(r.err).toContain('No extension "no-such-extension" is installed here, and the registry could not be asked');
+    expect(r.err).toContain('ECONNREFUSED');
+    expect(r.err).toContain("give a folder or the name as `airlock extensions` lists it");
+    // A path is never looked up on a registry.
+    const path = await m.airlock(['extensions', 'info', './no-such-folder']);
+    expect(path.code).toBe(2);
+    expect(path.err).toContain('No extension "./no-such-folder" here');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { scaledMs } from '@airlock/kernel/testing';
 import { machine } from './add-machine.js';
-import { declarationsOf, diffDeclarations } from '../src/extensions/declarations.js';
+import { declarationsOf, describeDeclarations, diffDeclarations } from '../src/extensions/declarations.js';
 
 /**
  * Where `extensions add` takes packages from, what it pins, and `remove`: Airlock's own packages
@@ -197,8 +197,10 @@ describe('what a package declares', () => {
     const pkg = JSON.parse(readFileSync(join(m.ext, 'package.json'), 'utf8')) as { airlock: Record<string, unknown> };
     writeFileSync(
       join(m.ext, 'package.json'),
-      JSON.stringify({ ...pkg, version: '0.3.0', scripts: { postinstall: 'node x.js' }, airlock: { ...pkg.airlock, provides: { tools: ['shout', 'whisper'], hooks: ['tool_call:authorize'] }, uses: ['network'] } }),
+      JSON.stringify({ ...pkg, version: '0.3.0', scripts: { postinstall: 'node x.js' }, airlock: { ...pkg.airlock, provides: { tools: ['shout', 'whisper'], hooks: ['tool_call:authorize'] }, uses: ['network'], rules: { deny: ['bash(rm *)', { match: 'read(~/.ssh/**)', id: 'no-keys' }] } } }),
     );
-    expect(diffDeclarations(before, declarationsOf(m.ext))).toEqual(['+ tool whisper', '+ policy phase tool_call:authorize', '+ uses network', '+ install script postinstall']);
+    const after = declarationsOf(m.ext);
+    expect(diffDeclarations(before, after)).toEqual(['+ tool whisper', '+ policy phase tool_call:authorize', '+ rule deny bash(rm *)', '+ rule deny no-keys: read(~/.ssh/**)', '+ uses network', '+ install script postinstall']);
+    expect(describeDeclarations(after)).toContain('  rules it carries:       deny bash(rm *), deny no-keys: read(~/.ssh/**)');
   });
 });

@@ -150,8 +150,9 @@ function show(text: string): string {
 async function fromRegistry(name: string, g: GlobalOptions, io: IO): Promise<number> {
   const asked = await viewOnRegistry(name, resolve(io.cwd, g.cwd ?? '.'), io.env);
   if (!asked.ok) {
+    const none = /\bE404\b|404 Not Found/.test(asked.output);
     throw new UsageError(
-      `No extension "${displayText(name, { maxChars: 200 })}" is installed here, and the registry has none by that name:\n${tail(asked.output)}`,
+      `No extension "${displayText(name, { maxChars: 200 })}" is installed here, and the registry ${none ? 'has none by that name' : 'could not be asked'}:\n${tail(asked.output)}`,
       "Check the name (`airlock extensions search <words>` finds packages), or give a folder or the name as `airlock extensions` lists it.",
     );
   }

@@ -25,6 +25,10 @@ export interface Declarations {
   uses: string[];
   /** Its own dependencies, by name. */
   dependencies: string[];
+  /** Permission rules it carries (`airlock.rules`), as `deny bash(rm *)`: they apply with the trust of the settings that name it. */
+  rules: string[];
+  /** Settings keys it sets defaults for (`airlock.settings`). */
+  settings: string[];
 }
 
 /**
@@ -53,6 +57,8 @@ export function declarationsOf(dir: string): Declarations {
     bin,
     uses: manifest?.ok === true ? [...(manifest.manifest.uses ?? [])] : [],
     dependencies: Object.keys(pkg.dependencies ?? {}).sort(),
+    rules: manifest?.ok === true ? ruleLines(manifest.carries?.rules) : [],
+    settings: manifest?.ok === true ? Object.keys(manifest.carries?.settings ?? {}).sort() : [],
   };
 }
 
@@ -67,6 +73,8 @@ export function describeDeclarations(d: Declarations): string[] {
     `  policy phases it joins: ${list(policy)}${policy.length > 0 ? ' (it judges or changes calls)' : ''}`,
     ...(other.length > 0 ? [`  other hooks:            ${list(other)}`] : []),
     `  commands it brings:     ${list(d.commands.map((c) => `airlock ${c}`))}`,
+    ...(d.rules.length > 0 ? [`  rules it carries:       ${list(d.rules)}`] : []),
+    ...(d.settings.length > 0 ? [`  settings it sets:       ${list(d.settings)}`] : []),
     `  processes, network:     ${d.uses.length === 0 ? 'none declared' : list(d.uses)}`,
     `  install scripts:        ${d.installScripts.length === 0 ? 'none' : `${list(d.installScripts)} (run by the package manager as you, outside any sandbox)`}`,
     ...(d.bin.length > 0 ? [`  programs on PATH:       ${list(d.bin)}`] : []),
@@ -91,9 +99,28 @@ export function diffDeclarations(before: Declarations, after: Declarations): str
   compare('policy phase', phase(before.hooks, true), phase(after.hooks, true));
   compare('hook', phase(before.hooks, false), phase(after.hooks, false));
   compare('command', before.commands.map((c) => `airlock ${c}`), after.commands.map((c) => `airlock ${c}`));
+  compare('rule', before.rules, after.rules);
+  compare('setting', before.settings, after.settings);
   compare('uses', before.uses, after.uses);
   compare('install script', before.installScripts, after.installScripts);
   compare('program on PATH', before.bin, after.bin);
   compare('dependency', before.dependencies, after.dependencies);
+  return lines;
+}
+
+/** `{ deny: ['bash(rm *)', { match: 'read(~/.ssh/**)', id: 'no-keys' }] }` → `['deny bash(rm *)', 'deny no-keys: read(~/.ssh/**)']`. */
+function ruleLines(rules: Readonly<Record<string, unknown>> | undefined): string[] {
+  const lines: string[] = [];
+  for (const effect of ['deny', 'ask', 'allow']) {
+    const list = rules?.[effect];
+    if (!Array.isArray(list)) continue;
+    for (const rule of list) {
+      if (typeof rule === 'string') lines.push(`${effect} ${rule}`);
+      else if (typeof rule === 'object' && rule !== null) {
+        const r = rule as { match?: unknown; id?: unknown };
+        lines.push(`${effect} ${typeof r.id === 'string' ? `${r.id}: ` : ''}${String(r.match)}`);
+      }
+    }
+  }
   return lines;
 }
