@@ -8,10 +8,11 @@ import type { ExtensionEntry } from './settings/index.js';
 
 /**
  * Names (relative globs) that are settings wherever discovery looks: the cosmiconfig files, the
- * project's `.airlock/` folder (local rules), and cosmiconfig's own meta config, which can add
- * search places.
+ * project's `.airlock/` folder (local rules), cosmiconfig's own meta config, which can add
+ * search places, and the lock beside the settings (`airlock-lock.json`): a model that could
+ * rewrite it could re-pin a package it had edited in node_modules.
  */
-export const SETTINGS_NAMES: readonly string[] = Object.freeze(['.airlockrc*', 'airlock.config.*', '.airlock/**', '.config/config.*']);
+export const SETTINGS_NAMES: readonly string[] = Object.freeze(['.airlockrc*', 'airlock.config.*', '.airlock/**', '.config/config.*', 'airlock-lock.json']);
 
 const AUDIT_PACKAGE = '@airlock/audit-log';
 

@@ -49,7 +49,7 @@ describe('protected paths: the one list of Airlock-owned files', () => {
     // Discovery reads the project folder and each folder above it up to (not including) home.
     expect(p.settingsFolders).toEqual([m.project, join(m.home, 'work')]);
     expect(p.settingsTrees).toEqual([m.project]);
-    expect(p.settingsNames).toEqual(expect.arrayContaining(['.airlockrc*', 'airlock.config.*', '.airlock/**', 'node_modules/@airlock/audit-log/**']));
+    expect(p.settingsNames).toEqual(expect.arrayContaining(['.airlockrc*', 'airlock.config.*', '.airlock/**', 'airlock-lock.json', 'node_modules/@airlock/audit-log/**']));
     // The default set loads whatever settings list (they add to it), so its packages are guarded too.
     expect(p.settingsNames).toContain('node_modules/@airlock/path-policy/**');
     // Extensions get exactly this list, and cannot change it.

@@ -33,7 +33,7 @@ export interface ProtectedSet {
 }
 
 /** Literal stems of the settings names: a command text containing one names a settings file. */
-const SETTINGS_STEMS = ['.airlockrc', 'airlock.config.', '.airlock/'];
+const SETTINGS_STEMS = ['.airlockrc', 'airlock.config.', '.airlock/', 'airlock-lock.json'];
 
 interface Place {
   /** The location and its real path, NFC, without a trailing slash. */
