@@ -74,6 +74,8 @@ describe('Airlock\'s own packages, from the CLI\'s copy', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain("@airlock/comand-hooks is not one of Airlock's own packages");
     expect(unknown.err).toContain('@airlock/command-hooks');
+    // Extensions only: a library is not something to add.
+    expect(unknown.err).not.toContain('@airlock/kernel');
     expect(unknown.err).toContain('@airlock:registry');
     const version = await m.airlock(['extensions', 'add', '@airlock/command-hooks@^9']);
     expect(version.code).toBe(2);

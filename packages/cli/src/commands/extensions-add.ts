@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { packageFilesDigest, versionSatisfies, writeLockEntry, type LockedPackage } from '@airlock/host';
+import { packageFilesDigest, readManifest, versionSatisfies, writeLockEntry, type LockedPackage } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { consent } from '../extensions/consent.js';
 import { declarationsOf, describeDeclarations } from '../extensions/declarations.js';
@@ -49,7 +49,8 @@ async function addOwnCopy(spec: { name: string; range?: string }, target: Instal
   const copy = ownCopy();
   const own = copy.get(spec.name);
   if (own === undefined) {
-    const official = [...copy.keys()].filter((name) => !name.endsWith('/cli')).join(', ');
+    // The extensions among them: libraries (the kernel, shell-analysis…) are not something to add.
+    const official = [...copy.values()].filter((p) => readManifest(p.dir, {}).ok).map((p) => p.name).join(', ');
     throw new UsageError(
       `${spec.name} is not one of Airlock's own packages; this CLI carries ${official}. Nothing was changed.`,
       'Check the name. Packages under @airlock/ come only from the CLI itself, never from a registry, unless you configure one for the scope (`@airlock:registry=<url>` in .npmrc).',
