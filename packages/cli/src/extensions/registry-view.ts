@@ -25,7 +25,8 @@ export interface RegistryView {
  * @example await viewOnRegistry('@acme/guard', '/p', process.env) // { ok: true, view: { name: '@acme/guard', version: '1.2.0', kind: 'policy', … } }
  */
 export async function viewOnRegistry(spec: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ok: true; view: RegistryView } | { ok: false; output: string }> {
-  const run = await runPackageManager('npm', ['view', spec, '--json'], cwd, env);
+  // A lookup answers at once or says why: npm's default retries wait about a minute on a registry that is down.
+  const run = await runPackageManager('npm', ['view', spec, '--json', '--fetch-retries=0'], cwd, env);
   if (run.code !== 0) return { ok: false, output: run.output };
   let data: unknown;
   try {
