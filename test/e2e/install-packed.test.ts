@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EXTENSIONS } from '@airlock/host';
 import { publishedPackages } from '../../scripts/workspace-packages.mjs';
 import { ROOT } from './harness.js';
+import { packedTarballs } from './packed.js';
 import { scaledMs } from '@airlock/kernel/testing';
 
 /**
@@ -42,7 +43,6 @@ const npm = (args: string[], cwd: string) => exec('npm', [...args, '--prefer-off
 
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-install-')));
-  tarballs = join(base, 'tarballs');
   const home = join(base, 'home');
   mkdirSync(home);
   // The user's npm cache, read before HOME moves, so a run downloads only what is not cached yet.
@@ -57,8 +57,7 @@ beforeAll(async () => {
     npm_config_cache: cache,
     npm_config_update_notifier: 'false',
   };
-  const packed = await exec(process.execPath, [join(ROOT, 'scripts/pack.mjs'), tarballs], { cwd: ROOT, env: process.env });
-  if (packed.code !== 0) throw new Error(`scripts/pack.mjs failed:\n${packed.stderr}`);
+  tarballs = await packedTarballs();
 }, scaledMs(300_000));
 
 // Several npm installs live under base: removing them is slow under load, so it gets its own limit.

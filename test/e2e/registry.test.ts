@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaledMs } from '@airlock/kernel/testing';
 import { publishedPackages } from '../../scripts/workspace-packages.mjs';
 import { BIN, ROOT, type Run } from './harness.js';
+import { packedTarballs } from './packed.js';
 import { startRegistry, type Registry } from './registry.js';
 
 const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -16,7 +17,7 @@ const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve('@modelcontextp
  * Airlock as a user gets it from an npm registry: every published @airlock package and two
  * third-party packages (@acme/airlock-guard, a tool, and @acme/airlock-policy, a policy, both
  * made with `airlock extensions new`) are published to a Verdaccio started here, and then, in a
- * fresh HOME whose npm knows only that registry and has an empty cache, the CLI is installed with
+ * fresh HOME whose npm knows only that registry, the CLI is installed with
  * `npm i -g` and the third-party packages with `airlock extensions add`.
  *
  * The registry serves the @airlock and @acme scopes only from what was published to it, as a
@@ -52,7 +53,7 @@ function succeeded(what: string, run: Run): Run {
 
 let base = '';
 let registry: Registry | undefined;
-/** The user's machine: a HOME of its own, npm naming only the test registry, an empty npm cache. */
+/** The user's machine: a HOME of its own, npm naming only the test registry. */
 let user: NodeJS.ProcessEnv = {};
 const prefix = () => join(base, 'global');
 const airlock = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) => exec(join(prefix(), 'bin/airlock'), args, { cwd, env: { ...user, ...env }, timeoutMs: scaledMs(120_000) });
@@ -63,12 +64,11 @@ const acmeDir = (kind: 'tool' | 'policy') => join(base, 'acme', kind);
 
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'airlock-registry-')));
-  const tarballs = join(base, 'tarballs');
   const acme = join(base, 'acme');
   // Packing takes most of this hook (tsc for each extension): the registry and the third-party
   // packages are made meanwhile.
-  const [packed, started] = await Promise.all([
-    timed('pack', () => exec(process.execPath, [join(ROOT, 'scripts/pack.mjs'), tarballs], { cwd: ROOT, env: process.env, timeoutMs: scaledMs(300_000) })),
+  const [tarballs, started] = await Promise.all([
+    timed('pack (or wait for install-packed to)', () => packedTarballs()),
     timed('verdaccio start', async () => {
       const upstream = succeeded('npm config get registry', await exec('npm', ['config', 'get', 'registry'], { cwd: base, env: process.env, timeoutMs: scaledMs(30_000) }));
       return startRegistry({ uplink: upstream.stdout.trim(), privateScopes: ['@airlock', '@acme'] });
@@ -80,7 +80,6 @@ beforeAll(async () => {
     }),
   ]);
   registry = started;
-  succeeded('scripts/pack.mjs', packed);
 
   // The publisher's own npm config: the registry and its token (npm and pnpm refuse to publish without one).
   const publisher = join(base, 'publisher');
@@ -95,6 +94,7 @@ beforeAll(async () => {
   // A few at a time: each is a process of its own on a 2-core machine.
   await timed('publish all', () => Promise.all([1, 2, 3, 4].map(async () => { for (let next = queue.shift(); next !== undefined; next = queue.shift()) await publish(next); })));
 
+  const machineCache = succeeded('npm config get cache', await exec('npm', ['config', 'get', 'cache'], { cwd: base, env: process.env, timeoutMs: scaledMs(30_000) })).stdout.trim();
   const home = join(base, 'home');
   mkdirSync(join(home, '.config'), { recursive: true });
   // What a user writes to use a company registry: one line, no token (installing needs none).
@@ -108,7 +108,10 @@ beforeAll(async () => {
     NO_COLOR: '1',
     // Wins over any npm config file on this machine (npm's global one included).
     npm_config_registry: registry.url,
-    npm_config_cache: join(base, 'cache'),
+    // The machine's npm cache, read before HOME moved: it holds tarballs by their integrity, so
+    // it saves downloads without deciding anything. What to install comes from the package
+    // documents, and those only this registry serves (its URL is the cache key).
+    npm_config_cache: machineCache,
     npm_config_update_notifier: 'false',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
@@ -127,7 +130,7 @@ afterAll(async () => {
 
 describe('a user with only the registry', () => {
   it('installs @airlock/cli with npm i -g from the registry, and it runs', async () => {
-    // npm was given a bare name, knows no other registry and had an empty cache: the CLI, with the
+    // npm was given a bare name and knows no other registry: the CLI, with the
     // @airlock packages bundled in it, came from the test registry.
     const installed = JSON.parse(readFileSync(join(prefix(), 'lib/node_modules/@airlock/cli/package.json'), 'utf8')) as { version: string };
     expect(installed.version).toBe(cliVersion());
