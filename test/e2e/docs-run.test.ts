@@ -145,4 +145,12 @@ async function runDocs(base: string): Promise<void> {
   expect(existsSync(join(home, 'my-project', 'node_modules', 'airlock-text-stats', 'src', 'index.ts'))).toBe(true);
   expect(seen['docs/guides/permissions.md']).toContain('decision: deny (no-force-push)');
   expect(seen['docs/guides/packaging.md']).toContain('Hello, Grace!');
+  // The registry flows: Airlock's own package offline, then a third party's through a private registry.
+  expect(seen['docs/guides/packaging.md']).toContain("Added @airlock/command-hooks 1.0.0 from Airlock's own copy (nothing was downloaded)");
+  expect(seen['docs/guides/packaging.md']).toMatch(/@acme\/airlock-guard\s+0\.1\.0\s+tool/);
+  expect(seen['docs/guides/packaging.md']).toContain('@acme/airlock-guard 0.1.0 (tool), on the registry');
+  expect(seen['docs/guides/packaging.md']).toContain('3 words');
+  expect(seen['docs/guides/packaging.md']).toContain('@acme/airlock-guard: 0.1.0 → 0.2.0');
+  expect(seen['docs/guides/packaging.md']).toContain('+ uses network');
+  expect(seen['docs/guides/packaging.md']).toContain('Removed @acme/airlock-guard');
 }
