@@ -27,13 +27,13 @@ const TOOL = (body: string) => `export default {
 };
 `;
 
-function pkg(o: { source?: string; files?: string[]; kernel?: string; readme?: boolean; tests?: boolean; keyword?: boolean } = {}) {
+function pkg(o: { source?: string; files?: string[]; kernel?: string; readme?: boolean; tests?: boolean; keyword?: boolean; dependencies?: Record<string, string> } = {}) {
   const base = makeTempDir('airlock-check-');
   const dir = join(base, 'airlock-words');
   mkdirSync(join(dir, 'dist'), { recursive: true });
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name: 'airlock-words', version: '0.3.0', type: 'module', ...(o.keyword === false ? {} : { keywords: ['airlock-extension'] }), ...(o.files === undefined ? {} : { files: o.files }), airlock: { extension: './dist/index.js', kernel: o.kernel ?? '^1.0.0', provides: { tools: ['count_words'] } } }),
+    JSON.stringify({ name: 'airlock-words', version: '0.3.0', type: 'module', ...(o.keyword === false ? {} : { keywords: ['airlock-extension'] }), ...(o.files === undefined ? {} : { files: o.files }), ...(o.dependencies === undefined ? {} : { dependencies: o.dependencies }), airlock: { extension: './dist/index.js', kernel: o.kernel ?? '^1.0.0', provides: { tools: ['count_words'] } } }),
   );
   writeFileSync(join(dir, 'dist', 'index.js'), o.source ?? TOOL("resources: ({ path }) => [{ kind: 'fs.read', path }],"));
   if (o.readme !== false) writeFileSync(join(dir, 'README.md'), '# airlock-words\n');
@@ -70,13 +70,15 @@ describe('airlock extensions check', () => {
   });
 
   it('warns of a path parameter without resources(), a missing README and missing tests', async () => {
-    const p = pkg({ source: TOOL(''), readme: false, tests: false, keyword: false });
+    const p = pkg({ source: TOOL(''), readme: false, tests: false, keyword: false, dependencies: { '@airlock/kernel': '^1.0.0' } });
     const r = await p.airlock(['--json', 'extensions', 'check', p.dir]);
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.out) as { ok: boolean; checks: { what: string; result: string; said: string }[] };
+    const report = JSON.parse(r.out) as { ok: boolean; checks: { what: string; result: string; said: string; fix?: string }[] };
     expect(report.ok).toBe(true);
     const warned = report.checks.filter((c) => c.result === 'warning').map((c) => c.what);
-    expect(warned).toEqual(['keyword', 'README', 'tests', 'dry load']);
+    expect(warned).toEqual(['keyword', 'dependencies', 'README', 'tests', 'dry load']);
+    // extensions add would refuse it for a project: said before it is published.
+    expect(report.checks.find((c) => c.what === 'dependencies')).toMatchObject({ said: expect.stringContaining('@airlock/kernel is a dependency'), fix: expect.stringContaining('Move @airlock/* to devDependencies') });
     expect(report.checks.find((c) => c.what === 'keyword')?.said).toContain('no "airlock-extension" keyword: `airlock extensions search`');
     expect(report.checks.find((c) => c.what === 'dry load' && c.result === 'warning')?.said).toMatch(/takes "path", which looks like a path, but declares no resources\(\)/);
   });

@@ -62,6 +62,7 @@ async function checkPackage(dir: string, o: { published: string[] | undefined; s
   checks.push(refused === undefined ? { what: 'kernel range', result: 'ok', said: `${m.manifest.kernel} accepts this kernel (${KERNEL_VERSION})` } : { what: 'kernel range', result: 'error', said: firstParagraph(refused.message), ...(refused.fix === undefined ? {} : { fix: refused.fix }) });
 
   checks.push(keywordCheck(dir));
+  if (!m.packageName.startsWith('@airlock/')) checks.push(airlockDependencyCheck(dir));
 
   const entry = m.manifest.extension.replace(/^\.\//, '');
   if (o.published !== undefined && !o.published.includes(entry)) {
@@ -87,6 +88,24 @@ function keywordCheck(dir: string): Check {
   const { keywords } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { keywords?: unknown };
   if (hasExtensionKeyword(keywords)) return { what: 'keyword', result: 'ok', said: `"${EXTENSION_KEYWORD}" is among its keywords` };
   return { what: 'keyword', result: 'warning', said: `package.json has no "${EXTENSION_KEYWORD}" keyword: \`airlock extensions search\` and npm's keyword search will not find it.`, fix: `Add "keywords": ["${EXTENSION_KEYWORD}"] to package.json.` };
+}
+
+/**
+ * `@airlock/*` among its dependencies or peer dependencies: a project's package manager would
+ * fetch those from a registry, where anyone could have published the name, so `extensions add`
+ * refuses the package for a project. The host hands every extension its own contract, kernel,
+ * toolkit and typebox; types and tests need them as devDependencies only.
+ */
+function airlockDependencyCheck(dir: string): Check {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, unknown>; peerDependencies?: Record<string, unknown> };
+  const named = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})].filter((name) => name.startsWith('@airlock/'));
+  if (named.length === 0) return { what: 'dependencies', result: 'ok', said: 'no @airlock package among them (the host hands you its own)' };
+  return {
+    what: 'dependencies',
+    result: 'warning',
+    said: `${[...new Set(named)].join(', ')} ${named.length === 1 ? 'is a dependency' : 'are dependencies'}: a project's package manager would fetch ${named.length === 1 ? 'it' : 'them'} from a registry, so \`airlock extensions add\` installs this package only for a user (--user), where ${named.length === 1 ? 'it is' : 'they are'} linked to Airlock's own copy.`,
+    fix: 'Move @airlock/* to devDependencies: the host hands every extension its own @airlock/contract, @airlock/kernel, @airlock/toolkit and typebox at run time.',
+  };
 }
 
 /** Load it alone in a throwaway host: its own temp folders, the package by path in code settings. */
