@@ -96,6 +96,16 @@ export interface ExtensionAPI<S extends object = {}> extends HookRegistrar {
   readonly cwd: string;
   /** The kernel's session: the same id tools see as `ctx.sessionId` (audit records, spill folders). */
   readonly sessionId: string;
+  /**
+   * The file the session's transcript is being written to, once the program driving this host
+   * opened one (`airlock run`, an SDK agent recording its session); undefined for calls that belong
+   * to no transcript (`airlock call`, an MCP or RPC client's call). Read it when a call arrives:
+   * the transcript is opened after the host. Undefined on hosts older than this API.
+   *
+   * @example
+   * const path = api.transcriptPath?.(); // '/home/me/.local/state/airlock/sessions/…/2026-….jsonl'
+   */
+  transcriptPath?(): string | undefined;
   /** The environment the host runs with (what tools see as `ctx.env`), e.g. to find secret values to redact. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where a person's "always" answers are saved; undefined when the host keeps no settings files. */

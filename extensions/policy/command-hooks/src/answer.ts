@@ -4,6 +4,9 @@ import { schemaProblemLines } from '@airlock/toolkit/util';
 import type { ToolEvent } from './options.js';
 import type { HookRun } from './run-hook.js';
 
+/** Every value a hook's top-level `decision` may hold (HookOutput.decision spells the same list). */
+export const TOP_LEVEL_DECISIONS = ['block', 'approve', 'ask', 'allow', 'deny', 'defer'] as const;
+
 /** Claude Code caps what a hook hands the model (additionalContext, reasons) at 10,000 characters. */
 export const TEXT_CAP_CHARS = 10_000;
 
@@ -17,7 +20,13 @@ export const HookOutput = Type.Object({
   stopReason: Type.Optional(Type.String()),
   suppressOutput: Type.Optional(Type.Boolean()),
   systemMessage: Type.Optional(Type.String()),
-  decision: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('approve')])),
+  /**
+   * Claude Code documents `block` (and, deprecated for PreToolUse, `approve`). Public PreToolUse
+   * scripts also print `ask`, `allow`, `deny` and `defer` here, meaning what `permissionDecision`
+   * means by them: read them that way rather than failing the hook and so denying what its author
+   * meant to ask about or allow.
+   */
+  decision: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('approve'), Type.Literal('ask'), Type.Literal('allow'), Type.Literal('deny'), Type.Literal('defer')])),
   reason: Type.Optional(Type.String()),
   hookSpecificOutput: Type.Optional(
     Type.Object({
@@ -76,6 +85,10 @@ function parseJson(stdout: string, event: ToolEvent): HookOutput | undefined | s
     return undefined;
   }
   if (!Value.Check(HookOutput, value)) {
+    const decision = (value as { decision?: unknown } | null)?.decision;
+    if (decision !== undefined && !(TOP_LEVEL_DECISIONS as readonly unknown[]).includes(decision)) {
+      return `its JSON output has "decision": ${JSON.stringify(decision)?.slice(0, 80)}, which means nothing to Claude Code or Airlock; print one of ${TOP_LEVEL_DECISIONS.map((d) => `"${d}"`).join(', ')}, or hookSpecificOutput.permissionDecision`;
+    }
     return `its JSON output does not have Claude Code's shape (${schemaProblemLines(HookOutput, value)[0] ?? 'wrong shape'})`;
   }
   const name = value.hookSpecificOutput?.hookEventName;

@@ -45,7 +45,13 @@ const extension = {
         ...(api.sandbox === undefined ? {} : { sandbox: api.sandbox }),
         ...(api.processSandbox === undefined ? {} : { wrap: (argv: readonly string[], options: Parameters<NonNullable<typeof api.processSandbox>['wrap']>[1]) => api.processSandbox!.wrap(argv, options) }),
       },
-      facts: { sessionId: api.sessionId, cwd: api.cwd },
+      facts: {
+        sessionId: api.sessionId,
+        cwd: api.cwd,
+        // Read when a hook runs: a transcript is opened after the host, and who can answer may change.
+        canAsk: () => api.ui.interactive,
+        transcriptPath: () => api.transcriptPath?.(),
+      },
       log: api.log,
     };
     const verdicts = new VerdictStore();

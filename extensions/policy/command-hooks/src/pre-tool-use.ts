@@ -124,24 +124,30 @@ async function judgeOne(deps: PreDeps, hook: CompiledHook, mapping: ToolMapping,
   return { ...base, ...decided, ...(updatedArgs === undefined ? {} : { updatedArgs }) };
 }
 
-/** `permissionDecision`, or the deprecated top-level `decision: approve | block`; `defer` is no decision. */
+/**
+ * `permissionDecision`, else the top-level `decision`: Claude Code's deprecated `approve` / `block`,
+ * and the `ask` / `allow` / `deny` public scripts print there, each meaning what the same word
+ * means as a permissionDecision. `defer` is no decision (Claude Code defers to its next step; here
+ * the policy decides). `hookSpecificOutput` wins when both are given, as in Claude Code.
+ */
 function decisionOf(out: HookOutput | undefined): Pick<HookVerdict, 'effect' | 'reason'> {
   const specific = out?.hookSpecificOutput;
   const reason = specific?.permissionDecisionReason ?? out?.reason;
   const r = reason === undefined ? {} : { reason };
-  switch (specific?.permissionDecision) {
+  const word = specific?.permissionDecision ?? out?.decision;
+  switch (word) {
     case 'deny':
+    case 'block':
       return { effect: 'deny', ...r };
     case 'ask':
       return { effect: 'ask', ...r };
     case 'allow':
+    case 'approve':
       return { effect: 'allow', ...r };
     case 'defer':
+    case undefined:
       return {};
   }
-  if (out?.decision === 'block') return { effect: 'deny', ...r };
-  if (out?.decision === 'approve') return { effect: 'allow', ...r };
-  return {};
 }
 
 function failed(deps: PreDeps, hook: CompiledHook, problem: string): HookVerdict {

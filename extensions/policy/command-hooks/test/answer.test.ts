@@ -22,6 +22,15 @@ describe('reading a hook\'s exit code and output the way Claude Code does', () =
     expect(readAnswer(run(1, '{"decision":"block","reason":"r"}'), 'PreToolUse')).toEqual({ kind: 'answer', output: { decision: 'block', reason: 'r' } });
   });
 
+  it('every top-level decision word public scripts print is an answer, and an unknown one is a failure naming the words', () => {
+    for (const word of ['ask', 'allow', 'deny', 'defer', 'approve', 'block']) {
+      expect(readAnswer(run(0, JSON.stringify({ decision: word, reason: 'r' })), 'PreToolUse')).toEqual({ kind: 'answer', output: { decision: word, reason: 'r' } });
+    }
+    const unknown = readAnswer(run(0, '{"decision":"maybe"}'), 'PreToolUse');
+    expect(unknown).toMatchObject({ kind: 'failure', problem: expect.stringContaining('"decision": "maybe"') });
+    expect(unknown).toMatchObject({ problem: expect.stringContaining('"ask"') });
+  });
+
   it('JSON of the wrong shape or for another event is a failure, not an answer', () => {
     expect(readAnswer(run(0, '{"hookSpecificOutput":{"permissionDecision":"yes"}}'), 'PreToolUse')).toMatchObject({ kind: 'failure', problem: expect.stringContaining("Claude Code's shape") });
     expect(readAnswer(run(0, '{"hookSpecificOutput":{"hookEventName":"PostToolUse"}}'), 'PreToolUse')).toMatchObject({ kind: 'failure', problem: 'its JSON output is for PostToolUse, not PreToolUse' });

@@ -142,7 +142,8 @@ describe('PreToolUse hooks in bash and python3', () => {
     await m.call(host, 'bash', { command: 'true', timeout: 7 });
     await m.call(host, 'find', { pattern: '*.txt' });
     const seen = readFileSync(join(m.project, 'seen.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(seen[0]).toMatchObject({ session_id: host.kernel.session.id, cwd: m.project, hook_event_name: 'PreToolUse', permission_mode: 'default', tool_name: 'Read', tool_input: { file_path: join(m.project, 'a.txt'), offset: 1 }, tool_use_id: 'call-1' });
+    // A lone call belongs to no transcript; with nobody to answer an ask the mode is Claude Code's dontAsk.
+    expect(seen[0]).toMatchObject({ session_id: host.kernel.session.id, transcript_path: '', cwd: m.project, hook_event_name: 'PreToolUse', permission_mode: 'dontAsk', tool_name: 'Read', tool_input: { file_path: join(m.project, 'a.txt'), offset: 1 }, tool_use_id: 'call-1' });
     expect(seen[1]).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'true', timeout: 7000 } });
     expect(seen[2]).toMatchObject({ tool_name: 'Glob', tool_input: { pattern: '*.txt' } });
     const env = readFileSync(join(m.project, 'env.txt'), 'utf8');

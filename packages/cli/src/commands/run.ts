@@ -56,6 +56,8 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
     }
     const { provider, model } = await openModel(a.model, a.baseUrl, host, io);
     const { transcript, history } = startTranscript(a, host, g, io);
+    // Extensions (command hooks' transcript_path) learn where this session is recorded.
+    host.services.transcriptPath = transcript.path;
     const runner = hostRunner(host);
     const systemPrompt = (tools: readonly AnyAgentTool[]): string =>
       buildSystemPrompt({ tools, ...(provider.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.session.cwd });

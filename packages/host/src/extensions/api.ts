@@ -178,6 +178,7 @@ export function createExtensionApi(ctx: ApiContext): ExtensionSandbox {
     kernelVersion: KERNEL_VERSION,
     cwd: ctx.cwd,
     sessionId: ctx.kernel.session.id,
+    transcriptPath: () => ctx.services.transcriptPath,
     env: ctx.kernel.session.env,
     ...(ctx.rules === undefined ? {} : { rules: ctx.rules }),
     ...(ctx.protectedPaths === undefined ? {} : { protectedPaths: ctx.protectedPaths }),

@@ -24,6 +24,13 @@ export class HostServices {
   /** Listeners of runs, turns and model requests (never message content); see AgentActivity. */
   readonly activity: EventListeners<AgentActivity>;
 
+  /**
+   * The file the session's transcript is written to, set by the program that opened it after the
+   * host (`airlock run`, an SDK agent); extensions read it as `api.transcriptPath()` (command
+   * hooks hand it to hook scripts as `transcript_path`). Undefined while no transcript is kept.
+   */
+  transcriptPath: string | undefined = undefined;
+
   constructor(log: Logger) {
     this.activity = new EventListeners(log, 'api.onAgentActivity', 'agent activity listener');
   }
