@@ -333,21 +333,46 @@ export default defineExtension({
     expect(r).toMatchObject({ code: 0, stdout: '1.0.0/1.0.0!\n' });
   });
 
-  it('an extension that throws blocks every tool, unless its entry is optional: then the others load and run', async () => {
-    const s = sandbox();
-    const thrower = extensionPackage(s, 'exts/thrower', {
-      name: 'thrower',
-      source: `import type { Extension } from '@airlock/kernel';\nexport default { name: 'thrower', setup() { throw new Error('config file missing'); } } satisfies Extension;\n`,
+  // What a failed setup costs follows the manifest: a package that says it brings only tools
+  // loses those tools; a policy package, or one whose kind cannot be read, stops every tool.
+  const throwers = [
+    { kind: 'brings only tools', manifest: { tools: ['weather'] }, blocks: false },
+    { kind: 'has an authorize hook (a policy package)', manifest: { tools: ['weather'], hooks: ['tool_call:authorize'] }, blocks: true },
+    { kind: 'declares no provides (its kind cannot be read)', manifest: { provides: false as const }, blocks: true },
+  ];
+  for (const t of throwers) {
+    it(`an extension that ${t.kind} and throws in setup: ${t.blocks ? 'no tool runs, unless its entry is optional' : 'a built-in tool still runs, with a warning naming it'}`, async () => {
+      const s = sandbox();
+      s.write('project/notes.txt', 'kept\n');
+      const thrower = extensionPackage(s, 'exts/thrower', {
+        name: 'thrower',
+        ...t.manifest,
+        source: `export default { name: 'thrower', setup() { throw new Error('config file missing'); } };\n`,
+      });
+      s.write('home/.config/airlock/settings.json', { extensions: ['@airlock/tool-read', { path: thrower }] });
+      const r = await s.airlock(['call', 'read', '{"path":"notes.txt"}']);
+      expect(r.stderr).toContain('thrower');
+      expect(r.stderr).toContain('config file missing');
+      if (!t.blocks) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('kept');
+        // Its own tool is the only loss, and the model is told it is not there.
+        const own = await s.airlock(['--json', 'call', 'weather', '{}']);
+        expect(own.code).toBe(1);
+        expect(json(own.stdout)).toMatchObject({ outcome: 'not_found' });
+        return;
+      }
+      expect(r.code).toBe(1);
+      expect(r.stdout).not.toContain('kept');
+      expect(r.stderr).toContain('No tool may run');
+      if (t.manifest.hooks !== undefined) return; // a policy package blocks even when optional
+      s.write('home/.config/airlock/settings.json', { extensions: ['@airlock/tool-read', { path: thrower, optional: true }] });
+      const optional = await s.airlock(['call', 'read', '{"path":"notes.txt"}']);
+      expect(optional.code, optional.stderr).toBe(0);
+      expect(optional.stdout).toContain('kept');
+      expect(optional.stderr).toContain('config file missing');
     });
-    s.write('home/.config/airlock/settings.json', { extensions: [{ path: thrower }, { path: HELLO }] });
-    const blocked = await s.airlock(['call', 'hello', '{"name":"x"}']);
-    expect(blocked.code).toBe(1);
-    expect(blocked.stderr).toContain('config file missing');
-    s.write('home/.config/airlock/settings.json', { extensions: [{ path: thrower, optional: true }, { path: HELLO }] });
-    const r = await s.airlock(['call', 'hello', '{"name":"x"}']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('config file missing');
-  });
+  }
 
   it('fail closed: when a policy extension fails to load, no tool runs, and the message says how to fix it', async () => {
     const s = sandbox();

@@ -62,12 +62,17 @@ export function sandbox() {
 }
 
 /** A minimal extension package written into the sandbox. */
-export function extensionPackage(s: ReturnType<typeof sandbox>, dir: string, o: { name: string; kernel?: string; source: string; hooks?: string[] }): string {
+export function extensionPackage(
+  s: ReturnType<typeof sandbox>,
+  dir: string,
+  // `provides: false` leaves `provides` out of the manifest: a package whose kind cannot be read.
+  o: { name: string; kernel?: string; source: string; hooks?: string[]; tools?: string[]; provides?: false },
+): string {
   s.write(`${dir}/package.json`, {
     name: o.name,
     version: '0.1.0',
     type: 'module',
-    airlock: { extension: './src/index.ts', kernel: o.kernel ?? '^1.0.0', provides: { tools: [], hooks: o.hooks ?? [] } },
+    airlock: { extension: './src/index.ts', kernel: o.kernel ?? '^1.0.0', ...(o.provides === false ? {} : { provides: { tools: o.tools ?? [], hooks: o.hooks ?? [] } }) },
   });
   s.write(`${dir}/src/index.ts`, o.source);
   return join(s.base, dir);

@@ -108,7 +108,9 @@ describe.sequential('a named extension that cannot be found or loaded blocks eve
     expect(r.out + r.err).toContain('Did you mean "@airlock/path-policy"?');
   });
 
-  it('a tool extension whose setup throws blocks every call, not only its own tools', async () => {
+  // A package whose manifest says it brings only tools costs only those tools (issue 28): no guard
+  // is lost with it. One that could be a guard blocks (fail-closed-host.test.ts has every kind).
+  it('a tools-only extension whose setup throws costs only its own tools, with a warning naming it', async () => {
     const m = machine(undefined);
     const ext = join(m.dir, '..', 'broken');
     mkdirSync(join(ext, 'src'), { recursive: true });
@@ -116,10 +118,17 @@ describe.sequential('a named extension that cannot be found or loaded blocks eve
     writeFileSync(join(ext, 'src/index.ts'), "export default { name: 'broken-tool', setup() { throw new Error('no config found'); } };\n");
     writeFileSync(join(m.home, '.config', 'airlock', 'settings.json'), JSON.stringify({ extensions: [ext] }));
     const r = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
-    expect(r.code).not.toBe(0);
-    expect(r.out).not.toContain('plain notes');
-    expect(r.out + r.err).toContain('broken-tool');
-    expect(r.out + r.err).toContain('"optional": true');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('plain notes');
+    expect(r.err).toContain('broken-tool');
+    expect(r.err).toContain('no config found');
+    const own = await m.airlock(['call', 'wc', '{}']);
+    expect(own.code).not.toBe(0);
+    writeFileSync(join(ext, 'package.json'), JSON.stringify({ name: 'broken-tool', version: '1.0.0', type: 'module', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: { tools: ['wc'], hooks: ['tool_result:observe'] } } }));
+    const guard = await m.airlock(['call', 'read', '{"path":"notes.txt"}']);
+    expect(guard.code).not.toBe(0);
+    expect(guard.out).not.toContain('plain notes');
+    expect(guard.out + guard.err).toContain('"optional": true');
   });
 
   it('an entry marked optional is reported and the tools still run', async () => {

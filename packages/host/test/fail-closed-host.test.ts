@@ -160,19 +160,55 @@ describe('a policy extension that failed to load: every call on every entry poin
     });
   }
 
-  it('a plain tool extension that fails blocks too, unless its entry is optional: then the tools that loaded run', async () => {
+  // What a failure costs follows what the manifest says the package brings: tools only → those
+  // tools; anything that could be a guard, or a package whose kind cannot be read → everything.
+  const kinds = [
+    { kind: 'tools only (provides.tools, no hooks)', airlock: { provides: { tools: ['x'] } }, blocks: false },
+    { kind: 'no tools and no hooks declared (tools from a tool set, as mcp-tools)', airlock: { provides: { tools: [], hooks: [] } }, blocks: false },
+    { kind: 'tools and an observe hook (an auditor may be counted on)', airlock: { provides: { tools: ['x'], hooks: ['tool_result:observe'] } }, blocks: true },
+    { kind: 'a manifest without provides (its kind cannot be read)', airlock: {}, blocks: true },
+    { kind: 'tools plus airlock.rules (a policy pack)', airlock: { provides: { tools: ['x'] }, rules: { deny: ['fs.read(**/.x)'] } }, blocks: true },
+  ] as const;
+  for (const k of kinds) {
+    it(`a package that fails to set up, ${k.kind}: ${k.blocks ? 'blocks every tool unless optional' : 'costs only its own tools'}`, async () => {
+      const w = world();
+      const broken = writePackage(join(w.root, 'exts', 'broken'), {
+        name: 'broken',
+        airlock: { extension: './src/index.ts', kernel: '^1.0.0', ...k.airlock },
+        files: { 'src/index.ts': `export default { name: 'broken', setup() { throw new Error('nope'); } };\n` },
+      });
+      const named = await w.open([w.marker, broken]);
+      const first = await named.execute({ id: '0', name: 'mark', arguments: { file: join(w.project, 'first.txt') } });
+      if (k.blocks) {
+        expect(named.blocked?.extensions).toEqual(['broken']);
+        expect(first.outcome).toBe('denied');
+        expect(existsSync(join(w.project, 'first.txt'))).toBe(false);
+      } else {
+        expect(named.blocked).toBeUndefined();
+        expect(first.outcome).toBe('ok');
+        expect(named.diagnostics.find((d) => d.code === 'AIRLOCK_EXTENSION_SETUP_FAILED')?.message).toContain('nope');
+      }
+      if (!k.blocks || 'rules' in k.airlock) return;
+      const host = await w.open([w.marker, { path: broken, optional: true }]);
+      expect(host.blocked).toBeUndefined();
+      const m = await host.execute({ id: '1', name: 'mark', arguments: { file: join(w.project, 'ok.txt') } });
+      expect(m.outcome).toBe('ok');
+      expect(readFileSync(join(w.project, 'ok.txt'), 'utf8')).toBe('ran');
+    });
+  }
+
+  it('a tools-only package refused before its code runs (kernel range, missing entry module) costs only its tools; a broken manifest blocks', async () => {
     const w = world();
-    const broken = writePackage(join(w.root, 'exts', 'broken'), { name: 'broken', provides: { tools: ['x'] }, files: { 'src/index.ts': `export default { name: 'broken', setup() { throw new Error('nope'); } };\n` } });
-    const named = await w.open([w.marker, broken]);
-    expect(named.blocked?.extensions).toEqual(['broken']);
-    const refused = await named.execute({ id: '0', name: 'mark', arguments: { file: join(w.project, 'refused.txt') } });
-    expect(refused.outcome).toBe('denied');
-    expect(existsSync(join(w.project, 'refused.txt'))).toBe(false);
-    const host = await w.open([w.marker, { path: broken, optional: true }]);
-    expect(host.blocked).toBeUndefined();
-    const m = await host.execute({ id: '1', name: 'mark', arguments: { file: join(w.project, 'ok.txt') } });
-    expect(m.outcome).toBe('ok');
-    expect(readFileSync(join(w.project, 'ok.txt'), 'utf8')).toBe('ran');
+    const files = { 'src/index.ts': `export default { name: 'later', setup() {} };\n` };
+    const future = writePackage(join(w.root, 'exts', 'future'), { name: 'future', kernel: '^9.0.0', provides: { tools: ['x'] }, files });
+    const noEntry = writePackage(join(w.root, 'exts', 'no-entry'), { name: 'no-entry', provides: { tools: ['y'] }, files: {} });
+    const costsTools = await w.open([w.marker, future, noEntry]);
+    expect(costsTools.blocked).toBeUndefined();
+    expect(costsTools.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['AIRLOCK_EXTENSION_INCOMPATIBLE', 'AIRLOCK_EXTENSION_ENTRY_NOT_FOUND']));
+    expect((await costsTools.execute({ id: '0', name: 'mark', arguments: { file: join(w.project, 'a.txt') } })).outcome).toBe('ok');
+    const broken = writePackage(join(w.root, 'exts', 'bad-manifest'), { name: 'bad-manifest', airlock: { extension: './src/index.ts', kernel: '^1.0.0', provides: 'tools' }, files });
+    const blocked = await w.open([w.marker, broken]);
+    expect(blocked.blocked?.extensions).toEqual(['bad-manifest']);
   });
 });
 

@@ -217,14 +217,14 @@ export function planExtensions(options: PlanExtensionsOptions): ExtensionPlan {
       // Not found, or no manifest to read: it may be the policy the settings count on (an
       // uninstalled guard looks exactly like this), and nothing says otherwise, so it blocks.
       const unknown = !record.policy && record.kernelRange === undefined && entry.layer !== 'defaults';
-      if (record.status === 'failed' && blocks(entry, record.policy)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
+      if (record.status === 'failed' && blocks(entry, record)) failedPolicy.push({ record, diagnostic: result.diagnostic, entry, unknown });
       return;
     }
     const changed = lockMismatch(entry, result.resolved);
     if (changed !== undefined) {
       record.status = 'failed';
       diagnostics.push(changed);
-      if (blocks(entry, record.policy)) failedPolicy.push({ record, diagnostic: changed, entry, unknown: false });
+      if (blocks(entry, record)) failedPolicy.push({ record, diagnostic: changed, entry, unknown: false });
       return;
     }
     toLoad.push({ index, resolved: result.resolved });
@@ -271,7 +271,7 @@ function claimCommands(
     refused.add(item);
     const d = diagnostic('AIRLOCK_EXTENSION_COMMAND_INVALID', subjectOf(resolved.entry), { command: taken.name, owner: owner.packageName });
     diagnostics.push(d);
-    if (blocks(resolved.entry, record.policy)) failedPolicy.push({ record, diagnostic: d, entry: resolved.entry, unknown: false });
+    if (blocks(resolved.entry, record)) failedPolicy.push({ record, diagnostic: d, entry: resolved.entry, unknown: false });
   }
   return { commands: [...owners.values()], refused };
 }
@@ -328,7 +328,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
     for (const listener of outcome.listeners) listeners.push({ extension: outcome.record.name, listener });
     if ('setup' in outcome && outcome.setup !== undefined) setups.set(resolved.realDir, outcome.setup);
     if ('dispose' in outcome && outcome.dispose !== undefined) disposers.push({ extension: outcome.record.name, run: outcome.dispose });
-    if (outcome.failure && blocks(resolved.entry, outcome.record.policy)) {
+    if (outcome.failure && blocks(resolved.entry, outcome.record)) {
       failedPolicy.push({ record: outcome.record, diagnostic: outcome.failure, entry: resolved.entry, unknown: false });
     }
   }
@@ -352,13 +352,26 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Lo
 }
 
 /**
- * Whether a failure to find or load this entry stops every tool: always for a policy extension;
- * for any other extension settings name unless its entry says `optional: true`; never for a
- * default tool package (it is reported, and the others still work).
+ * Whether a failure to find, load or set up this entry stops every tool: always for a policy
+ * extension; never for a package whose manifest says it brings tools only (its tools are missing,
+ * nothing else: no guard is lost with them); never for a default tool package or an entry that
+ * says `optional: true`. Anything else blocks, since what it would have guarded is unknown: no
+ * manifest or one that could not be read, no `provides`, or hooks of any phase (an auditor or a
+ * transform is a guard a user may count on).
  */
-function blocks(entry: ExtensionToLoad, policy: boolean): boolean {
-  if (policy) return true;
-  return entry.layer !== 'defaults' && entry.optional !== true;
+function blocks(entry: ExtensionToLoad, record: ExtensionRecord): boolean {
+  if (record.policy) return true;
+  if (entry.layer === 'defaults' || entry.optional === true) return false;
+  return !toolsOnly(record);
+}
+
+/**
+ * The manifest was read and declares `provides` with no hooks (nor rules or settings, which make
+ * `record.policy`): what it registers is tools, so losing it loses those tools. A package that
+ * registers a hook it did not declare fails its load as a policy extension (load.ts, providesDrift).
+ */
+function toolsOnly(record: ExtensionRecord): boolean {
+  return !record.policy && record.provides !== undefined && record.provides.hooks.length === 0;
 }
 
 /** A disabled entry that took the place of a default guard (see withDefaultSet): what the run loses. */
@@ -444,6 +457,7 @@ function recordFor(entry: ExtensionToLoad, result: ResolveResult | undefined): E
     if (p.packageName) record.name = record.packageName = p.packageName;
     if (p.version) record.version = p.version;
     if (p.kernelRange) record.kernelRange = p.kernelRange;
+    if (p.provides) record.provides = { tools: [...p.provides.tools], hooks: [...p.provides.hooks] };
     if (p.packageDir && p.realDir && p.foundIn) record.source = { kind: p.foundIn === 'path' ? 'path' : 'package', foundIn: p.foundIn, dir: p.packageDir, realDir: p.realDir };
   }
   return record;

@@ -42,7 +42,17 @@ export type ResolveResult =
       /** The manifest (if read) declares policy hooks. */
       policy: boolean;
       /** What was learnt before the problem, for the record `airlock extensions` shows. */
-      partial: { packageName?: string; version?: string; packageDir?: string; realDir?: string; foundIn?: FoundIn; kernelRange?: string; carriesPolicy?: boolean };
+      partial: {
+        packageName?: string;
+        version?: string;
+        packageDir?: string;
+        realDir?: string;
+        foundIn?: FoundIn;
+        kernelRange?: string;
+        carriesPolicy?: boolean;
+        /** The manifest's `provides`, when the manifest itself was read: what a failure costs (see blocks() in load-extensions). */
+        provides?: { tools: string[]; hooks: string[] };
+      };
     };
 
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
@@ -211,7 +221,13 @@ function readPackage(entry: ExtensionToLoad, subject: Subject, packageDir: strin
       },
     };
   }
-  const partial = { ...where, packageName: manifest.packageName, version: manifest.version, kernelRange: manifest.manifest.kernel };
+  const partial = {
+    ...where,
+    packageName: manifest.packageName,
+    version: manifest.version,
+    kernelRange: manifest.manifest.kernel,
+    ...(manifest.manifest.provides === undefined ? {} : { provides: manifest.provides }),
+  };
   const declared = join(realDir, manifest.manifest.extension);
   if (!isFile(declared)) {
     return {

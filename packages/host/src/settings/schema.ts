@@ -36,7 +36,7 @@ const ExtensionEnabled = Type.Boolean({
 });
 
 const ExtensionOptional = Type.Boolean({
-  description: 'true: if it cannot be found or loaded, say so and go on. Default false: a listed extension that fails blocks every tool (fail closed).',
+  description: 'true: if it cannot be found or loaded, say so and go on. Default false: a listed extension that fails blocks every tool (fail closed), unless its manifest says it brings only tools (then only those are missing).',
   default: false,
 });
 
