@@ -144,6 +144,19 @@ export function toolGlob(pattern: string): RegExp {
   return new LinearRegExp(`^${wildcards(pattern, '.*', pattern)}$`, 'su');
 }
 
+/**
+ * The same glob with `-` and `_` taken as one character and case ignored: what a name written by
+ * hand from a server's documentation (`everything__get_sum`) means when the server spells the
+ * tool `get-sum`. Deny and ask rules match through it (a guard misspelt by a separator still
+ * guards); allow rules never do, so an allow opens only the tool it spells.
+ *
+ * @example looseToolGlob('everything__get_sum').test('everything__get-sum') // true
+ */
+export function looseToolGlob(pattern: string): RegExp {
+  const source = wildcards(pattern, '.*', pattern).replace(/\\?[-_]/g, '[-_]');
+  return new LinearRegExp(`^${source}$`, 'siu');
+}
+
 /** Whether a path glob has wildcards at all (a literal path can be compared directly). */
 export function hasGlobMeta(text: string): boolean {
   return /[*?[{]/.test(text);

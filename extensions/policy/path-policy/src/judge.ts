@@ -41,8 +41,9 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
   switch (item.type) {
     case 'fixed':
       return { subject: item.subject, effect: item.effect, rule: item.rule, reason: item.reason, matched: [] };
-    case 'tool':
-      return byRules(`tool ${ctx.tool}`, ctx.rules.filter((r) => r.matcher.type === 'tool' && r.matcher.tool.test(ctx.tool)), () =>
+    case 'tool': {
+      const bare = ctx.rules.filter((r) => r.matcher.type === 'tool');
+      const finding = byRules(`tool ${ctx.tool}`, bare.filter((r) => namesTool(r, ctx.tool)), () =>
         item.unknownEffects === true
           ? {
               effect: ctx.defaults.unknownEffects,
@@ -53,6 +54,9 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
             }
           : { effect: 'allow', rule: 'default:tool', reason: `no rule names the tool ${ctx.tool}` },
       );
+      const spelling = spellingNote(bare, ctx.tool);
+      return spelling === undefined ? finding : { ...finding, reason: `${finding.reason}. ${spelling}` };
+    }
     case 'net':
       return byRules(`net ${item.host}`, ctx.rules.filter((r) => r.matcher.type === 'net' && r.matcher.host.test(item.host)), () => ({
         effect: ctx.defaults.net,
@@ -79,7 +83,7 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
       return judgeCredential(item, ctx);
     case 'arg-path': {
       const findings = item.paths.map((path) =>
-        byRules(`${ctx.tool} ${path}`, ctx.rules.filter((r) => r.matcher.type === 'tool-path' && r.matcher.tool.test(ctx.tool) && ctx.space.matches(r.matcher.path, path, r.effect)), () => ({
+        byRules(`${ctx.tool} ${path}`, ctx.rules.filter((r) => r.matcher.type === 'tool-path' && namesTool(r, ctx.tool) && ctx.space.matches(r.matcher.path, path, r.effect)), () => ({
           effect: 'allow',
           rule: 'default:tool',
           reason: `no rule covers ${ctx.tool} on ${path}`,
@@ -181,7 +185,7 @@ function judgePath(kind: 'fs.read' | 'fs.write', path: string, from: ItemOrigin,
     const m = r.matcher;
     if (m.type === 'fs') return (m.kind === kind || (m.kind === 'fs.read' && r.effect === 'deny')) && ctx.space.matches(m.path, path, r.effect);
     // Tool(path) rules are about the tool's own file argument and resources, not files inside a bash command.
-    if (m.type === 'tool-path') return from !== 'shell' && m.tool.test(ctx.tool) && ctx.space.matches(m.path, path, r.effect);
+    if (m.type === 'tool-path') return from !== 'shell' && namesTool(r, ctx.tool) && ctx.space.matches(m.path, path, r.effect);
     return false;
   };
   const danger = kind === 'fs.write' ? (planted ?? ctx.exec?.covering(path)) : undefined;
@@ -336,7 +340,7 @@ function commandRule(r: CompiledRule, from: string, tool: string): RegExp | unde
   const m = r.matcher;
   if (m.type === 'exec') return m.command;
   // bash(…) rules judge the commands of the bash tool's own command line.
-  if (m.type === 'tool-command' && m.tool.test(tool) && (from === 'shell' || from === 'resource')) return m.command;
+  if (m.type === 'tool-command' && namesTool(r, tool) && (from === 'shell' || from === 'resource')) return m.command;
   return undefined;
 }
 
@@ -351,6 +355,33 @@ function firstWordMatches(r: CompiledRule, command: Command, from: string, tool:
 }
 
 /** deny/ask rules first (strictest wins), then allow rules, then the default. */
+/**
+ * Whether a tool rule names `tool`: as spelled, or for a deny or ask rule, with `-` and `_` (and
+ * case) taken as the same, so that `deny: ["everything__get_sum"]` still guards the server's
+ * `everything__get-sum` (fail closed). An allow rule opens only the exact spelling.
+ */
+export function namesTool(r: CompiledRule, tool: string): boolean {
+  const m = r.matcher;
+  if (m.type !== 'tool' && m.type !== 'tool-command' && m.type !== 'tool-path') return false;
+  return m.tool.test(tool) || (r.effect !== 'allow' && m.loose.test(tool));
+}
+
+/**
+ * What to say when bare tool rules name `tool` in another spelling (`_` for the server's `-`):
+ * the rule to write instead, for `policy explain`, the approver and the model to read.
+ */
+function spellingNote(rules: readonly CompiledRule[], tool: string): string | undefined {
+  const off = rules.filter((r) => r.matcher.type === 'tool' && !r.matcher.tool.test(tool) && r.matcher.loose.test(tool));
+  if (off.length === 0) return undefined;
+  const applied = off.filter((r) => r.effect !== 'allow').map((r) => `${r.effect} "${r.surface}"`);
+  const ignored = off.filter((r) => r.effect === 'allow').map((r) => `allow "${r.surface}"`);
+  const parts = [
+    ...(applied.length > 0 ? [`the rule${applied.length === 1 ? '' : 's'} ${applied.join(', ')} spell${applied.length === 1 ? 's' : ''} the tool differently and still appl${applied.length === 1 ? 'ies' : 'y'} to it`] : []),
+    ...(ignored.length > 0 ? [`${ignored.join(', ')} do${ignored.length === 1 ? 'es' : ''} not apply: an allow opens only the exact name`] : []),
+  ];
+  return `The tool is spelled "${tool}": ${parts.join('; ')}. Write "${tool}" in the rule${off.length === 1 ? '' : 's'}`;
+}
+
 function byRules(subject: string, matching: readonly CompiledRule[], fallback: () => { effect: Effect; rule: string; reason: string }): Finding {
   const matched = matching.map((r) => describe(r, subject));
   const restrictive = strictest(matching.filter((r) => r.effect !== 'allow'));

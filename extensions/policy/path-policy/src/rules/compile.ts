@@ -1,6 +1,6 @@
 import { closestNames } from '@airlock/toolkit/util';
 import { isRuleKind, parseRule, RULE_KINDS, RuleSyntaxError, specDialect } from '@airlock/rules';
-import { commandGlob, GlobError, hostGlob, pathGlob, toolGlob, type GlobOrigin } from '../glob.js';
+import { commandGlob, GlobError, hostGlob, looseToolGlob, pathGlob, toolGlob, type GlobOrigin } from '../glob.js';
 import type { CompiledRule, Matcher, PathAnchor, PathPattern, RuleEntry } from './types.js';
 
 /** A rule that cannot be used; the message names the rule, its list and what is wrong. */
@@ -91,9 +91,10 @@ export function parseSurface(text: string, effect: RuleEntry['effect'], anchors:
     throw new RuleError('a bare "*" in allow would allow every tool, including ones added later; name the tools, or a namespace such as "mcp:github/*".');
   }
   const tool = toolGlob(name);
-  if (spec === undefined) return { type: 'tool', text: name, tool };
-  if (specDialect(name) === 'command') return { type: 'tool-command', tool, command: commandGlob(spec), spec };
-  return { type: 'tool-path', tool, path: pathPattern(spec, effect, anchors) };
+  const loose = looseToolGlob(name);
+  if (spec === undefined) return { type: 'tool', text: name, tool, loose };
+  if (specDialect(name) === 'command') return { type: 'tool-command', text: name, tool, loose, command: commandGlob(spec), spec };
+  return { type: 'tool-path', text: name, tool, loose, path: pathPattern(spec, effect, anchors) };
 }
 
 /**

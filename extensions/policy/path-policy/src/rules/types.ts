@@ -37,9 +37,9 @@ export interface PathPattern {
 
 /** What a rule looks at. */
 export type Matcher =
-  | { type: 'tool'; text: string; tool: RegExp }
-  | { type: 'tool-command'; tool: RegExp; command: RegExp; spec: string }
-  | { type: 'tool-path'; tool: RegExp; path: PathPattern }
+  | { type: 'tool'; text: string; tool: RegExp; loose: RegExp }
+  | { type: 'tool-command'; text: string; tool: RegExp; loose: RegExp; command: RegExp; spec: string }
+  | { type: 'tool-path'; text: string; tool: RegExp; loose: RegExp; path: PathPattern }
   | { type: 'fs'; kind: 'fs.read' | 'fs.write'; path: PathPattern }
   | { type: 'exec'; command: RegExp; spec: string }
   | { type: 'net'; host: RegExp; spec: string };
