@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandbox } from './harness.js';
@@ -59,6 +59,21 @@ describe('airlock audit verify and the chain head', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('BROKEN (head-missing)');
     expect(result.stdout).toContain('move the log folder and its head file aside');
+  }, scaledMs(60_000));
+
+  // issue 28: a copy of the log (for an auditor) has no head of its own; the message says how to check it anyway.
+  it('a copied log: verify names --no-head, and with it the copy verifies', async () => {
+    const m = machine();
+    m.box.write('project/notes.txt', 'hello\n');
+    expect((await m.airlock(['call', 'read', '{"path":"notes.txt"}'])).code).toBe(0);
+    const copy = join(m.box.base, 'for-the-auditor.jsonl');
+    copyFileSync(join(m.logDir(), 'audit.jsonl'), copy);
+    const result = await m.airlock(['audit', 'verify', copy]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('BROKEN (head-missing)');
+    expect(result.stdout).toContain('airlock audit verify --no-head');
+    const alone = await m.airlock(['audit', 'verify', '--no-head', copy]);
+    expect(alone.code, alone.stdout + alone.stderr).toBe(0);
   }, scaledMs(60_000));
 });
 

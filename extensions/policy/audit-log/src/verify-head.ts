@@ -29,6 +29,12 @@ export interface HeadCheck {
 const EVIDENCE =
   'Keep the files as they are (evidence) and find out what changed them; to start a new chain afterwards, move the log folder and its head file aside.';
 
+/**
+ * A head is kept per log path, so a log copied elsewhere (handed to an auditor, restored from a
+ * backup) has none: its chain can still be checked, alone, and the message says how.
+ */
+const COPIED = 'If this file is a copy of a log (its head stays with the original), check its chain alone with `airlock audit verify --no-head <file>`.';
+
 export function mismatchMessage(record: HeadMismatchRecord, where: string): string {
   const said = record.head === null ? 'there was no head (it was deleted, or the log predates heads)' : `the head said seq ${record.head.seq}`;
   const found = record.found === null ? 'the log held no records (deleted or emptied)' : `the log ended at seq ${record.found.seq ?? '(not a record)'}`;
@@ -40,7 +46,7 @@ export function checkHead(lines: readonly ChainLine[], head: HeadCheck, notes: s
   const records = lines.filter((l) => l.record !== undefined);
   const last = records.at(-1);
   if (head.read.kind === 'unreadable') {
-    return { kind: 'head-missing', file, message: `The head ${head.path} ${head.read.problem}, so the end of the log cannot be checked. It was damaged or replaced. ${EVIDENCE}` };
+    return { kind: 'head-missing', file, message: `The head ${head.path} ${head.read.problem}, so the end of the log cannot be checked. It was damaged or replaced. ${COPIED} Otherwise: ${EVIDENCE}` };
   }
   if (head.read.kind === 'missing') {
     if (last === undefined) return undefined;
@@ -49,7 +55,7 @@ export function checkHead(lines: readonly ChainLine[], head: HeadCheck, notes: s
       file,
       message:
         `The log has ${records.length} record(s) but no head (${head.path}): the head was deleted, or this log was written before Airlock kept heads. ` +
-        `Without it, records cut off the end or a replaced log cannot be told apart from an intact one. ${EVIDENCE}`,
+        `Without it, records cut off the end or a replaced log cannot be told apart from an intact one. ${COPIED} Otherwise: ${EVIDENCE}`,
     };
   }
   const h = head.read.head;
