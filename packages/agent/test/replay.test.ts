@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { createKernel, type Kernel } from '@airlock/kernel';
 import { defineTool, type Outcome, type ToolResultMessage } from '@airlock/contract';
 import { makeTempDir } from '@airlock/kernel/testing';
-import { kernelReplayRunner, replay, type AssistantMessage, type Message } from '../src/index.js';
+import { extensionDifferences, kernelReplayRunner, replay, type AssistantMessage, type Message } from '../src/index.js';
 
 /**
  * Replay against a real kernel: `peek` (replay-safe) reads a real file, `touch` (not safe) writes
@@ -167,6 +167,55 @@ describe('replay', () => {
     const controller = new AbortController();
     controller.abort();
     const report = await replay({ messages: turn({ name: 'touch', file: 'a', outcome: 'ok' }) }, kernelReplayRunner(w.kernel), { signal: controller.signal });
-    expect(report).toEqual({ calls: 1, changed: 0, rows: [] });
+    expect(report).toEqual({ calls: 1, changed: 0, unavailable: 0, rows: [] });
+  });
+
+  // issue 28: a tool the recording names (passed in code to createAirlock) is missing here, which is not a changed decision.
+  it('reports a call whose tool is not here, but whose extension the header names, as unavailable and not changed', async () => {
+    const w = world();
+    const messages = turn({ name: 'deploy', file: 'x', outcome: 'ok' }, { name: 'ghost', file: 'y', outcome: 'ok' });
+    const header = { id: 'S1', extensions: [{ name: 'deployer', from: 'code' as const, tools: ['deploy'] }] };
+    const report = await replay({ messages, header }, kernelReplayRunner(w.kernel));
+    expect(report.rows.map((r) => [r.tool, r.now, r.changed])).toEqual([
+      ['deploy', 'unavailable', false],
+      // Not named by the header: an unknown tool is what it was before, a changed decision.
+      ['ghost', 'deny', true],
+    ]);
+    expect(report.rows[0]!.origin).toEqual(header.extensions[0]);
+    expect(report.rows[0]!.reason).toContain('code passed to createAirlock');
+    expect(report).toMatchObject({ calls: 2, changed: 1, unavailable: 1 });
+  });
+
+  it('runs a call again under an id marked as a replay of the session, so its audit records are not taken for the recorded call', async () => {
+    const w = world();
+    writeFileSync(join(w.dir, 'a'), 'A');
+    const seen: string[] = [];
+    w.kernel.on('tool_result', (e) => void seen.push(e.toolCallId), { name: 'test/seen', phase: 'observe' });
+    const messages = turn({ name: 'peek', file: 'a', outcome: 'ok', text: 'A' });
+    const id = (messages[0] as AssistantMessage).content[0]!.type === 'toolCall' ? ((messages[0] as AssistantMessage).content[0] as { id: string }).id : '';
+    const report = await replay({ messages, header: { id: 'S2' } }, kernelReplayRunner(w.kernel));
+    expect(report.rows[0]).toMatchObject({ now: 'same', toolCallId: id });
+    expect(seen).toEqual([`replay:S2:${id}`]);
+  });
+});
+
+describe('extensionDifferences', () => {
+  it('names each extension missing now, at another version, or new, and nothing when they agree', () => {
+    const then = [
+      { name: 'path-policy', version: '1.0.0', from: 'settings' as const, tools: [] },
+      { name: 'deployer', version: '0.0.0', from: 'code' as const, tools: ['deploy'] },
+      { name: 'acme-audit', version: '2.0.0', from: 'settings' as const, tools: [] },
+    ];
+    const now = [
+      { name: 'path-policy', version: '1.1.0', from: 'settings' as const, tools: [] },
+      { name: 'acme-audit', version: '2.0.0', from: 'settings' as const, tools: [] },
+      { name: 'guard', version: '0.1.0', from: 'settings' as const, tools: [] },
+    ];
+    expect(extensionDifferences(then, now)).toEqual([
+      'the extension "path-policy" 1.0.0 was loaded when the session was recorded; now it is version 1.1.0',
+      'the extension "deployer" 0.0.0 was loaded when the session was recorded and is not loaded now (it was passed in code to createAirlock by the program that recorded the session; this process does not have that code)',
+      'the extension "guard" 0.1.0 is loaded now and was not when the session was recorded',
+    ]);
+    expect(extensionDifferences(now, now)).toEqual([]);
   });
 });

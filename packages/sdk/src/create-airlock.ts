@@ -1,9 +1,13 @@
-import { Agent, buildSystemPrompt, hostRunner, type AgentOptions, type ModelProvider, type ToolRunner } from '@airlock/agent';
+import { resolve } from 'node:path';
+import { Agent, buildSystemPrompt, hostRunner, transcriptListener, type AgentOptions, type ModelProvider, type ToolRunner, type Transcript } from '@airlock/agent';
 import type { Host, HostBlocked, Diagnostic, HostFlags, OpenHostOptions, SettingsLayer } from '@airlock/host';
 import { openHost } from './open-host.js';
 import type { AnyAgentTool, PreflightReport, ToolCall, ToolResultMessage, ToolUI } from '@airlock/contract';
 import type { BatchResult, KernelBatchOptions, ToolSelection } from '@airlock/kernel';
 import { splitExtensions, type ExtensionInput } from './extension-inputs.js';
+import { agentModel, type ModelChoice } from './agent-model.js';
+import { agentTranscript, type TranscriptOption } from './agent-transcript.js';
+import { refuseUnknownOptions } from '@airlock/toolkit/util';
 
 export interface CreateAirlockOptions {
   /** The project folder: settings are discovered from here, relative paths resolve here. */
@@ -30,13 +34,40 @@ export interface CreateAirlockOptions {
   env?: Readonly<Record<string, string | undefined>>;
   homeDir?: string;
   setupTimeoutMs?: number;
+  /**
+   * Record every agent's session as `airlock run` does: `true` writes to the project's sessions
+   * folder (what `airlock sessions` lists and `airlock replay` reads), `{ dir }` to a folder of
+   * your own. Default: no transcript. An agent's own `transcript` option wins.
+   */
+  transcript?: TranscriptOption;
 }
 
-/** What `airlock.agent()` takes: the loop's options without the runner, which is this Airlock's. */
-export type AirlockAgentOptions = Omit<AgentOptions, 'runner' | 'systemPrompt'> & {
-  /** Default: `buildSystemPrompt` over exactly the enabled tools, as the provider spells them. */
-  systemPrompt?: string;
-};
+const CREATE_OPTIONS: readonly (keyof CreateAirlockOptions)[] = ['cwd', 'settings', 'extensions', 'trust', 'interactive', 'ui', 'log', 'flags', 'settingsFile', 'env', 'homeDir', 'setupTimeoutMs', 'transcript'];
+
+/**
+ * What `airlock.agent()` takes: the loop's options without the runner, which is this Airlock's,
+ * and the model either as `'provider:name'` (with `baseUrl`, `apiKey`) or as your own provider.
+ */
+export type AirlockAgentOptions = Omit<AgentOptions, 'runner' | 'systemPrompt' | 'provider' | 'model'> &
+  ModelChoice & {
+    /** Default: `buildSystemPrompt` over exactly the enabled tools, as the provider spells them. */
+    systemPrompt?: string;
+    /** Record this agent's session (see CreateAirlockOptions.transcript); default: the Airlock's. */
+    transcript?: TranscriptOption;
+  };
+
+const AGENT_OPTIONS: readonly (keyof AirlockAgentOptions)[] = ['model', 'provider', 'baseUrl', 'apiKey', 'systemPrompt', 'history', 'maxTurns', 'maxTokens', 'temperature', 'onListenerError', 'transcript'];
+
+/** An agent on an Airlock's tools; `transcript` is where its session is recorded, when it is. */
+export class AirlockAgent extends Agent {
+  constructor(
+    options: AgentOptions,
+    /** The recorded session (`airlock sessions`, `airlock replay <id>`), or undefined without `transcript`. */
+    readonly transcript: Pick<Transcript, 'id' | 'path'> | undefined,
+  ) {
+    super(options);
+  }
+}
 
 /**
  * An open Airlock: a host with its settings and extensions, the enabled tools, and agents that
@@ -62,8 +93,15 @@ export interface Airlock extends AsyncDisposable {
   preflight(call: ToolCall, options?: { signal?: AbortSignal }): Promise<PreflightReport>;
   /** The system prompt for these tools, with names spelled as `provider` spells them. */
   systemPrompt(provider?: Pick<ModelProvider, 'toolName'>): string;
-  /** An agent on this host's tools; `close()` aborts its run if one is going. */
-  agent(options: AirlockAgentOptions): Agent;
+  /**
+   * An agent on this host's tools; `close()` aborts its run if one is going.
+   *
+   * @example
+   * const agent = airlock.agent({ model: 'openai:qwen3', baseUrl: 'http://127.0.0.1:11434/v1' });
+   * await agent.prompt('What is in README.md?');
+   * console.log(agent.transcript?.id); // with createAirlock({ transcript: true }): `airlock replay <id>`
+   */
+  agent(options: AirlockAgentOptions): AirlockAgent;
   /** Ends the session: aborts running agents, background jobs, each extension's dispose(). */
   close(): Promise<void>;
 }
@@ -87,6 +125,7 @@ export interface Airlock extends AsyncDisposable {
  */
 export async function createAirlock(options: CreateAirlockOptions): Promise<Airlock> {
   if (typeof options?.cwd !== 'string' || options.cwd === '') throw new TypeError('createAirlock needs { cwd }: the project folder the tools work in.');
+  refuseUnknownOptions('createAirlock()', options, CREATE_OPTIONS);
   const { names, modules } = splitExtensions(options.extensions ?? []);
   const settings = withNames(options.settings, names);
   const hostOptions: OpenHostOptions = {
@@ -104,7 +143,7 @@ export async function createAirlock(options: CreateAirlockOptions): Promise<Airl
     ...(options.setupTimeoutMs === undefined ? {} : { setupTimeoutMs: options.setupTimeoutMs }),
   };
   const host = await openHost(hostOptions);
-  return wrapHost(host);
+  return wrapHost(host, options);
 }
 
 /** Package names given in `extensions` join the code layer's own `extensions` list, after it. */
@@ -113,9 +152,11 @@ function withNames(settings: SettingsLayer | undefined, names: readonly string[]
   return { ...settings, extensions: [...(settings?.extensions ?? []), ...names] } as SettingsLayer;
 }
 
-function wrapHost(host: Host): Airlock {
+function wrapHost(host: Host, created: CreateAirlockOptions): Airlock {
   const runner = hostRunner(host);
   const agents = new Set<Agent>();
+  const transcripts = new Set<Transcript>();
+  const env = created.env ?? process.env;
   let closed: Promise<void> | undefined;
   const promptFor = (tools: readonly AnyAgentTool[], provider?: Pick<ModelProvider, 'toolName'>): string =>
     buildSystemPrompt({ tools, ...(provider?.toolName === undefined ? {} : { toolName: (n) => provider.toolName!(n) }), cwd: host.kernel.session.cwd });
@@ -123,6 +164,7 @@ function wrapHost(host: Host): Airlock {
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       for (const agent of agents) agent.abort(new Error('Airlock was closed'));
+      for (const transcript of transcripts) transcript.close();
       await host.close();
     })());
   return {
@@ -143,7 +185,17 @@ function wrapHost(host: Host): Airlock {
     systemPrompt,
     agent: (o) => {
       if (closed !== undefined) throw new Error('This Airlock is closed: open a new one with createAirlock().');
-      const agent = new Agent({ ...o, runner, systemPrompt: o.systemPrompt ?? ((tools) => promptFor(tools, o.provider)) });
+      if (typeof o !== 'object' || o === null) throw new TypeError("agent() needs options: { model: 'openai:gpt-5-mini' }, or { provider, model }.");
+      refuseUnknownOptions('agent()', o, AGENT_OPTIONS);
+      const { provider, model, spec } = agentModel(o, host, { cwd: created.cwd, env });
+      const { baseUrl: _baseUrl, apiKey: _apiKey, transcript: own, ...loop } = o;
+      const history = loop.history ?? [];
+      const transcript = agentTranscript(own ?? created.transcript, host, { cwd: resolve(created.cwd), spec, env, history, ...(created.homeDir === undefined ? {} : { homeDir: created.homeDir }) });
+      const agent = new AirlockAgent({ ...loop, provider, model, runner, systemPrompt: o.systemPrompt ?? ((tools) => promptFor(tools, provider)) }, transcript === undefined ? undefined : { id: transcript.id, path: transcript.path });
+      if (transcript !== undefined) {
+        transcripts.add(transcript);
+        agent.subscribe(transcriptListener(transcript));
+      }
       agents.add(agent);
       return agent;
     },

@@ -5,14 +5,23 @@
  * re-exports what a team needs from the kernel, the host and the agent packages, so one
  * dependency is enough.
  */
-export { createAirlock, type Airlock, type AirlockAgentOptions, type CreateAirlockOptions } from './create-airlock.js';
+export { AirlockAgent, createAirlock, type Airlock, type AirlockAgentOptions, type CreateAirlockOptions } from './create-airlock.js';
+export { type ModelChoice } from './agent-model.js';
+export { type TranscriptOption } from './agent-transcript.js';
+
+// TypeBox, the schema language of tool parameters and extension options: the same instance the
+// kernel validates with, so a tool author needs no dependency of their own.
+export { Type, type Static, type TSchema } from 'typebox';
 export { splitExtensions, type ExtensionInput } from './extension-inputs.js';
 export { openAITools, runOpenAIToolCalls, type OpenAIAssistantLike, type OpenAIMessageParam, type OpenAIToolCallLike, type OpenAIToolCallsResult } from './openai-tool-calls.js';
 
 // The kernel: the tool and extension contracts, results, provider schemas.
 export {
+  defineCommand,
   defineExtension,
+  defineTool,
   OUTCOMES,
+  RESOURCE_KINDS,
   type AgentTool,
   type AgentToolResult,
   type AnyAgentTool,
@@ -35,6 +44,10 @@ export {
   type ToolResultEvent,
   type ToolResultMessage,
   type ToolUI,
+  type Resource,
+  type ResourceKind,
+  type Vote,
+  type VoteInput,
 } from '@airlock/contract';
 export { displayText } from '@airlock/toolkit/display';
 export {
@@ -65,6 +78,21 @@ export {
   textOf,
   toolCallsOf,
   userMessage,
+  // Sessions: what `airlock sessions` lists and `airlock replay` judges, for your own program.
+  extensionDifferences,
+  findSession,
+  kernelReplayRunner,
+  listSessions,
+  loadTranscript,
+  openTranscript,
+  replay,
+  sessionExtensions,
+  transcriptListener,
+  type LoadedTranscript,
+  type ReplayReport,
+  type ReplayRow,
+  type SessionHeader,
+  type Transcript,
   type AgentEvent,
   type AgentListener,
   type AgentOptions,

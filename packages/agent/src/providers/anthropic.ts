@@ -4,7 +4,8 @@ import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthr
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
 import { toAnthropicMessages } from './anthropic-messages.js';
 import { EventReader } from './anthropic-stream.js';
-import { resolveConnection, type ConnectionOptions, type Vendor } from './connection.js';
+import { refuseUnknownOptions } from '@airlock/toolkit/util';
+import { CONNECTION_OPTIONS, resolveConnection, type ConnectionOptions, type Vendor } from './connection.js';
 import { sdkStream } from './sdk-stream.js';
 
 /** Anthropic messages (streaming), through the official `@anthropic-ai/sdk`. */
@@ -25,6 +26,8 @@ export interface AnthropicProviderOptions extends ConnectionOptions {
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 const ANTHROPIC: Vendor = { id: 'anthropic', label: 'Anthropic', keyEnv: 'ANTHROPIC_API_KEY', baseEnv: 'ANTHROPIC_BASE_URL', defaultBaseURL: 'https://api.anthropic.com', keyHeaders: ['Authorization', 'X-Api-Key'] };
 
+const OPTIONS = [...CONNECTION_OPTIONS, 'idleTimeoutMs', 'defaultMaxTokens', 'thinkingBudget', 'promptCaching'] as const satisfies readonly (keyof AnthropicProviderOptions)[];
+
 /**
  * Create the Anthropic provider. Throws ProviderSetupError when no key is available for
  * Anthropic's own endpoint (naming ANTHROPIC_API_KEY) or the base URL is not a URL.
@@ -34,6 +37,8 @@ const ANTHROPIC: Vendor = { id: 'anthropic', label: 'Anthropic', keyEnv: 'ANTHRO
  * for await (const e of claude.stream({ model: 'claude-sonnet-4-5', systemPrompt, messages, tools })) …
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): ModelProvider {
+  // A misspelt option (`baseURL`) would be ignored and the run would fail later for another reason.
+  refuseUnknownOptions('createAnthropicProvider()', options, OPTIONS);
   const c = resolveConnection(options, ANTHROPIC);
   const clientOptions: ClientOptions = c.client;
   // The SDK is loaded on the first request, so a CLI run that uses another provider never pays for it.

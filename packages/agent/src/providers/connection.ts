@@ -9,8 +9,11 @@ export interface ConnectionOptions {
   apiKeySource?: string;
   /** The variable to read the key from (default: the vendor's own). */
   apiKeyEnv?: string;
-  /** Where requests go; default: the vendor's `*_BASE_URL` variable, else the vendor. With a base URL the key is optional. */
-  baseURL?: string;
+  /**
+   * Where requests go; default: the vendor's `*_BASE_URL` variable, else the vendor. With a base
+   * URL the key is optional. Spelled as settings spell it (`providers.openai.baseUrl`).
+   */
+  baseUrl?: string;
   /** The environment to read variables from. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   retry?: RetryOptions;
@@ -21,6 +24,9 @@ export interface ConnectionOptions {
   /** The provider id in messages and the registry (default: the vendor's). */
   id?: string;
 }
+
+/** Every option of ConnectionOptions: a provider refuses any other name (see refuseUnknownOptions). */
+export const CONNECTION_OPTIONS = ['apiKey', 'apiKeySource', 'apiKeyEnv', 'baseUrl', 'env', 'retry', 'timeoutMs', 'headers', 'id'] as const satisfies readonly (keyof ConnectionOptions)[];
 
 /** What differs between vendors in reaching them. */
 export interface Vendor {
@@ -53,11 +59,11 @@ export interface Connection {
  * the vendor's own endpoint (naming the variable) or the base URL is not a URL.
  *
  * @example
- * const c = resolveConnection({ baseURL: 'http://127.0.0.1:11434/v1' }, OPENAI); // keyless: no Authorization header
+ * const c = resolveConnection({ baseUrl: 'http://127.0.0.1:11434/v1' }, OPENAI); // keyless: no Authorization header
  */
 export function resolveConnection(options: ConnectionOptions, vendor: Vendor): Connection {
   const env = options.env ?? process.env;
-  const given = resolveBaseURL(options.baseURL, vendor.baseEnv, env);
+  const given = resolveBaseURL(options.baseUrl, vendor.baseEnv, env);
   const key = resolveApiKey({ label: vendor.label, envVar: options.apiKeyEnv ?? vendor.keyEnv, apiKey: options.apiKey, apiKeySource: options.apiKeySource, baseURL: given, env });
   const baseURL = given ?? vendor.defaultBaseURL;
   const dropKey = key.key === undefined ? Object.fromEntries(vendor.keyHeaders.map((h) => [h, null])) : {};

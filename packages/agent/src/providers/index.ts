@@ -21,10 +21,10 @@ export interface ProviderSetup {
 }
 
 /** The key options a vendor provider takes from a setup, only those given. */
-function keyOptions(setup: ProviderSetup): { env: ProviderSetup['env']; baseURL?: string; apiKey?: string; apiKeySource?: string; apiKeyEnv?: string } {
+function keyOptions(setup: ProviderSetup): { env: ProviderSetup['env']; baseUrl?: string; apiKey?: string; apiKeySource?: string; apiKeyEnv?: string } {
   return {
     env: setup.env,
-    ...(setup.baseUrl !== undefined ? { baseURL: setup.baseUrl } : {}),
+    ...(setup.baseUrl !== undefined ? { baseUrl: setup.baseUrl } : {}),
     ...(setup.apiKey !== undefined ? { apiKey: setup.apiKey } : {}),
     ...(setup.apiKeySource !== undefined ? { apiKeySource: setup.apiKeySource } : {}),
     ...(setup.apiKeyEnv !== undefined ? { apiKeyEnv: setup.apiKeyEnv } : {}),

@@ -50,7 +50,7 @@ export function resolveApiKey(spec: KeySpec): ResolvedKey {
   if (spec.baseURL !== undefined) return { key: undefined, source: `${envSource} (none is set, so no key was sent to ${spec.baseURL})` };
   throw new ProviderSetupError(
     `No ${spec.label} API key: set ${spec.envVar}, or pass apiKey in the provider options. ` +
-      `(A local server that needs no key is used by giving its base URL instead.)`,
+      `(A local server that needs no key is used by giving its base URL instead: baseUrl, or --base-url.)`,
   );
 }
 

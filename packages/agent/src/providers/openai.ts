@@ -2,7 +2,8 @@ import { toProviderTools } from '@airlock/toolkit';
 import type { ClientOptions } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../provider.js';
-import { resolveConnection, type ConnectionOptions, type Vendor } from './connection.js';
+import { refuseUnknownOptions } from '@airlock/toolkit/util';
+import { CONNECTION_OPTIONS, resolveConnection, type ConnectionOptions, type Vendor } from './connection.js';
 import { toOpenAIMessages } from './openai-messages.js';
 import { ChunkReader } from './openai-stream.js';
 import { sdkStream } from './sdk-stream.js';
@@ -29,15 +30,19 @@ export interface OpenAIProviderOptions extends ConnectionOptions {
 
 const OPENAI: Vendor = { id: 'openai', label: 'OpenAI', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL', defaultBaseURL: 'https://api.openai.com/v1', keyHeaders: ['Authorization'] };
 
+const OPTIONS = [...CONNECTION_OPTIONS, 'idleTimeoutMs', 'maxTokensField', 'reasoningEffort', 'strictTools'] as const satisfies readonly (keyof OpenAIProviderOptions)[];
+
 /**
  * Create the OpenAI-compatible provider. Throws ProviderSetupError when no key is available for
  * OpenAI's own endpoint (naming the variable) or the base URL is not a URL.
  *
  * @example
- * const openai = createOpenAIProvider({ baseURL: 'http://127.0.0.1:11434/v1' }); // Ollama, no key
+ * const openai = createOpenAIProvider({ baseUrl: 'http://127.0.0.1:11434/v1' }); // Ollama, no key
  * for await (const e of openai.stream({ model: 'qwen3', systemPrompt, messages, tools })) …
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ModelProvider {
+  // A misspelt option (`baseURL`) would be ignored and the run would fail later for another reason.
+  refuseUnknownOptions('createOpenAIProvider()', options, OPTIONS);
   const c = resolveConnection(options, OPENAI);
   const clientOptions: ClientOptions = c.client;
   // The SDK is loaded on the first request, so a CLI run that uses another provider never pays for it.

@@ -1,5 +1,7 @@
 import type { Content, Outcome, PreflightReport, ToolCall, ToolResultMessage } from '@airlock/contract';
 import { toolCallsOf, type AssistantToolCall, type Message } from '../messages.js';
+import { recordedOrigin } from '../session/extensions.js';
+import type { SessionExtension } from '../session/records.js';
 import type { ReplayRunner } from './runner.js';
 
 /**
@@ -8,9 +10,11 @@ import type { ReplayRunner } from './runner.js';
  * - `ask`   a person or an approver would be asked first;
  * - `deny`  it would be refused (see `outcomeNow`, `handler`, `rule`, `reason`);
  * - `same`  a `replay: "safe"` tool ran again and gave the recorded result;
- * - `different` it ran again and its text or its outcome differs (see `difference`).
+ * - `different` it ran again and its text or its outcome differs (see `difference`);
+ * - `unavailable` its tool is not here, and the session's header says which extension brought it
+ *   (see `origin`): the call cannot be judged, which is not the same as a decision that changed.
  */
-export type ReplayVerdict = 'allow' | 'ask' | 'deny' | 'same' | 'different';
+export type ReplayVerdict = 'allow' | 'ask' | 'deny' | 'same' | 'different' | 'unavailable';
 
 export interface ReplayRow {
   /** Position among the transcript's tool calls, from 1. */
@@ -34,17 +38,37 @@ export interface ReplayRow {
   readonly reason?: string;
   /** For `different`: which part differs. */
   readonly difference?: { readonly outcome: boolean; readonly text: boolean };
+  /** For `unavailable`: the recorded extension that registered the tool. */
+  readonly origin?: SessionExtension;
 }
 
 export interface ReplayReport {
   readonly calls: number;
   readonly changed: number;
+  /** Calls whose tool is not loaded now although the recording names its extension (`unavailable`). */
+  readonly unavailable: number;
   readonly rows: readonly ReplayRow[];
 }
 
 export interface ReplayOptions {
   /** Stops between calls; the rows so far are returned. */
   signal?: AbortSignal;
+}
+
+/** What replay reads of a transcript: its messages, and its header when there is one. */
+export interface ReplaySource {
+  readonly messages: readonly Message[];
+  readonly header?: { readonly id: string; readonly extensions?: readonly SessionExtension[] };
+}
+
+/**
+ * The id a call runs again under: the recorded id, marked as a replay of that session, so the
+ * audit records the run writes are never taken for the recorded call's own.
+ *
+ * @example replayCallId('20261202T011500123Z-3f9a1c', 'call_1') // 'replay:20261202T011500123Z-3f9a1c:call_1'
+ */
+export function replayCallId(session: string | undefined, id: string): string {
+  return `replay:${session === undefined ? '' : `${session}:`}${id}`;
 }
 
 /** Outcomes of calls that got past the policy (the tool ran, whatever it returned). */
@@ -65,24 +89,30 @@ const RAN: ReadonlySet<string> = new Set(['ok', 'error', 'timeout', 'aborted']);
  * const report = await replay(loadTranscript(path), kernelReplayRunner(host.kernel, { tools: host.selection }));
  * for (const row of report.rows.filter((r) => r.changed)) console.log(row.tool, row.now, row.reason);
  */
-export async function replay(transcript: { readonly messages: readonly Message[] }, runner: ReplayRunner, options: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replay(transcript: ReplaySource, runner: ReplayRunner, options: ReplayOptions = {}): Promise<ReplayReport> {
   const results = new Map<string, ToolResultMessage>();
   for (const m of transcript.messages) if (m.role === 'toolResult') results.set(m.toolCallId, m);
   const calls = transcript.messages.flatMap((m) => (m.role === 'assistant' ? toolCallsOf(m) : []));
   const rows: ReplayRow[] = [];
   for (const [i, call] of calls.entries()) {
     if (options.signal?.aborted) break;
-    rows.push(await replayCall(i + 1, call, results.get(call.id), runner));
+    rows.push(await replayCall(i + 1, call, results.get(call.id), runner, transcript.header));
   }
-  return { calls: calls.length, changed: rows.filter((r) => r.changed).length, rows };
+  return { calls: calls.length, changed: rows.filter((r) => r.changed).length, unavailable: rows.filter((r) => r.now === 'unavailable').length, rows };
 }
 
-async function replayCall(index: number, call: AssistantToolCall, recordedResult: ToolResultMessage | undefined, runner: ReplayRunner): Promise<ReplayRow> {
-  const toolCall: ToolCall = { id: call.id, name: call.name, arguments: call.arguments };
+async function replayCall(index: number, call: AssistantToolCall, recordedResult: ToolResultMessage | undefined, runner: ReplayRunner, header: ReplaySource['header']): Promise<ReplayRow> {
+  const toolCall: ToolCall = { id: replayCallId(header?.id, call.id), name: call.name, arguments: call.arguments };
   const recorded: Outcome | 'none' = recordedResult?.outcome ?? 'none';
   const ranThen = recorded === 'none' || RAN.has(recorded);
   const report = await runner.preflight(toolCall);
   const base = { index, toolCallId: call.id, tool: report.toolName, args: call.arguments, recorded, ...decider(report) };
+  const origin = report.outcome === 'not_found' && recorded !== 'not_found' ? recordedOrigin(header?.extensions, call.name) : undefined;
+  if (origin !== undefined) {
+    const where = origin.from === 'code' ? 'code passed to createAirlock by the program that recorded the session' : 'a settings entry';
+    const reason = `the tool came from the extension "${origin.name}" (${where}), which is not loaded here`;
+    return { ...base, now: 'unavailable', outcomeNow: 'not_found', changed: false, executed: false, origin, reason };
+  }
   if (report.effect === 'deny') {
     return { ...base, now: 'deny', outcomeNow: report.outcome, changed: ranThen || recorded !== report.outcome, executed: false };
   }

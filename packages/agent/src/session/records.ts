@@ -16,6 +16,19 @@ import type { Message } from '../messages.js';
 /** The transcript format this code writes; a reader refuses a newer one. */
 export const TRANSCRIPT_FORMAT = 1;
 
+/**
+ * One extension a session ran with: its name, its package's version, where it came from (`code`:
+ * an object passed to createAirlock, which exists only in that program; `settings`: a package or
+ * path a settings layer named, which another run can load again) and the tools it registered.
+ */
+export const SessionExtensionSchema = Type.Object({
+  name: Type.String(),
+  version: Type.Optional(Type.String()),
+  from: Type.Union([Type.Literal('code'), Type.Literal('settings')]),
+  tools: Type.Array(Type.String()),
+});
+export type SessionExtension = Static<typeof SessionExtensionSchema>;
+
 export const SessionHeaderSchema = Type.Object({
   type: Type.Literal('session'),
   format: Type.Integer({ minimum: 1 }),
@@ -29,6 +42,11 @@ export const SessionHeaderSchema = Type.Object({
   airlock: Type.String(),
   /** ISO 8601, UTC. */
   startedAt: Type.String(),
+  /**
+   * The extensions that were loaded, with their versions and tools (see extensions.ts). Absent in
+   * transcripts written before Airlock recorded them; replay then cannot say what changed.
+   */
+  extensions: Type.Optional(Type.Array(SessionExtensionSchema)),
 });
 export type SessionHeader = Static<typeof SessionHeaderSchema>;
 

@@ -5,7 +5,7 @@ import { errnoWords, errorMessage } from '@airlock/toolkit/util';
 import type { Message } from '../messages.js';
 import { newSessionId } from './id.js';
 import { sessionsDir, type StateLocation } from './location.js';
-import { TRANSCRIPT_FORMAT, type SessionHeader, type TranscriptEntry } from './records.js';
+import { TRANSCRIPT_FORMAT, type SessionExtension, type SessionHeader, type TranscriptEntry } from './records.js';
 import { redactMessage, type Redact } from './redact-message.js';
 
 export interface OpenTranscriptOptions {
@@ -22,6 +22,8 @@ export interface OpenTranscriptOptions {
   where: StateLocation;
   /** The Airlock version recorded in the header (default: the kernel's). */
   airlockVersion?: string;
+  /** The extensions the session runs with (`sessionExtensions(host.extensions.extensions)`), recorded in the header so replay can say what changed. */
+  extensions?: readonly SessionExtension[];
   /** Continue this existing transcript file (`--resume`) instead of starting a new one. */
   resume?: { path: string; header: SessionHeader };
   /** Another folder for the transcripts (default: the project's folder in the state folder). */
@@ -77,6 +79,7 @@ export function openTranscript(options: OpenTranscriptOptions): Transcript {
       model: options.model,
       airlock: options.airlockVersion ?? KERNEL_VERSION,
       startedAt: started.toISOString(),
+      ...(options.extensions === undefined ? {} : { extensions: options.extensions.map((e) => ({ ...e, tools: [...e.tools] })) }),
     };
     const file = join(dir, `${header.id}.jsonl`);
     path = file;

@@ -17,7 +17,7 @@ async function serve(replies: Reply[] | ((req: any, n: number) => Reply)): Promi
 }
 
 function provider(s: ModelServer, extra: Parameters<typeof createAnthropicProvider>[0] = {}) {
-  return createAnthropicProvider({ baseURL: s.baseURL, apiKey: 'ak-test', env: {}, retry: { baseDelayMs: 5 }, ...extra });
+  return createAnthropicProvider({ baseUrl: s.baseURL, apiKey: 'ak-test', env: {}, retry: { baseDelayMs: 5 }, ...extra });
 }
 
 const text = (pieces: string[]) => ({ type: 'text' as const, pieces });
@@ -115,7 +115,7 @@ describe('Anthropic provider: streaming', () => {
 describe('Anthropic provider: errors and retries', () => {
   it('names ANTHROPIC_API_KEY on a 401 and does not retry', async () => {
     const s = await serve([{ status: 401, json: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }]);
-    const { final } = await runProvider(createAnthropicProvider({ baseURL: s.baseURL, env: { ANTHROPIC_API_KEY: 'bad' } }), { messages: [userMessage('go')] });
+    const { final } = await runProvider(createAnthropicProvider({ baseUrl: s.baseURL, env: { ANTHROPIC_API_KEY: 'bad' } }), { messages: [userMessage('go')] });
     expect(final.stopReason).toBe('error');
     expect(final.errorMessage).toBe('Anthropic-compatible server refused the API key (401: authentication_error: invalid x-api-key). Check the ANTHROPIC_API_KEY environment variable.');
     expect(s.requests).toHaveLength(1);
@@ -203,7 +203,7 @@ describe('Anthropic provider: abort and keys', () => {
     expect(() => createAnthropicProvider({ env: {} })).toThrow(ProviderSetupError);
     expect(() => createAnthropicProvider({ env: {} })).toThrow(/set ANTHROPIC_API_KEY/);
     const s = await serve([{ sse: anthropicSSE(anthropicMessageEvents([text(['hi'])], 'end_turn')) }]);
-    await runProvider(createAnthropicProvider({ baseURL: s.baseURL, env: {} }), { messages: [userMessage('go')] });
+    await runProvider(createAnthropicProvider({ baseUrl: s.baseURL, env: {} }), { messages: [userMessage('go')] });
     expect(s.requests[0]!.headers.authorization).toBeUndefined();
     expect(s.requests[0]!.headers['x-api-key']).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 import type { ToolResultMessage } from '@airlock/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAIProvider, ProviderSetupError, toolCallsOf, userMessage, type AssistantMessage, type Message } from '../../src/index.js';
+import { createAnthropicProvider, createOpenAIProvider, ProviderSetupError, toolCallsOf, userMessage, type AssistantMessage, type Message } from '../../src/index.js';
 import { openaiChunk, openaiSSE, openaiTextChunks, openaiUsageChunk, startModelServer, type ModelServer, type Reply } from '../support/model-server.js';
 import { PNG_1x1, runProvider, testTools } from '../support/provider-run.js';
 import { scaledMs } from '@airlock/kernel/testing';
@@ -17,7 +17,7 @@ async function serve(replies: Reply[] | ((req: any, n: number) => Reply)): Promi
 }
 
 function provider(s: ModelServer, extra: Parameters<typeof createOpenAIProvider>[0] = {}) {
-  return createOpenAIProvider({ baseURL: `${s.baseURL}/v1`, apiKey: 'sk-test', env: {}, retry: { baseDelayMs: 5 }, ...extra });
+  return createOpenAIProvider({ baseUrl: `${s.baseURL}/v1`, apiKey: 'sk-test', env: {}, retry: { baseDelayMs: 5 }, ...extra });
 }
 
 const call = (index: number, fields: { id?: string; name?: string; args?: string }) =>
@@ -199,7 +199,7 @@ describe('OpenAI provider: errors and retries', () => {
 
   it('names the key variable on a 401', async () => {
     const s = await serve([{ status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } }]);
-    const fromEnv = createOpenAIProvider({ baseURL: `${s.baseURL}/v1`, env: { OPENAI_API_KEY: 'sk-wrong' } });
+    const fromEnv = createOpenAIProvider({ baseUrl: `${s.baseURL}/v1`, env: { OPENAI_API_KEY: 'sk-wrong' } });
     const { final } = await runProvider(fromEnv, { messages: [userMessage('go')] });
     expect(final.errorMessage).toMatch(/refused the API key \(401: .*Incorrect API key provided\)\. Check the OPENAI_API_KEY environment variable\./);
     expect(s.requests[0]!.headers.authorization).toBe('Bearer sk-wrong');
@@ -249,7 +249,7 @@ describe('OpenAI provider: errors and retries', () => {
     const url = `${s.baseURL}/v1`;
     await s.close();
     server = undefined;
-    const { final } = await runProvider(createOpenAIProvider({ baseURL: url, env: {}, retry: { maxRetries: 1, baseDelayMs: 5 } }), { messages: [userMessage('go')] });
+    const { final } = await runProvider(createOpenAIProvider({ baseUrl: url, env: {}, retry: { maxRetries: 1, baseDelayMs: 5 } }), { messages: [userMessage('go')] });
     expect(final.stopReason).toBe('error');
     expect(final.errorMessage).toContain(`The connection to OpenAI-compatible server at ${url} failed (ECONNREFUSED) after 1 retry`);
   });
@@ -371,8 +371,15 @@ describe('OpenAI provider: keys', () => {
   });
 
   it('rejects a base URL that is not http(s)', () => {
-    expect(() => createOpenAIProvider({ baseURL: 'localhost:11434', env: {} })).toThrow(/must start with http/);
-    expect(() => createOpenAIProvider({ baseURL: 'not a url', env: {} })).toThrow(/is not a URL/);
+    expect(() => createOpenAIProvider({ baseUrl: 'localhost:11434', env: {} })).toThrow(/must start with http/);
+    expect(() => createOpenAIProvider({ baseUrl: 'not a url', env: {} })).toThrow(/is not a URL/);
+  });
+
+  // issue 28: `baseURL` (the OpenAI SDK's spelling) was ignored, and the run then failed for want of a key.
+  it('refuses an option it does not know, naming the closest one, before anything else', () => {
+    expect(() => createOpenAIProvider({ baseURL: 'http://127.0.0.1:1/v1', env: {} } as never)).toThrow('createOpenAIProvider() has no option "baseURL". Did you mean "baseUrl"?');
+    expect(() => createAnthropicProvider({ baseURL: 'http://127.0.0.1:1', env: {} } as never)).toThrow(/no option "baseURL"\. Did you mean "baseUrl"\?/);
+    expect(() => createOpenAIProvider({ reasoningEfort: 'low', env: {} } as never)).toThrow(/Did you mean "reasoningEffort"\?/);
   });
 });
 

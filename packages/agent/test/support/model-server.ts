@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
  * request with the next scripted reply, speaking OpenAI's or Anthropic's SSE streaming format
  * (build the pieces with the helpers below), and records what it received, so a test can assert
  * on the bytes a provider sent and on what the server saw (how many requests, when, a closed
- * socket). Point a provider's `baseURL` at `server.baseURL` (OpenAI: add `/v1`).
+ * socket). Point a provider's `baseUrl` at `server.baseURL` (OpenAI: add `/v1`).
  *
  * @example
  * const server = await startModelServer([{ sse: openaiSSE(openaiTextChunks('Hello')) }]);
- * const provider = createOpenAIProvider({ baseURL: `${server.baseURL}/v1`, apiKey: 'test' });
+ * const provider = createOpenAIProvider({ baseUrl: `${server.baseURL}/v1`, apiKey: 'test' });
  * …
  * await server.close();
  */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSystemPrompt, hostRunner, loadScript, openTranscript, runAgentLoop, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, hostRunner, loadScript, openTranscript, runAgentLoop, sessionExtensions, ScriptError, transcriptListener, userMessage, type AgentEvent, type ScriptEntry, type StateLocation, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { type AnyAgentTool } from '@airlock/contract';
@@ -107,7 +107,7 @@ async function loadTourScript(file: string): Promise<ScriptEntry[]> {
 
 function openTourTranscript(project: string, host: Host, where: StateLocation): Transcript {
   try {
-    return openTranscript({ cwd: project, model: TOUR_MODEL, redact: (text) => host.redact(text), where });
+    return openTranscript({ cwd: project, model: TOUR_MODEL, redact: (text) => host.redact(text), where, extensions: sessionExtensions(host.extensions.extensions) });
   } catch (error) {
     throw new UsageError(`The tour's transcript cannot be written: ${(error as Error).message ?? String(error)}`);
   }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { buildSystemPrompt, hostRunner, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
+import { buildSystemPrompt, hostRunner, ModelSpecError, openTranscript, parseModelSpec, PROVIDER_FACTORIES, ProviderSetupError, resolveModel, resumeTranscript, runAgentLoop, ScriptError, SessionError, sessionExtensions, textOf, transcriptListener, userMessage, type AgentEvent, type AgentRunResult, type Message, type ModelProvider, type Transcript } from '@airlock/agent';
 import type { Host } from '@airlock/host';
 import { displayText } from '@airlock/toolkit/display';
 import { type AnyAgentTool } from '@airlock/contract';
@@ -8,7 +8,7 @@ import { createLineEditor, type LineEditor } from '../interactive/line-editor.js
 import { pausingUI } from '../interactive/pausing-ui.js';
 import { EXIT, UsageError, type IO } from '../io.js';
 import type { GlobalOptions } from '../global-options.js';
-import { providerSettings } from '../provider-settings.js';
+import { providerSettings } from '@airlock/host';
 import { openSession } from '../session.js';
 import { sessionQuery } from './session-query.js';
 import { reportDiagnostics } from './diagnostics.js';
@@ -96,7 +96,7 @@ export async function runCommand(a: RunArgs, g: GlobalOptions, io: IO): Promise<
  */
 function startTranscript(a: RunArgs, host: Host, g: GlobalOptions, io: IO): { transcript: Transcript; history: readonly Message[] } {
   const query = sessionQuery(g, io);
-  const options = { cwd: query.cwd, model: a.model!, redact: (text: string) => host.redact(text), where: query.where };
+  const options = { cwd: query.cwd, model: a.model!, redact: (text: string) => host.redact(text), where: query.where, extensions: sessionExtensions(host.extensions.extensions) };
   try {
     if (a.resume === undefined) return { transcript: openTranscript(options), history: [] };
     const { transcript, loaded } = resumeTranscript(a.resume === true ? undefined : a.resume, options);

@@ -74,3 +74,4 @@ export {
   type SettingsProblem,
   type SettingsSource,
 } from './errors.js';
+export { providerSettings, type ProviderSetupFromSettings } from './provider-setup.js';

@@ -31,6 +31,7 @@ export { identityOf, judgedFileAt, sameIdentity } from './file-identity.js';
 
 // "Did you mean …?" for names people and models type (tools, rule kinds, file names).
 export { closestNames, didYouMean, editDistance } from '../suggest.js';
+export { refuseUnknownOptions } from './unknown-options.js';
 
 // "This value does not match its schema", in one wording for arguments, settings and options.
 export {
