@@ -440,6 +440,17 @@ export interface Extension<O extends TSchema = TSchema, S extends TObject = TObj
    */
   setup(api: ExtensionAPI<Static<S>>, options: Static<O>): unknown;
   /**
+   * How long `setup` may need with these (checked) options, in milliseconds, when that is more
+   * than the host's own limit (10 s by default): an extension whose setup waits on something the
+   * user configures (an MCP server's `startupTimeout`) says so here, and the host waits that long
+   * (at most 10 minutes) instead of dropping it. Less than the host's limit changes nothing; a
+   * throw or a value that is not a number is ignored.
+   *
+   * @example
+   * setupTimeoutMs: (options) => Math.max(...Object.values(options.servers).map((s) => s.startupTimeout)) + 2_000,
+   */
+  setupTimeoutMs?(options: Static<O>): number;
+  /**
    * Clean up when the host closes (`host.close()` / `kernel.dispose()`): end background processes,
    * flush and close files. Gets the same `api` its setup got, so state kept per host (a WeakMap
    * keyed by `api`) can be found again. Extensions are disposed newest first, one after another,

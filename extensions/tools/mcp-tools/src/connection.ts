@@ -42,6 +42,8 @@ export class ServerConnection {
   #closed = false;
   #starts = 0;
   #stderr = '';
+  /** Clients Airlock closed itself: a listing they had under way fails, and that is no news. */
+  readonly #stopped = new WeakSet<Client>();
 
   constructor(
     readonly name: string,
@@ -97,6 +99,7 @@ export class ServerConnection {
   async stop(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    if (client !== undefined) this.#stopped.add(client);
     await client?.close().catch(() => undefined);
   }
 
@@ -185,6 +188,10 @@ export class ServerConnection {
       const tools = await this.#listWith(client);
       if (this.#client === client) this.onToolsChanged?.(tools);
     } catch (error) {
+      // A server announces list changes as it starts (server-everything does); when Airlock has
+      // stopped that connection meanwhile (a lazy server after listing) or the host is closing,
+      // the listing fails with "Not connected", and the next start lists again anyway.
+      if (this.#stopped.has(client) || this.#closed) return;
       this.deps.log.warn(`MCP server "${this.name}": listing its tools again failed (${error instanceof Error ? error.message : String(error)}); its tools stay as they were`);
     }
   }

@@ -11,6 +11,9 @@ export { mcpResources } from './resources.js';
 export { McpToolsOptions, ServerConfig } from './options.js';
 export { ServerConnection } from './connection.js';
 
+/** Beyond the slowest server's startupTimeout: closing a server that missed it, registering tools. */
+const SETUP_MARGIN_MS = 3_000;
+
 /** The version sent to servers as the client's. */
 const VERSION = '1.0.0';
 
@@ -40,6 +43,11 @@ export default {
     const entries = Object.entries(options.mcpServers ?? {});
     await Promise.all(entries.map(([name, config]) => addServer(api, servers, name, config)));
   },
+  // Servers start side by side, each within its own startupTimeout (which settings may raise for
+  // a slow one, e.g. npx fetching it): setup needs the longest of them, plus room to close one
+  // that missed it. Without saying so, the host's 10 s limit would drop the whole extension.
+  setupTimeoutMs: (options) =>
+    Math.max(0, ...Object.values(options.mcpServers ?? {}).map((c) => c.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_MS)) + SETUP_MARGIN_MS,
   async dispose(api) {
     const servers = serversOf.get(api) ?? [];
     await Promise.all(servers.map((s) => s.close()));

@@ -179,7 +179,28 @@ interface ExtensionShape {
   options?: TSchema;
   settings?: TObject;
   setup(api: unknown, options: unknown): unknown;
+  setupTimeoutMs?(options: unknown): unknown;
   dispose?(api: unknown): unknown;
+}
+
+/** The most an extension may declare its setup needs (Extension.setupTimeoutMs). */
+const MAX_DECLARED_SETUP_MS = 600_000;
+
+/**
+ * The limit for this extension's setup: the host's, raised to what the extension declares it
+ * needs with these options (an MCP server's configured start-up time), up to 10 minutes. No limit
+ * (0) stays none; a declaration that throws or is not a number leaves the host's limit.
+ */
+function setupLimitMs(ext: ExtensionShape, options: unknown, hostMs: number): number {
+  if (hostMs <= 0 || typeof ext.setupTimeoutMs !== 'function') return hostMs;
+  let declared: unknown;
+  try {
+    declared = ext.setupTimeoutMs(options);
+  } catch {
+    return hostMs;
+  }
+  if (typeof declared !== 'number' || !Number.isFinite(declared)) return hostMs;
+  return Math.max(hostMs, Math.min(Math.ceil(declared), MAX_DECLARED_SETUP_MS));
 }
 
 const EXTENSION_NAME = /^[a-z0-9][a-z0-9._-]*$/;
@@ -288,7 +309,8 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
     loadedExtensions: ctx.loadedExtensions,
   });
   try {
-    const settled = await runSetup(ext, box, options, ctx.setupTimeoutMs);
+    const limitMs = setupLimitMs(ext, options, ctx.setupTimeoutMs);
+    const settled = await runSetup(ext, box, options, limitMs);
     box.seal();
     record.policy = record.policy || box.policy;
     if (!settled.ok) {
@@ -299,7 +321,7 @@ export async function loadResolved(resolved: ResolvedExtension, base: ExtensionR
       // Refusals the extension caught and lived with are still worth reporting.
       for (const r of box.registrationErrors) if (r !== cause) diagnostics.push(registrationDiagnostic(r, subject, self, ctx.origins));
       const d = settled.timedOut
-        ? diagnostic('AIRLOCK_EXTENSION_SETUP_TIMEOUT', subject, { timeoutMs: ctx.setupTimeoutMs, rolledBack })
+        ? diagnostic('AIRLOCK_EXTENSION_SETUP_TIMEOUT', subject, { timeoutMs: limitMs, rolledBack })
         : cause
           ? registrationDiagnostic(cause, subject, self, ctx.origins, rolledBack)
           : diagnostic(
@@ -361,6 +383,9 @@ function checkExport(mod: unknown): { ok: true; extension: ExtensionShape } | { 
   }
   if (typeof e.setup !== 'function') problems.push(`"setup" must be a function (api, options) => void | Promise<void>, got ${typeof e.setup}`);
   if (e.dispose !== undefined && typeof e.dispose !== 'function') problems.push(`"dispose" must be a function (api) => void | Promise<void> when given, got ${typeof e.dispose}`);
+  if (e.setupTimeoutMs !== undefined && typeof e.setupTimeoutMs !== 'function') {
+    problems.push(`"setupTimeoutMs" must be a function (options) => milliseconds when given, got ${typeof e.setupTimeoutMs}`);
+  }
   if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null || Array.isArray(e.options))) {
     problems.push(`"options" must be a TypeBox schema such as Type.Object({...}) when given, got ${Array.isArray(e.options) ? 'an array' : typeof e.options}`);
   }
