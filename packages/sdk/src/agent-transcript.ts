@@ -33,5 +33,7 @@ export function agentTranscript(
     ...(option === true || option.dir === undefined ? {} : { dir: option.dir }),
   });
   for (const message of at.history) transcript.appendMessage(message);
+  // Extensions learn where the session is recorded (command hooks hand it to scripts as transcript_path).
+  host.services.transcriptPath = transcript.path;
   return transcript;
 }

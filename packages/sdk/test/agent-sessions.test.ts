@@ -101,3 +101,29 @@ describe("airlock.agent({ model: 'openai:NAME', baseUrl })", () => {
     await expect(createAirlock({ ...p.base, transcripts: true } as never)).rejects.toThrow('createAirlock() has no option "transcripts". Did you mean "transcript"?');
   });
 });
+
+describe('extensions learn where an SDK agent records its session', () => {
+  it('api.transcriptPath() is the agent\'s transcript (what command hooks hand scripts as transcript_path)', async () => {
+    const p = project();
+    const where = defineExtension({
+      name: 'where',
+      setup(api) {
+        api.registerTool(
+          defineTool({
+            name: 'where',
+            label: 'Where',
+            description: 'Says where the session is recorded.',
+            parameters: Type.Object({}),
+            resources: () => [],
+            execute: async () => ({ content: [{ type: 'text', text: api.transcriptPath?.() ?? '(none)' }] }),
+          }),
+        );
+      },
+    });
+    const airlock = await airlockFor({ ...p.base, transcript: true, extensions: [where] });
+    const agent = airlock.agent({ provider: scriptedProvider([{ content: [{ type: 'toolCall', id: 'w1', name: 'where', arguments: {} }] }, 'Done.']), model: 'demo' });
+    const result = await agent.prompt('Where?');
+    const said = result.messages.find((m) => m.role === 'toolResult');
+    expect(textOf(said as never)).toBe(agent.transcript!.path);
+  });
+});
