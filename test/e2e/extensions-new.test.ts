@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
@@ -27,6 +27,21 @@ function offline(dir: string): void {
   pkg.dependencies.typebox = local('packages/kernel/node_modules/typebox');
   for (const name of ['vitest', 'typescript', '@types/node']) pkg.devDependencies[name] = local(`node_modules/${name}`);
   writeFileSync(file, JSON.stringify(pkg, null, 2));
+}
+
+/**
+ * The kernel as an installed CLI carries it: its package (built) in a folder of its own, with its
+ * dependencies beside it and no vitest anywhere above it, so it cannot find the project's vitest
+ * from where it is (what made every harness folder outlive its test, issue 28).
+ */
+function kernelOutsideTheWorkspace(base: string): string {
+  const modules = join(base, 'cli-install', 'node_modules');
+  const kernel = join(modules, '@airlock', 'kernel');
+  mkdirSync(kernel, { recursive: true });
+  for (const part of ['package.json', 'dist']) cpSync(join(ROOT, 'packages/kernel', part), join(kernel, part), { recursive: true });
+  for (const dep of readdirSync(join(ROOT, 'packages/kernel/node_modules/@airlock'))) symlinkSync(realpathSync(join(ROOT, 'packages/kernel/node_modules/@airlock', dep)), join(modules, '@airlock', dep));
+  for (const dep of ['typebox', 'tapable']) symlinkSync(realpathSync(join(ROOT, 'packages/kernel/node_modules', dep)), join(modules, dep));
+  return kernel;
 }
 
 async function installAndTest(dir: string, env: NodeJS.ProcessEnv) {
@@ -65,6 +80,25 @@ describe('airlock extensions new', () => {
     const info = await s.airlock([...settings, 'extensions', 'info', '@acme/airlock-word-count']);
     expect(info.stdout).toMatch(/status:\s+loaded/);
     expect(info.stdout).toMatch(/maxChars\s+integer\s+100000/);
+  });
+
+  // issue 28: each createToolHarness left an airlock-harness-* folder per test when the kernel came from the installed CLI.
+  it("--tool: its tests leave no harness folder behind when the kernel is the installed CLI's copy", async () => {
+    const s = sandbox();
+    expect((await s.airlock(['extensions', 'new', '@acme/airlock-tidy', '--tool', '--dir', '../tidy'])).code).toBe(0);
+    const dir = join(s.base, 'tidy');
+    const file = join(dir, 'package.json');
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { devDependencies: Record<string, string> };
+    pkg.devDependencies['@airlock/kernel'] = `file:${kernelOutsideTheWorkspace(s.base)}`;
+    writeFileSync(file, JSON.stringify(pkg, null, 2));
+    const tmp = join(s.base, 'tmp');
+    mkdirSync(tmp);
+    const env = { ...process.env, HOME: s.home, TMPDIR: tmp };
+    for (let i = 0; i < 2; i++) {
+      const { test } = await installAndTest(dir, env);
+      expect(test).toMatch(/Tests\s+2 passed/);
+    }
+    expect(readdirSync(tmp).filter((f) => f.startsWith('airlock-harness-'))).toEqual([]);
   });
 
   it('--policy: a package whose test passes as generated, and whose policy airlock applies to the built-in write tool', async () => {

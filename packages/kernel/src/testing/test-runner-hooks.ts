@@ -9,6 +9,11 @@
  * has long arrived, while a helper called at a test file's top level may come too early for it.
  */
 
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 type Cleanup = () => void;
 
 interface VitestHooks {
@@ -19,10 +24,47 @@ let vitest: VitestHooks | undefined;
 // A variable, not a literal: bundlers and type-checkers must not try to resolve vitest.
 const VITEST_MODULE = 'vitest';
 if (process.env.VITEST) {
-  import(/* @vite-ignore */ VITEST_MODULE).then(
-    (m: VitestHooks) => void (vitest = m),
+  loadVitest().then(
+    (m) => void (vitest = m),
     () => undefined,
   );
+}
+
+/**
+ * The running vitest. From the kernel's own folder first (a workspace, a project that installed
+ * both side by side); else from the folder the tests run in: in a scaffolded extension the kernel
+ * is the copy the installed CLI carries, from where vitest cannot be found, while the project's
+ * own vitest (the one running) sits in the project's node_modules.
+ */
+async function loadVitest(): Promise<VitestHooks | undefined> {
+  try {
+    return (await import(/* @vite-ignore */ VITEST_MODULE)) as VitestHooks;
+  } catch {
+    const entry = vitestEntryFrom(process.cwd());
+    return entry === undefined ? undefined : ((await import(/* @vite-ignore */ pathToFileURL(entry).href)) as VitestHooks);
+  }
+}
+
+/** vitest's ESM entry as a project folder would import it, from its package.json's exports; undefined when not installed there. */
+function vitestEntryFrom(dir: string): string | undefined {
+  let manifestPath: string;
+  try {
+    manifestPath = createRequire(join(dir, 'package.json')).resolve(`${VITEST_MODULE}/package.json`);
+  } catch {
+    return undefined;
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: unknown; module?: string; main?: string };
+  const root = (manifest.exports as Record<string, unknown> | undefined)?.['.'] ?? manifest.exports;
+  const target = esmTarget(root) ?? manifest.module ?? manifest.main;
+  return target === undefined ? undefined : join(dirname(manifestPath), target);
+}
+
+/** The file an `import` of an exports entry picks: a string, or `import` / `default` conditions, nested. */
+function esmTarget(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const conditions = entry as Record<string, unknown>;
+  return esmTarget(conditions.import) ?? esmTarget(conditions.default);
 }
 
 const atExit = new Set<Cleanup>();
