@@ -172,11 +172,24 @@ describe('npm i -g of the one @airlock/cli tarball', () => {
     const project = join(base, 'app');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
-    // The SDK from its tarball (with the @airlock packages it depends on) next to the extension.
-    const sdkTarballs = readdirSync(tarballs).filter((f) => f.endsWith('.tgz') && !f.startsWith('airlock-cli-')).map((f) => join(tarballs, f));
+    // The SDK from its tarball with exactly the @airlock packages it reaches through its
+    // dependencies (issue 28: installing "every tarball but the CLI's" hid that the SDK pulled the
+    // CLI in), next to the extension. The SDK must not need the CLI.
+    const manifests = new Map(publishedPackages(ROOT).map((p) => [p.manifest.name, p.manifest]));
+    const closure = new Set<string>();
+    const reach = (name: string): void => {
+      if (closure.has(name) || !manifests.has(name)) return;
+      closure.add(name);
+      for (const dep of Object.keys(manifests.get(name)!.dependencies ?? {})) reach(dep);
+    };
+    reach('@airlock/sdk');
+    expect([...closure]).not.toContain('@airlock/cli');
+    const sdkTarballs = [...closure].map((name) => join(tarballs, tarName(name, manifests.get(name)!.version)));
     const installed = await npm(['install', join(base, 'airlock-shout-0.1.0.tgz'), ...sdkTarballs], project);
     expect(installed.stderr).not.toMatch(/ERR!/);
     expect(installed.code).toBe(0);
+    expect(existsSync(join(project, 'node_modules/@airlock/cli'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules/@airlock/sdk/package.json'))).toBe(true);
     // The kernel came from its tarball and runs on plain Node from its compiled files.
     const kernel = await exec(process.execPath, ['--input-type=module', '-e', "const k = await import('@airlock/kernel'); const u = await import('@airlock/toolkit/util'); console.log(typeof k.Kernel, u.formatSize(2048))"], { cwd: project, env });
     expect(kernel).toMatchObject({ code: 0, stdout: 'function 2.0KB\n' });
