@@ -118,7 +118,7 @@ describe('the tool_result event carries the arguments as the model sent them', (
     expect(byId.gone!.rawArgs).toEqual({ path: 'a' });
     // Two calls of one batch with the same id each carry their own (no join by id).
     seen.length = 0;
-    await k.executeBatch([call('dup', { text: 'first' }), call('dup', { text: 2 })]);
-    expect(seen.map((e) => e.rawArgs)).toEqual([{ text: 'first' }, { text: 2 }]);
+    await k.executeBatch([call('dup', { text: 'first' }), call('dup', { text: 'second' })]);
+    expect(seen.map((e) => e.rawArgs)).toEqual([{ text: 'first' }, { text: 'second' }]);
   });
 });

@@ -120,6 +120,76 @@ describe('executeToolCall: every outcome becomes a result message', () => {
     expect(args.times).toBe('3');
   });
 
+  // The rule for argument types (docs/kernel.md, "Argument types"): a string that spells a number
+  // or a boolean is read as one, at any depth; nothing else changes type, so the model is told.
+  describe('argument types: strings that spell a number or a boolean are read as one, nothing else converts', () => {
+    const typed = defineTool({
+      name: 'typed',
+      label: 'Typed',
+      description: 'd',
+      parameters: Type.Object({
+        path: Type.Optional(Type.String()),
+        n: Type.Optional(Type.Number()),
+        count: Type.Optional(Type.Integer()),
+        flag: Type.Optional(Type.Boolean()),
+        lines: Type.Optional(Type.Array(Type.Integer())),
+        range: Type.Optional(Type.Object({ from: Type.Integer(), to: Type.Integer() })),
+        tags: Type.Optional(Type.Array(Type.String())),
+      }),
+      execute: async (_id, params) => ({ content: [{ type: 'text', text: JSON.stringify(params) }] }),
+    });
+    const accepted: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ count: '7' }, { count: 7 }],
+      [{ n: '-2.5e3' }, { n: -2500 }],
+      [{ flag: 'true' }, { flag: true }],
+      [{ flag: 'false', count: '0' }, { flag: false, count: 0 }],
+      [{ lines: ['1', 2, '3'] }, { lines: [1, 2, 3] }],
+      [{ range: { from: '1', to: '9' } }, { range: { from: 1, to: 9 } }],
+      [{ path: '7' }, { path: '7' }],
+    ];
+    for (const [sent, seen] of accepted) {
+      it(`${JSON.stringify(sent)} runs as ${JSON.stringify(seen)}, and the model's message is untouched`, async () => {
+        const kernel = testKernel();
+        kernel.registry.register(typed, { source: 'sdk' });
+        const copy = structuredClone(sent);
+        const msg = await kernel.executeToolCall({ id: 'c', name: 'typed', arguments: sent });
+        expect(msg.outcome, text(msg)).toBe('ok');
+        expect(JSON.parse(text(msg))).toEqual(seen);
+        expect(sent).toEqual(copy);
+      });
+    }
+    const refused: [Record<string, unknown>, string][] = [
+      [{ path: 7 }, 'path: expected a string, got 7'],
+      [{ path: true }, 'path: expected a string, got true'],
+      [{ path: null }, 'path: expected a string, got null'],
+      [{ count: '' }, 'count: expected an integer, got ""'],
+      [{ count: ' 7' }, 'count: expected an integer, got " 7"'],
+      [{ count: '0x10' }, 'count: expected an integer, got "0x10"'],
+      [{ count: '2.5' }, 'count: expected an integer, got "2.5"'],
+      [{ count: true }, 'count: expected an integer, got true'],
+      [{ count: null }, 'count: expected an integer, got null'],
+      [{ n: 'Infinity' }, 'n: expected a number, got "Infinity"'],
+      [{ n: '1e999' }, 'n: expected a number, got "1e999"'],
+      [{ flag: '1' }, 'flag: expected true or false, got "1"'],
+      [{ flag: 'TRUE' }, 'flag: expected true or false, got "TRUE"'],
+      [{ flag: 0 }, 'flag: expected true or false, got 0'],
+      [{ tags: 'x' }, 'tags: expected a list of strings, got "x"'],
+      [{ lines: ['1', 'two'] }, 'lines[1]: expected an integer, got "two"'],
+      [{ range: { from: '1', to: 'end' } }, 'range.to: expected an integer, got "end"'],
+    ];
+    for (const [sent, problem] of refused) {
+      it(`${JSON.stringify(sent)} is invalid: ${problem}`, async () => {
+        const kernel = testKernel();
+        let ran = false;
+        kernel.registry.register(defineTool({ ...typed, execute: async () => ((ran = true), { content: [] }) }), { source: 'sdk' });
+        const msg = await kernel.executeToolCall({ id: 'c', name: 'typed', arguments: sent });
+        expect(msg.outcome).toBe('invalid');
+        expect(text(msg)).toContain(problem);
+        expect(ran).toBe(false);
+      });
+    }
+  });
+
   it('applies schema defaults', async () => {
     const kernel = testKernel();
     let seen: unknown;
