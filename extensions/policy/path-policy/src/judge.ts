@@ -61,7 +61,7 @@ export function judge(item: Item, ctx: JudgeContext): Finding {
       return byRules(`net ${item.host}`, ctx.rules.filter((r) => r.matcher.type === 'net' && r.matcher.host.test(item.host)), () => ({
         effect: ctx.defaults.net,
         rule: 'default:net',
-        reason: `a connection to ${item.host}, which no rule covers`,
+        reason: `a connection to ${item.host}, which no rule covers${ctx.defaults.net === 'allow' ? '' : `; to allow it without asking, add ${quoteList(netSuggestions(item.host))}`}`,
       }));
     case 'net-runtime': {
       // No host to match: a net deny or ask rule might cover it, so it asks; without any, the default decides.
@@ -269,7 +269,7 @@ function defaultForPath(kind: 'fs.read' | 'fs.write', path: string, ctx: JudgeCo
     reason: inside
       ? `${verb} ${path}, inside the workspace`
       : `${verb} ${path}, outside the workspace roots (${ctx.space.roots.join(', ')})` +
-        (effect === 'allow' ? '' : `; to allow it without asking, add a rule such as "${kind}(//${dirOf(path).slice(1)}/**)" or add a root.`),
+        (effect === 'allow' ? '' : `; to allow it without asking, add ${quoteList(pathSuggestions(kind, path, ctx.space.home))}, or add a root.`),
   };
 }
 
@@ -420,6 +420,39 @@ function merge(findings: readonly Finding[], subject: string): Finding {
   if (worst === undefined) return { subject, effect: 'allow', rule: 'default:none', reason: `${subject}: nothing to judge`, matched: [] };
   const matched = findings.flatMap((f) => f.matched);
   return { ...worst, matched: matched.filter((m, i) => matched.findIndex((x) => x.rule === m.rule && x.subject === m.subject) === i) };
+}
+
+/** An allow rule offered in a reason, and what it covers, in words. */
+interface Suggestion {
+  rule: string;
+  covers: string;
+}
+
+/**
+ * Allow rules to offer for a file, narrowest first: exactly this file, then its folder. The
+ * folder is left out when it is `/`, a top-level folder (`//etc/**`) or the home folder itself:
+ * each would allow far more than the call asked for (`fs.read(///**)` is the whole machine).
+ * Glob characters in the path are escaped, so the rule means exactly this path.
+ */
+function pathSuggestions(kind: 'fs.read' | 'fs.write', path: string, home: readonly string[]): Suggestion[] {
+  const exact = { rule: `${kind}(//${escapeDir(path).slice(1)})`, covers: 'this file' };
+  const dir = dirOf(path);
+  const wide = dir.split('/').filter(Boolean).length < 2 || home.includes(dir);
+  return wide ? [exact] : [exact, { rule: `${kind}(//${escapeDir(dir).slice(1)}/**)`, covers: 'its folder' }];
+}
+
+/**
+ * The allow rule to offer for a host: exactly that host. A wider one (`*.example.co.uk`) cannot
+ * be offered safely without knowing which part of a name is a public suffix.
+ */
+function netSuggestions(host: string): Suggestion[] {
+  return [{ rule: `net(${host})`, covers: 'this host' }];
+}
+
+/** `"a" (this file)`, or `"a" (this file) or "b" (its folder)`: narrowest first, as given. */
+function quoteList(suggestions: readonly Suggestion[]): string {
+  const quoted = suggestions.map((s) => `"${s.rule}" (${s.covers})`);
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
 function dirOf(path: string): string {

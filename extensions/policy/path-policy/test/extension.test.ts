@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import Type from 'typebox';
 import { createTestHost } from '@airlock/kernel/testing';
 import { defineTool, type AccessCheck, type ExtensionAPI } from '@airlock/contract';
@@ -57,5 +59,69 @@ describe('path-policy as an extension', () => {
   it('gives extensions no way to add allow rules: only settings feed the rules', () => {
     const keys = Object.keys(extension).sort();
     expect(keys).toEqual(['name', 'options', 'settings', 'setup']);
+  });
+});
+
+// The rules a reason offers (issue 28: a read outside the project offered `fs.read(///**)`, the
+// whole file system, before the exact rule). For every resource kind with a default that asks:
+// narrowest first, each one quoted rule that really allows the call, and never one far wider
+// than the call (`/`, a top-level folder, the home folder itself).
+describe('the allow rules a reason suggests', () => {
+  const touch = defineTool({
+    name: 'touch',
+    label: 'Touch',
+    description: 't',
+    parameters: Type.Object({ kind: Type.String(), target: Type.String() }),
+    resources: (p) => [p.kind === 'net' ? { kind: 'net', host: p.target } : { kind: p.kind as 'fs.read' | 'fs.write', path: p.target }],
+    execute: async () => ({ content: [{ type: 'text', text: 'ran' }] }),
+  });
+  async function outcome(allow: string[], kind: string, target: string, cwd: string) {
+    const kernel = await load({ allow }, cwd);
+    kernel.registry.register(touch, { source: 'sdk' });
+    const m = await kernel.executeToolCall({ id: '1', name: 'touch', arguments: { kind, target } });
+    return { outcome: m.outcome, text: m.content.map((c) => (c.type === 'text' ? c.text : '')).join('') };
+  }
+  const suggested = (text: string) => [...text.matchAll(/"((?:fs\.read|fs\.write|net)\([^"]*\))" \(([^)]*)\)/g)].map((x) => ({ rule: x[1]!, covers: x[2]! }));
+
+  for (const kind of ['fs.read', 'fs.write'] as const) {
+    it(`${kind} outside the roots: this file first, then its folder; each allows what it says`, async () => {
+      const m = machine();
+      const file = join(m.outside, 'deep', 'data.txt');
+      const first = await outcome([], kind, file, m.root);
+      expect(first.outcome).toBe('denied');
+      const offered = suggested(first.text);
+      expect(offered.map((o) => o.covers)).toEqual(['this file', 'its folder']);
+      expect(offered[0]!.rule).toBe(`${kind}(/${file})`);
+      // The exact rule allows this file and nothing beside it; the folder rule allows a sibling.
+      expect((await outcome([offered[0]!.rule], kind, file, m.root)).outcome).toBe('ok');
+      expect((await outcome([offered[0]!.rule], kind, join(m.outside, 'deep', 'other.txt'), m.root)).outcome).toBe('denied');
+      expect((await outcome([offered[1]!.rule], kind, join(m.outside, 'deep', 'other.txt'), m.root)).outcome).toBe('ok');
+    });
+  }
+
+  it('a file at the root, in a top-level folder or right in the home folder: only the exact rule (never "fs.read(///**)")', async () => {
+    const m = machine();
+    for (const file of ['/data.txt', '/etc/hosts.allow', join(homedir(), 'notes.txt')]) {
+      const r = await outcome([], 'fs.read', file, m.root);
+      expect(r.outcome).toBe('denied');
+      expect(suggested(r.text).map((o) => o.covers), r.text).toEqual(['this file']);
+      expect(r.text).not.toContain('/**)');
+    }
+  });
+
+  it('a glob character in the path is escaped: the offered rule means exactly that file', async () => {
+    const m = machine();
+    const file = join(m.outside, 'a*b', 'x[1].txt');
+    const offered = suggested((await outcome([], 'fs.read', file, m.root)).text);
+    expect((await outcome([offered[0]!.rule], 'fs.read', file, m.root)).outcome).toBe('ok');
+    expect((await outcome([offered[0]!.rule], 'fs.read', join(m.outside, 'aXb', 'x[1].txt'), m.root)).outcome).toBe('denied');
+  });
+
+  it('net: exactly the host, which allows it', async () => {
+    const m = machine();
+    const r = await outcome([], 'net', 'api.example.com', m.root);
+    expect(r.outcome).toBe('denied');
+    expect(suggested(r.text)).toEqual([{ rule: 'net(api.example.com)', covers: 'this host' }]);
+    expect((await outcome(['net(api.example.com)'], 'net', 'api.example.com', m.root)).outcome).toBe('ok');
   });
 });
