@@ -78,14 +78,14 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
       return { effect: 'allow', by: 'user', scope: 'session', reason: `allowed for this session (${label})` };
     }
     if (!api.ui.interactive) {
-      const named = explicit.map((vote) => vote.rule ?? vote.handler).join(', ');
+      const named = explicit.map(asker).join(', ');
       return {
         effect: 'deny',
         by: 'approval',
         reason:
           whyAsked(asking) +
           (explicit.length > 0
-            ? `This call needs a person's approval (rule ${named} always asks), and nobody can be asked here: no terminal and no dialog to show it in. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : ', or change that rule'}.`
+            ? `This call needs a person's approval (${named} asks every time), and nobody can be asked here: no terminal and no dialog to show it in. Run it interactively${explicit.some((vote) => vote.rule === PROTECTED_RULE) ? " (no rule can allow what may change Airlock's own files)" : explicit.every((vote) => vote.rule === undefined) ? ', or change that extension\'s configuration' : ', or change that rule'}.`
             : `This call needs a person's approval, and nobody can be asked here: no terminal and no dialog to show it in. To allow it without asking, add ${JSON.stringify(label)} to permissions.allow in ${api.rules?.files.user ?? 'your user settings'} (or in the project's .airlock/settings.local.json, which counts once the folder is trusted: airlock trust), or run interactively.`),
       };
     }
@@ -98,7 +98,9 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
     }
     choices.push(choice('deny'), choice('deny-with-reason'));
 
-    const scopeNote = explicit.length > 0 ? '\n(An explicit rule asks about this every time.)' : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
+    // Why only "once" and the denies: a remembered answer would not lift these asks, so the
+    // dialog says who asks every time (a rule, or an extension's own handler, which no rule outvotes).
+    const scopeNote = explicit.length > 0 ? `\n(${explicit.map(asker).join(', ')} asks about this every time.)` : broad ? `\n(Remembering this allows every ${name(event.toolName)} call.)` : '';
     const title = `${promptText({ tool: event.toolName, args: event.args, proposedArgs: event.proposedArgs, provenance: event.provenance, asking, resources: event.resources })}${scopeNote}`;
     const dialog = { timeoutMs: options.timeoutMs, ...(event.signal ? { signal: event.signal } : {}) };
     const request: AskRequest = { kind: 'choice', title, choices, toolCallId: event.toolCallId };
@@ -150,6 +152,11 @@ export function createApprover(api: Pick<ExtensionAPI, 'ui' | 'rules' | 'log'>, 
 
 /** No allow rule lifts the protection of Airlock's own files, so its asks count as explicit. */
 const PROTECTED_RULE: ProtectedRuleName = 'default:airlock-protected';
+
+/** Who asks, in words: `the rule bash(git push *)`, or `the extension handler acme/review` (a vote without a rule). */
+function asker(vote: Vote): string {
+  return vote.rule !== undefined ? `the rule ${vote.rule}` : `the extension handler ${vote.handler}`;
+}
 
 function isDefault(vote: Vote): boolean {
   return vote.rule !== undefined && vote.rule.startsWith('default:') && vote.rule !== PROTECTED_RULE;

@@ -170,7 +170,7 @@ describe('approval', () => {
     await h.call({ command: 'git push' });
     expect(shown).toHaveLength(2);
     expect(shown[0]!.ids).toEqual(['once', 'deny', 'deny-with-reason']);
-    expect(shown[0]!.title).toContain('An explicit rule asks about this every time');
+    expect(shown[0]!.title).toContain('(the rule no-push-without-a-person asks about this every time.)');
   });
 
   it("a deny that protects Airlock's own files is never put to a person, whatever the UI would answer", async () => {
