@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/index.js';
 import { testIO } from './test-io.js';
 import { makeTempDir } from '@airlock/kernel/testing';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 const hasSocat = (() => {
   try {
@@ -167,6 +170,32 @@ describe('airlock policy test', () => {
     expect(io.err()).toContain('calls.jsonl:4: skipped: not JSON');
     const strict = testIO(p.dir, p.home);
     expect(await run(['--settings', p.settings, 'policy', 'test', '--strict', 'calls.jsonl'], strict)).toBe(1);
+  });
+
+  // The fixtures form docs/cli.md shows a security team: {name, arguments, decision} per line,
+  // run with --strict. The lines are the documented ones, read from the doc itself.
+  it('a fixtures file (the one docs/cli.md shows): --strict passes while every decision holds, fails when a rule changes one, and a misspelt decision fails naming the line', async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8');
+    const block = /\*\*Fixtures:[\s\S]*?```jsonl\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(block, 'the fixtures example in docs/cli.md').toBeDefined();
+    const rules = { deny: ['exec(git push --force *)'], ask: ['exec(npm publish *)'] };
+    const p = project(rules);
+    writeFileSync(join(p.dir, 'policy-fixtures.jsonl'), block!);
+    const io = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', '--strict', 'policy-fixtures.jsonl'], io), io.out() + io.err()).toBe(0);
+    expect(io.out()).toContain('6 recorded calls replayed, 0 decided differently');
+    expect(io.err()).not.toContain('skipped');
+
+    // Someone drops the force-push rule: the fixture catches it.
+    writeFileSync(p.settings, JSON.stringify({ permissions: { ask: rules.ask } }));
+    const loosened = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', '--strict', 'policy-fixtures.jsonl'], loosened)).toBe(1);
+    expect(loosened.out()).toContain('policy-fixtures.jsonl:5 bash {"command":"git push --force origin main"} → allow (was deny) CHANGED');
+
+    writeFileSync(join(p.dir, 'typo.jsonl'), `${JSON.stringify({ name: 'read', arguments: { path: '.env' }, decision: 'denied' })}\n`);
+    const typo = testIO(p.dir, p.home);
+    expect(await run(['--settings', p.settings, 'policy', 'test', 'typo.jsonl'], typo)).toBe(1);
+    expect(typo.out()).toContain('FAIL typo.jsonl:1: the expected decision "denied" is not one of "allow", "ask" or "deny"; write one of those');
   });
 
   it('a missing file is a usage error (exit 2)', async () => {

@@ -91,6 +91,7 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
 
   let changed = 0;
   const replay: object[] = [];
+  const badLines: { line: number; problem: string }[] = [];
   if (lines !== undefined) {
     let judged = 0;
     let results = 0;
@@ -102,6 +103,11 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
       }
       if (typeof record === 'string') {
         io.stderr.write(`airlock: ${show(a.file ?? '')}:${n}: skipped: ${record}\n`);
+        continue;
+      }
+      if ('problem' in record) {
+        badLines.push({ line: n, problem: record.problem });
+        io.stdout.write(`FAIL ${show(a.file ?? '')}:${n}: ${record.problem}\n`);
         continue;
       }
       judged++;
@@ -116,10 +122,11 @@ export async function policyTestCommand(a: { file: string | undefined; strict?: 
       }
     }
     summary.push(`${countOf(judged, 'recorded call')} replayed, ${changed} decided differently${results > 0 ? ` (${countOf(results, 'audit result record')} skipped: each call is replayed from its decision)` : ''}`);
+    if (badLines.length > 0) summary.push(`${countOf(badLines.length, 'line')} with an expected decision that is not allow, ask or deny`);
   }
-  if (io.json) io.stdout.write(`${JSON.stringify({ failures, replay, changed })}\n`);
+  if (io.json) io.stdout.write(`${JSON.stringify({ failures, replay, changed, badLines })}\n`);
   else io.stdout.write(`${summary.join('; ')}\n`);
-  if (failures.length > 0) return EXIT.outcome;
+  if (failures.length > 0 || badLines.length > 0) return EXIT.outcome;
   return a.strict && changed > 0 ? EXIT.outcome : EXIT.ok;
 }
 

@@ -28,9 +28,11 @@ export async function readLines(file: string, cwd: string): Promise<[number, str
  * tool call, arguments as an object or a JSON string), `{tool|toolName, args}`, or an audit-log
  * decision record (`decision` as a string or `{effect}`; its combined `vote` is what a preflight
  * compares with, since an ask a person approved was recorded as allow). An audit-log result record
- * is `'result'`: the same call's decision record is replayed instead. Returns why a line is skipped otherwise.
+ * is `'result'`: the same call's decision record is replayed instead. Returns why a line is skipped
+ * otherwise, and `{problem}` for an expected decision that is not allow, ask or deny (a failure:
+ * the line asked for a check that cannot be made).
  */
-export function parseRecord(line: string): RecordedCall | 'result' | string {
+export function parseRecord(line: string): RecordedCall | 'result' | string | { problem: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -54,5 +56,12 @@ export function parseRecord(line: string): RecordedCall | 'result' | string {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'the arguments are not an object';
   const d = r.type === 'decision' && typeof r.vote === 'string' ? r.vote : (r.decision ?? r.effect);
   const recorded = typeof d === 'string' ? d : typeof d === 'object' && d !== null && typeof (d as { effect?: unknown }).effect === 'string' ? (d as { effect: string }).effect : undefined;
+  // A fixture's expectation with a typo ("denied", "Deny") would never equal a decision: every
+  // run would say CHANGED, or worse, a reader would trust a line that checks nothing.
+  if (recorded !== undefined && !EFFECTS.includes(recorded)) {
+    return { problem: `the expected decision ${JSON.stringify(recorded)} is not one of "allow", "ask" or "deny"; write one of those (lower case), or leave "decision" out to only see what is decided` };
+  }
   return { tool, args: args as Record<string, unknown>, ...(recorded === undefined ? {} : { recorded }) };
 }
+
+const EFFECTS: readonly string[] = ['allow', 'ask', 'deny'];
