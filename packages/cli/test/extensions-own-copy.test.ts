@@ -136,6 +136,10 @@ describe('the pin in airlock-lock.json', () => {
     const call = await m.airlock(['call', 'shout', '{"text":"hi"}']);
     expect(call.code).not.toBe(0);
     expect(call.out).not.toContain('HI?!');
+    // Its manifest says it brings only tools: the refused pin costs shout, and a built-in still runs.
+    const builtIn = await m.airlock(['call', 'ls', '{}']);
+    expect(builtIn.code, builtIn.err).toBe(0);
+    expect(builtIn.err).toContain('airlock-shout');
     const listed = JSON.parse((await m.airlock(['--json', 'extensions'])).out) as Listed;
     const changed = listed.diagnostics.find((d) => d.code === 'AIRLOCK_EXTENSION_CHANGED');
     expect(changed?.message).toContain('its files changed under the same version (0.2.0)');
