@@ -13,7 +13,7 @@ module.enableCompileCache?.();
 const candidates = ['../dist/airlock.mjs', '../dist/index.js'].map((p) => new URL(p, import.meta.url));
 const entry = candidates.find((url) => existsSync(fileURLToPath(url)));
 if (entry === undefined) {
-  process.stderr.write('airlock: the CLI is not built yet. Run `pnpm build` in the Airlock workspace (or use `pnpm airlock …`, which builds first).\n');
+  process.stderr.write('airlock: the CLI is not built yet. In the Airlock clone, run `npm run airlock -- <arguments>`: it installs and builds what is missing, then runs the command.\n');
   process.exit(2);
 }
 const { run, noteReaderGone } = await import(entry.href);
