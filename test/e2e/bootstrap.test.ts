@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, scaledMs } from '@airlock/kernel/testing';
-import { ROOT } from './harness.js';
+import { ROOT, runProgram, type Run } from './harness.js';
 import { pathWithoutPnpm } from './no-pnpm-path.js';
 
 /**
@@ -17,22 +16,9 @@ import { pathWithoutPnpm } from './no-pnpm-path.js';
 /** The pnpm version CI installs (.ci/run): the bootstrap must ask for the same one. */
 const CI_PNPM = /pnpm@(\d+\.\d+\.\d+)/.exec(readFileSync(join(ROOT, '.ci/run'), 'utf8'))![1]!;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function node(args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProgram(process.execPath, args, { cwd, env });
 }
 
 /**

@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './harness.js';
+import { ROOT, runProgram, type Run } from './harness.js';
 import { pathWithoutPnpm } from './no-pnpm-path.js';
 import { markdownFiles, runnableBlocks } from './runnable-blocks.js';
 import { scaledMs } from '@airlock/kernel/testing';
@@ -44,22 +44,9 @@ function commands(block: string): string[] {
     .filter((line) => line !== '');
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function bash(script: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProgram('bash', ['-c', `set -euo pipefail\n${script}`], { cwd, env });
 }
 
 /** The working tree as a fresh clone has it, with a .git folder so discovery and the tour see a repository. */

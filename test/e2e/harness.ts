@@ -17,6 +17,26 @@ export interface Run {
 }
 
 /**
+ * Run a program to its end with `stdin` (empty when not given), collecting what it prints. A
+ * program killed by a signal ends with code -1.
+ *
+ * @example const r = await runProgram('bash', ['-c', 'echo hi'], { cwd: ROOT, env: process.env }); // { code: 0, stdout: 'hi\n', stderr: '' }
+ */
+export function runProgram(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string; uid?: number }): Promise<Run> {
+  const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], ...as });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/**
  * A throw-away machine for one test: a project folder and a home folder of its own (XDG and HOME
  * point into it), so no test reads or writes the real user's settings or trust decisions.
  * Call it inside a test: the sandbox is removed when the test finishes.
@@ -44,18 +64,13 @@ export function sandbox() {
      * (needs root): then a copy of the CLI that user can reach runs, not the one in the checkout.
      */
     airlock(args: string[], options: { stdin?: string; cwd?: string; uid?: number; env?: Record<string, string> } = {}): Promise<Run> {
-      const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
       if (options.uid !== undefined) skipUnlessNobodyCanReach(base);
       const bin = options.uid === undefined ? BIN : copyCliForAnotherUser();
-      return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? project, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], ...as });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-        child.stdin.end(options.stdin ?? '');
+      return runProgram(process.execPath, [bin, ...args], {
+        cwd: options.cwd ?? project,
+        env: { ...env, ...options.env },
+        ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+        ...(options.uid === undefined ? {} : { uid: options.uid }),
       });
     },
   };

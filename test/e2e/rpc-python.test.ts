@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, sandbox } from './harness.js';
+import { BIN, ROOT, runProgram, sandbox } from './harness.js';
 
 const CLIENT = join(ROOT, 'examples/rpc-python/client.py');
 
@@ -14,15 +13,7 @@ describe('examples/rpc-python/client.py', () => {
     s.write('project/.env', 'API_KEY=sk-live-987654\n');
     s.write('home/.config/airlock/settings.json', { permissions: { ask: ['fs.read(**/ask.txt)'], deny: ['fs.read(**/.env)'] } });
     const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), AIRLOCK: `${process.execPath} ${BIN} --cwd ${s.project}` };
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('python3', [CLIENT, 'notes.txt', 'ask.txt', '.env'], { cwd: s.base, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runProgram('python3', [CLIENT, 'notes.txt', 'ask.txt', '.env'], { cwd: s.base, env });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^tools: .*\bread\b/);
