@@ -99,7 +99,10 @@ export function runCommand(options: RunOptions): Promise<RunResult> {
   const refused = startProblem(options);
   if (refused !== undefined) return Promise.reject(refused);
 
-  const idleAfterExitMs = options.idleAfterExitMs ?? 100;
+  // A quarter second: a leftover that writes right after the shell exits must get scheduled
+  // within it, and on a loaded machine 100 ms was missed. Only a command that leaves processes
+  // holding the pipes waits for it at all.
+  const idleAfterExitMs = options.idleAfterExitMs ?? 250;
   const maxWaitAfterExitMs = options.maxWaitAfterExitMs ?? 2000;
   // Short, so that killGraceMs plus this stays inside the kernel's grace period (see index.ts).
   const maxWaitAfterStopMs = options.maxWaitAfterStopMs ?? 250;
