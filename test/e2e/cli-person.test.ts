@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extensionPackage, ROOT, sandbox, type Run } from './harness.js';
+import { extensionPackage, ROOT, runProgram, sandbox, type Run } from './harness.js';
 import { CTRL_C, inPty } from './pty.js';
 import { scaledMs } from '@airlock/kernel/testing';
 
@@ -12,16 +11,8 @@ import { scaledMs } from '@airlock/kernel/testing';
 
 /** Runs `airlock` the way a shell does: found by name on PATH (the clone's bin/ folder). */
 function airlockOnPath(s: ReturnType<typeof sandbox>, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), NO_COLOR: '1', PATH: `${join(ROOT, 'bin')}:${process.env.PATH ?? ''}` };
-    const child = spawn('airlock', args, { cwd: s.project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  const env = { ...process.env, HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config'), NO_COLOR: '1', PATH: `${join(ROOT, 'bin')}:${process.env.PATH ?? ''}` };
+  return runProgram('airlock', args, { cwd: s.project, env });
 }
 
 /** How often `text` occurs in `haystack`. */
